@@ -1,0 +1,147 @@
+// The analytic predictions of a scenario: the synchronous SONIC formulas (SPEC section 1) with a
+// per-model and per-pool breakdown, and exact Mean Value Analysis of the same closed system.
+//
+// Every derivation from the scenario, and where the models stop being exact, is in
+// docs/analytic.md. Times are seconds per event per thread unless named otherwise; a value that
+// does not exist (a saturation point without coprocessors) is +inf here and null in JSON.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <sonicsim/analytic/mva.hpp>
+#include <sonicsim/scenario/scenario.hpp>
+
+namespace sonicsim::analytic {
+
+// One entry of workload.requests as the formulas see it.
+struct RequestTerm {
+  std::string model;
+  int per_event = 1;
+  double offload_fraction = 0.0;  // p_i
+  bool served = false;            // some pool hosts the model; otherwise CPU fallback
+  double mean_items = 1.0;        // E[items after rounding to an integer >= 1]
+  double bytes_in = 0.0;          // one request, at mean_items
+  double bytes_out = 0.0;
+  double network_time_s = 0.0;     // one request's idle round trip (0 if not served)
+  double gpu_time_s = 0.0;         // one request's busy time, count-weighted harmonic over pools
+  double routed_gpu_time_s = 0.0;  // one request's mean busy time under count-share routing
+  double t_gpu_s = 0.0;            // per_event x gpu_time_s
+  double t_latency_s = 0.0;        // per_event x network_time_s
+  // Indexed like Scenario::servers: share of this kind's requests routed to the pool (count /
+  // devices hosting the model) and one request's busy time on that pool's device.
+  std::vector<double> pool_share;
+  std::vector<double> pool_gpu_time_s;
+};
+
+// The request kinds of one model, summed.
+struct ModelTerm {
+  std::string name;
+  bool served = false;
+  double offload_fraction = 0.0;
+  int per_event = 0;
+  double mean_items = 0.0;  // per request, averaged over its kinds
+  double t_gpu_s = 0.0;
+  double t_gpu_routed_s = 0.0;
+  double t_latency_s = 0.0;
+  int n_gpu = 0;  // devices hosting it
+  std::vector<std::string> pools;
+  // Busy time per event if every execution ran at the full batch (largest preferred size, else
+  // max_batch_size): the capacity dynamic batching can reach under load. Unset without dynamic
+  // batching or without a batch limit.
+  std::optional<double> t_gpu_full_batch_s;
+  std::optional<double> mva_request_latency_s;  // mean request latency (queue + service + net)
+};
+
+struct PoolTerm {
+  std::string name;
+  std::string device;
+  int count = 0;
+  std::vector<std::string> models;  // the served models it hosts
+  bool in_use = false;              // hosts at least one served model
+  double demand_s = 0.0;            // busy time per event over the whole pool (routed share)
+  double demand_per_device_s = 0.0;
+  // Knee of this pool: n_cpu per device of this pool (t_ideal / demand_s) and in threads
+  // (t_ideal / demand_per_device_s). +inf when unused.
+  double saturation_n_cpu_per_gpu = 0.0;
+  double saturation_n_cpu = 0.0;
+  bool saturated = false;
+  bool binding = false;      // the pool with the largest demand per device
+  double utilization = 0.0;  // at the formula's throughput
+  std::optional<double> demand_per_device_full_batch_s;
+};
+
+struct LinkTerm {
+  std::string name;  // client_nic | site_uplink | wan | server_nic
+  double bandwidth_Bps = 0.0;
+  double latency_s = 0.0;
+  // Both directions of the traffic crossing ONE such link (a client node's NIC, the uplink, one
+  // server's NIC) at the formula's throughput, over its bandwidth.
+  double load_Bps = 0.0;
+  double utilization = 0.0;
+};
+
+struct MvaTerm {
+  double think_time_s = 0.0;  // Z
+  double throughput_per_s = 0.0;
+  double time_per_event_s = 0.0;  // per thread: n_cpu / X
+  // Indexed like Prediction::pools; per device of the pool.
+  std::vector<double> device_utilization;
+  std::vector<double> device_queue_length;
+  std::vector<double> device_residence_s;  // per event
+  ThroughputBounds bounds;
+};
+
+struct Prediction {
+  std::string scenario;
+  scenario::Mode mode = scenario::Mode::Sync;
+
+  // The SPEC `analytic` block.
+  double t_cpu_s = 0.0;
+  double p = 0.0;  // offload fraction of the served requests only
+  double t_gpu_s = 0.0;
+  double t_latency_s = 0.0;
+  std::int64_t n_cpu = 0;
+  std::int64_t n_gpu = 0;
+  double t_ideal_s = 0.0;
+  double t_sonic_s = 0.0;
+  bool saturated = false;
+  double saturation_n_cpu_per_gpu = 0.0;  // +inf without coprocessors
+
+  double p_fallback = 0.0;        // offload fraction of requests no pool serves
+  double throughput_per_s = 0.0;  // n_cpu / t_sonic
+  int binding_pool = -1;          // index into pools, -1 without coprocessors
+  double bytes_in_per_event = 0.0;
+  double bytes_out_per_event = 0.0;
+  double round_trip_latency_s = 0.0;  // 2 x sum of the path's latencies
+  double path_bandwidth_Bps = 0.0;    // narrowest link on the path, +inf without links
+
+  std::vector<RequestTerm> requests;  // like workload.requests
+  std::vector<ModelTerm> models;      // the requested models, in order of first request
+  std::vector<PoolTerm> pools;        // like Scenario::servers
+  std::vector<LinkTerm> links;        // the links present, in path order
+  std::optional<MvaTerm> mva;         // sync mode only
+  std::vector<std::string> notes;     // caveats for this scenario (async, batching, network...)
+};
+
+// E[max(1, round(X))] for empirical and constant items; max(1, round(E[X])) otherwise.
+double expected_items(const scenario::Distribution& items);
+
+// All predictions for a validated scenario.
+Prediction predict(const scenario::Scenario& scenario);
+
+// The closed network MVA solves: Z and one station group per pool in use (count devices, demand
+// per device). Use with mva_throughput_curve() for X(n) plots.
+ClosedNetwork closed_network(const Prediction& prediction);
+
+// The SPEC `analytic` block plus the extensions documented in docs/analytic.md.
+nlohmann::json to_json(const Prediction& prediction);
+
+// Terminal summary for `sonicsim analytic`.
+std::string to_text(const Prediction& prediction);
+
+}  // namespace sonicsim::analytic

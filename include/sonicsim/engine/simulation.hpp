@@ -1,0 +1,86 @@
+// The event core: client threads, requests, batchers and server pools as plain C++ event
+// handling. It knows nothing of SimGrid: the network is a Transport, and whoever owns the clock
+// (a plain loop, or SimGrid's engine when flows are modelled) calls process_through().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <sonicsim/engine/batcher.hpp>
+#include <sonicsim/engine/event_queue.hpp>
+#include <sonicsim/engine/transport.hpp>
+#include <sonicsim/metrics/histogram.hpp>
+#include <sonicsim/scenario/scenario.hpp>
+#include <sonicsim/util/rng.hpp>
+
+namespace sonicsim::engine {
+
+// Everything a run measured, in engine terms; results/ turns it into the results file.
+struct RunMetrics {
+  double duration = 0.0, warmup = 0.0;
+  std::uint64_t events_completed = 0;
+  metrics::Histogram time_per_event;
+
+  // A request counts unless it finished before the warm-up ended, so that
+  // sent = completed + failed + fallback + in_flight_at_end holds exactly.
+  std::uint64_t sent = 0, completed = 0, failed = 0, fallback = 0, in_flight_at_end = 0;
+  std::uint64_t requests_simulated = 0;  // served requests finished over the whole run
+  metrics::Histogram latency;
+
+  struct Model {
+    std::string name;
+    std::uint64_t executions = 0, items = 0, requests = 0;
+    metrics::Histogram queue_time, compute_time, latency;
+  };
+  std::vector<Model> models;  // scenario order
+
+  struct Pool {
+    std::string name, device;
+    std::vector<double> utilization;  // per device, after warm-up
+    std::uint64_t executions = 0;
+  };
+  std::vector<Pool> pools;
+
+  struct Link {
+    std::string name;
+    int count = 1;  // NIC classes aggregate one link per node or device
+    double bandwidth = 0.0, latency = 0.0;
+    double bytes = 0.0;          // after warm-up, all links of the class
+    double busiest_bytes = 0.0;  // the busiest single link of the class
+    double window = 1.0;
+    std::vector<double> window_bytes;  // bytes per window after warm-up, class total
+  };
+  std::vector<Link> links;
+
+  std::string transport;  // "analytic" or "flow"
+};
+
+class Simulation final : public TransferSink, public EventCore {
+ public:
+  explicit Simulation(const scenario::Scenario& s);
+  ~Simulation() override;
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  // nullptr (default): transfers take latency + bytes / narrowest bandwidth, computed here.
+  void set_transport(Transport* t, std::string name);
+
+  double next_time() const override;
+  void process_through(double until) override;  // every event at or before `until` and the end
+  void run();                          // the plain loop: process everything up to the end
+  RunMetrics finish();                 // closes the books at the end time
+
+  void on_transfer_done(std::uint32_t token, double now) override;
+
+  // Client node of a thread and the route facts, for the platform to build its hosts.
+  std::int64_t n_nodes() const;
+  std::int64_t n_devices() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sonicsim::engine

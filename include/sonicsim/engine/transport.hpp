@@ -1,0 +1,35 @@
+// What the engine needs of the network: move bytes between a client node and a server device
+// and say when they have arrived. Two implementations: the analytic path (latency + size over
+// the narrowest bandwidth, computed in the engine) and SimGrid's flow model (platform/).
+#pragma once
+
+#include <cstdint>
+
+namespace sonicsim::engine {
+
+enum class Direction : std::uint8_t { ToServer, ToClient };
+
+class TransferSink {
+ public:
+  virtual ~TransferSink() = default;
+  // A transfer started with `token` has fully arrived at simulated time `now`.
+  virtual void on_transfer_done(std::uint32_t token, double now) = 0;
+};
+
+// Whatever owns the events: the platform wakes it at its next event time and lets it process
+// everything due by then (SimGrid owns the clock when flows are modelled).
+class EventCore {
+ public:
+  virtual ~EventCore() = default;
+  virtual double next_time() const = 0;  // +inf when nothing is left before the end
+  virtual void process_through(double until) = 0;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual void send(double now, std::uint32_t client_node, std::uint32_t device, Direction dir,
+                    double bytes, std::uint32_t token) = 0;
+};
+
+}  // namespace sonicsim::engine

@@ -1,0 +1,36 @@
+// One simulation from a validated scenario to its metrics: chooses how the network is modelled,
+// wires the event core to SimGrid when flows matter, and measures the run itself.
+#pragma once
+
+#include <string>
+
+#include <sonicsim/engine/simulation.hpp>
+#include <sonicsim/scenario/scenario.hpp>
+
+namespace sonicsim::runner {
+
+// How transfers are modelled, and why (SPEC: flows where links are shared and loaded).
+struct TransportChoice {
+  bool flow = false;
+  std::string reason;
+  double worst_link_utilization = 0.0;  // predicted, of the busiest link
+  double predicted_error = 0.0;         // of the analytic path, relative to the time per event
+};
+
+// `events_per_s` and `time_per_event_s` are the analytic predictions used to estimate the load.
+TransportChoice choose_transport(const scenario::Scenario& s, double events_per_s,
+                                 double time_per_event_s);
+
+struct RunOutput {
+  engine::RunMetrics metrics;
+  TransportChoice transport;
+  double wall_time_s = 0.0;
+  long peak_rss_bytes = 0;
+};
+
+// Runs the simulation. With flows it starts SimGrid's engine: one run with flows per process.
+RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport);
+
+long peak_rss_bytes();
+
+}  // namespace sonicsim::runner

@@ -1,0 +1,141 @@
+// The scenario as plain, validated data: what `sonicsim run` simulates.
+//
+// Every quantity is in SI base units (seconds, bytes, bytes per second). A Scenario is only ever
+// built by the loader (scenario/loader.hpp), which guarantees the invariants documented here, so
+// the engine and the analytic models never re-check them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <sonicsim/scenario/distribution.hpp>
+
+namespace sonicsim::scenario {
+
+enum class Mode { Sync, Async };
+
+// CMSSW ExternalWork semantics, see docs/model.md: the event's requests are sent when the event
+// starts; `independent_work_fraction` of its CPU work runs while they are in flight, the rest
+// once all responses are back. A thread holds `events_in_flight` events at once and runs the CPU
+// work of whichever is ready (one piece at a time, first come first served).
+struct AsyncSettings {
+  double independent_work_fraction = 1.0;  // in [0, 1]
+  int events_in_flight = 1;                // >= 1
+};
+
+struct RequestSpec {
+  std::string model;
+  double offload_fraction = 0.0;  // p_i: share of t_CPU this algorithm costs on the CPU
+  int per_event = 1;              // requests of this kind per event (>= 1)
+  Distribution items = Distribution::constant(1);  // batch items per request, rounded, >= 1
+};
+
+struct Workload {
+  std::int64_t jobs = 1;
+  int threads_per_job = 1;
+  int jobs_per_node = 1;
+  Mode mode = Mode::Sync;
+  AsyncSettings async;
+  Distribution cpu_time_per_event = Distribution::constant(1.0);  // t_CPU (seconds)
+  std::vector<RequestSpec> requests;
+
+  std::int64_t n_threads() const { return jobs * threads_per_job; }
+  std::int64_t n_nodes() const { return (jobs + jobs_per_node - 1) / jobs_per_node; }
+  double offload_fraction() const;  // p = sum of p_i
+};
+
+// Mean coprocessor busy time of one execution as a function of its batch size: piecewise linear
+// between the points, linear extrapolation above the last one (and below the first one, floored
+// at the first point's value so that no batch is ever cheaper than the smallest measured one).
+struct ServiceCurve {
+  std::vector<double> batch;    // strictly increasing, >= 1
+  std::vector<double> seconds;  // > 0, same length as batch
+  std::string source;           // "table" or the calibration file it came from
+  double at(double batch_size) const;
+};
+
+// Spread of one execution's duration around the curve's mean.
+struct ServiceSpread {
+  Distribution::Kind kind = Distribution::Kind::Constant;  // constant|exponential|lognormal|gamma
+  double cv = 0.0;
+};
+
+struct DynamicBatching {
+  std::vector<int> preferred_batch_size;  // ascending, each <= max_batch_size
+  double max_queue_delay = 0.0;           // seconds
+};
+
+struct TensorSpec {
+  std::string name;
+  std::vector<std::int64_t> shape;  // per item, no batch dimension
+  std::string dtype;                // FP32, FP16, INT64, ...
+  double bytes() const;
+};
+
+struct Model {
+  std::string name;
+  double input_bytes_per_item = 0.0;
+  double output_bytes_per_item = 0.0;
+  // Curve per device name; the key "*" is the curve for any device without its own.
+  std::map<std::string, ServiceCurve> service_time;
+  ServiceSpread spread;
+  int max_batch_size = 0;  // 0: no limit on the items of one execution
+  std::optional<DynamicBatching> dynamic_batching;
+  int instances = 1;  // concurrent executions per device, sharing it (processor sharing)
+  std::vector<TensorSpec> inputs, outputs;  // informative; bytes already folded in
+
+  // The curve for a pool's device; the loader guarantees it exists for every pool hosting this.
+  const ServiceCurve& curve_for(const std::string& device) const;
+};
+
+enum class BalancePolicy { RoundRobin, Random };
+
+struct ServerPool {
+  std::string name;
+  int count = 1;  // devices in the pool
+  std::string device;
+  std::vector<std::string> models;
+};
+
+struct LinkSpec {
+  double bandwidth = 0.0;  // bytes per second
+  double latency = 0.0;    // seconds, taken literally
+};
+
+enum class FlowModel { Auto, Flow, Analytic };
+
+struct Network {
+  std::optional<LinkSpec> client_nic, site_uplink, wan, server_nic;
+  // auto: SimGrid's flow model only where contention would change the results by more than
+  // `auto_tolerance` of the time per event; flow: every payload is a SimGrid flow; analytic:
+  // every transfer takes latency + size / bandwidth of its narrowest link.
+  FlowModel flow_model = FlowModel::Auto;
+  double auto_tolerance = 1e-3;
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::uint64_t seed = 1;
+  double duration = 0.0;  // seconds of simulated time, > 0
+  double warmup = 0.0;    // seconds, < duration
+  Workload workload;
+  std::vector<Model> models;  // sorted by name
+  std::vector<ServerPool> servers;
+  BalancePolicy balance_policy = BalancePolicy::RoundRobin;
+  Network network;
+
+  std::string source_file;     // where it was loaded from ("" for scenarios built in code)
+  std::string canonical_json;  // the effective scenario (after --set), canonical form
+  std::string sha256;          // of canonical_json
+
+  const Model* find_model(const std::string& name) const;
+  int model_index(const std::string& name) const;  // -1 if absent
+  // Devices hosting the model across all pools (N_GPU for that model).
+  int devices_hosting(const std::string& model) const;
+};
+
+}  // namespace sonicsim::scenario

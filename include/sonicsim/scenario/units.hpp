@@ -1,0 +1,26 @@
+// Quantities with units (SPEC section 2): "250us", "4.7MB", "10Gbps", or plain SI numbers.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace sonicsim::scenario {
+
+enum class Quantity { Time, Size, Bandwidth };
+
+// Parses a number (already SI) or a string with a unit. On failure returns nullopt and sets
+// `error` to what was wrong and which units are accepted.
+std::optional<double> parse_quantity(const nlohmann::json& value, Quantity kind,
+                                     std::string& error);
+
+// "s, ms, us, ns, min, h" etc., for messages.
+const char* accepted_units(Quantity kind);
+
+// Human-readable formatting for summaries: 0.0012 -> "1.20 ms", 1.25e9 B/s -> "10.0 Gbps".
+std::string format_time(double seconds);
+std::string format_bytes(double bytes);
+std::string format_bandwidth(double bytes_per_second);
+
+}  // namespace sonicsim::scenario

@@ -1,0 +1,64 @@
+# Shared helpers for scripts/*.sh. Source it; do not run it.
+#
+# Environment knobs (all optional):
+#   SONICSIM_JOBS=N      parallel build/test jobs (default 2)
+#   SONICSIM_NO_APT=1    never call apt-get; fail with a list of what is missing instead
+#   SONICSIM_BUILD_DIR   build directory of the Release build (default build)
+
+set -euo pipefail
+
+SONICSIM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SONICSIM_JOBS="${SONICSIM_JOBS:-2}"
+export DEBIAN_FRONTEND=noninteractive
+
+# Debian 12 packages, nothing else. Build: compiler, CMake, Ninja and the libraries in
+# CMakeLists.txt (catch2 is header-only and needed to configure the tests).
+BUILD_PKGS=(g++ cmake ninja-build pkg-config libsimgrid-dev libboost-dev libeigen3-dev
+  nlohmann-json3-dev libcli11-dev catch2 libssl-dev)
+# Shell-level tests (tests/cli) read results JSON with jq.
+TEST_PKGS=(jq)
+# scripts/bench.sh and analysis/: the SimPy reference model runs on Debian's /usr/bin/python3.
+BENCH_PKGS=(jq python3 python3-simpy3)
+
+log() { printf '[sonicsim] %s\n' "$*" >&2; }
+die() { printf '[sonicsim] error: %s\n' "$*" >&2; exit 1; }
+
+# ensure_packages PKG...: install the Debian packages that are not installed yet.
+ensure_packages() {
+  local missing=() p
+  for p in "$@"; do
+    if [[ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null)" != ii* ]]; then
+      missing+=("$p")
+    fi
+  done
+  ((${#missing[@]} == 0)) && return 0
+  if [[ "${SONICSIM_NO_APT:-0}" == 1 ]]; then
+    die "missing Debian packages (SONICSIM_NO_APT=1): ${missing[*]}"
+  fi
+  local sudo=()
+  if ((EUID != 0)); then
+    command -v sudo >/dev/null || die "missing packages ${missing[*]}: run as root or install them"
+    sudo=(sudo -n)
+  fi
+  log "installing: ${missing[*]}"
+  "${sudo[@]}" apt-get update -q </dev/null
+  "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
+}
+
+# configure_build DIR [cmake -D args...]: configure DIR (Ninja when fresh and available).
+configure_build() {
+  local dir="$1"; shift
+  local gen=()
+  if [[ ! -f "$dir/CMakeCache.txt" ]] && command -v ninja >/dev/null; then
+    gen=(-G Ninja)
+  fi
+  cmake -S "$SONICSIM_ROOT" -B "$dir" "${gen[@]}" "$@"
+}
+
+# build DIR [targets...]
+build() {
+  local dir="$1"; shift
+  local targets=()
+  (($# > 0)) && targets=(--target "$@")
+  cmake --build "$dir" --parallel "$SONICSIM_JOBS" "${targets[@]}"
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Install what is missing, build everything and run the whole test suite (unit + CLI tests).
+# Exits non-zero when anything fails.
+#
+#   scripts/test.sh           Release build in build/
+#   scripts/test.sh --asan    AddressSanitizer + UndefinedBehaviorSanitizer build in build-asan/
+#                             (RelWithDebInfo at -O1, assertions on; every finding is fatal)
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$SONICSIM_ROOT"
+
+mode=release
+case "${1:-}" in
+  "") ;;
+  --asan) mode=asan ;;
+  -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+  *) die "unknown option '$1' (expected --asan)" ;;
+esac
+
+ensure_packages "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}"
+
+if [[ $mode == asan ]]; then
+  BUILD_DIR=build-asan
+  configure_build "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DSONICSIM_SANITIZE=ON -DSONICSIM_TESTS=ON
+  # Fatal on the first finding. The unit-test binary also runs at build time (test discovery),
+  # so these must be set before building.
+  export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:strict_init_order=1:check_initialization_order=1:detect_stack_use_after_return=0"
+  export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+  if [[ -f tests/lsan.supp ]]; then
+    export LSAN_OPTIONS="suppressions=$SONICSIM_ROOT/tests/lsan.supp:print_suppressions=0"
+  fi
+else
+  BUILD_DIR="${SONICSIM_BUILD_DIR:-build}"
+  configure_build "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DSONICSIM_SANITIZE=OFF \
+    -DSONICSIM_TESTS=ON
+fi
+
+build "$BUILD_DIR"
+log "running tests in $BUILD_DIR ($mode)"
+ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j "$SONICSIM_JOBS"

@@ -1,0 +1,360 @@
+#include <sonicsim/analytic/analytic.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+namespace sonicsim::analytic {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// What the engine does with a sampled item count (engine/simulation.cpp: round_items).
+double rounded_items(double x) {
+  return std::max(1.0, std::round(x));
+}
+
+bool hosts(const scenario::ServerPool& pool, const std::string& model) {
+  return pool.count > 0 &&
+         std::find(pool.models.begin(), pool.models.end(), model) != pool.models.end();
+}
+
+// Largest execution dynamic batching forms under a long queue; 0 when unbounded or disabled.
+double full_batch(const scenario::Model& model) {
+  if (!model.dynamic_batching) return 0.0;
+  const auto& preferred = model.dynamic_batching->preferred_batch_size;
+  double b = preferred.empty() ? 0.0 : *std::max_element(preferred.begin(), preferred.end());
+  if (b <= 0.0) b = model.max_batch_size;
+  if (model.max_batch_size > 0) b = std::min<double>(b, model.max_batch_size);
+  return b;
+}
+
+// Busy time one request of `items` costs when it shares a batch of `batch` items.
+double batched_request_time(const scenario::ServiceCurve& curve, double items, double batch) {
+  const double b = std::max(batch, items);  // a request larger than the batch runs alone
+  return items * curve.at(b) / b;
+}
+
+std::string number(double x) {
+  std::ostringstream s;
+  s.precision(4);
+  s << x;
+  return s.str();
+}
+
+std::string percent(double x) {
+  return number(100.0 * x) + "%";
+}
+
+}  // namespace
+
+double expected_items(const scenario::Distribution& items) {
+  using Kind = scenario::Distribution::Kind;
+  if (items.kind == Kind::Constant) return rounded_items(items.mean);
+  if (items.kind == Kind::Empirical && !items.values.empty()) {
+    const bool weighted = items.weights.size() == items.values.size();
+    double sum = 0.0, total = 0.0;
+    for (std::size_t i = 0; i < items.values.size(); ++i) {
+      const double w = weighted ? items.weights[i] : 1.0;
+      sum += w * rounded_items(items.values[i]);
+      total += w;
+    }
+    if (total > 0.0) return sum / total;
+  }
+  return rounded_items(items.expected());
+}
+
+Prediction predict(const scenario::Scenario& sc) {
+  Prediction pr;
+  const scenario::Workload& w = sc.workload;
+  pr.scenario = sc.name;
+  pr.mode = w.mode;
+  pr.t_cpu_s = w.cpu_time_per_event.expected();
+  pr.n_cpu = w.n_threads();
+
+  // The request path, in the order the SPEC lists it.
+  const std::pair<const char*, const std::optional<scenario::LinkSpec>*> path[] = {
+      {"client_nic", &sc.network.client_nic},
+      {"site_uplink", &sc.network.site_uplink},
+      {"wan", &sc.network.wan},
+      {"server_nic", &sc.network.server_nic}};
+  double latency = 0.0;
+  pr.path_bandwidth_Bps = kInf;
+  for (const auto& [name, link] : path) {
+    if (!link->has_value()) continue;
+    const scenario::LinkSpec& l = **link;
+    pr.links.push_back({name, l.bandwidth, l.latency, 0.0, 0.0});
+    latency += l.latency;
+    if (l.bandwidth > 0.0) pr.path_bandwidth_Bps = std::min(pr.path_bandwidth_Bps, l.bandwidth);
+  }
+  pr.round_trip_latency_s = 2.0 * latency;
+
+  const std::size_t n_pools = sc.servers.size();
+  for (const scenario::ServerPool& pool : sc.servers) {
+    PoolTerm t;
+    t.name = pool.name;
+    t.device = pool.device;
+    t.count = pool.count;
+    pr.pools.push_back(std::move(t));
+  }
+  std::vector<double> full_batch_demand(n_pools, 0.0);
+  std::vector<bool> pool_batches(n_pools, false);
+  std::vector<double> server_bytes(n_pools, 0.0);  // per event, over the pool
+
+  std::map<std::string, std::size_t> model_slot;
+  std::vector<std::vector<std::string>> mixed_devices;  // per model, for a note
+  for (const scenario::RequestSpec& r : w.requests) {
+    RequestTerm t;
+    t.model = r.model;
+    t.per_event = r.per_event;
+    t.offload_fraction = r.offload_fraction;
+    t.mean_items = expected_items(r.items);
+    t.pool_share.assign(n_pools, 0.0);
+    t.pool_gpu_time_s.assign(n_pools, 0.0);
+
+    const scenario::Model* model = sc.find_model(r.model);
+    double hosting = 0.0;
+    for (const scenario::ServerPool& pool : sc.servers)
+      if (hosts(pool, r.model)) hosting += pool.count;
+    t.served = hosting > 0.0 && model != nullptr;
+    if (model) {
+      t.bytes_in = t.mean_items * model->input_bytes_per_item;
+      t.bytes_out = t.mean_items * model->output_bytes_per_item;
+    }
+
+    auto [slot, fresh] = model_slot.try_emplace(r.model, pr.models.size());
+    if (fresh) {
+      ModelTerm m;
+      m.name = r.model;
+      pr.models.push_back(std::move(m));
+      mixed_devices.emplace_back();
+    }
+    ModelTerm& m = pr.models[slot->second];
+    m.offload_fraction += r.offload_fraction;
+    m.mean_items += r.per_event * t.mean_items;  // divided by per_event below
+    m.per_event += r.per_event;
+
+    if (!t.served) {
+      pr.p_fallback += r.offload_fraction;
+      pr.requests.push_back(std::move(t));
+      continue;
+    }
+    pr.p += r.offload_fraction;
+    m.served = true;
+    const double transfer = std::isinf(pr.path_bandwidth_Bps)
+                                ? 0.0
+                                : (t.bytes_in + t.bytes_out) / pr.path_bandwidth_Bps;
+    t.network_time_s = pr.round_trip_latency_s + transfer;
+
+    const double batch = full_batch(*model);
+    double capacity = 0.0;  // requests per second the hosting devices complete together
+    double batched_capacity = 0.0;
+    bool zero_time = false;
+    for (std::size_t j = 0; j < n_pools; ++j) {
+      const scenario::ServerPool& pool = sc.servers[j];
+      if (!hosts(pool, r.model)) continue;
+      const scenario::ServiceCurve& curve = model->curve_for(pool.device);
+      const double s = curve.at(t.mean_items);
+      const double share = pool.count / hosting;
+      t.pool_share[j] = share;
+      t.pool_gpu_time_s[j] = s;
+      t.routed_gpu_time_s += share * s;
+      if (s > 0.0)
+        capacity += pool.count / s;
+      else
+        zero_time = true;
+      pr.pools[j].demand_s += r.per_event * share * s;
+      server_bytes[j] += r.per_event * share * (t.bytes_in + t.bytes_out);
+      const double sb = batch > 0.0 ? batched_request_time(curve, t.mean_items, batch) : s;
+      if (batch > 0.0) pool_batches[j] = true;
+      full_batch_demand[j] += r.per_event * share * sb;
+      if (sb > 0.0) batched_capacity += pool.count / sb;
+      if (std::find(m.pools.begin(), m.pools.end(), pool.name) == m.pools.end()) {
+        m.pools.push_back(pool.name);
+        m.n_gpu += pool.count;
+      }
+      auto& devices = mixed_devices[slot->second];
+      if (std::find(devices.begin(), devices.end(), pool.device) == devices.end())
+        devices.push_back(pool.device);
+      auto& hosted = pr.pools[j].models;
+      if (std::find(hosted.begin(), hosted.end(), r.model) == hosted.end())
+        hosted.push_back(r.model);
+      pr.pools[j].in_use = true;
+    }
+    // Harmonic: the per-device time that gives the hosting devices their combined capacity.
+    t.gpu_time_s = zero_time ? 0.0 : hosting / capacity;
+    t.t_gpu_s = r.per_event * t.gpu_time_s;
+    t.t_latency_s = r.per_event * t.network_time_s;
+    pr.t_gpu_s += t.t_gpu_s;
+    pr.t_latency_s += t.t_latency_s;
+    pr.bytes_in_per_event += r.per_event * t.bytes_in;
+    pr.bytes_out_per_event += r.per_event * t.bytes_out;
+    m.t_gpu_s += t.t_gpu_s;
+    m.t_gpu_routed_s += r.per_event * t.routed_gpu_time_s;
+    m.t_latency_s += t.t_latency_s;
+    if (batch > 0.0 && batched_capacity > 0.0)
+      m.t_gpu_full_batch_s =
+          m.t_gpu_full_batch_s.value_or(0.0) + r.per_event * hosting / batched_capacity;
+    if (model->max_batch_size > 0 && t.mean_items > model->max_batch_size)
+      pr.notes.push_back("requests for `" + r.model + "` carry " + number(t.mean_items) +
+                         " items on average, above max_batch_size " +
+                         std::to_string(model->max_batch_size) +
+                         ": the simulator fails such requests, the formulas do not");
+    pr.requests.push_back(std::move(t));
+  }
+  for (ModelTerm& m : pr.models)
+    if (m.per_event > 0) m.mean_items /= m.per_event;
+
+  // Pools, the binding one, and the formula.
+  double binding_demand = 0.0;
+  int pools_in_use = 0;
+  for (std::size_t j = 0; j < n_pools; ++j) {
+    PoolTerm& pool = pr.pools[j];
+    if (!pool.in_use) continue;
+    ++pools_in_use;
+    pr.n_gpu += pool.count;
+    pool.demand_per_device_s = pool.demand_s / pool.count;
+    if (pool_batches[j]) pool.demand_per_device_full_batch_s = full_batch_demand[j] / pool.count;
+    if (pr.binding_pool < 0 || pool.demand_per_device_s > binding_demand) {
+      pr.binding_pool = static_cast<int>(j);
+      binding_demand = pool.demand_per_device_s;
+    }
+  }
+
+  pr.t_ideal_s = (1.0 - pr.p) * pr.t_cpu_s + pr.t_gpu_s + pr.t_latency_s;
+  const double n_cpu = static_cast<double>(pr.n_cpu);
+  const double n_gpu = static_cast<double>(pr.n_gpu);
+  // The t_GPU that makes the SPEC formula saturate where the binding pool does: n_gpu devices
+  // all as loaded as the binding one. With one pool it is t_GPU itself (taken as is, so that the
+  // result is the SPEC formula to the last bit).
+  const double t_gpu_binding = pools_in_use == 1 ? pr.t_gpu_s : n_gpu * binding_demand;
+  if (pr.n_gpu == 0 || t_gpu_binding <= 0.0) {
+    pr.t_sonic_s = pr.t_ideal_s;
+    pr.saturated = false;
+    pr.saturation_n_cpu_per_gpu = kInf;
+  } else {
+    const double knee = pr.t_ideal_s / t_gpu_binding;
+    pr.t_sonic_s = (1.0 - pr.p) * pr.t_cpu_s + pr.t_gpu_s +
+                   t_gpu_binding * std::max(0.0, n_cpu / n_gpu - knee) + pr.t_latency_s;
+    pr.saturated = n_cpu / n_gpu > knee;
+    pr.saturation_n_cpu_per_gpu = knee;
+  }
+  pr.throughput_per_s = pr.t_sonic_s > 0.0 ? n_cpu / pr.t_sonic_s : kInf;
+
+  for (std::size_t j = 0; j < n_pools; ++j) {
+    PoolTerm& pool = pr.pools[j];
+    pool.binding = static_cast<int>(j) == pr.binding_pool;
+    if (!pool.in_use || pool.demand_s <= 0.0) {
+      pool.saturation_n_cpu_per_gpu = pool.saturation_n_cpu = kInf;
+      continue;
+    }
+    pool.saturation_n_cpu_per_gpu = pr.t_ideal_s / pool.demand_s;
+    pool.saturation_n_cpu = pr.t_ideal_s / pool.demand_per_device_s;
+    pool.saturated = n_cpu > pool.saturation_n_cpu;
+    // At saturation X d is 1 up to rounding; a 1.0000000000000002 would only confuse.
+    pool.utilization = std::min(1.0, pr.throughput_per_s * pool.demand_per_device_s);
+  }
+
+  // Link loads at the formula's throughput, one instance of each link.
+  const double event_bytes = pr.bytes_in_per_event + pr.bytes_out_per_event;
+  double busiest_server = 0.0;
+  for (std::size_t j = 0; j < n_pools; ++j)
+    if (pr.pools[j].in_use)
+      busiest_server = std::max(busiest_server, server_bytes[j] / pr.pools[j].count);
+  const double threads_per_node =
+      std::min<double>(n_cpu, static_cast<double>(w.jobs_per_node) * w.threads_per_job);
+  for (LinkTerm& l : pr.links) {
+    double bytes = event_bytes;  // site_uplink, wan: all client traffic
+    if (l.name == "client_nic") bytes = n_cpu > 0 ? event_bytes * threads_per_node / n_cpu : 0.0;
+    if (l.name == "server_nic") bytes = busiest_server;
+    l.load_Bps = std::isinf(pr.throughput_per_s) ? 0.0 : pr.throughput_per_s * bytes;
+    l.utilization = l.bandwidth_Bps > 0.0 ? l.load_Bps / l.bandwidth_Bps : 0.0;
+  }
+
+  // Exact MVA of the synchronous closed system.
+  if (pr.mode == scenario::Mode::Sync) {
+    const ClosedNetwork net = closed_network(pr);
+    const MvaSolution s = solve_mva(net, pr.n_cpu);
+    MvaTerm mva;
+    mva.think_time_s = net.think_time_s;
+    mva.throughput_per_s = s.throughput;
+    mva.time_per_event_s = s.cycle_time_s;
+    mva.bounds = throughput_bounds(net, pr.n_cpu);
+    mva.device_utilization.assign(n_pools, 0.0);
+    mva.device_queue_length.assign(n_pools, 0.0);
+    mva.device_residence_s.assign(n_pools, 0.0);
+    std::vector<double> arrival(n_pools, 0.0);
+    std::size_t g = 0;  // closed_network() lists the pools in use in order
+    for (std::size_t j = 0; j < n_pools; ++j) {
+      if (!pr.pools[j].in_use) continue;
+      mva.device_utilization[j] = s.utilization[g];
+      mva.device_queue_length[j] = s.queue_length[g];
+      mva.device_residence_s[j] = s.residence_s[g];
+      arrival[j] = s.arrival_queue[g];
+      ++g;
+    }
+    // A request of service time s at a processor-sharing device takes s (1 + Q(N-1)).
+    std::vector<double> latency_sum(pr.models.size(), 0.0), weight(pr.models.size(), 0.0);
+    for (const RequestTerm& t : pr.requests) {
+      if (!t.served) continue;
+      double lat = t.network_time_s;
+      for (std::size_t j = 0; j < n_pools; ++j)
+        lat += t.pool_share[j] * t.pool_gpu_time_s[j] * (1.0 + arrival[j]);
+      const std::size_t k = model_slot.at(t.model);
+      latency_sum[k] += t.per_event * lat;
+      weight[k] += t.per_event;
+    }
+    for (std::size_t k = 0; k < pr.models.size(); ++k)
+      if (weight[k] > 0.0) pr.models[k].mva_request_latency_s = latency_sum[k] / weight[k];
+    pr.mva = std::move(mva);
+  }
+
+  // Caveats, most consequential first.
+  if (pr.mode == scenario::Mode::Async)
+    pr.notes.insert(pr.notes.begin(),
+                    "mode async: the formulas are the synchronous ones (overlap hides latency, "
+                    "so expect the async time per event at or below t_SONIC, with the same "
+                    "saturated limit); MVA of async mode is not modelled");
+  for (const LinkTerm& l : pr.links)
+    if (l.utilization > 0.5)
+      pr.notes.push_back(l.name + " carries " + percent(l.utilization) +
+                         " of its bandwidth at the predicted throughput: the formulas and MVA "
+                         "ignore bandwidth sharing, simulate to see its effect");
+  for (const ModelTerm& m : pr.models)
+    if (!m.served)
+      pr.notes.push_back("no pool hosts `" + m.name +
+                         "`: its requests fall back to the CPU (their p_i stays in t_CPU)");
+  for (std::size_t k = 0; k < pr.models.size(); ++k)
+    if (mixed_devices[k].size() > 1)
+      pr.notes.push_back("`" + pr.models[k].name +
+                         "` runs on several device types: its t_GPU is the count-weighted "
+                         "harmonic mean over them, while each pool gets its count share of the "
+                         "requests (per_pool, MVA)");
+  for (const ModelTerm& m : pr.models)
+    if (m.t_gpu_full_batch_s) {
+      pr.notes.push_back(
+          "dynamic batching is not in the formulas or MVA (each request costs its own "
+          "execution): they are conservative; t_gpu_full_batch_s is the capacity bound at full "
+          "batches");
+      break;
+    }
+  if (pools_in_use > 1)
+    pr.notes.push_back("several pools: saturation and t_SONIC follow the binding pool `" +
+                       pr.pools[static_cast<std::size_t>(pr.binding_pool)].name +
+                       "` (largest demand per device)");
+  return pr;
+}
+
+ClosedNetwork closed_network(const Prediction& pr) {
+  ClosedNetwork net;
+  // Served requests replace their CPU share; fallback requests keep theirs inside (1 - p).
+  net.think_time_s = (1.0 - pr.p) * pr.t_cpu_s + pr.t_latency_s;
+  for (const PoolTerm& pool : pr.pools)
+    if (pool.in_use) net.stations.push_back({pool.demand_per_device_s, pool.count});
+  return net;
+}
+
+}  // namespace sonicsim::analytic

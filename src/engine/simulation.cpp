@@ -1,0 +1,626 @@
+#include <sonicsim/engine/simulation.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <stdexcept>
+
+namespace sonicsim::engine {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kTimeEps = 1e-9;
+
+// Purposes of the random streams (see derive_seed): one stream per thread, per device and for
+// routing, so adding a thread or a device leaves the others' random numbers unchanged.
+enum Stream : std::uint64_t { kThreadStream = 1, kDeviceStream = 2, kRoutingStream = 3 };
+
+int round_items(double x) { return std::max(1, static_cast<int>(std::lround(x))); }
+
+}  // namespace
+
+struct Simulation::Impl {
+  const scenario::Scenario& sc;
+  EventQueue queue;
+  Transport* transport = nullptr;
+  double now = 0.0;
+  const double end, warmup;
+  RunMetrics m;
+
+  // ---- workload -------------------------------------------------------------------------
+  struct Step {  // one request of an event, in the order a sync thread sends them
+    std::uint16_t kind;
+    std::uint32_t model;
+  };
+  struct Kind {
+    std::uint32_t model;
+    bool served;
+    const scenario::Distribution* items;
+  };
+  std::vector<Kind> kinds;
+  std::vector<Step> steps;          // served requests of one event, expanded by per_event
+  std::uint64_t fallback_per_event = 0;
+  double p_served = 0.0, p_unserved = 0.0;
+  bool async = false;
+  double indep_fraction = 1.0;
+  int slots_per_thread = 1;
+
+  struct Thread {
+    Rng rng;
+    double event_start = 0.0;
+    double t_cpu = 0.0;
+    std::uint32_t node = 0;
+    std::uint32_t step = 0;
+  };
+  std::vector<Thread> threads;
+
+  // Async: each thread holds several events (slots) and one CPU that runs one piece at a time.
+  struct Slot {
+    double event_start = 0.0, t_cpu = 0.0;
+    std::uint32_t pending = 0;
+    bool independent_done = false;
+  };
+  struct Piece {
+    std::uint32_t slot;
+    bool dependent;
+    double seconds;
+  };
+  struct AsyncCpu {
+    std::deque<Piece> ready;
+    Piece running{};
+    bool busy = false;
+  };
+  std::vector<Slot> slots;  // thread * slots_per_thread + slot
+  std::vector<AsyncCpu> cpus;
+
+  // ---- requests -------------------------------------------------------------------------
+  struct Request {
+    double sent = 0.0, enqueued = 0.0, exec_start = 0.0;
+    std::uint32_t thread = 0, slot = 0, device = 0, batcher = 0;
+    std::uint16_t kind = 0;
+    int items = 1;
+    Direction dir = Direction::ToServer;
+    bool failed = false;
+  };
+  std::vector<Request> requests;
+  std::vector<std::uint32_t> free_requests;
+  std::uint64_t live_requests = 0;
+  std::uint64_t live_fallbacks = 0;
+
+  // ---- servers --------------------------------------------------------------------------
+  struct BatcherState {
+    Batcher batcher;
+    std::uint32_t model, device;
+    double wake_at = kInf;
+  };
+  std::vector<BatcherState> batchers;
+  struct Exec {
+    double remaining;  // seconds of work at full device speed
+    double start;
+    std::uint32_t batcher;
+    int items;
+    std::vector<Batcher::Queued> batch;
+  };
+  struct Device {
+    std::uint32_t pool;
+    Rng rng;
+    std::vector<Exec> running;  // processor sharing among them
+    double last_update = 0.0;
+    std::uint32_t stamp = 0;
+    metrics::BusyTime busy;
+    std::vector<std::uint32_t> batcher_of_model;  // by model index, UINT32_MAX if not hosted
+  };
+  std::vector<Device> devices;
+  std::vector<std::vector<std::uint32_t>> hosts_of_model;  // devices per model
+  std::vector<std::uint64_t> rr_next;
+  Rng routing_rng;
+  std::vector<scenario::Distribution> spreads;  // per model, mean 1
+  std::vector<std::vector<const scenario::ServiceCurve*>> curve_of;  // [model][pool]
+  std::vector<Batcher::Queued> scratch;
+  std::vector<std::uint32_t> freed_scratch;
+  std::vector<std::vector<Batcher::Queued>> spare_batches;
+
+  // ---- network --------------------------------------------------------------------------
+  double path_latency = 0.0, path_bandwidth = kInf;
+  enum LinkId { kClientNic, kUplink, kWan, kServerNic };
+  std::vector<int> link_slot;  // LinkId -> index in m.links, -1 if absent
+  std::vector<double> client_nic_bytes, server_nic_bytes;
+
+  explicit Impl(const scenario::Scenario& s)
+      : sc(s), end(s.duration), warmup(s.warmup), routing_rng(derive_seed(s.seed, kRoutingStream, 0)) {
+    m.duration = s.duration;
+    m.warmup = s.warmup;
+    build_workload();
+    build_servers();
+    build_network();
+    start_threads();
+  }
+
+  // ---- construction ---------------------------------------------------------------------
+  void build_workload() {
+    const auto& w = sc.workload;
+    async = w.mode == scenario::Mode::Async;
+    indep_fraction = w.async.independent_work_fraction;
+    slots_per_thread = async ? w.async.events_in_flight : 1;
+    for (std::size_t k = 0; k < w.requests.size(); ++k) {
+      const auto& r = w.requests[k];
+      const int model = sc.model_index(r.model);
+      const bool served = sc.devices_hosting(r.model) > 0;
+      kinds.push_back({static_cast<std::uint32_t>(model), served, &r.items});
+      if (served) {
+        p_served += r.offload_fraction;
+        for (int rep = 0; rep < r.per_event; ++rep)
+          steps.push_back({static_cast<std::uint16_t>(k), static_cast<std::uint32_t>(model)});
+      } else {
+        p_unserved += r.offload_fraction;
+        fallback_per_event += static_cast<std::uint64_t>(r.per_event);
+      }
+    }
+    m.models.resize(sc.models.size());
+    for (std::size_t i = 0; i < sc.models.size(); ++i) m.models[i].name = sc.models[i].name;
+  }
+
+  void build_servers() {
+    const std::size_t nm = sc.models.size();
+    hosts_of_model.assign(nm, {});
+    rr_next.assign(nm, 0);
+    curve_of.assign(nm, std::vector<const scenario::ServiceCurve*>(sc.servers.size(), nullptr));
+    for (std::size_t i = 0; i < nm; ++i) {
+      const auto& model = sc.models[i];
+      scenario::Distribution d;
+      d.kind = model.spread.kind;
+      d.mean = 1.0;
+      d.cv = model.spread.cv;
+      spreads.push_back(d);
+    }
+    for (std::size_t p = 0; p < sc.servers.size(); ++p) {
+      const auto& pool = sc.servers[p];
+      RunMetrics::Pool pm;
+      pm.name = pool.name;
+      pm.device = pool.device;
+      m.pools.push_back(pm);
+      for (const auto& name : pool.models) {
+        const int mi = sc.model_index(name);
+        curve_of[mi][p] = &sc.models[mi].curve_for(pool.device);
+      }
+      for (int c = 0; c < pool.count; ++c) {
+        const auto d = static_cast<std::uint32_t>(devices.size());
+        Device dev{static_cast<std::uint32_t>(p), Rng(derive_seed(sc.seed, kDeviceStream, d)), {},
+                   0.0, 0, metrics::BusyTime(warmup, end), std::vector<std::uint32_t>(nm, UINT32_MAX)};
+        for (const auto& name : pool.models) {
+          const int mi = sc.model_index(name);
+          const auto& model = sc.models[mi];
+          BatcherConfig cfg;
+          cfg.max_batch_size = model.max_batch_size;
+          if (model.dynamic_batching) {
+            cfg.dynamic = true;
+            cfg.preferred = model.dynamic_batching->preferred_batch_size;
+            cfg.max_queue_delay = model.dynamic_batching->max_queue_delay;
+          }
+          dev.batcher_of_model[mi] = static_cast<std::uint32_t>(batchers.size());
+          batchers.push_back({Batcher(cfg, model.instances), static_cast<std::uint32_t>(mi), d, kInf});
+          hosts_of_model[mi].push_back(d);
+        }
+        devices.push_back(std::move(dev));
+      }
+    }
+  }
+
+  void build_network() {
+    const auto& net = sc.network;
+    link_slot.assign(4, -1);
+    auto add = [&](LinkId id, const std::optional<scenario::LinkSpec>& spec, const char* name,
+                   int count) {
+      if (!spec) return;
+      path_latency += spec->latency;
+      path_bandwidth = std::min(path_bandwidth, spec->bandwidth);
+      RunMetrics::Link l;
+      l.name = name;
+      l.count = count;
+      l.bandwidth = spec->bandwidth;
+      l.latency = spec->latency;
+      const double span = end - warmup;
+      l.window = span >= 100.0 ? 1.0 : span / 100.0;
+      l.window_bytes.assign(static_cast<std::size_t>(std::ceil(span / l.window)) + 1, 0.0);
+      link_slot[id] = static_cast<int>(m.links.size());
+      m.links.push_back(std::move(l));
+    };
+    add(kClientNic, net.client_nic, "client_nic", static_cast<int>(sc.workload.n_nodes()));
+    add(kUplink, net.site_uplink, "site_uplink", 1);
+    add(kWan, net.wan, "wan", 1);
+    add(kServerNic, net.server_nic, "server_nic", static_cast<int>(devices.size()));
+    if (link_slot[kClientNic] >= 0) client_nic_bytes.assign(sc.workload.n_nodes(), 0.0);
+    if (link_slot[kServerNic] >= 0) server_nic_bytes.assign(devices.size(), 0.0);
+  }
+
+  void start_threads() {
+    const auto n = static_cast<std::size_t>(sc.workload.n_threads());
+    const int tpj = sc.workload.threads_per_job;
+    const int jpn = sc.workload.jobs_per_node;
+    threads.resize(n);
+    if (async) {
+      slots.resize(n * slots_per_thread);
+      cpus.resize(n);
+    }
+    // Jobs do not start in lock-step: each thread's first event starts at a uniformly random
+    // offset within one mean event time, so the closed loop begins in its steady state.
+    const double spread = sc.workload.cpu_time_per_event.expected();
+    for (std::size_t t = 0; t < n; ++t) {
+      Thread& th = threads[t];
+      th.rng.reseed(derive_seed(sc.seed, kThreadStream, t));
+      th.node = static_cast<std::uint32_t>((t / tpj) / jpn);
+      queue.push(spread * th.rng.uniform01(), EventKind::EventStart, static_cast<std::uint32_t>(t));
+    }
+  }
+
+  // ---- accounting -----------------------------------------------------------------------
+  bool counts(double finished) const { return finished >= warmup; }
+
+  void account_bytes(std::uint32_t node, std::uint32_t device, double bytes) {
+    if (bytes <= 0.0 || now < warmup) return;
+    auto add = [&](LinkId id) {
+      const int s = link_slot[id];
+      if (s < 0) return;
+      RunMetrics::Link& l = m.links[s];
+      l.bytes += bytes;
+      const auto w = static_cast<std::size_t>((now - warmup) / l.window);
+      if (w < l.window_bytes.size()) l.window_bytes[w] += bytes;
+    };
+    add(kClientNic);
+    add(kUplink);
+    add(kWan);
+    add(kServerNic);
+    if (!client_nic_bytes.empty()) client_nic_bytes[node] += bytes;
+    if (!server_nic_bytes.empty()) server_nic_bytes[device] += bytes;
+  }
+
+  void send(std::uint32_t r, Direction dir, double bytes) {
+    Request& rq = requests[r];
+    rq.dir = dir;
+    const std::uint32_t node = threads[rq.thread].node;
+    account_bytes(node, rq.device, bytes);
+    if (transport) {
+      transport->send(now, node, rq.device, dir, bytes, r);
+    } else {
+      const double t = now + path_latency + (bytes > 0.0 ? bytes / path_bandwidth : 0.0);
+      queue.push(t, EventKind::TransferDone, r);
+    }
+  }
+
+  // ---- client threads -------------------------------------------------------------------
+  void start_event(std::uint32_t t, std::uint32_t slot) {
+    Thread& th = threads[t];
+    const double t_cpu = sc.workload.cpu_time_per_event.sample(th.rng);
+    m.sent += fallback_per_event;  // fallback requests are issued and served on the CPU
+    live_fallbacks += fallback_per_event;
+    if (!async) {
+      th.event_start = now;
+      th.t_cpu = t_cpu;
+      th.step = 0;
+      queue.push(now + (1.0 - p_served) * t_cpu, EventKind::CpuDone, t);
+      return;
+    }
+    Slot& s = slots[t * slots_per_thread + slot];
+    s.event_start = now;
+    s.t_cpu = t_cpu;
+    s.independent_done = false;
+    s.pending = static_cast<std::uint32_t>(steps.size());
+    for (const Step& st : steps) issue_request(t, slot, st);
+    push_piece(t, {slot, false, indep_fraction * (1.0 - p_served - p_unserved) * t_cpu});
+  }
+
+  // The CPU fallback of unserved models ends with the event's CPU work: count those requests.
+  void finish_fallbacks() {
+    live_fallbacks -= fallback_per_event;
+    if (counts(now)) m.fallback += fallback_per_event;
+    else m.sent -= fallback_per_event;
+  }
+
+  void complete_event(double started) {
+    if (counts(now)) {
+      ++m.events_completed;
+      m.time_per_event.add(now - started);
+    }
+  }
+
+  void on_cpu_done(std::uint32_t t) {
+    if (async) return on_piece_done(t);
+    finish_fallbacks();
+    next_step(t);
+  }
+
+  // Sync: after the CPU work, the event's requests go out one after another.
+  void next_step(std::uint32_t t) {
+    Thread& th = threads[t];
+    if (th.step < steps.size()) {
+      issue_request(t, 0, steps[th.step]);
+      ++th.step;
+      return;
+    }
+    complete_event(th.event_start);
+    start_event(t, 0);
+  }
+
+  void push_piece(std::uint32_t t, Piece p) {
+    AsyncCpu& cpu = cpus[t];
+    if (cpu.busy) {
+      cpu.ready.push_back(p);
+      return;
+    }
+    cpu.busy = true;
+    cpu.running = p;
+    queue.push(now + p.seconds, EventKind::CpuDone, t);
+  }
+
+  void on_piece_done(std::uint32_t t) {
+    AsyncCpu& cpu = cpus[t];
+    const Piece done = cpu.running;
+    cpu.busy = false;
+    Slot& s = slots[t * slots_per_thread + done.slot];
+    if (!done.dependent) {
+      s.independent_done = true;
+      if (s.pending == 0) queue_dependent(t, done.slot);
+    } else {
+      finish_fallbacks();
+      complete_event(s.event_start);
+      start_event(t, done.slot);
+    }
+    if (!cpu.busy && !cpu.ready.empty()) {
+      const Piece next = cpu.ready.front();
+      cpu.ready.pop_front();
+      cpu.busy = true;
+      cpu.running = next;
+      queue.push(now + next.seconds, EventKind::CpuDone, t);
+    }
+  }
+
+  void queue_dependent(std::uint32_t t, std::uint32_t slot) {
+    const Slot& s = slots[t * slots_per_thread + slot];
+    const double work = (1.0 - indep_fraction) * (1.0 - p_served - p_unserved) * s.t_cpu +
+                        p_unserved * s.t_cpu;
+    push_piece(t, {slot, true, work});
+  }
+
+  std::uint32_t route(std::uint32_t model) {
+    const auto& hosts = hosts_of_model[model];
+    if (sc.balance_policy == scenario::BalancePolicy::Random)
+      return hosts[routing_rng.below(hosts.size())];
+    return hosts[rr_next[model]++ % hosts.size()];
+  }
+
+  void issue_request(std::uint32_t t, std::uint32_t slot, const Step& st) {
+    std::uint32_t r;
+    if (!free_requests.empty()) {
+      r = free_requests.back();
+      free_requests.pop_back();
+    } else {
+      r = static_cast<std::uint32_t>(requests.size());
+      requests.emplace_back();
+    }
+    ++live_requests;
+    Request& rq = requests[r];
+    rq.sent = now;
+    rq.thread = t;
+    rq.slot = slot;
+    rq.kind = st.kind;
+    rq.failed = false;
+    rq.items = round_items(kinds[st.kind].items->sample(threads[t].rng));
+    rq.device = route(st.model);
+    rq.batcher = devices[rq.device].batcher_of_model[st.model];
+    ++m.sent;
+    const auto& model = sc.models[st.model];
+    send(r, Direction::ToServer, rq.items * model.input_bytes_per_item);
+  }
+
+  void request_back(std::uint32_t r) {
+    Request& rq = requests[r];
+    --live_requests;
+    if (counts(now)) {
+      if (rq.failed) {
+        ++m.failed;
+      } else {
+        ++m.completed;
+        const double lat = now - rq.sent;
+        m.latency.add(lat);
+        auto& mm = m.models[kinds[rq.kind].model];
+        ++mm.requests;
+        mm.latency.add(lat);
+      }
+    } else {
+      --m.sent;
+    }
+    if (!rq.failed) ++m.requests_simulated;
+    const std::uint32_t t = rq.thread, slot = rq.slot;
+    free_requests.push_back(r);
+    if (!async) return next_step(t);
+    Slot& s = slots[t * slots_per_thread + slot];
+    if (--s.pending == 0 && s.independent_done) queue_dependent(t, slot);
+  }
+
+  // ---- servers --------------------------------------------------------------------------
+  void arrive_at_server(std::uint32_t r) {
+    Request& rq = requests[r];
+    rq.enqueued = now;
+    BatcherState& b = batchers[rq.batcher];
+    if (!b.batcher.accepts(rq.items)) {
+      // Triton refuses a request larger than max_batch_size; the error travels back.
+      rq.failed = true;
+      send(r, Direction::ToClient, 0.0);
+      return;
+    }
+    b.batcher.enqueue(r, rq.items, now);
+    dispatch(rq.batcher);
+  }
+
+  void dispatch(std::uint32_t bi) {
+    BatcherState& b = batchers[bi];
+    double wake_at = kInf;
+    while (true) {
+      const int items = b.batcher.form(now, scratch, wake_at);
+      if (items == 0) break;
+      start_execution(bi, items);
+    }
+    // One pending wake per batcher is enough: a later front request never needs an earlier one.
+    if (wake_at < b.wake_at) {
+      b.wake_at = wake_at;
+      queue.push(wake_at, EventKind::BatcherWake, bi);
+    }
+  }
+
+  void update_progress(Device& d) {
+    const double k = static_cast<double>(d.running.size());
+    if (k > 0.0) {
+      const double done = (now - d.last_update) / k;
+      for (Exec& e : d.running) e.remaining -= done;
+    }
+    d.last_update = now;
+  }
+
+  void reschedule(std::uint32_t di) {
+    Device& d = devices[di];
+    ++d.stamp;
+    if (d.running.empty()) return;
+    double least = kInf;
+    for (const Exec& e : d.running) least = std::min(least, e.remaining);
+    const double k = static_cast<double>(d.running.size());
+    queue.push(now + std::max(0.0, least) * k, EventKind::ExecutionDone, di, d.stamp);
+  }
+
+  void start_execution(std::uint32_t bi, int items) {
+    BatcherState& b = batchers[bi];
+    Device& d = devices[b.device];
+    const double mean = curve_of[b.model][d.pool]->at(items);
+    const double work = mean * spreads[b.model].sample(d.rng);
+    update_progress(d);
+    if (d.running.empty()) d.busy.set_busy(true, now);
+    Exec e{work, now, bi, items, {}};
+    if (!spare_batches.empty()) {
+      e.batch = std::move(spare_batches.back());
+      spare_batches.pop_back();
+    }
+    e.batch.swap(scratch);
+    for (const auto& q : e.batch) {
+      Request& rq = requests[q.request];
+      rq.exec_start = now;
+      if (counts(now)) m.models[b.model].queue_time.add(now - rq.enqueued);
+    }
+    d.running.push_back(std::move(e));
+    reschedule(b.device);
+  }
+
+  void on_execution_done(std::uint32_t di, std::uint32_t stamp) {
+    Device& d = devices[di];
+    if (stamp != d.stamp) return;  // the set of running executions changed since
+    update_progress(d);
+    // Everything within the clock's resolution of done finishes now.
+    const double k = static_cast<double>(d.running.size());
+    std::vector<std::uint32_t>& freed = freed_scratch;
+    freed.clear();
+    for (std::size_t i = 0; i < d.running.size();) {
+      if (d.running[i].remaining * k > kTimeEps) {
+        ++i;
+        continue;
+      }
+      Exec e = std::move(d.running[i]);
+      d.running[i] = std::move(d.running.back());
+      d.running.pop_back();
+      finish_execution(di, e);
+      freed.push_back(e.batcher);
+      e.batch.clear();
+      spare_batches.push_back(std::move(e.batch));
+    }
+    if (d.running.empty()) d.busy.set_busy(false, now);
+    reschedule(di);
+    for (std::uint32_t bi : freed) dispatch(bi);
+  }
+
+  void finish_execution(std::uint32_t di, const Exec& e) {
+    BatcherState& b = batchers[e.batcher];
+    b.batcher.release_instance();
+    if (counts(now)) {
+      auto& mm = m.models[b.model];
+      ++mm.executions;
+      mm.items += static_cast<std::uint64_t>(e.items);
+      mm.compute_time.add(now - e.start);
+      ++m.pools[devices[di].pool].executions;
+    }
+    const auto& model = sc.models[b.model];
+    for (const auto& q : e.batch) send(q.request, Direction::ToClient, q.items * model.output_bytes_per_item);
+  }
+
+  // ---- dispatch -------------------------------------------------------------------------
+  void handle(const Event& e) {
+    now = e.time;
+    switch (e.kind) {
+      case EventKind::EventStart:
+        start_event(e.id, 0);
+        if (async)
+          for (int s = 1; s < slots_per_thread; ++s) start_event(e.id, static_cast<std::uint32_t>(s));
+        break;
+      case EventKind::CpuDone:
+        on_cpu_done(e.id);
+        break;
+      case EventKind::TransferDone:
+        if (requests[e.id].dir == Direction::ToServer) arrive_at_server(e.id);
+        else request_back(e.id);
+        break;
+      case EventKind::BatcherWake:
+        if (now + kTimeEps >= batchers[e.id].wake_at) batchers[e.id].wake_at = kInf;
+        dispatch(e.id);
+        break;
+      case EventKind::ExecutionDone:
+        on_execution_done(e.id, e.stamp);
+        break;
+    }
+  }
+
+  void process_through(double until) {
+    const double limit = std::min(until, end);
+    while (!queue.empty() && queue.top().time <= limit) handle(queue.pop());
+  }
+
+  RunMetrics finish() {
+    now = end;
+    m.in_flight_at_end = live_requests + live_fallbacks;
+    for (std::size_t di = 0; di < devices.size(); ++di)
+      m.pools[devices[di].pool].utilization.push_back(devices[di].busy.utilization(end));
+    auto busiest = [](const std::vector<double>& v) {
+      return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end());
+    };
+    if (link_slot[kClientNic] >= 0) m.links[link_slot[kClientNic]].busiest_bytes = busiest(client_nic_bytes);
+    if (link_slot[kServerNic] >= 0) m.links[link_slot[kServerNic]].busiest_bytes = busiest(server_nic_bytes);
+    for (auto& l : m.links)
+      if (l.count == 1) l.busiest_bytes = l.bytes;
+    return std::move(m);
+  }
+};
+
+Simulation::Simulation(const scenario::Scenario& s) : impl_(std::make_unique<Impl>(s)) {
+  impl_->m.transport = "analytic";
+}
+Simulation::~Simulation() = default;
+
+void Simulation::set_transport(Transport* t, std::string name) {
+  impl_->transport = t;
+  impl_->m.transport = std::move(name);
+}
+
+double Simulation::next_time() const {
+  if (impl_->queue.empty() || impl_->queue.top().time > impl_->end) return kInf;
+  return impl_->queue.top().time;
+}
+
+void Simulation::process_through(double until) { impl_->process_through(until); }
+void Simulation::run() { impl_->process_through(impl_->end); }
+RunMetrics Simulation::finish() { return impl_->finish(); }
+
+void Simulation::on_transfer_done(std::uint32_t token, double now) {
+  impl_->queue.push(now, EventKind::TransferDone, token);
+}
+
+std::int64_t Simulation::n_nodes() const { return impl_->sc.workload.n_nodes(); }
+std::int64_t Simulation::n_devices() const { return static_cast<std::int64_t>(impl_->devices.size()); }
+
+}  // namespace sonicsim::engine

@@ -1,0 +1,100 @@
+#include <sonicsim/metrics/histogram.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace sonicsim::metrics {
+
+std::size_t Histogram::bucket_of(double value) {
+  int exp = 0;
+  const double mant = std::frexp(value, &exp);  // value = mant * 2^exp, mant in [0.5, 1)
+  exp = std::clamp(exp, kMinExp, kMaxExp);
+  const double frac = std::clamp(mant * 2.0 - 1.0, 0.0, 1.0 - 1e-16);  // [0, 1)
+  const auto sub = static_cast<std::size_t>(frac * (1 << kSubBits));
+  return static_cast<std::size_t>(exp - kMinExp) * (1u << kSubBits) + sub;
+}
+
+double Histogram::bucket_low(std::size_t bucket) {
+  const int exp = static_cast<int>(bucket >> kSubBits) + kMinExp;
+  const double sub = static_cast<double>(bucket & ((1u << kSubBits) - 1));
+  return std::ldexp(0.5 * (1.0 + sub / (1 << kSubBits)), exp);
+}
+
+void Histogram::add(double value) {
+  if (count_ == 0) {
+    min_ = max_ = value;
+  } else {
+    min_ = std::min(min_, value);
+    max_ = std::max(max_, value);
+  }
+  ++count_;
+  sum_ += value;
+  if (!(value > std::ldexp(1.0, kMinExp))) {
+    ++zeros_;
+    return;
+  }
+  const std::size_t b = bucket_of(value);
+  if (b >= buckets_.size()) buckets_.resize(b + 1, 0);
+  ++buckets_[b];
+}
+
+void Histogram::merge(const Histogram& other) {
+  if (other.count_ == 0) return;
+  if (count_ == 0) {
+    min_ = other.min_;
+    max_ = other.max_;
+  } else {
+    min_ = std::min(min_, other.min_);
+    max_ = std::max(max_, other.max_);
+  }
+  count_ += other.count_;
+  sum_ += other.sum_;
+  zeros_ += other.zeros_;
+  if (other.buckets_.size() > buckets_.size()) buckets_.resize(other.buckets_.size(), 0);
+  for (std::size_t i = 0; i < other.buckets_.size(); ++i) buckets_[i] += other.buckets_[i];
+}
+
+double Histogram::quantile(double q) const {
+  if (count_ == 0) return 0.0;
+  q = std::clamp(q, 0.0, 1.0);
+  // Rank in [0, count-1], as the "linear" definition of numpy's percentile.
+  const double rank = q * static_cast<double>(count_ - 1);
+  double seen = static_cast<double>(zeros_);
+  if (rank < seen) return min_;
+  for (std::size_t b = 0; b < buckets_.size(); ++b) {
+    const double n = static_cast<double>(buckets_[b]);
+    if (n == 0.0) continue;
+    if (rank < seen + n) {
+      const double lo = bucket_low(b), hi = bucket_low(b + 1);
+      const double f = (rank - seen + 0.5) / n;
+      return std::clamp(lo + f * (hi - lo), min_, max_);
+    }
+    seen += n;
+  }
+  return max_;
+}
+
+double BusyTime::overlap(double a, double b) const {
+  return std::max(0.0, std::min(b, to_) - std::max(a, from_));
+}
+
+void BusyTime::set_busy(bool busy, double now) {
+  if (busy == busy_) return;
+  if (busy) {
+    since_ = now;
+  } else {
+    total_ += overlap(since_, now);
+  }
+  busy_ = busy;
+}
+
+double BusyTime::busy_seconds(double now) const {
+  return total_ + (busy_ ? overlap(since_, now) : 0.0);
+}
+
+double BusyTime::utilization(double now) const {
+  const double span = std::min(now, to_) - from_;
+  return span > 0.0 ? busy_seconds(now) / span : 0.0;
+}
+
+}  // namespace sonicsim::metrics

@@ -1,0 +1,233 @@
+#include <sonicsim/results/results.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+
+#include <sonicsim/scenario/units.hpp>
+
+namespace sonicsim::results {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson quantiles(const metrics::Histogram& h, bool p95) {
+  ojson j;
+  j["mean"] = h.mean();
+  j["p50"] = h.quantile(0.50);
+  j["p90"] = h.quantile(0.90);
+  if (p95) j["p95"] = h.quantile(0.95);
+  j["p99"] = h.quantile(0.99);
+  j["max"] = h.max();
+  return j;
+}
+
+double span_of(const engine::RunMetrics& m) { return m.duration - m.warmup; }
+
+}  // namespace
+
+ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
+              const nlohmann::json& analytic) {
+  const auto& m = run.metrics;
+  const double span = span_of(m);
+  ojson j;
+  j["sonicsim_version"] = SONICSIM_VERSION;
+  j["scenario"] = s.name;
+  j["scenario_sha256"] = s.sha256;
+  j["seed"] = s.seed;
+  j["simulated_time_s"] = m.duration;
+  j["warmup_s"] = m.warmup;
+
+  ojson ev;
+  ev["completed"] = m.events_completed;
+  ev["throughput_per_s"] = static_cast<double>(m.events_completed) / span;
+  ev["per_job_throughput_per_s"] =
+      static_cast<double>(m.events_completed) / span / static_cast<double>(s.workload.jobs);
+  ev["time_per_event_s"] = quantiles(m.time_per_event, false);
+  j["events"] = ev;
+
+  ojson rq;
+  rq["sent"] = m.sent;
+  rq["completed"] = m.completed;
+  rq["failed"] = m.failed;
+  rq["fallback"] = m.fallback;
+  rq["in_flight_at_end"] = m.in_flight_at_end;
+  rq["latency_s"] = quantiles(m.latency, true);
+  j["requests"] = rq;
+
+  ojson models = ojson::object();
+  for (const auto& mm : m.models) {
+    ojson o;
+    o["inferences_per_s"] = static_cast<double>(mm.items) / span;
+    o["requests"] = mm.requests;
+    o["executions"] = mm.executions;
+    o["mean_batch_size"] =
+        mm.executions ? static_cast<double>(mm.items) / static_cast<double>(mm.executions) : 0.0;
+    o["queue_time_s"] = quantiles(mm.queue_time, false);
+    o["compute_time_s"] = quantiles(mm.compute_time, false);
+    o["latency_s"] = quantiles(mm.latency, true);
+    models[mm.name] = o;
+  }
+  j["models"] = models;
+
+  ojson servers = ojson::array();
+  for (const auto& p : m.pools) {
+    ojson o;
+    o["name"] = p.name;
+    o["device"] = p.device;
+    o["count"] = p.utilization.size();
+    const double sum = std::accumulate(p.utilization.begin(), p.utilization.end(), 0.0);
+    o["utilization"] = p.utilization.empty() ? 0.0 : sum / static_cast<double>(p.utilization.size());
+    o["executions"] = p.executions;
+    o["utilization_min"] =
+        p.utilization.empty() ? 0.0 : *std::min_element(p.utilization.begin(), p.utilization.end());
+    o["utilization_max"] =
+        p.utilization.empty() ? 0.0 : *std::max_element(p.utilization.begin(), p.utilization.end());
+    servers.push_back(o);
+  }
+  j["servers"] = servers;
+
+  ojson links = ojson::array();
+  for (const auto& l : m.links) {
+    ojson o;
+    o["name"] = l.name;
+    o["count"] = l.count;
+    o["bandwidth_Bps"] = l.bandwidth;
+    o["latency_s"] = l.latency;
+    o["bytes"] = l.bytes;
+    o["mean_bandwidth_Bps"] = l.bytes / span / l.count;
+    double peak = 0.0;
+    for (double b : l.window_bytes) peak = std::max(peak, b);
+    o["peak_utilization"] = peak / (l.window * l.bandwidth * l.count);
+    o["peak_window_s"] = l.window;
+    o["busiest_utilization"] = l.busiest_bytes / (span * l.bandwidth);
+    links.push_back(o);
+  }
+  j["links"] = links;
+
+  ojson net;
+  net["transport"] = m.transport;
+  net["reason"] = run.transport.reason;
+  net["predicted_busiest_link_utilization"] = run.transport.worst_link_utilization;
+  j["network"] = net;
+
+  j["analytic"] = analytic;
+
+  ojson perf;
+  perf["wall_time_s"] = run.wall_time_s;
+  perf["simulated_requests"] = m.requests_simulated;
+  perf["simulated_requests_per_wall_s"] =
+      run.wall_time_s > 0.0 ? static_cast<double>(m.requests_simulated) / run.wall_time_s : 0.0;
+  perf["peak_rss_bytes"] = run.peak_rss_bytes;
+  j["perf"] = perf;
+  return j;
+}
+
+std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
+                    const nlohmann::json& analytic) {
+  using scenario::format_time;
+  const auto& m = run.metrics;
+  const double span = span_of(m);
+  std::ostringstream o;
+  char line[512];
+  auto out = [&](const char* fmt, auto... args) {
+    std::snprintf(line, sizeof line, fmt, args...);
+    o << line;
+  };
+  out("%s: %lld threads (%lld jobs x %d), %s simulated after %s warm-up, seed %llu\n",
+      s.name.c_str(), static_cast<long long>(s.workload.n_threads()),
+      static_cast<long long>(s.workload.jobs), s.workload.threads_per_job,
+      format_time(span).c_str(), format_time(m.warmup).c_str(),
+      static_cast<unsigned long long>(s.seed));
+  out("\nevents     %llu completed, %.4g /s (%.4g /s per job)\n",
+      static_cast<unsigned long long>(m.events_completed),
+      static_cast<double>(m.events_completed) / span,
+      static_cast<double>(m.events_completed) / span / static_cast<double>(s.workload.jobs));
+  out("           time per event: mean %s  p50 %s  p99 %s\n",
+      format_time(m.time_per_event.mean()).c_str(),
+      format_time(m.time_per_event.quantile(0.5)).c_str(),
+      format_time(m.time_per_event.quantile(0.99)).c_str());
+  if (analytic.is_object() && analytic.contains("t_sonic_s") && analytic["t_sonic_s"].is_number()) {
+    const double t_sonic = analytic["t_sonic_s"].get<double>();
+    out("           formula t_SONIC %s (%s), simulated/formula = %.4f\n",
+        format_time(t_sonic).c_str(),
+        analytic.value("saturated", false) ? "saturated" : "below saturation",
+        t_sonic > 0 ? m.time_per_event.mean() / t_sonic : 0.0);
+  }
+  out("requests   %llu sent = %llu completed + %llu failed + %llu fallback + %llu in flight\n",
+      static_cast<unsigned long long>(m.sent), static_cast<unsigned long long>(m.completed),
+      static_cast<unsigned long long>(m.failed), static_cast<unsigned long long>(m.fallback),
+      static_cast<unsigned long long>(m.in_flight_at_end));
+  if (m.latency.count())
+    out("           latency: mean %s  p50 %s  p99 %s\n", format_time(m.latency.mean()).c_str(),
+        format_time(m.latency.quantile(0.5)).c_str(), format_time(m.latency.quantile(0.99)).c_str());
+  for (const auto& mm : m.models) {
+    if (mm.executions == 0) continue;
+    out("model      %-20s %.4g inf/s  batch %.2f  queue %s  compute %s\n", mm.name.c_str(),
+        static_cast<double>(mm.items) / span,
+        static_cast<double>(mm.items) / static_cast<double>(mm.executions),
+        format_time(mm.queue_time.mean()).c_str(), format_time(mm.compute_time.mean()).c_str());
+  }
+  for (const auto& p : m.pools) {
+    const double sum = std::accumulate(p.utilization.begin(), p.utilization.end(), 0.0);
+    out("servers    %-20s %zu x %s  utilization %.1f%%\n", p.name.c_str(), p.utilization.size(),
+        p.device.c_str(), p.utilization.empty() ? 0.0 : 100.0 * sum / p.utilization.size());
+  }
+  for (const auto& l : m.links) {
+    double peak = 0.0;
+    for (double b : l.window_bytes) peak = std::max(peak, b);
+    out("link       %-20s %s  mean %s  peak %.1f%%\n", l.name.c_str(),
+        scenario::format_bytes(l.bytes).c_str(),
+        scenario::format_bandwidth(l.bytes / span / l.count).c_str(),
+        100.0 * peak / (l.window * l.bandwidth * l.count));
+  }
+  out("network    %s transport: %s\n", m.transport.c_str(), run.transport.reason.c_str());
+  out("perf       %.3g s wall, %.3g simulated requests per wall-second, peak RSS %.0f MB\n",
+      run.wall_time_s,
+      run.wall_time_s > 0 ? static_cast<double>(m.requests_simulated) / run.wall_time_s : 0.0,
+      static_cast<double>(run.peak_rss_bytes) / 1e6);
+  return o.str();
+}
+
+void write_atomically(const std::string& path, const std::string& content) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::string tmpl = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
+  const int fd = mkstemp(tmpl.data());
+  if (fd < 0)
+    throw std::runtime_error(path + ": cannot write (" + std::strerror(errno) + ")");
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n <= 0) {
+      const int err = errno;
+      ::close(fd);
+      ::unlink(tmpl.c_str());
+      throw std::runtime_error(path + ": write failed (" + std::strerror(err) + ")");
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    ::unlink(tmpl.c_str());
+    throw std::runtime_error(path + ": write failed (" + std::strerror(errno) + ")");
+  }
+  ::chmod(tmpl.c_str(), 0644);
+  if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmpl.c_str());
+    throw std::runtime_error(path + ": cannot write (" + std::strerror(err) + ")");
+  }
+}
+
+}  // namespace sonicsim::results

@@ -1,0 +1,415 @@
+#include "checker.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace sonicsim::scenario::detail {
+
+std::string key_path(const std::string& parent, std::string_view key) {
+  if (parent.empty()) return std::string(key);
+  return parent + "." + std::string(key);
+}
+
+std::string index_path(const std::string& parent, std::size_t index) {
+  return parent + "[" + std::to_string(index) + "]";
+}
+
+std::string format_number(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  std::string text = json(value).dump();
+  // Limits read better as "1" than "1.0".
+  if (text.size() > 2 && text.compare(text.size() - 2, 2, ".0") == 0) text.resize(text.size() - 2);
+  return text;
+}
+
+std::string describe(const json& value) {
+  constexpr std::size_t kShort = 40;
+  switch (value.type()) {
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return value.get<bool>() ? "true" : "false";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+      return value.dump();
+    case json::value_t::number_float:
+      return format_number(value.get<double>());
+    case json::value_t::string: {
+      const auto& s = value.get_ref<const std::string&>();
+      if (s.size() > 60) return "\"" + s.substr(0, 60) + "...\"";
+      return "\"" + s + "\"";
+    }
+    case json::value_t::array:
+    case json::value_t::object: {
+      const char* noun = value.is_array() ? "array" : "object";
+      if (value.empty()) return std::string("an empty ") + noun;
+      std::string text = value.dump();
+      if (text.size() <= kShort) return std::string(value.is_array() ? "an array " : "an object ") + text;
+      return std::string(value.is_array() ? "an array" : "an object");
+    }
+    default:
+      return "a binary value";
+  }
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  const std::size_t n = a.size(), m = b.size();
+  std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
+  for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= n; ++i) {
+    for (std::size_t j = 1; j <= m; ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[n][m];
+}
+
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  const auto lower = [](std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  const std::string w = lower(word);
+  // Short words get one edit, longer ones about a third of their length.
+  const std::size_t threshold = w.size() <= 3 ? 1 : std::max<std::size_t>(2, w.size() / 3);
+  const std::string* best = nullptr;
+  std::size_t best_distance = threshold + 1;
+  for (const std::string& c : candidates) {
+    const std::string lc = lower(c);
+    std::size_t dist = edit_distance(w, lc);
+    // A truncated key ("offload" for "offload_fraction") is far in edits but obvious to a reader.
+    const bool prefix = w.size() >= 4 && (lc.rfind(w, 0) == 0 || w.rfind(lc, 0) == 0);
+    if (prefix) dist = std::min<std::size_t>(dist, 1);
+    if (dist < best_distance) {
+      best_distance = dist;
+      best = &c;
+    }
+  }
+  return best ? "did you mean `" + *best + "`?" : std::string();
+}
+
+bool Range::contains(double v) const {
+  if (lo_open ? !(v > lo) : !(v >= lo)) return false;
+  if (hi_open ? !(v < hi) : !(v <= hi)) return false;
+  return true;
+}
+
+std::string Range::text() const {
+  const bool has_lo = std::isfinite(lo), has_hi = std::isfinite(hi);
+  if (has_lo && has_hi) {
+    return std::string("in ") + (lo_open ? "(" : "[") + format_number(lo) + ", " +
+           format_number(hi) + (hi_open ? ")" : "]");
+  }
+  if (has_lo) return (lo_open ? "> " : ">= ") + format_number(lo);
+  if (has_hi) return (hi_open ? "< " : "<= ") + format_number(hi);
+  return {};
+}
+
+namespace {
+
+// Builds the document like nlohmann's own DOM parser, and also knows the JSON path of the value
+// being parsed (for messages) and which keys each object already has (duplicates).
+class DocumentBuilder : public json::json_sax_t {
+ public:
+  explicit DocumentBuilder(json& root) : root_(root) {}
+
+  bool null() override { return place(json(nullptr)) != nullptr; }
+  bool boolean(bool v) override { return place(json(v)) != nullptr; }
+  bool number_integer(json::number_integer_t v) override { return place(json(v)) != nullptr; }
+  bool number_unsigned(json::number_unsigned_t v) override { return place(json(v)) != nullptr; }
+  bool number_float(json::number_float_t v, const json::string_t&) override {
+    return place(json(v)) != nullptr;
+  }
+  bool string(json::string_t& v) override { return place(json(std::move(v))) != nullptr; }
+  bool binary(json::binary_t& v) override { return place(json::binary(std::move(v))) != nullptr; }
+  bool start_object(std::size_t) override { return open(json::object()); }
+  bool start_array(std::size_t) override { return open(json::array()); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+
+  bool key(json::string_t& k) override {
+    Frame& f = frames_.back();
+    if (!f.keys.insert(k).second) {
+      duplicates.push_back({key_path(f.path, k),
+                            "duplicate key `" + k +
+                                "`: each key may appear once in an object (JSON parsers would "
+                                "silently keep only one of the values)"});
+    }
+    f.key = k;
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception& e) override {
+    error_position = position;
+    error_path = next_path();
+    error_id = e.id;
+    error_what = e.what();
+    return false;
+  }
+
+  std::vector<Problem> duplicates;
+  std::size_t error_position = 0;
+  std::string error_path, error_what;
+  int error_id = 0;
+
+ private:
+  struct Frame {
+    json* value;
+    std::string path;
+    std::string key;
+    std::set<std::string> keys;
+  };
+
+  std::string next_path() const {
+    if (frames_.empty()) return {};
+    const Frame& f = frames_.back();
+    if (f.value->is_array()) return index_path(f.path, f.value->size());
+    return key_path(f.path, f.key);
+  }
+
+  // Pointers into the tree stay valid: a container only grows while it is the innermost open
+  // one, so no open frame's value is moved by a reallocation.
+  json* place(json&& v) {
+    if (frames_.empty()) {
+      root_ = std::move(v);
+      return &root_;
+    }
+    Frame& f = frames_.back();
+    if (f.value->is_array()) {
+      f.value->push_back(std::move(v));
+      return &f.value->back();
+    }
+    json& slot = (*f.value)[f.key];
+    slot = std::move(v);
+    return &slot;
+  }
+
+  bool open(json&& container) {
+    std::string path = next_path();
+    json* v = place(std::move(container));
+    frames_.push_back({v, std::move(path), {}, {}});
+    return true;
+  }
+
+  bool close() {
+    frames_.pop_back();
+    return true;
+  }
+
+  json& root_;
+  std::vector<Frame> frames_;
+};
+
+// "line 3, column 7" of the character at byte `position` (1-based, as nlohmann counts).
+std::string line_column(const std::string& text, std::size_t position) {
+  const std::size_t end = std::min(position, text.size());
+  std::size_t line = 1, column = 0;
+  for (std::size_t i = 0; i < end; ++i) {
+    // The offending character itself counts on its line even when it is a newline.
+    if (text[i] == '\n' && i + 1 < end) {
+      ++line;
+      column = 0;
+    } else {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(std::max<std::size_t>(column, 1));
+}
+
+// nlohmann's message without its "[json.exception.parse_error.101] parse error at line 1,
+// column 2: " prefix, which repeats what we already say.
+std::string strip_prefix(std::string what) {
+  if (auto p = what.find("] "); p != std::string::npos) what.erase(0, p + 2);
+  if (auto p = what.find(": "); p != std::string::npos && what.rfind("parse error", 0) == 0)
+    what.erase(0, p + 2);
+  return what;
+}
+
+}  // namespace
+
+std::optional<json> parse_document(const std::string& text, std::vector<Problem>& problems) {
+  json root;
+  DocumentBuilder builder(root);
+  const bool ok = json::sax_parse(text, &builder);
+  problems.insert(problems.end(), builder.duplicates.begin(), builder.duplicates.end());
+  if (ok) return root;
+  const std::string where = line_column(text, builder.error_position);
+  if (builder.error_id == 406) {
+    // A literal such as 1e400 that no double holds.
+    problems.push_back({builder.error_path, where + ": found a number too large for a double (" +
+                                                strip_prefix(builder.error_what) +
+                                                "), expected a finite number"});
+  } else {
+    problems.push_back({"", where + ": invalid JSON: " + strip_prefix(builder.error_what)});
+  }
+  return std::nullopt;
+}
+
+void Checker::add(std::string path, std::string message) {
+  problems.push_back({std::move(path), std::move(message)});
+}
+
+void Checker::missing(const std::string& path, std::string_view expected) {
+  add(path, "missing, expected " + std::string(expected));
+}
+
+const json* Checker::get(const json& object, std::string_view key) {
+  if (!object.is_object()) return nullptr;
+  const auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+bool Checker::expect_object(const json& value, const std::string& path,
+                            std::string_view expected) {
+  if (value.is_object()) return true;
+  add(path, "found " + describe(value) + ", expected " + std::string(expected));
+  return false;
+}
+
+void Checker::check_keys(const json& object, const std::string& path,
+                         std::initializer_list<std::string_view> allowed,
+                         std::initializer_list<std::string_view> elsewhere,
+                         std::string_view elsewhere_message) {
+  if (!object.is_object()) return;
+  for (const auto& item : object.items()) {
+    const std::string& k = item.key();
+    if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
+    if (std::find(elsewhere.begin(), elsewhere.end(), k) != elsewhere.end()) {
+      add(key_path(path, k), "`" + k + "` " + std::string(elsewhere_message));
+      continue;
+    }
+    std::vector<std::string> candidates(allowed.begin(), allowed.end());
+    const std::string hint = did_you_mean(k, candidates);
+    std::string message = "unknown key `" + k + "`; ";
+    if (!hint.empty()) {
+      message += hint;
+    } else {
+      message += "expected one of:";
+      for (std::size_t i = 0; i < candidates.size(); ++i)
+        message += (i ? ", " : " ") + candidates[i];
+    }
+    add(key_path(path, k), std::move(message));
+  }
+}
+
+std::optional<std::string> Checker::string(const json& value, const std::string& path,
+                                           bool allow_empty) {
+  if (!value.is_string()) {
+    add(path, "found " + describe(value) + ", expected a string");
+    return std::nullopt;
+  }
+  const auto& s = value.get_ref<const std::string&>();
+  if (s.empty() && !allow_empty) {
+    add(path, "found an empty string, expected a non-empty string");
+    return std::nullopt;
+  }
+  return s;
+}
+
+std::optional<std::string> Checker::choice(const json& value, const std::string& path,
+                                           std::initializer_list<std::string_view> options) {
+  std::string expected = "expected one of";
+  for (std::size_t i = 0; i < options.size(); ++i)
+    expected += std::string(i ? ", " : " ") + "\"" + std::string(options.begin()[i]) + "\"";
+  if (value.is_string()) {
+    const auto& s = value.get_ref<const std::string&>();
+    if (std::find(options.begin(), options.end(), s) != options.end()) return s;
+    const std::string hint = did_you_mean(s, std::vector<std::string>(options.begin(), options.end()));
+    add(path, "found " + describe(value) + ", " + expected + (hint.empty() ? "" : "; " + hint));
+    return std::nullopt;
+  }
+  add(path, "found " + describe(value) + ", " + expected);
+  return std::nullopt;
+}
+
+std::optional<double> Checker::number(const json& value, const std::string& path, Range range,
+                                      std::string_view noun) {
+  const std::string expected = std::string(noun) + (range.text().empty() ? "" : " " + range.text());
+  if (!value.is_number()) {
+    add(path, "found " + describe(value) + ", expected " + expected);
+    return std::nullopt;
+  }
+  const double v = value.get<double>();
+  if (!std::isfinite(v)) {
+    add(path, "found " + describe(value) + ", expected a finite " + expected.substr(2));
+    return std::nullopt;
+  }
+  if (!range.contains(v)) {
+    add(path, "found " + describe(value) + ", expected " + expected);
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<std::int64_t> Checker::integer(const json& value, const std::string& path,
+                                             std::int64_t lo, std::int64_t hi,
+                                             std::string_view why) {
+  const std::string expected =
+      "expected an integer " +
+      Range::closed(static_cast<double>(lo), static_cast<double>(hi)).text() +
+      (why.empty() ? "" : " (" + std::string(why) + ")");
+  const auto fail = [&] {
+    add(path, "found " + describe(value) + ", " + expected);
+    return std::nullopt;
+  };
+  if (value.is_number_integer() && !value.is_number_unsigned()) {
+    const auto v = value.get<std::int64_t>();
+    if (v < lo || v > hi) return fail();
+    return v;
+  }
+  if (value.is_number_unsigned()) {
+    const auto v = value.get<std::uint64_t>();
+    if (v > static_cast<std::uint64_t>(hi) || static_cast<std::int64_t>(v) < lo) return fail();
+    return static_cast<std::int64_t>(v);
+  }
+  if (value.is_number_float()) {
+    const double v = value.get<double>();
+    // 1e12 is a fine way to write an integer in JSON; 4.5 is not one.
+    if (!std::isfinite(v) || std::floor(v) != v) return fail();
+    if (v < static_cast<double>(lo) || v > static_cast<double>(hi)) return fail();
+    return static_cast<std::int64_t>(v);
+  }
+  return fail();
+}
+
+std::optional<std::uint64_t> Checker::unsigned_integer(const json& value,
+                                                       const std::string& path) {
+  if (value.is_number_unsigned()) return value.get<std::uint64_t>();
+  if (value.is_number_integer() && value.get<std::int64_t>() >= 0)
+    return static_cast<std::uint64_t>(value.get<std::int64_t>());
+  if (value.is_number_float()) {
+    const double v = value.get<double>();
+    if (std::isfinite(v) && std::floor(v) == v && v >= 0 && v < 0x1p64)
+      return static_cast<std::uint64_t>(v);
+  }
+  add(path, "found " + describe(value) + ", expected an integer in [0, 18446744073709551615]");
+  return std::nullopt;
+}
+
+std::optional<double> Checker::quantity(const json& value, const std::string& path, Quantity kind,
+                                        Range range) {
+  std::string error;
+  const std::optional<double> v = parse_quantity(value, kind, error);
+  if (!v) {
+    add(path, error);
+    return std::nullopt;
+  }
+  if (!range.contains(*v)) {
+    const char* noun = kind == Quantity::Time   ? "a time"
+                       : kind == Quantity::Size ? "a size"
+                                                : "a bandwidth";
+    add(path, "found " + describe(value) + ", expected " + noun + " " + range.text());
+    return std::nullopt;
+  }
+  return v;
+}
+
+}  // namespace sonicsim::scenario::detail

@@ -1,0 +1,88 @@
+// Building blocks of the scenario loader: reading JSON values while collecting every problem with
+// its JSON path, instead of stopping at the first one. Private to src/scenario.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/scenario/units.hpp>
+
+namespace sonicsim::scenario::detail {
+
+using json = nlohmann::json;
+
+std::string key_path(const std::string& parent, std::string_view key);
+std::string index_path(const std::string& parent, std::size_t index);
+
+// How a value shows in "found X": `"async"`, `4.5`, `inf`, `an object`, ...
+std::string describe(const json& value);
+std::string format_number(double value);
+
+// Optimal-string-alignment distance: like Levenshtein, with a swap of two neighbours as one edit
+// (the commonest typo, "jbos" for "jobs").
+std::size_t edit_distance(std::string_view a, std::string_view b);
+// "; did you mean `x`?" for the closest candidate, or "" when none is close.
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+
+// Allowed interval of a number, with its wording for messages (">= 0", "in (0, 1)").
+struct Range {
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+  bool lo_open = false, hi_open = false;
+
+  static Range any() { return {}; }
+  static Range positive() { return {0.0, std::numeric_limits<double>::infinity(), true, false}; }
+  static Range at_least(double lo) { return {lo, std::numeric_limits<double>::infinity()}; }
+  static Range closed(double lo, double hi) { return {lo, hi}; }
+  static Range open(double lo, double hi) { return {lo, hi, true, true}; }
+
+  bool contains(double v) const;
+  std::string text() const;
+};
+
+// Where a scenario's text came from, for line:column in messages. Parses with duplicate-key
+// detection (nlohmann would silently keep the last one). Problems get appended; returns nullopt
+// when the text is not JSON.
+std::optional<json> parse_document(const std::string& text, std::vector<Problem>& problems);
+
+class Checker {
+ public:
+  std::vector<Problem> problems;
+
+  void add(std::string path, std::string message);
+  void missing(const std::string& path, std::string_view expected);
+  bool ok() const { return problems.empty(); }
+
+  static const json* get(const json& object, std::string_view key);
+
+  // True if `value` is an object; otherwise reports it (expected: "an object with ...").
+  bool expect_object(const json& value, const std::string& path, std::string_view expected);
+  // Reports every key of `object` not in `allowed`, with a did-you-mean hint. Keys listed in
+  // `elsewhere` get `elsewhere_message` instead (a key valid for another variant of the object).
+  void check_keys(const json& object, const std::string& path,
+                  std::initializer_list<std::string_view> allowed,
+                  std::initializer_list<std::string_view> elsewhere = {},
+                  std::string_view elsewhere_message = {});
+
+  std::optional<std::string> string(const json& value, const std::string& path,
+                                    bool allow_empty = false);
+  std::optional<std::string> choice(const json& value, const std::string& path,
+                                    std::initializer_list<std::string_view> options);
+  std::optional<double> number(const json& value, const std::string& path, Range range,
+                               std::string_view noun = "a number");
+  std::optional<std::int64_t> integer(const json& value, const std::string& path, std::int64_t lo,
+                                      std::int64_t hi, std::string_view why = {});
+  std::optional<std::uint64_t> unsigned_integer(const json& value, const std::string& path);
+  std::optional<double> quantity(const json& value, const std::string& path, Quantity kind,
+                                 Range range);
+};
+
+}  // namespace sonicsim::scenario::detail

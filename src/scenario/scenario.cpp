@@ -1,0 +1,73 @@
+#include <sonicsim/scenario/scenario.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace sonicsim::scenario {
+
+double Workload::offload_fraction() const {
+  double p = 0.0;
+  for (const RequestSpec& r : requests) p += r.offload_fraction;
+  return p;
+}
+
+double ServiceCurve::at(double batch_size) const {
+  if (batch.empty()) return 0.0;
+  const std::size_t n = batch.size();
+  if (n == 1 || batch_size <= batch.front()) return seconds.front();
+  if (batch_size >= batch.back()) {
+    const double slope = (seconds[n - 1] - seconds[n - 2]) / (batch[n - 1] - batch[n - 2]);
+    // A last segment that goes down (measurement noise) would extrapolate to free or negative
+    // executions; hold its end value instead.
+    return seconds[n - 1] + std::max(slope, 0.0) * (batch_size - batch[n - 1]);
+  }
+  const auto upper = std::upper_bound(batch.begin(), batch.end(), batch_size);
+  const std::size_t i = static_cast<std::size_t>(upper - batch.begin());
+  const double t = (batch_size - batch[i - 1]) / (batch[i] - batch[i - 1]);
+  return seconds[i - 1] + t * (seconds[i] - seconds[i - 1]);
+}
+
+double TensorSpec::bytes() const {
+  double size = 0.0;
+  if (dtype == "FP32" || dtype == "INT32" || dtype == "UINT32") {
+    size = 4;
+  } else if (dtype == "FP16" || dtype == "BF16" || dtype == "INT16" || dtype == "UINT16") {
+    size = 2;
+  } else if (dtype == "FP64" || dtype == "INT64" || dtype == "UINT64") {
+    size = 8;
+  } else if (dtype == "INT8" || dtype == "UINT8" || dtype == "BOOL") {
+    size = 1;
+  }
+  // In double: a product of int64 dimensions could overflow before the loader's bound applies.
+  for (std::int64_t dim : shape) size *= static_cast<double>(dim);
+  return size;
+}
+
+const ServiceCurve& Model::curve_for(const std::string& device) const {
+  if (auto it = service_time.find(device); it != service_time.end()) return it->second;
+  if (auto it = service_time.find("*"); it != service_time.end()) return it->second;
+  throw std::out_of_range("model `" + name + "` has no service-time curve for device `" + device +
+                          "`");
+}
+
+const Model* Scenario::find_model(const std::string& model_name) const {
+  const int i = model_index(model_name);
+  return i < 0 ? nullptr : &models[static_cast<std::size_t>(i)];
+}
+
+int Scenario::model_index(const std::string& model_name) const {
+  // Linear: a handful of models, and scenarios built in code need not keep them sorted.
+  for (std::size_t i = 0; i < models.size(); ++i)
+    if (models[i].name == model_name) return static_cast<int>(i);
+  return -1;
+}
+
+int Scenario::devices_hosting(const std::string& model) const {
+  int devices = 0;
+  for (const ServerPool& pool : servers)
+    if (std::find(pool.models.begin(), pool.models.end(), model) != pool.models.end())
+      devices += pool.count;
+  return devices;
+}
+
+}  // namespace sonicsim::scenario

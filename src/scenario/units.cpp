@@ -1,0 +1,236 @@
+#include <sonicsim/scenario/units.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <string_view>
+
+namespace sonicsim::scenario {
+namespace {
+
+struct Unit {
+  std::string_view name;
+  double factor;  // to SI base units
+};
+
+// Case matters: "Mbps" is bits and "MBps" bytes, and "mB" would be a milli-byte.
+constexpr Unit kTimeUnits[] = {{"ns", 1e-9}, {"us", 1e-6}, {"\u00b5s", 1e-6}, {"ms", 1e-3},
+                               {"s", 1.0},   {"min", 60.0}, {"h", 3600.0}};
+constexpr Unit kSizeUnits[] = {{"B", 1.0},
+                               {"kB", 1e3},
+                               {"MB", 1e6},
+                               {"GB", 1e9},
+                               {"TB", 1e12},
+                               {"KiB", 1024.0},
+                               {"MiB", 1024.0 * 1024},
+                               {"GiB", 1024.0 * 1024 * 1024},
+                               {"TiB", 1024.0 * 1024 * 1024 * 1024}};
+constexpr Unit kBandwidthUnits[] = {
+    {"bps", 1.0 / 8},  {"kbps", 1e3 / 8},  {"Mbps", 1e6 / 8},  {"Gbps", 1e9 / 8},
+    {"Tbps", 1e12 / 8}, {"b/s", 1.0 / 8},   {"kb/s", 1e3 / 8},  {"Mb/s", 1e6 / 8},
+    {"Gb/s", 1e9 / 8},  {"Tb/s", 1e12 / 8}, {"Bps", 1.0},       {"kBps", 1e3},
+    {"MBps", 1e6},      {"GBps", 1e9},      {"TBps", 1e12},     {"B/s", 1.0},
+    {"kB/s", 1e3},      {"MB/s", 1e6},      {"GB/s", 1e9},      {"TB/s", 1e12}};
+
+template <std::size_t N>
+std::optional<double> factor_of(std::string_view unit, const Unit (&table)[N]) {
+  for (const Unit& u : table)
+    if (u.name == unit) return u.factor;
+  return std::nullopt;
+}
+
+std::optional<double> unit_factor(std::string_view unit, Quantity kind) {
+  switch (kind) {
+    case Quantity::Time:
+      return factor_of(unit, kTimeUnits);
+    case Quantity::Size:
+      return factor_of(unit, kSizeUnits);
+    case Quantity::Bandwidth:
+      return factor_of(unit, kBandwidthUnits);
+  }
+  return std::nullopt;
+}
+
+const char* noun(Quantity kind) {
+  switch (kind) {
+    case Quantity::Time:
+      return "a time";
+    case Quantity::Size:
+      return "a size";
+    case Quantity::Bandwidth:
+      return "a bandwidth";
+  }
+  return "a quantity";
+}
+
+const char* example(Quantity kind) {
+  switch (kind) {
+    case Quantity::Time:
+      return "\"2.5ms\"";
+    case Quantity::Size:
+      return "\"4.7MB\"";
+    case Quantity::Bandwidth:
+      return "\"10Gbps\"";
+  }
+  return "";
+}
+
+const char* base_unit(Quantity kind) {
+  switch (kind) {
+    case Quantity::Time:
+      return "seconds";
+    case Quantity::Size:
+      return "bytes";
+    case Quantity::Bandwidth:
+      return "bytes per second";
+  }
+  return "";
+}
+
+std::string expectation(Quantity kind) {
+  return std::string(noun(kind)) + ": a number of " + base_unit(kind) + " or a string such as " +
+         example(kind) + " with one of the units " + accepted_units(kind);
+}
+
+// Length of the leading decimal number of `s` (JSON-like, with optional sign), 0 if none. Written
+// by hand because strtod would also take "inf", "nan" and hexadecimal floats.
+std::size_t number_prefix(std::string_view s) {
+  std::size_t i = 0;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  std::size_t digits = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
+  }
+  if (digits == 0) return 0;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    std::size_t j = i + 1;
+    if (j < s.size() && (s[j] == '+' || s[j] == '-')) ++j;
+    std::size_t exp_digits = 0;
+    while (j < s.size() && s[j] >= '0' && s[j] <= '9') ++j, ++exp_digits;
+    if (exp_digits > 0) i = j;
+  }
+  return i;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+std::string quote_text(std::string_view s) {
+  std::string text(s.substr(0, 60));
+  if (s.size() > 60) text += "...";
+  return "\"" + text + "\"";
+}
+
+// Three significant digits, keeping trailing zeros ("1.20", "10.0", "250").
+std::string three_digits(double v) {
+  char buf[64];
+  const double a = std::fabs(v);
+  const char* fmt = a >= 99.95 ? "%.0f" : a >= 9.995 ? "%.1f" : "%.2f";
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+template <std::size_t N>
+std::string format_scaled(double v, const Unit (&table)[N], const char* zero_unit) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (v == 0.0) return std::string("0 ") + zero_unit;
+  const Unit* chosen = &table[0];
+  for (const Unit& u : table)
+    if (std::fabs(v) >= u.factor * 0.9995) chosen = &u;
+  return three_digits(v / chosen->factor) + " " + std::string(chosen->name);
+}
+
+}  // namespace
+
+const char* accepted_units(Quantity kind) {
+  switch (kind) {
+    case Quantity::Time:
+      return "ns, us, ms, s, min, h";
+    case Quantity::Size:
+      return "B, kB, MB, GB, TB (powers of 1000), KiB, MiB, GiB, TiB (powers of 1024)";
+    case Quantity::Bandwidth:
+      return "bps, kbps, Mbps, Gbps, Tbps (bits per second), Bps, kBps, MBps, GBps, TBps (bytes "
+             "per second)";
+  }
+  return "";
+}
+
+std::optional<double> parse_quantity(const nlohmann::json& value, Quantity kind,
+                                     std::string& error) {
+  if (value.is_number()) {
+    const double v = value.get<double>();
+    if (!std::isfinite(v)) {
+      error = std::string("found ") + (std::isnan(v) ? "NaN" : v > 0 ? "inf" : "-inf") +
+              ", expected a finite " + (noun(kind) + 2);
+      return std::nullopt;
+    }
+    if (v < 0) {
+      error = "found " + value.dump() + ", expected a non-negative " + (noun(kind) + 2);
+      return std::nullopt;
+    }
+    return v;
+  }
+  if (!value.is_string()) {
+    std::string found = value.is_null()      ? "null"
+                        : value.is_boolean() ? value.dump()
+                        : value.is_array()   ? "an array"
+                                             : "an object";
+    error = "found " + found + ", expected " + expectation(kind);
+    return std::nullopt;
+  }
+  const std::string& text = value.get_ref<const std::string&>();
+  const std::string_view s = trim(text);
+  const std::size_t n = number_prefix(s);
+  if (n == 0) {
+    error = "found " + quote_text(text) + ", expected " + expectation(kind);
+    return std::nullopt;
+  }
+  std::string_view digits = s.substr(0, n);
+  const bool negative = digits.front() == '-';
+  if (digits.front() == '+' || digits.front() == '-') digits.remove_prefix(1);
+  double magnitude = 0.0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude);
+  const std::string_view unit = trim(s.substr(n));
+  std::optional<double> factor = unit.empty() ? 1.0 : unit_factor(unit, kind);
+  if (!factor) {
+    error = "found " + quote_text(text) + ": unknown unit " + quote_text(unit) + ", expected " +
+            expectation(kind);
+    return std::nullopt;
+  }
+  const double v = magnitude * *factor;
+  if (ec == std::errc::result_out_of_range || end != digits.data() + digits.size() ||
+      !std::isfinite(v)) {
+    error = "found " + quote_text(text) + ", expected a finite " + (noun(kind) + 2);
+    return std::nullopt;
+  }
+  if (negative && v != 0.0) {
+    error = "found " + quote_text(text) + ", expected a non-negative " + (noun(kind) + 2);
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::string format_time(double seconds) {
+  constexpr Unit table[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3},
+                            {"s", 1.0},   {"min", 60.0}, {"h", 3600.0}};
+  return format_scaled(seconds, table, "s");
+}
+
+std::string format_bytes(double bytes) {
+  constexpr Unit table[] = {{"B", 1.0}, {"kB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}};
+  return format_scaled(bytes, table, "B");
+}
+
+std::string format_bandwidth(double bytes_per_second) {
+  constexpr Unit table[] = {
+      {"bps", 1.0}, {"kbps", 1e3}, {"Mbps", 1e6}, {"Gbps", 1e9}, {"Tbps", 1e12}};
+  return format_scaled(bytes_per_second * 8.0, table, "bps");
+}
+
+}  // namespace sonicsim::scenario

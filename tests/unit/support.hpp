@@ -1,0 +1,60 @@
+// Helpers shared by the engine tests: scenarios from inline JSON, runs, and checks.
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <sonicsim/engine/simulation.hpp>
+#include <sonicsim/runner/runner.hpp>
+#include <sonicsim/scenario/loader.hpp>
+
+namespace test {
+
+using nlohmann::json;
+
+inline sonicsim::scenario::Scenario scenario_of(const json& doc) {
+  return sonicsim::scenario::load_json(doc, "<test>");
+}
+
+// One simulation with the transport forced (flow = SimGrid; one such run per process).
+inline sonicsim::engine::RunMetrics run(const json& doc, bool flow = false) {
+  const auto s = scenario_of(doc);
+  sonicsim::runner::TransportChoice choice;
+  choice.flow = flow;
+  return sonicsim::runner::simulate(s, choice).metrics;
+}
+
+inline double throughput(const sonicsim::engine::RunMetrics& m) {
+  return static_cast<double>(m.events_completed) / (m.duration - m.warmup);
+}
+
+inline void check_conservation(const sonicsim::engine::RunMetrics& m) {
+  CHECK(m.sent == m.completed + m.failed + m.fallback + m.in_flight_at_end);
+}
+
+// One model, constant times, no batching: the regime where the SONIC formula is exact.
+inline json deterministic(int threads, int gpus, double t_cpu = 0.1, double p = 0.1,
+                          double t_gpu = 0.01) {
+  return json{
+      {"name", "deterministic"},
+      {"duration", 400.0},
+      {"warmup", 40.0},
+      {"workload",
+       {{"jobs", threads},
+        {"threads_per_job", 1},
+        {"jobs_per_node", 1},
+        {"cpu_time_per_event", t_cpu},
+        {"requests", json::array({{{"model", "m"}, {"offload_fraction", p}}})}}},
+      {"models",
+       {{"m",
+         {{"input_bytes_per_item", 10000},
+          {"output_bytes_per_item", 100},
+          {"service_time", {{"batch", {1}}, {"seconds", {t_gpu}}}}}}}},
+      {"servers", json::array({{{"name", "gpu"}, {"count", gpus}, {"device", "T4"}, {"models", {"m"}}}})},
+      {"network",
+       {{"client_nic", {{"bandwidth", "10Gbps"}, {"latency", "100us"}}},
+        {"site_uplink", {{"bandwidth", "100Gbps"}, {"latency", "400us"}}},
+        {"server_nic", {{"bandwidth", "25Gbps"}, {"latency", "100us"}}}}}};
+}
+
+}  // namespace test

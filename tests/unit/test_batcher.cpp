@@ -1,0 +1,147 @@
+// Batch formation follows Triton's dynamic batcher (see engine/batcher.hpp).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <sonicsim/engine/batcher.hpp>
+
+using sonicsim::engine::Batcher;
+using sonicsim::engine::BatcherConfig;
+
+namespace {
+
+BatcherConfig dynamic(int max_batch, std::vector<int> preferred, double delay) {
+  BatcherConfig c;
+  c.dynamic = true;
+  c.max_batch_size = max_batch;
+  c.preferred = std::move(preferred);
+  c.max_queue_delay = delay;
+  return c;
+}
+
+std::vector<std::uint32_t> ids(const std::vector<Batcher::Queued>& batch) {
+  std::vector<std::uint32_t> out;
+  for (const auto& q : batch) out.push_back(q.request);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("without dynamic batching every request executes alone, in arrival order", "[batcher]") {
+  Batcher b(BatcherConfig{}, 1);
+  b.enqueue(1, 4, 0.0);
+  b.enqueue(2, 8, 0.0);
+  std::vector<Batcher::Queued> batch;
+  double wake = 0;
+  CHECK(b.form(0.0, batch, wake) == 4);
+  CHECK(ids(batch) == std::vector<std::uint32_t>{1});
+  // The only instance is busy: nothing more until it is released.
+  CHECK(b.form(0.0, batch, wake) == 0);
+  CHECK(std::isinf(wake));
+  b.release_instance();
+  CHECK(b.form(0.0, batch, wake) == 8);
+  CHECK(ids(batch) == std::vector<std::uint32_t>{2});
+}
+
+TEST_CASE("a preferred batch size is executed as soon as it can be formed", "[batcher]") {
+  Batcher b(dynamic(64, {4, 8}, 1.0), 1);
+  std::vector<Batcher::Queued> batch;
+  double wake = 0;
+  b.enqueue(1, 2, 0.0);
+  CHECK(b.form(0.0, batch, wake) == 0);
+  CHECK(wake == Approx(1.0));  // waits for the delay of the oldest request
+  b.enqueue(2, 2, 0.1);
+  CHECK(b.form(0.1, batch, wake) == 4);  // 2 + 2 = preferred 4
+  CHECK(ids(batch) == std::vector<std::uint32_t>{1, 2});
+}
+
+TEST_CASE("the largest preferred size reached at a request boundary wins", "[batcher]") {
+  Batcher b(dynamic(64, {4, 8}, 1.0), 1);
+  for (std::uint32_t i = 0; i < 5; ++i) b.enqueue(i, 2, 0.0);  // boundaries 2,4,6,8,10
+  std::vector<Batcher::Queued> batch;
+  double wake = 0;
+  CHECK(b.form(0.0, batch, wake) == 8);
+  CHECK(batch.size() == 4);
+  CHECK(b.queued() == 1);
+}
+
+TEST_CASE("a preferred size that falls inside a request is not reached", "[batcher]") {
+  Batcher b(dynamic(64, {4}, 0.5), 1);
+  b.enqueue(1, 3, 0.0);
+  b.enqueue(2, 3, 0.0);  // boundaries 3, 6: never 4
+  std::vector<Batcher::Queued> batch;
+  double wake = 0;
+  CHECK(b.form(0.1, batch, wake) == 0);
+  CHECK(wake == Approx(0.5));
+  // When the oldest request has waited max_queue_delay, everything taken goes.
+  CHECK(b.form(0.5, batch, wake) == 6);
+  CHECK(batch.size() == 2);
+}
+
+TEST_CASE("the delay counts from the oldest request", "[batcher]") {
+  Batcher b(dynamic(64, {32}, 0.010), 1);
+  b.enqueue(1, 1, 1.000);
+  b.enqueue(2, 1, 1.008);
+  std::vector<Batcher::Queued> batch;
+  double wake = 0;
+  CHECK(b.form(1.008, batch, wake) == 0);
+  CHECK(wake == Approx(1.010));
+  CHECK(b.form(1.010, batch, wake) == 2);
+}
+
+TEST_CASE("the cap: never more items than max_batch_size, full batches go at once", "[batcher]") {
+  Batcher b(dynamic(10, {}, 1.0), 1);
+  b.enqueue(1, 4, 0.0);
+  b.enqueue(2, 4, 0.0);
+  b.enqueue(3, 4, 0.0);  // 12 > 10: the third does not fit
+  std::vector<Batcher::Queued> batch;
+  double wake = 0;
+  CHECK(b.form(0.0, batch, wake) == 8);  // cannot grow: sent without waiting
+  CHECK(ids(batch) == std::vector<std::uint32_t>{1, 2});
+  CHECK_FALSE(b.accepts(11));
+  CHECK(b.accepts(10));
+}
+
+TEST_CASE("without preferred sizes max_batch_size is the size waited for", "[batcher]") {
+  Batcher b(dynamic(4, {}, 1.0), 1);
+  std::vector<Batcher::Queued> batch;
+  double wake = 0;
+  for (std::uint32_t i = 0; i < 3; ++i) b.enqueue(i, 1, 0.0);
+  CHECK(b.form(0.0, batch, wake) == 0);
+  b.enqueue(3, 1, 0.2);
+  CHECK(b.form(0.2, batch, wake) == 4);
+}
+
+TEST_CASE("zero queue delay sends whatever is queued when an instance is free", "[batcher]") {
+  Batcher b(dynamic(100, {16}, 0.0), 1);
+  b.enqueue(1, 3, 0.0);
+  std::vector<Batcher::Queued> batch;
+  double wake = 0;
+  CHECK(b.form(0.0, batch, wake) == 3);
+}
+
+TEST_CASE("arrivals during an execution accumulate into the next batch", "[batcher]") {
+  Batcher b(dynamic(100, {}, 0.0), 1);
+  std::vector<Batcher::Queued> batch;
+  double wake = 0;
+  b.enqueue(0, 1, 0.0);
+  CHECK(b.form(0.0, batch, wake) == 1);  // the instance is now busy
+  for (std::uint32_t i = 1; i <= 7; ++i) {
+    b.enqueue(i, 1, 0.001 * i);
+    CHECK(b.form(0.001 * i, batch, wake) == 0);  // no free instance: nothing forms
+  }
+  b.release_instance();
+  CHECK(b.form(0.01, batch, wake) == 7);  // all that arrived meanwhile, in one execution
+  CHECK(batch.front().request == 1);
+}
+
+TEST_CASE("several instances run several batches at once", "[batcher]") {
+  Batcher b(dynamic(2, {}, 0.0), 2);
+  std::vector<Batcher::Queued> batch;
+  double wake = 0;
+  for (std::uint32_t i = 0; i < 6; ++i) b.enqueue(i, 1, 0.0);
+  CHECK(b.form(0.0, batch, wake) == 2);
+  CHECK(b.form(0.0, batch, wake) == 2);
+  CHECK(b.form(0.0, batch, wake) == 0);
+  CHECK(b.free_instances() == 0);
+  CHECK(b.queued() == 2);
+}

@@ -1,0 +1,136 @@
+// Transfers: literal latencies and bandwidths, bandwidth sharing by SimGrid's flow model, and
+// agreement between the analytic fast path and the flow path on lightly loaded links. Each
+// test case runs in its own process (ctest), as SimGrid allows one engine per process.
+#include "support.hpp"
+
+#include <map>
+#include <sonicsim/platform/flow_network.hpp>
+
+using namespace test;
+
+namespace {
+
+// Starts the transfers it is given at t = 0 and records when each arrives.
+class Recorder final : public sonicsim::engine::TransferSink, public sonicsim::engine::EventCore {
+ public:
+  explicit Recorder(std::function<void()> start) : start_(std::move(start)) {}
+  double next_time() const override { return started_ ? 1e300 : 0.0; }
+  void process_through(double) override {
+    if (!started_) start_();
+    started_ = true;
+  }
+  void on_transfer_done(std::uint32_t token, double now) override { arrived[token] = now; }
+  std::map<std::uint32_t, double> arrived;
+
+ private:
+  std::function<void()> start_;
+  bool started_ = false;
+};
+
+json two_nodes_one_device() {
+  auto doc = deterministic(2, 1);
+  doc["network"] = {{"client_nic", {{"bandwidth", "10Gbps"}, {"latency", "100us"}}},
+                    {"site_uplink", {{"bandwidth", "1Gbps"}, {"latency", "1ms"}}},
+                    {"server_nic", {{"bandwidth", "25Gbps"}, {"latency", "100us"}}}};
+  return doc;
+}
+
+}  // namespace
+
+TEST_CASE("flow model: one transfer of S bytes takes L + S/B", "[network][flow]") {
+  const auto s = scenario_of(two_nodes_one_device());
+  sonicsim::platform::FlowNetwork* net = nullptr;
+  Recorder rec([&] { net->send(0.0, 0, 0, sonicsim::engine::Direction::ToServer, 1e7, 7); });
+  sonicsim::platform::FlowNetwork network(s, rec, rec);
+  net = &network;
+  network.drive(100.0);
+  REQUIRE(rec.arrived.count(7) == 1);
+  CHECK(rec.arrived[7] == Approx(1.2e-3 + 1e7 / 1.25e8).epsilon(1e-9));
+}
+
+TEST_CASE("flow model: two flows share the bottleneck", "[network][flow]") {
+  const auto s = scenario_of(two_nodes_one_device());
+  sonicsim::platform::FlowNetwork* net = nullptr;
+  Recorder rec([&] {
+    net->send(0.0, 0, 0, sonicsim::engine::Direction::ToServer, 1e7, 1);
+    net->send(0.0, 1, 0, sonicsim::engine::Direction::ToServer, 1e7, 2);
+  });
+  sonicsim::platform::FlowNetwork network(s, rec, rec);
+  net = &network;
+  network.drive(100.0);
+  // Both cross the 1 Gbps uplink together: each gets half of it.
+  CHECK(rec.arrived[1] == Approx(1.2e-3 + 2e7 / 1.25e8).epsilon(1e-9));
+  CHECK(rec.arrived[2] == Approx(rec.arrived[1]).epsilon(1e-12));
+}
+
+TEST_CASE("flow model: opposite directions do not share (full duplex)", "[network][flow]") {
+  const auto s = scenario_of(two_nodes_one_device());
+  sonicsim::platform::FlowNetwork* net = nullptr;
+  Recorder rec([&] {
+    net->send(0.0, 0, 0, sonicsim::engine::Direction::ToServer, 1e7, 1);
+    net->send(0.0, 1, 0, sonicsim::engine::Direction::ToClient, 1e7, 2);
+  });
+  sonicsim::platform::FlowNetwork network(s, rec, rec);
+  net = &network;
+  network.drive(100.0);
+  CHECK(rec.arrived[1] == Approx(1.2e-3 + 1e7 / 1.25e8).epsilon(1e-9));
+  CHECK(rec.arrived[2] == Approx(1.2e-3 + 1e7 / 1.25e8).epsilon(1e-9));
+}
+
+TEST_CASE("analytic path: an idle round trip takes 2 x latency + S_in/B + S_out/B", "[network]") {
+  auto doc = deterministic(1, 1);
+  doc["warmup"] = 0.0;
+  doc["models"]["m"]["service_time"]["seconds"] = {1e-6};
+  const auto m = run(doc);
+  const double expected = 2 * 600e-6 + 10100.0 / 1.25e9 + 1e-6;
+  CHECK(m.latency.mean() == Approx(expected).epsilon(1e-9));
+  CHECK(m.latency.max() == Approx(expected).epsilon(1e-9));
+}
+
+TEST_CASE("flow path: an idle round trip takes the same time", "[network][flow]") {
+  auto doc = deterministic(1, 1);
+  doc["warmup"] = 0.0;
+  doc["models"]["m"]["service_time"]["seconds"] = {1e-6};
+  const auto m = run(doc, true);
+  const double expected = 2 * 600e-6 + 10100.0 / 1.25e9 + 1e-6;
+  CHECK(m.transport == "flow");
+  CHECK(m.latency.mean() == Approx(expected).epsilon(1e-6));
+}
+
+TEST_CASE("fast path and flow path agree on lightly loaded links", "[network][flow]") {
+  auto doc = deterministic(200, 4);
+  doc["workload"]["jobs_per_node"] = 8;
+  doc["workload"]["cpu_time_per_event"] = {{"dist", "lognormal"}, {"mean", 0.1}, {"cv", 0.5}};
+  doc["duration"] = 100.0;
+  doc["warmup"] = 10.0;
+  const auto s = scenario_of(doc);
+  sonicsim::runner::TransportChoice analytic, flow;
+  flow.flow = true;
+  const auto a = sonicsim::runner::simulate(s, analytic).metrics;
+  const auto f = sonicsim::runner::simulate(s, flow).metrics;
+  CHECK(f.transport == "flow");
+  CHECK(f.time_per_event.mean() == Approx(a.time_per_event.mean()).epsilon(0.005));
+  CHECK(f.latency.mean() == Approx(a.latency.mean()).epsilon(0.01));
+  CHECK(static_cast<double>(f.events_completed) ==
+        Approx(static_cast<double>(a.events_completed)).epsilon(0.005));
+}
+
+TEST_CASE("flow path: a loaded uplink slows requests the analytic path cannot see",
+          "[network][flow]") {
+  // 32 threads send ~300 requests/s of 2 MB: the 6 Gbps uplink is ~80% busy, the GPUs are not.
+  auto doc = deterministic(32, 4, 0.1, 0.1, 0.001);
+  doc["workload"]["jobs_per_node"] = 8;
+  doc["workload"]["cpu_time_per_event"] = {{"dist", "exponential"}, {"mean", 0.1}};
+  doc["models"]["m"]["input_bytes_per_item"] = "2MB";
+  doc["network"]["site_uplink"]["bandwidth"] = "6Gbps";
+  doc["duration"] = 100.0;
+  doc["warmup"] = 10.0;
+  const auto s = scenario_of(doc);
+  sonicsim::runner::TransportChoice analytic, flow;
+  flow.flow = true;
+  const auto a = sonicsim::runner::simulate(s, analytic).metrics;
+  const auto f = sonicsim::runner::simulate(s, flow).metrics;
+  // Processor sharing at ~80% load stretches the 2.7 ms serialisation several-fold.
+  CHECK(f.latency.mean() > 1.5 * a.latency.mean());
+  check_conservation(f);
+}

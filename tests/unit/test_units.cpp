@@ -1,0 +1,126 @@
+// Quantities with units (SPEC section 2).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include <sonicsim/scenario/units.hpp>
+
+using nlohmann::json;
+using sonicsim::scenario::format_bandwidth;
+using sonicsim::scenario::format_bytes;
+using sonicsim::scenario::format_time;
+using sonicsim::scenario::parse_quantity;
+using sonicsim::scenario::Quantity;
+
+namespace {
+
+double parsed(const json& v, Quantity kind) {
+  std::string error;
+  const auto r = parse_quantity(v, kind, error);
+  INFO(v.dump() << " -> " << error);
+  REQUIRE(r.has_value());
+  CHECK(error.empty());
+  return *r;
+}
+
+std::string failure(const json& v, Quantity kind) {
+  std::string error;
+  const auto r = parse_quantity(v, kind, error);
+  INFO(v.dump());
+  CHECK_FALSE(r.has_value());
+  return error;
+}
+
+}  // namespace
+
+TEST_CASE("times with units", "[units]") {
+  CHECK(parsed("250us", Quantity::Time) == Approx(250e-6));
+  CHECK(parsed("2.5ms", Quantity::Time) == Approx(2.5e-3));
+  CHECK(parsed("1.2s", Quantity::Time) == Approx(1.2));
+  CHECK(parsed("5min", Quantity::Time) == Approx(300));
+  CHECK(parsed("1h", Quantity::Time) == Approx(3600));
+  CHECK(parsed("40ns", Quantity::Time) == Approx(40e-9));
+  CHECK(parsed("10 ms", Quantity::Time) == Approx(0.01));
+  CHECK(parsed("1e-3s", Quantity::Time) == Approx(1e-3));
+  CHECK(parsed(".5s", Quantity::Time) == Approx(0.5));
+  CHECK(parsed("3", Quantity::Time) == Approx(3));
+  CHECK(parsed(0.25, Quantity::Time) == Approx(0.25));
+  CHECK(parsed(7, Quantity::Time) == Approx(7));
+  CHECK(parsed(0, Quantity::Time) == 0.0);
+  CHECK(parsed("-0s", Quantity::Time) == 0.0);
+}
+
+TEST_CASE("sizes with decimal and binary prefixes", "[units]") {
+  CHECK(parsed("512B", Quantity::Size) == 512);
+  CHECK(parsed("10kB", Quantity::Size) == Approx(10e3));
+  CHECK(parsed("4.7MB", Quantity::Size) == Approx(4.7e6));
+  CHECK(parsed("2GB", Quantity::Size) == Approx(2e9));
+  CHECK(parsed("1TB", Quantity::Size) == Approx(1e12));
+  CHECK(parsed("1KiB", Quantity::Size) == 1024);
+  CHECK(parsed("3MiB", Quantity::Size) == 3 * 1024 * 1024);
+  CHECK(parsed("1GiB", Quantity::Size) == Approx(1073741824.0));
+  CHECK(parsed(9800, Quantity::Size) == 9800);
+}
+
+TEST_CASE("bandwidth in bits and bytes per second", "[units]") {
+  CHECK(parsed("10Gbps", Quantity::Bandwidth) == Approx(1.25e9));
+  CHECK(parsed("1.25GBps", Quantity::Bandwidth) == Approx(1.25e9));
+  CHECK(parsed("800bps", Quantity::Bandwidth) == Approx(100));
+  CHECK(parsed("8kbps", Quantity::Bandwidth) == Approx(1e3));
+  CHECK(parsed("100Mbps", Quantity::Bandwidth) == Approx(12.5e6));
+  CHECK(parsed("1Tbps", Quantity::Bandwidth) == Approx(125e9));
+  CHECK(parsed("1Bps", Quantity::Bandwidth) == 1);
+  CHECK(parsed("2kBps", Quantity::Bandwidth) == Approx(2e3));
+  CHECK(parsed("3MBps", Quantity::Bandwidth) == Approx(3e6));
+  CHECK(parsed("25Gb/s", Quantity::Bandwidth) == Approx(25e9 / 8));
+  CHECK(parsed("1GB/s", Quantity::Bandwidth) == Approx(1e9));
+  CHECK(parsed(1e9, Quantity::Bandwidth) == 1e9);
+}
+
+TEST_CASE("bad quantities name the accepted units", "[units]") {
+  const std::string parsecs = failure("10 parsecs", Quantity::Time);
+  CHECK_THAT(parsecs, Catch::Contains("found \"10 parsecs\""));
+  CHECK_THAT(parsecs, Catch::Contains("unknown unit \"parsecs\""));
+  CHECK_THAT(parsecs, Catch::Contains("ns, us, ms, s, min, h"));
+
+  // Units of another kind of quantity are not silently accepted.
+  CHECK_THAT(failure("10ms", Quantity::Size), Catch::Contains("kB"));
+  CHECK_THAT(failure("10MB", Quantity::Bandwidth), Catch::Contains("Gbps"));
+  // Case carries meaning: "mb" is neither megabytes nor megabits.
+  CHECK_THAT(failure("5mb", Quantity::Size), Catch::Contains("unknown unit"));
+  CHECK_THAT(failure("", Quantity::Time), Catch::Contains("expected a time"));
+  CHECK_THAT(failure("ms", Quantity::Time), Catch::Contains("found \"ms\""));
+  CHECK_THAT(failure("1.2.3s", Quantity::Time), Catch::Contains("unknown unit"));
+  CHECK_THAT(failure("inf", Quantity::Time), Catch::Contains("expected a time"));
+  CHECK_THAT(failure("nan s", Quantity::Time), Catch::Contains("expected a time"));
+  CHECK_THAT(failure("0x10s", Quantity::Time), Catch::Contains("unknown unit"));
+  CHECK_THAT(failure("-5ms", Quantity::Time), Catch::Contains("non-negative"));
+  CHECK_THAT(failure(-1, Quantity::Size), Catch::Contains("non-negative"));
+  CHECK_THAT(failure("1e400s", Quantity::Time), Catch::Contains("finite"));
+  CHECK_THAT(failure(std::numeric_limits<double>::infinity(), Quantity::Time),
+             Catch::Contains("found inf"));
+  CHECK_THAT(failure(std::nan(""), Quantity::Time), Catch::Contains("NaN"));
+  CHECK_THAT(failure(true, Quantity::Time), Catch::Contains("found true"));
+  CHECK_THAT(failure(nullptr, Quantity::Bandwidth), Catch::Contains("found null"));
+  CHECK_THAT(failure(json::array({1}), Quantity::Size), Catch::Contains("found an array"));
+}
+
+TEST_CASE("human formatting keeps three significant digits", "[units]") {
+  CHECK(format_time(0.0012) == "1.20 ms");
+  CHECK(format_time(250e-6) == "250 us");
+  CHECK(format_time(1.5) == "1.50 s");
+  CHECK(format_time(300) == "5.00 min");
+  CHECK(format_time(7200) == "2.00 h");
+  CHECK(format_time(3e-9) == "3.00 ns");
+  CHECK(format_time(0) == "0 s");
+  CHECK(format_time(0.9999) == "1.00 s");
+  CHECK(format_bytes(9800) == "9.80 kB");
+  CHECK(format_bytes(16) == "16.0 B");
+  CHECK(format_bytes(4.7e6) == "4.70 MB");
+  CHECK(format_bandwidth(1.25e9) == "10.0 Gbps");
+  CHECK(format_bandwidth(12.5e6) == "100 Mbps");
+  CHECK(format_time(std::numeric_limits<double>::infinity()) == "inf");
+}
