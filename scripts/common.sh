@@ -4,6 +4,7 @@
 #   SONICSIM_JOBS=N      parallel build/test jobs (default 2)
 #   SONICSIM_NO_APT=1    never call apt-get; fail with a list of what is missing instead
 #   SONICSIM_BUILD_DIR   build directory of the Release build (default build)
+#   SONICSIM_ASAN_BUILD_DIR  build directory of scripts/test.sh --asan (default build-asan)
 
 set -euo pipefail
 

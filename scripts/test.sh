@@ -19,7 +19,7 @@ esac
 ensure_packages "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}"
 
 if [[ $mode == asan ]]; then
-  BUILD_DIR=build-asan
+  BUILD_DIR="${SONICSIM_ASAN_BUILD_DIR:-build-asan}"
   configure_build "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DSONICSIM_SANITIZE=ON -DSONICSIM_TESTS=ON
   # Fatal on the first finding. The unit-test binary also runs at build time (test discovery),

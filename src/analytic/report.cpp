@@ -38,11 +38,11 @@ std::string general(double x) {
   return buf;
 }
 
-std::string time(double s) {
+std::string show_time(double s) {
   return std::isfinite(s) ? scenario::format_time(s) : "-";
 }
-std::string time(const std::optional<double>& s) {
-  return s ? time(*s) : "-";
+std::string show_time(const std::optional<double>& s) {
+  return s ? show_time(*s) : "-";
 }
 std::string pct(double x) {
   return std::isfinite(x) ? fixed(100.0 * x, 1) + "%" : "-";
@@ -180,21 +180,21 @@ std::string to_text(const Prediction& pr) {
       << " (mode " << mode_name(pr.mode) << ")\n\n";
 
   out << "Formula inputs (per event, per thread)\n";
-  out << table({{"t_CPU", time(pr.t_cpu_s), "CPU-only time per event"},
+  out << table({{"t_CPU", show_time(pr.t_cpu_s), "CPU-only time per event"},
                 {"p", fixed(pr.p, 4),
                  "share of t_CPU offloaded" +
                      (pr.p_fallback > 0 ? " (+" + fixed(pr.p_fallback, 4) + " CPU fallback)"
                                         : std::string())},
-                {"t_GPU", time(pr.t_gpu_s), "coprocessor busy time"},
-                {"t_latency", time(pr.t_latency_s), "network round trips"},
+                {"t_GPU", show_time(pr.t_gpu_s), "coprocessor busy time"},
+                {"t_latency", show_time(pr.t_latency_s), "network round trips"},
                 {"N_CPU", std::to_string(pr.n_cpu), "client threads"},
                 {"N_GPU", std::to_string(pr.n_gpu), "devices serving a requested model"}},
                "  ", "lrl");
 
   out << "\nSynchronous SONIC formula\n";
   std::vector<std::vector<std::string>> f = {
-      {"t_ideal", time(pr.t_ideal_s), "time per event, unsaturated"},
-      {"t_SONIC", time(pr.t_sonic_s), "time per event"},
+      {"t_ideal", show_time(pr.t_ideal_s), "time per event, unsaturated"},
+      {"t_SONIC", show_time(pr.t_sonic_s), "time per event"},
       {"throughput", general(pr.throughput_per_s) + " /s", "events per second, all threads"}};
   if (has_gpu) {
     f.push_back({"N_CPU/N_GPU",
@@ -213,9 +213,9 @@ std::string to_text(const Prediction& pr) {
         {"model", "p_i", "req/ev", "items", "t_GPU", "t_latency", "devices", "full-batch t_GPU"}};
     for (const ModelTerm& m : pr.models)
       rows.push_back({m.name, fixed(m.offload_fraction, 4), std::to_string(m.per_event),
-                      general(m.mean_items), m.served ? time(m.t_gpu_s) : "CPU fallback",
-                      m.served ? time(m.t_latency_s) : "-", std::to_string(m.n_gpu),
-                      time(m.t_gpu_full_batch_s)});
+                      general(m.mean_items), m.served ? show_time(m.t_gpu_s) : "CPU fallback",
+                      m.served ? show_time(m.t_latency_s) : "-", std::to_string(m.n_gpu),
+                      show_time(m.t_gpu_full_batch_s)});
     out << table(rows, "  ");
   }
 
@@ -230,7 +230,7 @@ std::string to_text(const Prediction& pr) {
       }
       std::string state = p.saturated ? "saturated" : "ok";
       if (p.binding) state += ", binding";
-      rows.push_back({p.name, p.device, std::to_string(p.count), time(p.demand_per_device_s),
+      rows.push_back({p.name, p.device, std::to_string(p.count), show_time(p.demand_per_device_s),
                       pct(p.utilization), fixed(p.saturation_n_cpu, 0), state});
     }
     out << table(rows, "  ", "llrrrrl");
@@ -242,8 +242,8 @@ std::string to_text(const Prediction& pr) {
     out << table({{"throughput", general(m.throughput_per_s) + " /s",
                    "bounds " + general(m.bounds.balanced_lower) + " .. " +
                        general(m.bounds.balanced_upper) + " /s"},
-                  {"time/event", time(m.time_per_event_s), "per thread"},
-                  {"think time", time(m.think_time_s), "CPU work + network per event"}},
+                  {"time/event", show_time(m.time_per_event_s), "per thread"},
+                  {"think time", show_time(m.think_time_s), "CPU work + network per event"}},
                  "  ", "lrl");
     if (has_gpu) {
       std::vector<std::vector<std::string>> rows = {
@@ -251,12 +251,12 @@ std::string to_text(const Prediction& pr) {
       for (std::size_t k = 0; k < pr.pools.size(); ++k)
         if (pr.pools[k].in_use)
           rows.push_back({pr.pools[k].name, pct(m.device_utilization[k]),
-                          general(m.device_queue_length[k]), time(m.device_residence_s[k])});
+                          general(m.device_queue_length[k]), show_time(m.device_residence_s[k])});
       out << '\n' << table(rows, "  ");
       rows = {{"model", "request latency"}};
       for (const ModelTerm& model : pr.models)
         if (model.mva_request_latency_s)
-          rows.push_back({model.name, time(model.mva_request_latency_s)});
+          rows.push_back({model.name, show_time(model.mva_request_latency_s)});
       out << '\n' << table(rows, "  ");
     }
   }

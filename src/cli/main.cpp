@@ -89,28 +89,34 @@ int cmd_analytic(const Common& c, bool json_stdout) {
   const auto p = analytic::predict(s);
   const auto j = analytic::to_json(p);
   if (!c.output.empty()) sonicsim::results::write_atomically(c.output, j.dump(2) + "\n");
-  if (json_stdout) std::cout << j.dump(2) << "\n";
-  else std::cout << analytic::to_text(p);
+  if (json_stdout)
+    std::cout << j.dump(2) << "\n";
+  else
+    std::cout << analytic::to_text(p);
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"sonicsim: discrete-event simulator and capacity planner for inference as a "
-               "service (SONIC: CPU jobs, network, Triton servers on GPUs)"};
+  CLI::App app{
+      "sonicsim: discrete-event simulator and capacity planner for inference as a "
+      "service (SONIC: CPU jobs, network, Triton servers on GPUs)"};
   app.set_version_flag("--version", std::string("sonicsim ") + SONICSIM_VERSION);
   app.require_subcommand(1);
 
   Common run_args, validate_args, analytic_args;
   bool run_json = false, run_quiet = false, analytic_json = false;
-  auto* run = app.add_subcommand("run", "Simulate one scenario; summary on stdout, results JSON to -o");
+  auto* run =
+      app.add_subcommand("run", "Simulate one scenario; summary on stdout, results JSON to -o");
   add_common(run, run_args, true);
   run->add_flag("--json", run_json, "Print the results JSON on stdout instead of the summary");
   run->add_flag("-q,--quiet", run_quiet, "Print nothing on success");
-  auto* validate = app.add_subcommand("validate", "Check a scenario and print every problem (exit 0 or 2)");
+  auto* validate =
+      app.add_subcommand("validate", "Check a scenario and print every problem (exit 0 or 2)");
   add_common(validate, validate_args, false);
-  auto* an = app.add_subcommand("analytic", "The SONIC formulas and exact MVA for a scenario, no simulation");
+  auto* an = app.add_subcommand("analytic",
+                                "The SONIC formulas and exact MVA for a scenario, no simulation");
   add_common(an, analytic_args, true);
   an->add_flag("--json", analytic_json, "Print JSON instead of the table");
 

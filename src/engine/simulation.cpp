@@ -17,7 +17,9 @@ constexpr double kTimeEps = 1e-9;
 // routing, so adding a thread or a device leaves the others' random numbers unchanged.
 enum Stream : std::uint64_t { kThreadStream = 1, kDeviceStream = 2, kRoutingStream = 3 };
 
-int round_items(double x) { return std::max(1, static_cast<int>(std::lround(x))); }
+int round_items(double x) {
+  return std::max(1, static_cast<int>(std::lround(x)));
+}
 
 }  // namespace
 
@@ -40,7 +42,7 @@ struct Simulation::Impl {
     const scenario::Distribution* items;
   };
   std::vector<Kind> kinds;
-  std::vector<Step> steps;          // served requests of one event, expanded by per_event
+  std::vector<Step> steps;  // served requests of one event, expanded by per_event
   std::uint64_t fallback_per_event = 0;
   double p_served = 0.0, p_unserved = 0.0;
   bool async = false;
@@ -117,7 +119,15 @@ struct Simulation::Impl {
   std::vector<std::uint64_t> rr_next;
   Rng routing_rng;
   std::vector<scenario::Distribution> spreads;  // per model, mean 1
-  std::vector<std::vector<const scenario::ServiceCurve*>> curve_of;  // [model][pool]
+  // Mean execution time by integer batch size, tabulated: executions are the hot path.
+  struct CurveTable {
+    const scenario::ServiceCurve* curve = nullptr;
+    std::vector<double> by_batch;
+    double at(int items) const {
+      return static_cast<std::size_t>(items) < by_batch.size() ? by_batch[items] : curve->at(items);
+    }
+  };
+  std::vector<std::vector<CurveTable>> curve_of;  // [model][pool]
   std::vector<Batcher::Queued> scratch;
   std::vector<std::uint32_t> freed_scratch;
   std::vector<std::vector<Batcher::Queued>> spare_batches;
@@ -126,10 +136,13 @@ struct Simulation::Impl {
   double path_latency = 0.0, path_bandwidth = kInf;
   enum LinkId { kClientNic, kUplink, kWan, kServerNic };
   std::vector<int> link_slot;  // LinkId -> index in m.links, -1 if absent
-  std::vector<double> client_nic_bytes, server_nic_bytes;
+  std::vector<double> client_nic_bytes[2], server_nic_bytes[2];  // per link and direction
 
   explicit Impl(const scenario::Scenario& s)
-      : sc(s), end(s.duration), warmup(s.warmup), routing_rng(derive_seed(s.seed, kRoutingStream, 0)) {
+      : sc(s),
+        end(s.duration),
+        warmup(s.warmup),
+        routing_rng(derive_seed(s.seed, kRoutingStream, 0)) {
     m.duration = s.duration;
     m.warmup = s.warmup;
     build_workload();
@@ -166,7 +179,7 @@ struct Simulation::Impl {
     const std::size_t nm = sc.models.size();
     hosts_of_model.assign(nm, {});
     rr_next.assign(nm, 0);
-    curve_of.assign(nm, std::vector<const scenario::ServiceCurve*>(sc.servers.size(), nullptr));
+    curve_of.assign(nm, std::vector<CurveTable>(sc.servers.size()));
     for (std::size_t i = 0; i < nm; ++i) {
       const auto& model = sc.models[i];
       scenario::Distribution d;
@@ -183,12 +196,18 @@ struct Simulation::Impl {
       m.pools.push_back(pm);
       for (const auto& name : pool.models) {
         const int mi = sc.model_index(name);
-        curve_of[mi][p] = &sc.models[mi].curve_for(pool.device);
+        CurveTable& table = curve_of[mi][p];
+        table.curve = &sc.models[mi].curve_for(pool.device);
+        const int cap = sc.models[mi].max_batch_size;
+        const int size = cap > 0 && cap <= 65536 ? cap + 1 : 4097;
+        table.by_batch.resize(static_cast<std::size_t>(size));
+        for (int b = 0; b < size; ++b) table.by_batch[b] = table.curve->at(b);
       }
       for (int c = 0; c < pool.count; ++c) {
         const auto d = static_cast<std::uint32_t>(devices.size());
-        Device dev{static_cast<std::uint32_t>(p), Rng(derive_seed(sc.seed, kDeviceStream, d)), {},
-                   0.0, 0, metrics::BusyTime(warmup, end), std::vector<std::uint32_t>(nm, UINT32_MAX)};
+        Device dev{
+            static_cast<std::uint32_t>(p),  Rng(derive_seed(sc.seed, kDeviceStream, d)), {}, 0.0, 0,
+            metrics::BusyTime(warmup, end), std::vector<std::uint32_t>(nm, UINT32_MAX)};
         for (const auto& name : pool.models) {
           const int mi = sc.model_index(name);
           const auto& model = sc.models[mi];
@@ -200,7 +219,8 @@ struct Simulation::Impl {
             cfg.max_queue_delay = model.dynamic_batching->max_queue_delay;
           }
           dev.batcher_of_model[mi] = static_cast<std::uint32_t>(batchers.size());
-          batchers.push_back({Batcher(cfg, model.instances), static_cast<std::uint32_t>(mi), d, kInf});
+          batchers.push_back(
+              {Batcher(cfg, model.instances), static_cast<std::uint32_t>(mi), d, kInf});
           hosts_of_model[mi].push_back(d);
         }
         devices.push_back(std::move(dev));
@@ -223,7 +243,8 @@ struct Simulation::Impl {
       l.latency = spec->latency;
       const double span = end - warmup;
       l.window = span >= 100.0 ? 1.0 : span / 100.0;
-      l.window_bytes.assign(static_cast<std::size_t>(std::ceil(span / l.window)) + 1, 0.0);
+      for (auto& w : l.window_bytes)
+        w.assign(static_cast<std::size_t>(std::ceil(span / l.window)) + 1, 0.0);
       link_slot[id] = static_cast<int>(m.links.size());
       m.links.push_back(std::move(l));
     };
@@ -231,8 +252,10 @@ struct Simulation::Impl {
     add(kUplink, net.site_uplink, "site_uplink", 1);
     add(kWan, net.wan, "wan", 1);
     add(kServerNic, net.server_nic, "server_nic", static_cast<int>(devices.size()));
-    if (link_slot[kClientNic] >= 0) client_nic_bytes.assign(sc.workload.n_nodes(), 0.0);
-    if (link_slot[kServerNic] >= 0) server_nic_bytes.assign(devices.size(), 0.0);
+    for (int dir = 0; dir < 2; ++dir) {
+      if (link_slot[kClientNic] >= 0) client_nic_bytes[dir].assign(sc.workload.n_nodes(), 0.0);
+      if (link_slot[kServerNic] >= 0) server_nic_bytes[dir].assign(devices.size(), 0.0);
+    }
   }
 
   void start_threads() {
@@ -258,29 +281,30 @@ struct Simulation::Impl {
   // ---- accounting -----------------------------------------------------------------------
   bool counts(double finished) const { return finished >= warmup; }
 
-  void account_bytes(std::uint32_t node, std::uint32_t device, double bytes) {
+  void account_bytes(std::uint32_t node, std::uint32_t device, Direction d, double bytes) {
     if (bytes <= 0.0 || now < warmup) return;
+    const int dir = d == Direction::ToServer ? 0 : 1;
     auto add = [&](LinkId id) {
       const int s = link_slot[id];
       if (s < 0) return;
       RunMetrics::Link& l = m.links[s];
-      l.bytes += bytes;
+      l.bytes[dir] += bytes;
       const auto w = static_cast<std::size_t>((now - warmup) / l.window);
-      if (w < l.window_bytes.size()) l.window_bytes[w] += bytes;
+      if (w < l.window_bytes[dir].size()) l.window_bytes[dir][w] += bytes;
     };
     add(kClientNic);
     add(kUplink);
     add(kWan);
     add(kServerNic);
-    if (!client_nic_bytes.empty()) client_nic_bytes[node] += bytes;
-    if (!server_nic_bytes.empty()) server_nic_bytes[device] += bytes;
+    if (!client_nic_bytes[dir].empty()) client_nic_bytes[dir][node] += bytes;
+    if (!server_nic_bytes[dir].empty()) server_nic_bytes[dir][device] += bytes;
   }
 
   void send(std::uint32_t r, Direction dir, double bytes) {
     Request& rq = requests[r];
     rq.dir = dir;
     const std::uint32_t node = threads[rq.thread].node;
-    account_bytes(node, rq.device, bytes);
+    account_bytes(node, rq.device, dir, bytes);
     if (transport) {
       transport->send(now, node, rq.device, dir, bytes, r);
     } else {
@@ -314,8 +338,10 @@ struct Simulation::Impl {
   // The CPU fallback of unserved models ends with the event's CPU work: count those requests.
   void finish_fallbacks() {
     live_fallbacks -= fallback_per_event;
-    if (counts(now)) m.fallback += fallback_per_event;
-    else m.sent -= fallback_per_event;
+    if (counts(now))
+      m.fallback += fallback_per_event;
+    else
+      m.sent -= fallback_per_event;
   }
 
   void complete_event(double started) {
@@ -378,8 +404,8 @@ struct Simulation::Impl {
 
   void queue_dependent(std::uint32_t t, std::uint32_t slot) {
     const Slot& s = slots[t * slots_per_thread + slot];
-    const double work = (1.0 - indep_fraction) * (1.0 - p_served - p_unserved) * s.t_cpu +
-                        p_unserved * s.t_cpu;
+    const double work =
+        (1.0 - indep_fraction) * (1.0 - p_served - p_unserved) * s.t_cpu + p_unserved * s.t_cpu;
     push_piece(t, {slot, true, work});
   }
 
@@ -491,8 +517,10 @@ struct Simulation::Impl {
   void start_execution(std::uint32_t bi, int items) {
     BatcherState& b = batchers[bi];
     Device& d = devices[b.device];
-    const double mean = curve_of[b.model][d.pool]->at(items);
-    const double work = mean * spreads[b.model].sample(d.rng);
+    const double mean = curve_of[b.model][d.pool].at(items);
+    const auto& spread = spreads[b.model];
+    const double work =
+        spread.kind == scenario::Distribution::Kind::Constant ? mean : mean * spread.sample(d.rng);
     update_progress(d);
     if (d.running.empty()) d.busy.set_busy(true, now);
     Exec e{work, now, bi, items, {}};
@@ -512,7 +540,8 @@ struct Simulation::Impl {
 
   void on_execution_done(std::uint32_t di, std::uint32_t stamp) {
     Device& d = devices[di];
-    if (stamp != d.stamp) return;  // the set of running executions changed since
+    if (stamp != (d.stamp & EventQueue::kStampMask))
+      return;  // the set of running executions changed since
     update_progress(d);
     // Everything within the clock's resolution of done finishes now.
     const double k = static_cast<double>(d.running.size());
@@ -547,7 +576,8 @@ struct Simulation::Impl {
       ++m.pools[devices[di].pool].executions;
     }
     const auto& model = sc.models[b.model];
-    for (const auto& q : e.batch) send(q.request, Direction::ToClient, q.items * model.output_bytes_per_item);
+    for (const auto& q : e.batch)
+      send(q.request, Direction::ToClient, q.items * model.output_bytes_per_item);
   }
 
   // ---- dispatch -------------------------------------------------------------------------
@@ -557,14 +587,17 @@ struct Simulation::Impl {
       case EventKind::EventStart:
         start_event(e.id, 0);
         if (async)
-          for (int s = 1; s < slots_per_thread; ++s) start_event(e.id, static_cast<std::uint32_t>(s));
+          for (int s = 1; s < slots_per_thread; ++s)
+            start_event(e.id, static_cast<std::uint32_t>(s));
         break;
       case EventKind::CpuDone:
         on_cpu_done(e.id);
         break;
       case EventKind::TransferDone:
-        if (requests[e.id].dir == Direction::ToServer) arrive_at_server(e.id);
-        else request_back(e.id);
+        if (requests[e.id].dir == Direction::ToServer)
+          arrive_at_server(e.id);
+        else
+          request_back(e.id);
         break;
       case EventKind::BatcherWake:
         if (now + kTimeEps >= batchers[e.id].wake_at) batchers[e.id].wake_at = kInf;
@@ -578,7 +611,7 @@ struct Simulation::Impl {
 
   void process_through(double until) {
     const double limit = std::min(until, end);
-    while (!queue.empty() && queue.top().time <= limit) handle(queue.pop());
+    while (!queue.empty() && queue.top_time() <= limit) handle(queue.pop());
   }
 
   RunMetrics finish() {
@@ -586,16 +619,28 @@ struct Simulation::Impl {
     m.in_flight_at_end = live_requests + live_fallbacks;
     for (std::size_t di = 0; di < devices.size(); ++di)
       m.pools[devices[di].pool].utilization.push_back(devices[di].busy.utilization(end));
-    auto busiest = [](const std::vector<double>& v) {
-      return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end());
+    auto busiest = [](const std::vector<double>(&v)[2]) {
+      double most = 0.0;
+      for (const auto& dir : v)
+        if (!dir.empty()) most = std::max(most, *std::max_element(dir.begin(), dir.end()));
+      return most;
     };
-    if (link_slot[kClientNic] >= 0) m.links[link_slot[kClientNic]].busiest_bytes = busiest(client_nic_bytes);
-    if (link_slot[kServerNic] >= 0) m.links[link_slot[kServerNic]].busiest_bytes = busiest(server_nic_bytes);
+    if (link_slot[kClientNic] >= 0)
+      m.links[link_slot[kClientNic]].busiest_bytes = busiest(client_nic_bytes);
+    if (link_slot[kServerNic] >= 0)
+      m.links[link_slot[kServerNic]].busiest_bytes = busiest(server_nic_bytes);
     for (auto& l : m.links)
-      if (l.count == 1) l.busiest_bytes = l.bytes;
+      if (l.count == 1) l.busiest_bytes = std::max(l.bytes[0], l.bytes[1]);
     return std::move(m);
   }
 };
+
+double RunMetrics::Link::peak_utilization() const {
+  double peak = 0.0;
+  for (const auto& dir : window_bytes)
+    for (double b : dir) peak = std::max(peak, b);
+  return peak / (window * bandwidth * count);
+}
 
 Simulation::Simulation(const scenario::Scenario& s) : impl_(std::make_unique<Impl>(s)) {
   impl_->m.transport = "analytic";
@@ -608,19 +653,29 @@ void Simulation::set_transport(Transport* t, std::string name) {
 }
 
 double Simulation::next_time() const {
-  if (impl_->queue.empty() || impl_->queue.top().time > impl_->end) return kInf;
-  return impl_->queue.top().time;
+  if (impl_->queue.empty() || impl_->queue.top_time() > impl_->end) return kInf;
+  return impl_->queue.top_time();
 }
 
-void Simulation::process_through(double until) { impl_->process_through(until); }
-void Simulation::run() { impl_->process_through(impl_->end); }
-RunMetrics Simulation::finish() { return impl_->finish(); }
+void Simulation::process_through(double until) {
+  impl_->process_through(until);
+}
+void Simulation::run() {
+  impl_->process_through(impl_->end);
+}
+RunMetrics Simulation::finish() {
+  return impl_->finish();
+}
 
 void Simulation::on_transfer_done(std::uint32_t token, double now) {
   impl_->queue.push(now, EventKind::TransferDone, token);
 }
 
-std::int64_t Simulation::n_nodes() const { return impl_->sc.workload.n_nodes(); }
-std::int64_t Simulation::n_devices() const { return static_cast<std::int64_t>(impl_->devices.size()); }
+std::int64_t Simulation::n_nodes() const {
+  return impl_->sc.workload.n_nodes();
+}
+std::int64_t Simulation::n_devices() const {
+  return static_cast<std::int64_t>(impl_->devices.size());
+}
 
 }  // namespace sonicsim::engine

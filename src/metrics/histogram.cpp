@@ -2,15 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace sonicsim::metrics {
 
+// The bucket is read off the IEEE-754 bits: the exponent, then the top kSubBits of the mantissa
+// (value = 1.m x 2^(e-1023) = 0.5 x (1 + m) x 2^(e-1022), matching bucket_low()).
 std::size_t Histogram::bucket_of(double value) {
-  int exp = 0;
-  const double mant = std::frexp(value, &exp);  // value = mant * 2^exp, mant in [0.5, 1)
-  exp = std::clamp(exp, kMinExp, kMaxExp);
-  const double frac = std::clamp(mant * 2.0 - 1.0, 0.0, 1.0 - 1e-16);  // [0, 1)
-  const auto sub = static_cast<std::size_t>(frac * (1 << kSubBits));
+  std::uint64_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  const int exp = static_cast<int>((bits >> 52) & 0x7ff) - 1022;
+  if (exp > kMaxExp) return static_cast<std::size_t>(kMaxExp - kMinExp + 1) * (1u << kSubBits) - 1;
+  const auto sub = static_cast<std::size_t>((bits >> (52 - kSubBits)) & ((1u << kSubBits) - 1));
   return static_cast<std::size_t>(exp - kMinExp) * (1u << kSubBits) + sub;
 }
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include <xbt/log.h>
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u.hpp>
-#include <xbt/log.h>
 
 namespace sonicsim::platform {
 
@@ -54,7 +54,9 @@ struct FlowNetwork::Impl {
     auto* zone = sg4::create_star_zone("site");
     const auto& net = s.network;
     auto make_link = [&](const std::string& name, const scenario::LinkSpec& spec) {
-      return zone->create_split_duplex_link(name, spec.bandwidth)->set_latency(spec.latency)->seal();
+      return zone->create_split_duplex_link(name, spec.bandwidth)
+          ->set_latency(spec.latency)
+          ->seal();
     };
     sg4::Link* uplink = net.site_uplink ? make_link("site_uplink", *net.site_uplink) : nullptr;
     sg4::Link* wan = net.wan ? make_link("wan", *net.wan) : nullptr;
@@ -65,7 +67,8 @@ struct FlowNetwork::Impl {
       const std::string id = std::to_string(i);
       auto* host = zone->create_host("client-" + id, 1e9)->seal();
       std::vector<sg4::LinkInRoute> route;
-      if (net.client_nic) route.emplace_back(make_link("client_nic-" + id, *net.client_nic), Dir::UP);
+      if (net.client_nic)
+        route.emplace_back(make_link("client_nic-" + id, *net.client_nic), Dir::UP);
       if (uplink) route.emplace_back(uplink, Dir::UP);
       if (wan) route.emplace_back(wan, Dir::UP);
       zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, route, true);
@@ -77,7 +80,8 @@ struct FlowNetwork::Impl {
         const std::string id = std::to_string(d);
         auto* host = zone->create_host("device-" + id, 1e9)->seal();
         std::vector<sg4::LinkInRoute> route;
-        if (net.server_nic) route.emplace_back(make_link("server_nic-" + id, *net.server_nic), Dir::UP);
+        if (net.server_nic)
+          route.emplace_back(make_link("server_nic-" + id, *net.server_nic), Dir::UP);
         zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, route, true);
         devices.push_back(host);
       }
@@ -100,7 +104,8 @@ struct FlowNetwork::Impl {
 
   void on_completion(const sg4::Activity& activity) {
     if (activity.get_state() != sg4::Activity::State::FINISHED) return;
-    const auto token = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(activity.get_data<void>()));
+    const auto token =
+        static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(activity.get_data<void>()));
     if (token >= live.size() || live[token].get() != &activity) return;
     live[token].reset();
     const double now = sg4::Engine::get_clock();
@@ -155,6 +160,8 @@ void FlowNetwork::drive(double end) {
   }
 }
 
-std::uint64_t FlowNetwork::transfers_started() const { return impl_->started; }
+std::uint64_t FlowNetwork::transfers_started() const {
+  return impl_->started;
+}
 
 }  // namespace sonicsim::platform

@@ -32,7 +32,9 @@ ojson quantiles(const metrics::Histogram& h, bool p95) {
   return j;
 }
 
-double span_of(const engine::RunMetrics& m) { return m.duration - m.warmup; }
+double span_of(const engine::RunMetrics& m) {
+  return m.duration - m.warmup;
+}
 
 }  // namespace
 
@@ -87,7 +89,8 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
     o["device"] = p.device;
     o["count"] = p.utilization.size();
     const double sum = std::accumulate(p.utilization.begin(), p.utilization.end(), 0.0);
-    o["utilization"] = p.utilization.empty() ? 0.0 : sum / static_cast<double>(p.utilization.size());
+    o["utilization"] =
+        p.utilization.empty() ? 0.0 : sum / static_cast<double>(p.utilization.size());
     o["executions"] = p.executions;
     o["utilization_min"] =
         p.utilization.empty() ? 0.0 : *std::min_element(p.utilization.begin(), p.utilization.end());
@@ -104,13 +107,14 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
     o["count"] = l.count;
     o["bandwidth_Bps"] = l.bandwidth;
     o["latency_s"] = l.latency;
-    o["bytes"] = l.bytes;
-    o["mean_bandwidth_Bps"] = l.bytes / span / l.count;
-    double peak = 0.0;
-    for (double b : l.window_bytes) peak = std::max(peak, b);
-    o["peak_utilization"] = peak / (l.window * l.bandwidth * l.count);
+    o["bytes"] = l.total_bytes();
+    o["bytes_to_servers"] = l.bytes[0];
+    o["bytes_to_clients"] = l.bytes[1];
+    o["mean_bandwidth_Bps"] = l.total_bytes() / span / l.count;
+    o["mean_utilization"] = std::max(l.bytes[0], l.bytes[1]) / span / l.count / l.bandwidth;
+    o["peak_utilization"] = l.peak_utilization();
     o["peak_window_s"] = l.window;
-    o["busiest_utilization"] = l.busiest_bytes / (span * l.bandwidth);
+    o["busiest_utilization"] = l.busiest_utilization(span);
     links.push_back(o);
   }
   j["links"] = links;
@@ -170,7 +174,8 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
       static_cast<unsigned long long>(m.in_flight_at_end));
   if (m.latency.count())
     out("           latency: mean %s  p50 %s  p99 %s\n", format_time(m.latency.mean()).c_str(),
-        format_time(m.latency.quantile(0.5)).c_str(), format_time(m.latency.quantile(0.99)).c_str());
+        format_time(m.latency.quantile(0.5)).c_str(),
+        format_time(m.latency.quantile(0.99)).c_str());
   for (const auto& mm : m.models) {
     if (mm.executions == 0) continue;
     out("model      %-20s %.4g inf/s  batch %.2f  queue %s  compute %s\n", mm.name.c_str(),
@@ -184,12 +189,10 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
         p.device.c_str(), p.utilization.empty() ? 0.0 : 100.0 * sum / p.utilization.size());
   }
   for (const auto& l : m.links) {
-    double peak = 0.0;
-    for (double b : l.window_bytes) peak = std::max(peak, b);
-    out("link       %-20s %s  mean %s  peak %.1f%%\n", l.name.c_str(),
-        scenario::format_bytes(l.bytes).c_str(),
-        scenario::format_bandwidth(l.bytes / span / l.count).c_str(),
-        100.0 * peak / (l.window * l.bandwidth * l.count));
+    out("link       %-20s %s  mean %s per link  peak %.1f%%\n", l.name.c_str(),
+        scenario::format_bytes(l.total_bytes()).c_str(),
+        scenario::format_bandwidth(l.total_bytes() / span / l.count).c_str(),
+        100.0 * l.peak_utilization());
   }
   out("network    %s transport: %s\n", m.transport.c_str(), run.transport.reason.c_str());
   out("perf       %.3g s wall, %.3g simulated requests per wall-second, peak RSS %.0f MB\n",
@@ -205,8 +208,7 @@ void write_atomically(const std::string& path, const std::string& content) {
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::string tmpl = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
   const int fd = mkstemp(tmpl.data());
-  if (fd < 0)
-    throw std::runtime_error(path + ": cannot write (" + std::strerror(errno) + ")");
+  if (fd < 0) throw std::runtime_error(path + ": cannot write (" + std::strerror(errno) + ")");
   std::size_t done = 0;
   while (done < content.size()) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);

@@ -46,7 +46,8 @@ std::string describe(const json& value) {
       const char* noun = value.is_array() ? "array" : "object";
       if (value.empty()) return std::string("an empty ") + noun;
       std::string text = value.dump();
-      if (text.size() <= kShort) return std::string(value.is_array() ? "an array " : "an object ") + text;
+      if (text.size() <= kShort)
+        return std::string(value.is_array() ? "an array " : "an object ") + text;
       return std::string(value.is_array() ? "an array" : "an object");
     }
     default:
@@ -76,6 +77,8 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
     for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return out;
   };
+  // The distance table is quadratic: a pasted blob as a key gets no hint rather than a stall.
+  if (word.size() > 64) return {};
   const std::string w = lower(word);
   // Short words get one edit, longer ones about a third of their length.
   const std::size_t threshold = w.size() <= 3 ? 1 : std::max<std::size_t>(2, w.size() / 3);
@@ -137,10 +140,10 @@ class DocumentBuilder : public json::json_sax_t {
   bool key(json::string_t& k) override {
     Frame& f = frames_.back();
     if (!f.keys.insert(k).second) {
-      duplicates.push_back({key_path(f.path, k),
-                            "duplicate key `" + k +
-                                "`: each key may appear once in an object (JSON parsers would "
-                                "silently keep only one of the values)"});
+      duplicates.push_back(
+          {key_path(f.path, k), "duplicate key `" + k +
+                                    "`: each key may appear once in an object (JSON parsers would "
+                                    "silently keep only one of the values)"});
     }
     f.key = k;
     return true;
@@ -221,7 +224,8 @@ std::string line_column(const std::string& text, std::size_t position) {
       ++column;
     }
   }
-  return "line " + std::to_string(line) + ", column " + std::to_string(std::max<std::size_t>(column, 1));
+  return "line " + std::to_string(line) + ", column " +
+         std::to_string(std::max<std::size_t>(column, 1));
 }
 
 // nlohmann's message without its "[json.exception.parse_error.101] parse error at line 1,
@@ -267,8 +271,7 @@ const json* Checker::get(const json& object, std::string_view key) {
   return it == object.end() ? nullptr : &*it;
 }
 
-bool Checker::expect_object(const json& value, const std::string& path,
-                            std::string_view expected) {
+bool Checker::expect_object(const json& value, const std::string& path, std::string_view expected) {
   if (value.is_object()) return true;
   add(path, "found " + describe(value) + ", expected " + std::string(expected));
   return false;
@@ -322,7 +325,8 @@ std::optional<std::string> Checker::choice(const json& value, const std::string&
   if (value.is_string()) {
     const auto& s = value.get_ref<const std::string&>();
     if (std::find(options.begin(), options.end(), s) != options.end()) return s;
-    const std::string hint = did_you_mean(s, std::vector<std::string>(options.begin(), options.end()));
+    const std::string hint =
+        did_you_mean(s, std::vector<std::string>(options.begin(), options.end()));
     add(path, "found " + describe(value) + ", " + expected + (hint.empty() ? "" : "; " + hint));
     return std::nullopt;
   }
@@ -380,8 +384,7 @@ std::optional<std::int64_t> Checker::integer(const json& value, const std::strin
   return fail();
 }
 
-std::optional<std::uint64_t> Checker::unsigned_integer(const json& value,
-                                                       const std::string& path) {
+std::optional<std::uint64_t> Checker::unsigned_integer(const json& value, const std::string& path) {
   if (value.is_number_unsigned()) return value.get<std::uint64_t>();
   if (value.is_number_integer() && value.get<std::int64_t>() >= 0)
     return static_cast<std::uint64_t>(value.get<std::int64_t>());

@@ -12,8 +12,12 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-double std_normal_pdf(double x) { return std::exp(-0.5 * x * x) / std::sqrt(2.0 * std::numbers::pi); }
-double std_normal_cdf(double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); }
+double std_normal_pdf(double x) {
+  return std::exp(-0.5 * x * x) / std::sqrt(2.0 * std::numbers::pi);
+}
+double std_normal_cdf(double x) {
+  return 0.5 * std::erfc(-x / std::numbers::sqrt2);
+}
 
 // phi(a) / Phi(a) for a = mean/sigma: the shift of the mean caused by cutting the normal at 0.
 // Far in the left tail both vanish; their ratio tends to -a (Mills ratio), which keeps the

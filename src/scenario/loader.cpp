@@ -132,9 +132,9 @@ std::optional<Distribution> Loader::distribution(const json& v, const std::strin
     check_keys(v, path, all_keys);
     return std::nullopt;
   }
-  const auto kind_name = choice(*kind_value, key_path(path, "dist"),
-                                {"constant", "exponential", "lognormal", "gamma", "normal",
-                                 "uniform", "empirical"});
+  const auto kind_name =
+      choice(*kind_value, key_path(path, "dist"),
+             {"constant", "exponential", "lognormal", "gamma", "normal", "uniform", "empirical"});
   if (!kind_name) {
     check_keys(v, path, all_keys);
     return std::nullopt;
@@ -165,7 +165,8 @@ std::optional<Distribution> Loader::distribution(const json& v, const std::strin
                  applies + (d.kind == K::Exponential ? " (its cv is 1 by definition; keys: dist, "
                                                        "mean)"
                                                      : " (keys: dist, mean)"));
-      const Range range = d.kind == K::Constant ? floor : Range{spec.floor, floor.hi, spec.floor == 0};
+      const Range range =
+          d.kind == K::Constant ? floor : Range{spec.floor, floor.hi, spec.floor == 0};
       if (auto m = need("mean", range)) d.mean = *m;
       break;
     }
@@ -217,9 +218,8 @@ std::optional<Distribution> Loader::distribution(const json& v, const std::strin
         d.min = *lo;
         d.max = *hi;
         if (*hi < *lo) {
-          add(key_path(path, "max"), "found max " + describe(*get(v, "max")) +
-                                         " below min " + describe(*get(v, "min")) +
-                                         ", expected max >= min");
+          add(key_path(path, "max"), "found max " + describe(*get(v, "max")) + " below min " +
+                                         describe(*get(v, "min")) + ", expected max >= min");
           ok = false;
         }
       }
@@ -309,8 +309,7 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
   if (jobs && threads && *jobs * *threads > Limits::max_threads) {
     add(jobs_path, "found jobs x threads_per_job = " + std::to_string(*jobs) + " x " +
                        std::to_string(*threads) + " = " + std::to_string(*jobs * *threads) +
-                       " client threads, expected at most " +
-                       std::to_string(Limits::max_threads));
+                       " client threads, expected at most " + std::to_string(Limits::max_threads));
   }
   if (const json* x = get(v, "jobs_per_node")) {
     if (auto n = integer(*x, key_path(path, "jobs_per_node"), 1, Limits::max_threads))
@@ -329,8 +328,8 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
           w.async.independent_work_fraction = *r;
       }
       if (const json* e = get(*x, "events_in_flight")) {
-        if (auto r = integer(*e, key_path(apath, "events_in_flight"), 1,
-                             Limits::max_events_in_flight))
+        if (auto r =
+                integer(*e, key_path(apath, "events_in_flight"), 1, Limits::max_events_in_flight))
           w.async.events_in_flight = static_cast<int>(*r);
       }
     }
@@ -348,7 +347,8 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
       add(rpath, "found " + describe(*x) + ", expected an array of request objects");
     } else {
       w.requests.resize(x->size());
-      for (std::size_t i = 0; i < x->size(); ++i) request((*x)[i], index_path(rpath, i), w.requests[i]);
+      for (std::size_t i = 0; i < x->size(); ++i)
+        request((*x)[i], index_path(rpath, i), w.requests[i]);
     }
   }
 }
@@ -467,7 +467,8 @@ void Loader::dynamic_batching(const json& v, const std::string& path, Model& m) 
     const std::string ppath = key_path(path, "preferred_batch_size");
     std::vector<std::pair<json, std::string>> entries;
     if (x->is_array()) {
-      for (std::size_t i = 0; i < x->size(); ++i) entries.emplace_back((*x)[i], index_path(ppath, i));
+      for (std::size_t i = 0; i < x->size(); ++i)
+        entries.emplace_back((*x)[i], index_path(ppath, i));
     } else {
       entries.emplace_back(*x, ppath);
     }
@@ -476,8 +477,9 @@ void Loader::dynamic_batching(const json& v, const std::string& path, Model& m) 
       if (!p) {
         ok = false;
       } else if (m.max_batch_size > 0 && *p > m.max_batch_size) {
-        add(epath, "found " + std::to_string(*p) + ", expected a preferred batch size <= "
-                                                   "max_batch_size " +
+        add(epath, "found " + std::to_string(*p) +
+                       ", expected a preferred batch size <= "
+                       "max_batch_size " +
                        std::to_string(m.max_batch_size));
         ok = false;
       } else {
@@ -503,8 +505,8 @@ void Loader::dynamic_batching(const json& v, const std::string& path, Model& m) 
       ok = false;
     }
   } else if (delay_us) {
-    if (auto d = number(*delay_us, key_path(path, "max_queue_delay_microseconds"),
-                        Range::at_least(0))) {
+    if (auto d =
+            number(*delay_us, key_path(path, "max_queue_delay_microseconds"), Range::at_least(0))) {
       db.max_queue_delay = *d * 1e-6;
     } else {
       ok = false;
@@ -600,8 +602,8 @@ std::optional<ServiceCurve> Loader::calibration(const json& v, const std::string
   }
   inner.insert(inner.end(), sub.problems.begin(), sub.problems.end());
   for (const Problem& p : inner) {
-    add(path, "in calibration file `" + resolved.string() + "`: " +
-                  (p.path.empty() ? "" : p.path + ": ") + p.message);
+    add(path, "in calibration file `" + resolved.string() +
+                  "`: " + (p.path.empty() ? "" : p.path + ": ") + p.message);
   }
   if (!inner.empty() || !c) return std::nullopt;
   c->source = *file;
@@ -616,9 +618,9 @@ std::optional<ServiceCurve> Loader::curve(const json& v, const std::string& path
     return std::nullopt;
   if (in_device_map) {
     const std::string where = path.substr(0, path.rfind('.'));
-    check_keys(v, path, {"batch", "seconds", "calibration"}, {"dist", "cv"},
-               "is set once per model, next to the device curves (`" + where + "." +
-                   "dist` / `cv`)");
+    check_keys(
+        v, path, {"batch", "seconds", "calibration"}, {"dist", "cv"},
+        "is set once per model, next to the device curves (`" + where + "." + "dist` / `cv`)");
   }
   if (const json* file = get(v, "calibration")) {
     if (get(v, "batch") || get(v, "seconds")) {
@@ -635,16 +637,18 @@ void Loader::spread(const json& st, const std::string& path, Model& m) {
   const json* kind = get(st, "dist");
   const json* cv = get(st, "cv");
   if (!kind) {
-    if (cv) add(key_path(path, "cv"), "found `cv` without `dist`, expected \"dist\": \"lognormal\" "
-                                      "or \"gamma\" next to it");
+    if (cv)
+      add(key_path(path, "cv"),
+          "found `cv` without `dist`, expected \"dist\": \"lognormal\" "
+          "or \"gamma\" next to it");
     return;
   }
-  const auto name = choice(*kind, key_path(path, "dist"),
-                           {"constant", "exponential", "lognormal", "gamma"});
+  const auto name =
+      choice(*kind, key_path(path, "dist"), {"constant", "exponential", "lognormal", "gamma"});
   if (!name) return;
   if (*name == "constant" || *name == "exponential") {
-    m.spread.kind = *name == "constant" ? Distribution::Kind::Constant
-                                        : Distribution::Kind::Exponential;
+    m.spread.kind =
+        *name == "constant" ? Distribution::Kind::Constant : Distribution::Kind::Exponential;
     if (cv)
       add(key_path(path, "cv"), "found `cv` with \"dist\": " + describe(*kind) +
                                     ", expected no `cv` (it applies to lognormal and gamma)");
@@ -717,8 +721,8 @@ void Loader::model(const json& v, const std::string& path, Model& m) {
     }
   }
   if (const json* x = get(v, "max_batch_size")) {
-    if (auto b = integer(*x, key_path(path, "max_batch_size"), 0, Limits::max_items,
-                         "0 means no limit"))
+    if (auto b =
+            integer(*x, key_path(path, "max_batch_size"), 0, Limits::max_items, "0 means no limit"))
       m.max_batch_size = static_cast<int>(*b);
   }
   if (const json* x = get(v, "instances")) {
@@ -765,18 +769,19 @@ std::optional<LinkSpec> Loader::link(const json& v, const std::string& path) {
 
 void Loader::network(const json& v, const std::string& path, Network& n) {
   if (v.is_null()) return;
-  if (!expect_object(v, path, "an object with client_nic, site_uplink, wan, server_nic"))
-    return;
+  if (!expect_object(v, path, "an object with client_nic, site_uplink, wan, server_nic")) return;
   check_keys(v, path,
              {"client_nic", "site_uplink", "wan", "server_nic", "flow_model", "auto_tolerance"});
   if (const json* x = get(v, "client_nic")) n.client_nic = link(*x, key_path(path, "client_nic"));
-  if (const json* x = get(v, "site_uplink")) n.site_uplink = link(*x, key_path(path, "site_uplink"));
+  if (const json* x = get(v, "site_uplink"))
+    n.site_uplink = link(*x, key_path(path, "site_uplink"));
   if (const json* x = get(v, "wan")) n.wan = link(*x, key_path(path, "wan"));
   if (const json* x = get(v, "server_nic")) n.server_nic = link(*x, key_path(path, "server_nic"));
   if (const json* x = get(v, "flow_model")) {
     if (auto f = choice(*x, key_path(path, "flow_model"), {"auto", "flow", "analytic"}))
-      n.flow_model = *f == "auto" ? FlowModel::Auto : *f == "flow" ? FlowModel::Flow
-                                                                    : FlowModel::Analytic;
+      n.flow_model = *f == "auto"   ? FlowModel::Auto
+                     : *f == "flow" ? FlowModel::Flow
+                                    : FlowModel::Analytic;
   }
   if (const json* x = get(v, "auto_tolerance")) {
     if (auto t = number(*x, key_path(path, "auto_tolerance"), Range::open(0, 1)))
@@ -803,8 +808,8 @@ void Loader::servers(const json& v, const std::string& path, Scenario& s) {
       if (auto n = string(*x, key_path(ppath, "name"))) {
         pool.name = *n;
         if (auto [it, fresh] = names.emplace(*n, key_path(ppath, "name")); !fresh) {
-          add(key_path(ppath, "name"), "found " + describe(*x) + " again (also at " +
-                                           it->second + "), expected unique pool names");
+          add(key_path(ppath, "name"), "found " + describe(*x) + " again (also at " + it->second +
+                                           "), expected unique pool names");
         }
       }
     } else {
@@ -829,8 +834,8 @@ void Loader::servers(const json& v, const std::string& path, Scenario& s) {
           auto name = string((*x)[k], index_path(mpath, k));
           if (!name) continue;
           if (std::find(pool.models.begin(), pool.models.end(), *name) != pool.models.end()) {
-            add(index_path(mpath, k), "found " + describe((*x)[k]) +
-                                          " twice, expected each model once per pool");
+            add(index_path(mpath, k),
+                "found " + describe((*x)[k]) + " twice, expected each model once per pool");
             continue;
           }
           pool.models.push_back(*name);
@@ -872,12 +877,7 @@ void Loader::cross_check(const json& doc, Scenario& s) {
         add(key_path(rpath, "model"), unknown_model(r.model));
         continue;
       }
-      if (!s.servers.empty() && s.devices_hosting(r.model) == 0) {
-        add(key_path(rpath, "model"),
-            "found \"" + r.model +
-                "\", which no server pool hosts; expected a model listed in a pool's `models` "
-                "(or no pools at all for the CPU-only baseline)");
-      }
+      // A model no pool hosts is legal: the engine serves it with the CPU fallback.
       const double hi = r.items.upper_bound();
       if (m->max_batch_size > 0 && std::isfinite(hi) && hi > m->max_batch_size) {
         add(key_path(rpath, "items"),
@@ -908,15 +908,15 @@ void Loader::cross_check(const json& doc, Scenario& s) {
       if (!m->service_time.count(pool.device) && !m->service_time.count("*")) {
         std::vector<std::string> devices;
         for (const auto& [device, curve] : m->service_time) devices.push_back(device);
-        add(mpath, "model `" + m->name + "` has no service_time curve for device `" +
-                       pool.device + "` (it has: " + join(devices) +
+        add(mpath, "model `" + m->name + "` has no service_time curve for device `" + pool.device +
+                       "` (it has: " + join(devices) +
                        "), expected a curve for it or a \"*\" curve");
       }
     }
   }
 
-  if (s.workload.cpu_time_per_event.expected() <= 0.0 && s.workload.requests.empty() &&
-      workload && get(*workload, "cpu_time_per_event")) {
+  if (s.workload.cpu_time_per_event.expected() <= 0.0 && s.workload.requests.empty() && workload &&
+      get(*workload, "cpu_time_per_event")) {
     add("workload.cpu_time_per_event",
         "found events with no CPU time and no requests, expected a positive time or requests "
         "(such events would take no time at all)");
@@ -944,8 +944,8 @@ void Loader::scenario(const json& doc, Scenario& s) {
   }
   std::optional<double> duration;
   if (const json* x = get(doc, "duration")) {
-    duration = quantity(*x, "duration", Quantity::Time,
-                        Range{0.0, Limits::max_duration_s, true, false});
+    duration =
+        quantity(*x, "duration", Quantity::Time, Range{0.0, Limits::max_duration_s, true, false});
     if (duration) s.duration = *duration;
   } else {
     missing("duration", "the simulated time, a time > 0 such as \"1h\"");
@@ -969,6 +969,10 @@ void Loader::scenario(const json& doc, Scenario& s) {
       add("models", "found " + describe(*x) + ", expected an object from model name to model");
     } else {
       for (const auto& item : x->items()) {
+        if (item.key().empty()) {
+          add("models", "found a model with an empty name, expected a non-empty name");
+          continue;
+        }
         Model m;
         m.name = item.key();
         model(item.value(), key_path("models", item.key()), m);
@@ -1049,7 +1053,8 @@ void apply_override(json& doc, const Override& o, std::vector<Problem>& problems
       node = &*it;
       where = next;
     } else if (node->is_array()) {
-      const bool numeric = std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+      const bool numeric =
+          std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
       if (!numeric || part.size() > 9) {
         return fail("`" + (where.empty() ? std::string("(document)") : where) +
                     "` is an array, expected a numeric index instead of `" + part + "`");

@@ -14,7 +14,7 @@ struct Unit {
 };
 
 // Case matters: "Mbps" is bits and "MBps" bytes, and "mB" would be a milli-byte.
-constexpr Unit kTimeUnits[] = {{"ns", 1e-9}, {"us", 1e-6}, {"\u00b5s", 1e-6}, {"ms", 1e-3},
+constexpr Unit kTimeUnits[] = {{"ns", 1e-9}, {"us", 1e-6},  {"\u00b5s", 1e-6}, {"ms", 1e-3},
                                {"s", 1.0},   {"min", 60.0}, {"h", 3600.0}};
 constexpr Unit kSizeUnits[] = {{"B", 1.0},
                                {"kB", 1e3},
@@ -26,11 +26,10 @@ constexpr Unit kSizeUnits[] = {{"B", 1.0},
                                {"GiB", 1024.0 * 1024 * 1024},
                                {"TiB", 1024.0 * 1024 * 1024 * 1024}};
 constexpr Unit kBandwidthUnits[] = {
-    {"bps", 1.0 / 8},  {"kbps", 1e3 / 8},  {"Mbps", 1e6 / 8},  {"Gbps", 1e9 / 8},
-    {"Tbps", 1e12 / 8}, {"b/s", 1.0 / 8},   {"kb/s", 1e3 / 8},  {"Mb/s", 1e6 / 8},
-    {"Gb/s", 1e9 / 8},  {"Tb/s", 1e12 / 8}, {"Bps", 1.0},       {"kBps", 1e3},
-    {"MBps", 1e6},      {"GBps", 1e9},      {"TBps", 1e12},     {"B/s", 1.0},
-    {"kB/s", 1e3},      {"MB/s", 1e6},      {"GB/s", 1e9},      {"TB/s", 1e12}};
+    {"bps", 1.0 / 8}, {"kbps", 1e3 / 8}, {"Mbps", 1e6 / 8}, {"Gbps", 1e9 / 8}, {"Tbps", 1e12 / 8},
+    {"b/s", 1.0 / 8}, {"kb/s", 1e3 / 8}, {"Mb/s", 1e6 / 8}, {"Gb/s", 1e9 / 8}, {"Tb/s", 1e12 / 8},
+    {"Bps", 1.0},     {"kBps", 1e3},     {"MBps", 1e6},     {"GBps", 1e9},     {"TBps", 1e12},
+    {"B/s", 1.0},     {"kB/s", 1e3},     {"MB/s", 1e6},     {"GB/s", 1e9},     {"TB/s", 1e12}};
 
 template <std::size_t N>
 std::optional<double> factor_of(std::string_view unit, const Unit (&table)[N]) {
@@ -166,7 +165,10 @@ std::optional<double> parse_quantity(const nlohmann::json& value, Quantity kind,
   if (value.is_number()) {
     const double v = value.get<double>();
     if (!std::isfinite(v)) {
-      error = std::string("found ") + (std::isnan(v) ? "NaN" : v > 0 ? "inf" : "-inf") +
+      error = std::string("found ") +
+              (std::isnan(v) ? "NaN"
+               : v > 0       ? "inf"
+                             : "-inf") +
               ", expected a finite " + (noun(kind) + 2);
       return std::nullopt;
     }
@@ -217,7 +219,7 @@ std::optional<double> parse_quantity(const nlohmann::json& value, Quantity kind,
 }
 
 std::string format_time(double seconds) {
-  constexpr Unit table[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3},
+  constexpr Unit table[] = {{"ns", 1e-9}, {"us", 1e-6},  {"ms", 1e-3},
                             {"s", 1.0},   {"min", 60.0}, {"h", 3600.0}};
   return format_scaled(seconds, table, "s");
 }

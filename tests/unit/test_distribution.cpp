@@ -124,10 +124,13 @@ TEST_CASE("sampling depends on the Rng only", "[distribution]") {
   empirical.kind = Kind::Empirical;
   empirical.values = {1, 2, 3};
   empirical.weights = {0.2, 0.3, 0.5};
-  const std::vector<Distribution> all = {
-      Distribution::constant(1), make(Kind::Exponential, 1, 1), make(Kind::Lognormal, 1, 0.5),
-      make(Kind::Gamma, 1, 0.5), make(Kind::Gamma, 1, 2), make(Kind::Normal, 1, 0.7),
-      empirical};
+  const std::vector<Distribution> all = {Distribution::constant(1),
+                                         make(Kind::Exponential, 1, 1),
+                                         make(Kind::Lognormal, 1, 0.5),
+                                         make(Kind::Gamma, 1, 0.5),
+                                         make(Kind::Gamma, 1, 2),
+                                         make(Kind::Normal, 1, 0.7),
+                                         empirical};
   for (const Distribution& d : all) {
     Rng a(123), b(123), c(124);
     std::vector<double> xa, xb, xc;

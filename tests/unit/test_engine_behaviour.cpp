@@ -105,10 +105,12 @@ TEST_CASE("async with several events in flight keeps the CPU busy", "[engine][as
   CHECK(throughput(m) == Approx(1.0 / 0.09).epsilon(0.02));
 }
 
-TEST_CASE("same scenario and seed give the same results file, except perf", "[engine][determinism]") {
+TEST_CASE("same scenario and seed give the same results file, except perf",
+          "[engine][determinism]") {
   auto doc = deterministic(20, 2);
   doc["workload"]["cpu_time_per_event"] = {{"dist", "lognormal"}, {"mean", 0.1}, {"cv", 0.8}};
-  doc["models"]["m"]["dynamic_batching"] = {{"preferred_batch_size", {4}}, {"max_queue_delay", "1ms"}};
+  doc["models"]["m"]["dynamic_batching"] = {{"preferred_batch_size", {4}},
+                                            {"max_queue_delay", "1ms"}};
   const auto s = scenario_of(doc);
   auto dump = [&] {
     sonicsim::runner::TransportChoice choice;
@@ -124,7 +126,8 @@ TEST_CASE("same scenario and seed give the same results file, except perf", "[en
   const auto s2 = scenario_of(other);
   sonicsim::runner::TransportChoice choice;
   auto out2 = sonicsim::runner::simulate(s2, choice);
-  CHECK(out2.metrics.events_completed != sonicsim::runner::simulate(s, choice).metrics.events_completed);
+  CHECK(out2.metrics.events_completed !=
+        sonicsim::runner::simulate(s, choice).metrics.events_completed);
 }
 
 TEST_CASE("link byte counters equal the sum of payloads", "[engine][network]") {
@@ -135,7 +138,9 @@ TEST_CASE("link byte counters equal the sum of payloads", "[engine][network]") {
   const double completed = static_cast<double>(m.completed);
   for (const auto& l : m.links) {
     INFO(l.name);
-    CHECK(l.bytes >= completed * 10100.0);
-    CHECK(l.bytes <= (completed + static_cast<double>(m.in_flight_at_end)) * 10100.0);
+    CHECK(l.total_bytes() >= completed * 10100.0);
+    CHECK(l.total_bytes() <= (completed + static_cast<double>(m.in_flight_at_end)) * 10100.0);
+    // Each direction carries its own payloads: 10 kB up, 100 B down per request.
+    CHECK(l.bytes[1] * 100.0 == Approx(l.bytes[0]).epsilon(0.01));
   }
 }

@@ -19,7 +19,7 @@ namespace sonicsim::engine {
 
 struct BatcherConfig {
   bool dynamic = false;
-  int max_batch_size = 0;  // 0: unlimited
+  int max_batch_size = 0;      // 0: unlimited
   std::vector<int> preferred;  // ascending
   double max_queue_delay = 0.0;
 };
@@ -36,7 +36,9 @@ class Batcher {
       : config_(std::move(config)), free_instances_(instances) {}
 
   // False when the request can never run (more items than max_batch_size): the caller fails it.
-  bool accepts(int items) const { return config_.max_batch_size == 0 || items <= config_.max_batch_size; }
+  bool accepts(int items) const {
+    return config_.max_batch_size == 0 || items <= config_.max_batch_size;
+  }
   void enqueue(std::uint32_t request, int items, double now) {
     queue_.push_back({request, items, now});
   }

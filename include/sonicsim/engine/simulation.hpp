@@ -47,10 +47,17 @@ struct RunMetrics {
     std::string name;
     int count = 1;  // NIC classes aggregate one link per node or device
     double bandwidth = 0.0, latency = 0.0;
-    double bytes = 0.0;          // after warm-up, all links of the class
-    double busiest_bytes = 0.0;  // the busiest single link of the class
+    // Links are full duplex: each direction has the whole bandwidth, so loads are per direction.
+    // [0]: towards the servers, [1]: towards the clients. After warm-up, all links of the class.
+    double bytes[2] = {0.0, 0.0};
+    double busiest_bytes = 0.0;  // the busiest direction of the busiest single link of the class
     double window = 1.0;
-    std::vector<double> window_bytes;  // bytes per window after warm-up, class total
+    std::vector<double> window_bytes[2];  // bytes per window, class total
+
+    double total_bytes() const { return bytes[0] + bytes[1]; }
+    // Busiest window of the busier direction, over the class's capacity.
+    double peak_utilization() const;
+    double busiest_utilization(double span) const { return busiest_bytes / (span * bandwidth); }
   };
   std::vector<Link> links;
 
@@ -69,8 +76,8 @@ class Simulation final : public TransferSink, public EventCore {
 
   double next_time() const override;
   void process_through(double until) override;  // every event at or before `until` and the end
-  void run();                          // the plain loop: process everything up to the end
-  RunMetrics finish();                 // closes the books at the end time
+  void run();                                   // the plain loop: process everything up to the end
+  RunMetrics finish();                          // closes the books at the end time
 
   void on_transfer_done(std::uint32_t token, double now) override;
 
