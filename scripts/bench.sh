@@ -8,7 +8,7 @@
 #
 #   BENCH_REPEAT=3               runs per scenario
 #   BENCH_SIMPY_SCENARIO=FILE    scenario for the SimPy comparison (default: the bench file whose
-#                                name matches *10k*latency*, else *latency*, else *10k*)
+#                                name looks like latency-bound-10k, else *latency*, else *10k*)
 #   BENCH_SIMPY_DURATION=60s     simulated time of the SimPy run (short: SimPy is slow)
 #   BENCH_SIMPY=0                skip the SimPy comparison
 # Results: out/bench/<scenario>-<i>.json, summary in out/bench/summary.json.
@@ -19,6 +19,7 @@ REPEAT="${BENCH_REPEAT:-3}"
 PY=/usr/bin/python3   # Debian's interpreter: python3-simpy3 is installed for it
 ensure_packages "${BUILD_PKGS[@]}" "${BENCH_PKGS[@]}"
 scripts/setup.sh
+BIN="${SONICSIM_BUILD_DIR:-build}/sonicsim"
 
 if (($#)); then scenarios=("$@"); else scenarios=(scenarios/bench/*.json); fi
 [[ -e "${scenarios[0]}" ]] || die "no benchmark scenarios (scenarios/bench/*.json)"
@@ -46,7 +47,7 @@ for s in "${scenarios[@]}"; do
   for ((i = 1; i <= REPEAT; i++)); do
     f="$OUTDIR/$name-$i.json"
     log "$name: run $i/$REPEAT"
-    build/sonicsim run "$s" -o "$f" >"$OUTDIR/$name-$i.log" 2>&1 \
+    "$BIN" run "$s" -o "$f" >"$OUTDIR/$name-$i.log" 2>&1 \
       || { cat "$OUTDIR/$name-$i.log" >&2; die "sonicsim run $s failed"; }
     files+=("$f")
   done
@@ -66,7 +67,7 @@ simpy_json=null
 if [[ "${BENCH_SIMPY:-1}" != 0 ]]; then
   target="${BENCH_SIMPY_SCENARIO:-}"
   if [[ -z "$target" ]]; then
-    for pat in '*10k*latency*' '*latency*' '*10k*'; do
+    for pat in '*10k*latency*' '*latency*10k[^0-9]*' '*latency*' '*10k*'; do
       for s in "${scenarios[@]}"; do
         [[ "$(basename "$s")" == $pat ]] && { target="$s"; break 2; }
       done
@@ -79,7 +80,7 @@ if [[ "${BENCH_SIMPY:-1}" != 0 ]]; then
     simpy_rate="$(jq -r .simulated_requests_per_wall_s "$OUTDIR/simpy.json")"
     ours="${RATE[$target]:-}"
     if [[ -z "$ours" ]]; then  # the comparison scenario was not in the list: run it once
-      build/sonicsim run "$target" -o "$OUTDIR/simpy-target.json" >/dev/null
+      "$BIN" run "$target" -o "$OUTDIR/simpy-target.json" >/dev/null
       read -r ours _ < <(median "$OUTDIR/simpy-target.json")
     fi
     printf '\nSimPy on %s: %.0f simulated requests/wall-s; sonicsim: %.0f; ratio sonicsim/SimPy: %.1fx\n' \

@@ -16,8 +16,9 @@ export DEBIAN_FRONTEND=noninteractive
 # CMakeLists.txt (catch2 is header-only and needed to configure the tests).
 BUILD_PKGS=(g++ cmake ninja-build pkg-config libsimgrid-dev libboost-dev libeigen3-dev
   nlohmann-json3-dev libcli11-dev catch2 libssl-dev)
-# Shell-level tests (tests/cli) read results JSON with jq.
-TEST_PKGS=(jq)
+# Shell-level tests (tests/cli) read results JSON with jq; cli_shipped_scenarios checks the
+# scenarios against docs/scenario.schema.json with python3-jsonschema.
+TEST_PKGS=(jq python3-jsonschema)
 # scripts/bench.sh and analysis/: the SimPy reference model runs on Debian's /usr/bin/python3.
 BENCH_PKGS=(jq python3 python3-simpy3)
 

@@ -4,7 +4,8 @@
 # fresh root and run each command there as root, timing it. Needs root and debootstrap on the
 # host. Usage:
 #
-#   scripts/verify-fresh-debian.sh [LINE...]     LINE: 1, 2 or both (default both)
+#   scripts/verify-fresh-debian.sh [LINE...]     LINE: 1, 2, both (default) or ci (.ci/run,
+#                                                with CI=true, no stdin)
 #
 #   VERIFY_ROOT=/tmp/deb-root                    the chroot (recreated from the tarball per run)
 #   VERIFY_PRISTINE=/tmp/deb-root-pristine.tar   pristine root; made with debootstrap if absent
@@ -51,7 +52,8 @@ fresh_root() {
 }
 
 run_line() {
-  local i="$1" cmd="${cmds[$(($1 - 1))]}"
+  local i="$1" cmd
+  if [[ $i == ci ]]; then cmd=.ci/run; else cmd="${cmds[$((i - 1))]}"; fi
   mount -t proc proc "$ROOT/proc"
   mount --bind /dev "$ROOT/dev"; mount --bind /dev/pts "$ROOT/dev/pts"
   echo "=== line $i: $cmd"

@@ -55,6 +55,7 @@ Analytic analytic_of(const scenario::Scenario& s) {
 
 int cmd_run(const Common& c, bool json_stdout, bool quiet) {
   const auto s = load(c);
+  if (!c.output.empty()) results::check_writable(c.output);
   const Analytic a = analytic_of(s);
   const auto choice = runner::choose_transport(s, a.events_per_s, a.time_per_event_s);
   const auto out = runner::simulate(s, choice);
@@ -86,6 +87,7 @@ int cmd_validate(const Common& c) {
 
 int cmd_analytic(const Common& c, bool json_stdout) {
   const auto s = load(c);
+  if (!c.output.empty()) results::check_writable(c.output);
   const auto p = analytic::predict(s);
   const auto j = analytic::to_json(p);
   if (!c.output.empty()) sonicsim::results::write_atomically(c.output, j.dump(2) + "\n");
@@ -134,8 +136,7 @@ int main(int argc, char** argv) {
   } catch (const scenario::InputError& e) {
     std::cerr << e.what() << "\n";
     return 2;
-  } catch (const std::runtime_error& e) {
-    // Files that cannot be read or written are the user's input too.
+  } catch (const results::OutputError& e) {
     std::cerr << "sonicsim: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {

@@ -27,6 +27,8 @@ struct Simulation::Impl {
   const scenario::Scenario& sc;
   EventQueue queue;
   Transport* transport = nullptr;
+  bool flow_dir[2] = {false, false};  // [ToServer, ToClient]
+  double limit = 0.0;                 // process_through stops after this time
   double now = 0.0;
   const double end, warmup;
   RunMetrics m;
@@ -305,7 +307,7 @@ struct Simulation::Impl {
     rq.dir = dir;
     const std::uint32_t node = threads[rq.thread].node;
     account_bytes(node, rq.device, dir, bytes);
-    if (transport) {
+    if (flow_dir[dir == Direction::ToServer ? 0 : 1]) {
       transport->send(now, node, rq.device, dir, bytes, r);
     } else {
       const double t = now + path_latency + (bytes > 0.0 ? bytes / path_bandwidth : 0.0);
@@ -383,7 +385,8 @@ struct Simulation::Impl {
   void on_piece_done(std::uint32_t t) {
     AsyncCpu& cpu = cpus[t];
     const Piece done = cpu.running;
-    cpu.busy = false;
+    // The CPU counts as busy while the finished piece's consequences are queued, so that new
+    // pieces go behind those already waiting (first come, first served; no starvation).
     Slot& s = slots[t * slots_per_thread + done.slot];
     if (!done.dependent) {
       s.independent_done = true;
@@ -393,13 +396,13 @@ struct Simulation::Impl {
       complete_event(s.event_start);
       start_event(t, done.slot);
     }
-    if (!cpu.busy && !cpu.ready.empty()) {
-      const Piece next = cpu.ready.front();
-      cpu.ready.pop_front();
-      cpu.busy = true;
-      cpu.running = next;
-      queue.push(now + next.seconds, EventKind::CpuDone, t);
+    if (cpu.ready.empty()) {
+      cpu.busy = false;
+      return;
     }
+    cpu.running = cpu.ready.front();
+    cpu.ready.pop_front();
+    queue.push(now + cpu.running.seconds, EventKind::CpuDone, t);
   }
 
   void queue_dependent(std::uint32_t t, std::uint32_t slot) {
@@ -610,7 +613,7 @@ struct Simulation::Impl {
   }
 
   void process_through(double until) {
-    const double limit = std::min(until, end);
+    limit = std::min(until, end);
     while (!queue.empty() && queue.top_time() <= limit) handle(queue.pop());
   }
 
@@ -647,9 +650,15 @@ Simulation::Simulation(const scenario::Scenario& s) : impl_(std::make_unique<Imp
 }
 Simulation::~Simulation() = default;
 
-void Simulation::set_transport(Transport* t, std::string name) {
+void Simulation::set_transport(Transport* t, bool to_servers, bool to_clients) {
   impl_->transport = t;
-  impl_->m.transport = std::move(name);
+  impl_->flow_dir[0] = t != nullptr && to_servers;
+  impl_->flow_dir[1] = t != nullptr && to_clients;
+  const bool up = impl_->flow_dir[0], down = impl_->flow_dir[1];
+  impl_->m.transport = up && down ? "flow"
+                       : up       ? "flow to servers, analytic to clients"
+                       : down     ? "analytic to servers, flow to clients"
+                                  : "analytic";
 }
 
 double Simulation::next_time() const {
@@ -659,6 +668,9 @@ double Simulation::next_time() const {
 
 void Simulation::process_through(double until) {
   impl_->process_through(until);
+}
+void Simulation::hold_at(double t) {
+  impl_->limit = std::min(impl_->limit, t);
 }
 void Simulation::run() {
   impl_->process_through(impl_->end);

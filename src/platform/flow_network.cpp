@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -29,6 +30,20 @@ struct FlowNetwork::Impl {
   std::vector<sg4::Host*> clients, devices;
   std::vector<sg4::CommPtr> live;  // by token (request id)
   std::uint64_t started = 0;
+
+  // Run-ahead: no flow can arrive before start + path latency + bytes / narrowest bandwidth,
+  // whatever it shares, so the core may process its events up to the earliest such bound
+  // without waking SimGrid; it stops early when it wants to start a flow (hold_at).
+  double path_latency = 0.0, path_bandwidth = kInf;
+  std::set<std::pair<double, std::uint32_t>> earliest;  // (lower bound of arrival, token)
+  std::vector<double> earliest_of;                      // by token
+  struct Pending {
+    double time;
+    std::uint32_t node, device, token;
+    engine::Direction dir;
+    double bytes;
+  };
+  std::vector<Pending> pending;
   Timer* timer = nullptr;
   double timer_at = kInf;
   double end = 0.0;
@@ -53,6 +68,11 @@ struct FlowNetwork::Impl {
   void build(const scenario::Scenario& s) {
     auto* zone = sg4::create_star_zone("site");
     const auto& net = s.network;
+    for (const auto* l : {&net.client_nic, &net.site_uplink, &net.wan, &net.server_nic})
+      if (*l) {
+        path_latency += (*l)->latency;
+        path_bandwidth = std::min(path_bandwidth, (*l)->bandwidth);
+      }
     auto make_link = [&](const std::string& name, const scenario::LinkSpec& spec) {
       return zone->create_split_duplex_link(name, spec.bandwidth)
           ->set_latency(spec.latency)
@@ -98,8 +118,36 @@ struct FlowNetwork::Impl {
   void on_timer() {
     timer = nullptr;
     timer_at = kInf;
-    sim.process_through(sg4::Engine::get_clock() + kTimeEps);
-    arm(sim.next_time());
+    const double now = sg4::Engine::get_clock();
+    std::vector<Pending> due;
+    due.swap(pending);
+    for (const Pending& p : due) start(p.node, p.device, p.dir, p.bytes, p.token);
+    const double horizon = earliest.empty() ? kInf : earliest.begin()->first - kTimeEps;
+    sim.process_through(std::max(now + kTimeEps, horizon));
+    double next = sim.next_time();
+    for (const Pending& p : pending) next = std::min(next, p.time);
+    arm(next);
+  }
+
+  void start(std::uint32_t node, std::uint32_t device, engine::Direction dir, double bytes,
+             std::uint32_t token) {
+    sg4::Host* client = clients[node];
+    sg4::Host* server = devices[device];
+    const bool up = dir == engine::Direction::ToServer;
+    auto comm = sg4::Comm::sendto_init(up ? client : server, up ? server : client);
+    comm->set_payload_size(static_cast<std::uint64_t>(std::llround(bytes)));
+    comm->set_data(reinterpret_cast<void*>(static_cast<std::uintptr_t>(token)));
+    if (token >= live.size()) {
+      live.resize(static_cast<std::size_t>(token) * 2 + 16);
+      earliest_of.resize(live.size(), kInf);
+    }
+    const double bound = sg4::Engine::get_clock() + path_latency + bytes / path_bandwidth;
+    earliest_of[token] = bound;
+    earliest.emplace(bound, token);
+    // Registered before start(): an empty transfer may complete inside start() itself.
+    live[token] = comm;
+    comm->start();
+    ++started;
   }
 
   void on_completion(const sg4::Activity& activity) {
@@ -108,6 +156,7 @@ struct FlowNetwork::Impl {
         static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(activity.get_data<void>()));
     if (token >= live.size() || live[token].get() != &activity) return;
     live[token].reset();
+    earliest.erase({earliest_of[token], token});
     const double now = sg4::Engine::get_clock();
     sink.on_transfer_done(token, now);
     arm(now);
@@ -133,20 +182,16 @@ FlowNetwork::~FlowNetwork() {
   pending.clear();
 }
 
-void FlowNetwork::send(double, std::uint32_t client_node, std::uint32_t device,
+void FlowNetwork::send(double now, std::uint32_t client_node, std::uint32_t device,
                        engine::Direction dir, double bytes, std::uint32_t token) {
   Impl& im = *impl_;
-  sg4::Host* client = im.clients[client_node];
-  sg4::Host* server = im.devices[device];
-  const bool up = dir == engine::Direction::ToServer;
-  auto comm = sg4::Comm::sendto_init(up ? client : server, up ? server : client);
-  comm->set_payload_size(static_cast<std::uint64_t>(std::llround(bytes)));
-  comm->set_data(reinterpret_cast<void*>(static_cast<std::uintptr_t>(token)));
-  if (token >= im.live.size()) im.live.resize(static_cast<std::size_t>(token) * 2 + 16);
-  // Registered before start(): an empty transfer may complete inside start() itself.
-  im.live[token] = comm;
-  comm->start();
-  ++im.started;
+  if (now <= sg4::Engine::get_clock() + kTimeEps) {
+    im.start(client_node, device, dir, bytes, token);
+    return;
+  }
+  // The core ran ahead of SimGrid's clock: start the flow when SimGrid gets there.
+  im.pending.push_back({now, client_node, device, token, dir, bytes});
+  im.sim.hold_at(now);
 }
 
 void FlowNetwork::drive(double end) {

@@ -56,6 +56,12 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
   ev["per_job_throughput_per_s"] =
       static_cast<double>(m.events_completed) / span / static_cast<double>(s.workload.jobs);
   ev["time_per_event_s"] = quantiles(m.time_per_event, false);
+  // Thread time per event, N_CPU / throughput: equals the mean above in sync mode, and stays
+  // comparable with t_SONIC when async threads hold several events at once.
+  ev["thread_time_per_event_s"] = m.events_completed
+                                      ? static_cast<double>(s.workload.n_threads()) * span /
+                                            static_cast<double>(m.events_completed)
+                                      : 0.0;
   j["events"] = ev;
 
   ojson rq;
@@ -163,10 +169,15 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
       format_time(m.time_per_event.quantile(0.99)).c_str());
   if (analytic.is_object() && analytic.contains("t_sonic_s") && analytic["t_sonic_s"].is_number()) {
     const double t_sonic = analytic["t_sonic_s"].get<double>();
-    out("           formula t_SONIC %s (%s), simulated/formula = %.4f\n",
+    // Thread time per event (N_CPU / throughput) is what t_SONIC predicts, in sync and async.
+    const double thread_time = m.events_completed
+                                   ? static_cast<double>(s.workload.n_threads()) * span /
+                                         static_cast<double>(m.events_completed)
+                                   : 0.0;
+    out("           formula t_SONIC %s (%s), simulated/formula = %.4f (N_CPU / throughput)\n",
         format_time(t_sonic).c_str(),
         analytic.value("saturated", false) ? "saturated" : "below saturation",
-        t_sonic > 0 ? m.time_per_event.mean() / t_sonic : 0.0);
+        t_sonic > 0 ? thread_time / t_sonic : 0.0);
   }
   out("requests   %llu sent = %llu completed + %llu failed + %llu fallback + %llu in flight\n",
       static_cast<unsigned long long>(m.sent), static_cast<unsigned long long>(m.completed),
@@ -202,13 +213,25 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
   return o.str();
 }
 
+void check_writable(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw OutputError(path + ": cannot write: folder " + dir.string() + " does not exist");
+  if (fs::is_directory(target, ec)) throw OutputError(path + ": cannot write: it is a folder");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw OutputError(path + ": cannot write: no permission in " + dir.string());
+}
+
 void write_atomically(const std::string& path, const std::string& content) {
   namespace fs = std::filesystem;
   const fs::path target(path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::string tmpl = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
   const int fd = mkstemp(tmpl.data());
-  if (fd < 0) throw std::runtime_error(path + ": cannot write (" + std::strerror(errno) + ")");
+  if (fd < 0) throw OutputError(path + ": cannot write (" + std::strerror(errno) + ")");
   std::size_t done = 0;
   while (done < content.size()) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
@@ -216,19 +239,19 @@ void write_atomically(const std::string& path, const std::string& content) {
       const int err = errno;
       ::close(fd);
       ::unlink(tmpl.c_str());
-      throw std::runtime_error(path + ": write failed (" + std::strerror(err) + ")");
+      throw OutputError(path + ": write failed (" + std::strerror(err) + ")");
     }
     done += static_cast<std::size_t>(n);
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     ::unlink(tmpl.c_str());
-    throw std::runtime_error(path + ": write failed (" + std::strerror(errno) + ")");
+    throw OutputError(path + ": write failed (" + std::strerror(errno) + ")");
   }
   ::chmod(tmpl.c_str(), 0644);
   if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmpl.c_str());
-    throw std::runtime_error(path + ": cannot write (" + std::strerror(err) + ")");
+    throw OutputError(path + ": cannot write (" + std::strerror(err) + ")");
   }
 }
 

@@ -31,21 +31,15 @@ TransportChoice choose_transport(const scenario::Scenario& s, double events_per_
     c.reason = "no network traffic to share";
     return c;
   }
-  if (net.flow_model == scenario::FlowModel::Flow) {
-    c.flow = true;
-    c.reason = "network.flow_model = flow";
-  } else if (net.flow_model == scenario::FlowModel::Analytic) {
-    c.reason = "network.flow_model = analytic";
-  }
 
   // Bytes per event in each direction, over the served requests.
-  double up = 0.0, down = 0.0;
+  double bytes[2] = {0.0, 0.0};
   for (const auto& r : s.workload.requests) {
     if (s.devices_hosting(r.model) == 0) continue;
     const auto* m = s.find_model(r.model);
     const double items = std::max(1.0, r.items.expected());
-    up += r.per_event * items * m->input_bytes_per_item;
-    down += r.per_event * items * m->output_bytes_per_item;
+    bytes[0] += r.per_event * items * m->input_bytes_per_item;
+    bytes[1] += r.per_event * items * m->output_bytes_per_item;
   }
   const double threads = static_cast<double>(s.workload.n_threads());
   const double per_node = threads / static_cast<double>(s.workload.n_nodes());
@@ -53,43 +47,63 @@ TransportChoice choose_transport(const scenario::Scenario& s, double events_per_
   for (const auto& p : s.servers) devices += p.count;
 
   // A transfer of S bytes over a link at utilization rho takes S/B/(1-rho) under processor
-  // sharing instead of S/B: that excess is what the analytic path leaves out.
-  double excess = 0.0;
+  // sharing instead of S/B: that excess, per direction, is what the analytic path leaves out.
+  double excess[2] = {0.0, 0.0};
   std::string worst;
   auto consider = [&](const std::optional<scenario::LinkSpec>& spec, const char* name,
                       double share) {
     if (!spec) return;
     const double rate = events_per_s * share;  // events per second crossing one such link
-    const double rho = std::max(rate * up, rate * down) / spec->bandwidth;
-    if (rho > c.worst_link_utilization) {
-      c.worst_link_utilization = rho;
-      worst = name;
+    for (int d = 0; d < 2; ++d) {
+      const double rho = rate * bytes[d] / spec->bandwidth;
+      if (rho > c.worst_link_utilization) {
+        c.worst_link_utilization = rho;
+        worst = std::string(name) + (d == 0 ? " (to servers)" : " (to clients)");
+      }
+      excess[d] += rho >= 1.0 ? std::numeric_limits<double>::infinity()
+                              : bytes[d] / spec->bandwidth * rho / (1.0 - rho);
     }
-    if (rho >= 1.0) {
-      excess = std::numeric_limits<double>::infinity();
-      return;
-    }
-    const double per_event = (up + down) / spec->bandwidth;
-    excess += per_event * rho / (1.0 - rho);
   };
   consider(net.client_nic, "client_nic", per_node / threads);
   consider(net.site_uplink, "site_uplink", 1.0);
   consider(net.wan, "wan", 1.0);
   consider(net.server_nic, "server_nic", devices > 0 ? 1.0 / devices : 0.0);
-  c.predicted_error = time_per_event_s > 0.0 ? excess / time_per_event_s : 0.0;
+  double p = 0.0;
+  for (const auto& r : s.workload.requests)
+    if (s.devices_hosting(r.model) > 0) p += r.offload_fraction;
+  const double cpu = (1.0 - p) * s.workload.cpu_time_per_event.expected();
+  double remote = time_per_event_s - cpu;
+  if (!(remote > 0.0)) remote = time_per_event_s > 0.0 ? time_per_event_s : 1.0;
+  const double error[2] = {excess[0] / remote, excess[1] / remote};
+  c.predicted_error = error[0] + error[1];
 
-  if (net.flow_model != scenario::FlowModel::Auto) return c;
-  if (c.predicted_error > net.auto_tolerance) {
-    c.flow = true;
-    c.reason = "contention on " + worst + " (predicted utilization " +
-               percent(c.worst_link_utilization) + ") would change the time per event by " +
-               (std::isfinite(c.predicted_error) ? percent(c.predicted_error) : "more than 100%") +
-               ", above network.auto_tolerance";
-  } else {
-    c.reason = "links lightly loaded (busiest: " + (worst.empty() ? std::string("none") : worst) +
-               " at " + percent(c.worst_link_utilization) +
-               "); contention would change the time per event by " + percent(c.predicted_error);
+  if (net.flow_model == scenario::FlowModel::Flow) {
+    c.flow_to_servers = c.flow_to_clients = true;
+    c.reason = "network.flow_model = flow: every payload a flow";
+    return c;
   }
+  if (net.flow_model == scenario::FlowModel::Analytic) {
+    c.reason = "network.flow_model = analytic";
+    return c;
+  }
+  const std::string load = "busiest link " + (worst.empty() ? std::string("none") : worst) +
+                           " at " + percent(c.worst_link_utilization) + " predicted utilization";
+  const double tol = net.auto_tolerance;
+  if (c.predicted_error <= tol) {
+    c.reason = "links lightly loaded (" + load +
+               "); contention would change the remote time per event by " +
+               percent(c.predicted_error);
+    return c;
+  }
+  // Model the direction that matters most with flows; the other too if it alone is too much.
+  const int major = error[0] >= error[1] ? 0 : 1;
+  const bool both = error[1 - major] > tol;
+  c.flow_to_servers = major == 0 || both;
+  c.flow_to_clients = major == 1 || both;
+  auto pct = [](double x) { return std::isfinite(x) ? percent(x) : std::string("over 100%"); };
+  c.reason = "contention (" + load + ") would change the remote time per event by " +
+             pct(c.predicted_error) + ", above network.auto_tolerance; analytic error left: " +
+             (both ? std::string("none") : pct(error[1 - major]));
   return c;
 }
 
@@ -104,9 +118,9 @@ RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport
   out.transport = transport;
   const auto t0 = std::chrono::steady_clock::now();
   engine::Simulation sim(s);
-  if (transport.flow) {
+  if (transport.any_flow()) {
     platform::FlowNetwork network(s, sim, sim);
-    sim.set_transport(&network, "flow");
+    sim.set_transport(&network, transport.flow_to_servers, transport.flow_to_clients);
     network.drive(s.duration);
     out.metrics = sim.finish();
   } else {

@@ -234,8 +234,8 @@ std::optional<Distribution> Loader::distribution(const json& v, const std::strin
         missing(vpath, "a non-empty array of values");
         ok = false;
       } else if (!values->is_array() || values->empty()) {
-        add(vpath, "found " + describe(*values) + ", expected a non-empty array of " + spec.noun +
-                       "s " + floor.text());
+        add(vpath, "found " + describe(*values) + ", expected a non-empty array, each value " +
+                       spec.noun + " " + floor.text());
         ok = false;
       } else {
         for (std::size_t i = 0; i < values->size(); ++i) {
@@ -374,7 +374,10 @@ void Loader::request(const json& v, const std::string& path, RequestSpec& r) {
     const std::string ipath = key_path(path, "items");
     if (auto d = distribution(*x, ipath, kItemsDist)) {
       const double hi = d->upper_bound();
-      if (std::isfinite(hi) && hi > Limits::max_items) {
+      if (d->expected() > Limits::max_items) {
+        add(ipath, "found a mean of " + format_number(d->expected()) + " items, expected at most " +
+                       std::to_string(Limits::max_items) + " per request");
+      } else if (std::isfinite(hi) && hi > Limits::max_items) {
         add(ipath, "found items up to " + format_number(hi) + ", expected at most " +
                        std::to_string(Limits::max_items) + " per request");
       } else {
@@ -1062,7 +1065,7 @@ void apply_override(json& doc, const Override& o, std::vector<Problem>& problems
       const std::size_t index = std::stoul(part);
       if (index >= node->size()) {
         return fail("index " + part + " is out of range: `" + where + "` has " +
-                    std::to_string(node->size()) + " elements");
+                    std::to_string(node->size()) + (node->size() == 1 ? " element" : " elements"));
       }
       const std::string next = index_path(where, index);
       if (last) {

@@ -95,3 +95,162 @@ assert_no_file() { [[ ! -e "$1" ]] || fail "file should not exist: $1"; pass "no
 # assert_stdout_contains TEXT / assert_stderr_contains TEXT: for the last `run` (fixed string).
 assert_stdout_contains() { grep -qF -- "$1" "$OUT" || fail "stdout lacks \"$1\""; pass "stdout has \"$1\""; }
 assert_stderr_contains() { grep -qF -- "$1" "$ERR" || fail "stderr lacks \"$1\""; pass "stderr has \"$1\""; }
+
+# ---- JSON helpers that work with jq or, when jq is absent, with python3 ---------------------
+# Paths are dotted like `--set` paths: `events.time_per_event_s.p99`, `servers.0.name` (numeric
+# components index arrays). Call need_json_tool first; it skips the test when neither tool exists.
+JSON_TOOL=""
+JSON_PY=""
+need_json_tool() {
+  if command -v jq >/dev/null; then JSON_TOOL=jq; return 0; fi
+  local py
+  for py in /usr/bin/python3 python3; do
+    if command -v "$py" >/dev/null && "$py" -c 'import json' 2>/dev/null; then
+      JSON_TOOL=py; JSON_PY="$py"; return 0
+    fi
+  done
+  skip "neither jq nor python3 is installed (scripts/test.sh installs jq)"
+}
+# Shared jq definition: dotted path -> jq path array.
+_JQ_PATH='def p: $p | split(".") | map(tonumber? // .);'
+# Shared python: dotted path -> key list, and a walker.
+_PY_PATH='
+import json, sys
+def keys(p):
+    return [int(k) if k.lstrip("-").isdigit() else k for k in p.split(".")] if p else []
+def walk(d, ks):
+    for k in ks:
+        if isinstance(d, list) and isinstance(k, int) and -len(d) <= k < len(d): d = d[k]
+        elif isinstance(d, dict) and str(k) in d: d = d[str(k)]
+        else: raise KeyError(k)
+    return d
+'
+# json_get FILE PATH: prints the value (strings raw, everything else as compact JSON); status 1
+# when the path does not exist or the file is not JSON.
+json_get() {
+  if [[ $JSON_TOOL == jq ]]; then
+    jq -r --arg p "$2" "$_JQ_PATH"'
+      reduce p[] as $k (.;
+        if type == "object" and has($k | tostring) then .[$k | tostring]
+        elif type == "array" and ($k | type) == "number" and $k < length then .[$k]
+        else error("missing") end)
+      | if type == "string" then . else tojson end' "$1" 2>/dev/null
+  else
+    "$JSON_PY" -c "$_PY_PATH"'
+try:
+    v = walk(json.load(open(sys.argv[1])), keys(sys.argv[2]))
+except Exception:
+    sys.exit(1)
+print(v if isinstance(v, str) else json.dumps(v, separators=(",", ":")))' "$1" "$2" 2>/dev/null
+  fi
+}
+# json_keys FILE PATH: the keys of the object (indices of the array) at PATH (empty path: the
+# top level), one a line.
+json_keys() {
+  if [[ $JSON_TOOL == jq ]]; then
+    jq -r --arg p "$2" "$_JQ_PATH"'(if $p == "" then . else getpath(p) end) | keys_unsorted[]' "$1" 2>/dev/null
+  else
+    "$JSON_PY" -c "$_PY_PATH"'
+try:
+    v = walk(json.load(open(sys.argv[1])), keys(sys.argv[2]))
+except Exception:
+    sys.exit(1)
+for k in (range(len(v)) if isinstance(v, list) else v): print(k)' "$1" "$2" 2>/dev/null
+  fi
+}
+# json_has FILE PATH: status 0 when the path exists (even if its value is null).
+json_has() { json_get "$1" "$2" >/dev/null; }
+# json_missing FILE PATH...: prints the paths that do not exist (one a line; all of them if the
+# file is not JSON), in one pass.
+json_missing() {
+  local file="$1"; shift
+  if [[ $JSON_TOOL == jq ]]; then
+    jq -r '. as $doc | $ARGS.positional[] | . as $p
+      | select(($doc | try (reduce ($p | split(".") | map(tonumber? // .))[] as $k (.;
+          if type == "object" and has($k | tostring) then .[$k | tostring]
+          elif type == "array" and ($k | type) == "number" and $k < length then .[$k]
+          else error("missing") end) | true) catch false) | not)' "$file" --args "$@" 2>/dev/null ||
+      printf '%s\n' "$@"
+  else
+    "$JSON_PY" -c "$_PY_PATH"'
+try:
+    doc = json.load(open(sys.argv[1]))
+except Exception:
+    doc = None
+for p in sys.argv[2:]:
+    try:
+        walk(doc, keys(p))
+    except Exception:
+        print(p)' "$file" "$@"
+  fi
+}
+# assert_json_paths FILE PATH...: every path exists.
+assert_json_paths() {
+  local file="$1" missing; shift
+  [[ -s "$file" ]] || fail "missing or empty file: $file"
+  missing="$(json_missing "$file" "$@")"
+  [[ -z "$missing" ]] || fail "${file##*/}: missing keys: ${missing//$'\n'/ }"
+  pass "${file##*/} has $# keys (${*:1:3}$( (($# > 3)) && echo " ..."))"
+}
+# json_edit IN OUT EDIT...: writes IN with edits applied to OUT. An EDIT is PATH=JSON (set; the
+# parent must exist, an array index equal to the length appends) or -PATH (delete).
+json_edit() {
+  local in="$1" out="$2"; shift 2
+  if [[ $JSON_TOOL == jq ]]; then
+    local e tmp="$out.tmp.$$"
+    cp "$in" "$tmp"
+    for e in "$@"; do
+      if [[ $e == -* ]]; then
+        jq --arg p "${e#-}" "$_JQ_PATH"'delpaths([p])' "$tmp" >"$tmp.2" || { rm -f "$tmp" "$tmp.2"; return 1; }
+      else
+        jq --arg p "${e%%=*}" --argjson v "${e#*=}" "$_JQ_PATH"'setpath(p; $v)' "$tmp" >"$tmp.2" ||
+          { rm -f "$tmp" "$tmp.2"; return 1; }
+      fi
+      mv "$tmp.2" "$tmp"
+    done
+    mv "$tmp" "$out"
+  else
+    "$JSON_PY" -c "$_PY_PATH"'
+doc = json.load(open(sys.argv[1]))
+for e in sys.argv[3:]:
+    if e.startswith("-"):
+        ks = keys(e[1:]); parent = walk(doc, ks[:-1]); k = ks[-1]
+        del parent[k if isinstance(parent, list) else str(k)]
+    else:
+        p, v = e.split("=", 1)
+        ks = keys(p); parent = walk(doc, ks[:-1]); k = ks[-1]; v = json.loads(v)
+        if isinstance(parent, list) and k == len(parent): parent.append(v)
+        elif isinstance(parent, list): parent[k] = v
+        else: parent[str(k)] = v
+json.dump(doc, open(sys.argv[2], "w"), indent=1)' "$in" "$out" "$@"
+  fi
+}
+# json_canon FILE [TOP_LEVEL_KEY...]: the document with those keys removed, keys sorted, one
+# canonical text (for comparing two results files).
+json_canon() {
+  local file="$1"; shift
+  if [[ $JSON_TOOL == jq ]]; then
+    local k dels=()
+    for k in "$@"; do dels+=(".\"$k\""); done
+    local filter="."
+    ((${#dels[@]})) && filter="del($(IFS=,; echo "${dels[*]}"))"
+    jq -S "$filter" "$file"
+  else
+    "$JSON_PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in sys.argv[2:]: d.pop(k, None)
+print(json.dumps(d, sort_keys=True, indent=1))' "$file" "$@"
+  fi
+}
+# float_cmp A OP B: numeric comparison of two decimal numbers (OP: < <= > >= == !=).
+float_cmp() {
+  awk -v a="$1" -v op="$2" -v b="$3" 'BEGIN {
+    if (op == "<") r = a < b; else if (op == "<=") r = a <= b; else if (op == ">") r = a > b
+    else if (op == ">=") r = a >= b; else if (op == "==") r = a == b; else if (op == "!=") r = a != b
+    else r = 0
+    exit !r }'
+}
+# near A B RELTOL: |A - B| <= RELTOL * |B|.
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b;
+  exit !(d <= t * m) }'; }

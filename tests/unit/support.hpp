@@ -19,8 +19,8 @@ inline sonicsim::scenario::Scenario scenario_of(const json& doc) {
 // One simulation with the transport forced (flow = SimGrid; one such run per process).
 inline sonicsim::engine::RunMetrics run(const json& doc, bool flow = false) {
   const auto s = scenario_of(doc);
-  sonicsim::runner::TransportChoice choice;
-  choice.flow = flow;
+  const auto choice =
+      flow ? sonicsim::runner::TransportChoice::all_flows() : sonicsim::runner::TransportChoice{};
   return sonicsim::runner::simulate(s, choice).metrics;
 }
 

@@ -144,3 +144,27 @@ TEST_CASE("link byte counters equal the sum of payloads", "[engine][network]") {
     CHECK(l.bytes[1] * 100.0 == Approx(l.bytes[0]).epsilon(0.01));
   }
 }
+
+TEST_CASE("async: every event in flight progresses (Little's law, no starvation)",
+          "[engine][async]") {
+  auto doc = deterministic(4, 4);
+  doc["workload"]["cpu_time_per_event"] = {{"dist", "lognormal"}, {"mean", 0.2}, {"cv", 0.3}};
+  doc["network"]["site_uplink"]["latency"] = "15ms";
+  doc["workload"]["mode"] = "async";
+  doc["workload"]["async"] = {{"independent_work_fraction", 0.8}, {"events_in_flight", 2}};
+  const auto two = run(doc);
+  doc["workload"]["async"]["events_in_flight"] = 1;
+  const auto one = run(doc);
+  // Each thread always holds E open events: mean time per event = E x N_CPU / throughput.
+  CHECK(two.time_per_event.mean() == Approx(2 * 4 / throughput(two)).epsilon(0.01));
+  CHECK(one.time_per_event.mean() == Approx(1 * 4 / throughput(one)).epsilon(0.01));
+  // Here one event already hides the round trip: both are CPU-bound at N_CPU / (0.9 t_CPU).
+  CHECK(throughput(two) == Approx(4 / 0.18).epsilon(0.01));
+  CHECK(throughput(one) == Approx(4 / 0.18).epsilon(0.01));
+  // Without independent work, a second event in flight fills the CPU during the round trip.
+  doc["workload"]["async"] = {{"independent_work_fraction", 0.0}, {"events_in_flight", 1}};
+  const auto blocking = run(doc);
+  doc["workload"]["async"]["events_in_flight"] = 2;
+  const auto overlapped = run(doc);
+  CHECK(throughput(overlapped) > 1.1 * throughput(blocking));
+}

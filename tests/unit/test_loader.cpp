@@ -24,13 +24,20 @@ namespace fs = std::filesystem;
 
 const std::string kData = SONICSIM_TEST_DATA_DIR;
 
-// Each call gets its own file in a per-process folder, so parallel ctest processes never collide.
+// A per-process folder, so parallel ctest processes never collide; removed at exit.
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("sonicsim-loader-" + std::to_string(::getpid()));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+};
+
 std::string write_temp(const std::string& text) {
+  static TempDir dir;
   static int counter = 0;
-  const fs::path dir =
-      fs::temp_directory_path() / ("sonicsim-loader-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path file = dir / ("scenario-" + std::to_string(counter++) + ".json");
+  const fs::path file = dir.path / ("scenario-" + std::to_string(counter++) + ".json");
   std::ofstream(file) << text;
   return file.string();
 }
@@ -137,7 +144,7 @@ TEST_CASE("minimal scenario gets the documented defaults", "[loader]") {
   CHECK_FALSE(s.network.wan);
   CHECK_FALSE(s.network.server_nic);
   CHECK(s.network.flow_model == FlowModel::Auto);
-  CHECK(s.network.auto_tolerance == 1e-3);
+  CHECK(s.network.auto_tolerance == 0.01);
   CHECK(s.source_file == kData + "/valid_minimal.json");
   CHECK(
       s.canonical_json ==
@@ -567,6 +574,9 @@ TEST_CASE("bad input catalogue: distributions, fractions and models", "[loader][
       {"items above max_batch_size",
        [](json& d) { d["workload"]["requests"][0]["items"]["values"] = {4, 8, 600}; }, "", {},
        "workload.requests[0].items", {"up to 600", "max_batch_size 500"}},
+      {"absurd mean of items",
+       [](json& d) { d["workload"]["requests"][1]["items"] = {{"dist", "exponential"}, {"mean", 1e9}}; },
+       "", {}, "workload.requests[1].items", {"mean of 1000000000", "at most 1000000"}},
       {"unknown distribution",
        [](json& d) { d["workload"]["cpu_time_per_event"]["dist"] = "weibull"; }, "", {},
        "workload.cpu_time_per_event.dist", {"found \"weibull\"", "\"lognormal\""}},
@@ -660,7 +670,7 @@ TEST_CASE("bad input catalogue: distributions, fractions and models", "[loader][
 TEST_CASE("bad input catalogue: overrides", "[loader][bad][override]") {
   run_catalogue({
       {"override index out of range", {}, "", {"servers.5.count=2"}, "servers.5.count",
-       {"--set servers.5.count=2", "index 5 is out of range", "1 elements"}},
+       {"--set servers.5.count=2", "index 5 is out of range", "has 1 element"}},
       {"override through a missing parent", {}, "", {"network.wan.bandwidth=1e9"},
        "network.wan.bandwidth",
        {"--set network.wan.bandwidth=1e9", "`network.wan` does not exist"}},

@@ -19,6 +19,7 @@ class Recorder final : public sonicsim::engine::TransferSink, public sonicsim::e
     if (!started_) start_();
     started_ = true;
   }
+  void hold_at(double) override {}
   void on_transfer_done(std::uint32_t token, double now) override { arrived[token] = now; }
   std::map<std::uint32_t, double> arrived;
 
@@ -104,8 +105,8 @@ TEST_CASE("fast path and flow path agree on lightly loaded links", "[network][fl
   doc["duration"] = 100.0;
   doc["warmup"] = 10.0;
   const auto s = scenario_of(doc);
-  sonicsim::runner::TransportChoice analytic, flow;
-  flow.flow = true;
+  sonicsim::runner::TransportChoice analytic;
+  const auto flow = sonicsim::runner::TransportChoice::all_flows();
   const auto a = sonicsim::runner::simulate(s, analytic).metrics;
   const auto f = sonicsim::runner::simulate(s, flow).metrics;
   CHECK(f.transport == "flow");
@@ -126,11 +127,35 @@ TEST_CASE("flow path: a loaded uplink slows requests the analytic path cannot se
   doc["duration"] = 100.0;
   doc["warmup"] = 10.0;
   const auto s = scenario_of(doc);
-  sonicsim::runner::TransportChoice analytic, flow;
-  flow.flow = true;
+  sonicsim::runner::TransportChoice analytic;
+  const auto flow = sonicsim::runner::TransportChoice::all_flows();
   const auto a = sonicsim::runner::simulate(s, analytic).metrics;
   const auto f = sonicsim::runner::simulate(s, flow).metrics;
   // Processor sharing at ~80% load stretches the 2.7 ms serialisation several-fold.
   CHECK(f.latency.mean() > 1.5 * a.latency.mean());
   check_conservation(f);
+}
+
+TEST_CASE("auto transport: flows only where contention matters, per direction", "[network][flow]") {
+  // The loaded uplink carries 2 MB requests one way and 100 B responses the other.
+  auto doc = deterministic(32, 4, 0.1, 0.1, 0.001);
+  doc["workload"]["jobs_per_node"] = 8;
+  doc["workload"]["cpu_time_per_event"] = {{"dist", "exponential"}, {"mean", 0.1}};
+  doc["models"]["m"]["input_bytes_per_item"] = "2MB";
+  doc["network"]["site_uplink"]["bandwidth"] = "6Gbps";
+  doc["duration"] = 100.0;
+  doc["warmup"] = 10.0;
+  const auto s = scenario_of(doc);
+  const auto choice = sonicsim::runner::choose_transport(s, 300.0, 0.1);
+  CHECK(choice.flow_to_servers);
+  CHECK_FALSE(choice.flow_to_clients);
+  CHECK(choice.worst_link_utilization == Approx(300.0 * 2e6 / 0.75e9).epsilon(1e-9));
+  // Responses alone on their direction: flows or not, the same results.
+  const auto mixed = sonicsim::runner::simulate(s, choice).metrics;
+  CHECK(mixed.transport == "flow to servers, analytic to clients");
+
+  auto light = two_nodes_one_device();
+  light["network"]["site_uplink"]["bandwidth"] = "100Gbps";
+  const auto none = sonicsim::runner::choose_transport(scenario_of(light), 20.0, 0.1);
+  CHECK_FALSE(none.any_flow());
 }

@@ -26,30 +26,9 @@ struct Event {
   EventKind kind;
 };
 
-class EventQueue {
+// A 4-ary min-heap of 16-byte entries (time + packed payload).
+class EventHeap {
  public:
-  static constexpr std::uint32_t kStampMask = (1u << 24) - 1;
-
-  void push(double time, EventKind kind, std::uint32_t id, std::uint32_t stamp = 0) {
-    const std::uint64_t payload = (static_cast<std::uint64_t>(kind) << 61) |
-                                  (static_cast<std::uint64_t>(stamp & kStampMask) << 32) | id;
-    heap_.push_back({time, payload});
-    sift_up(heap_.size() - 1);
-  }
-  bool empty() const { return heap_.empty(); }
-  double top_time() const { return heap_.front().time; }
-  Event pop() {
-    const Entry top = heap_.front();
-    const Entry last = heap_.back();
-    heap_.pop_back();
-    if (!heap_.empty()) sift_down(last);
-    return {top.time, static_cast<std::uint32_t>(top.payload),
-            static_cast<std::uint32_t>(top.payload >> 32) & kStampMask,
-            static_cast<EventKind>(top.payload >> 61)};
-  }
-  std::size_t size() const { return heap_.size(); }
-
- private:
   struct Entry {
     double time;
     std::uint64_t payload;
@@ -57,6 +36,22 @@ class EventQueue {
   static bool before(const Entry& a, const Entry& b) {
     return a.time < b.time || (a.time == b.time && a.payload < b.payload);
   }
+  bool empty() const { return heap_.empty(); }
+  const Entry& top() const { return heap_.front(); }
+  std::size_t size() const { return heap_.size(); }
+  void push(const Entry& e) {
+    heap_.push_back(e);
+    sift_up(heap_.size() - 1);
+  }
+  Entry pop() {
+    const Entry top = heap_.front();
+    const Entry last = heap_.back();
+    heap_.pop_back();
+    if (!heap_.empty()) sift_down(last);
+    return top;
+  }
+
+ private:
   void sift_up(std::size_t i) {
     const Entry e = heap_[i];
     while (i > 0) {
@@ -85,6 +80,40 @@ class EventQueue {
     heap_[i] = e;
   }
   std::vector<Entry> heap_;
+};
+
+// Two heaps: one pending CPU completion per client thread lives in `far_` (tens of thousands of
+// entries, touched once per event), while the short-lived transfer, batcher and execution events
+// stay in `near_`, small enough to remain in cache. Pops take the earlier top of the two, so the
+// order is the same total order as one heap's.
+class EventQueue {
+ public:
+  static constexpr std::uint32_t kStampMask = (1u << 24) - 1;
+
+  void push(double time, EventKind kind, std::uint32_t id, std::uint32_t stamp = 0) {
+    const std::uint64_t payload = (static_cast<std::uint64_t>(kind) << 61) |
+                                  (static_cast<std::uint64_t>(stamp & kStampMask) << 32) | id;
+    const bool client = kind == EventKind::CpuDone || kind == EventKind::EventStart;
+    (client ? far_ : near_).push({time, payload});
+  }
+  bool empty() const { return near_.empty() && far_.empty(); }
+  double top_time() const { return first().top().time; }
+  Event pop() {
+    const EventHeap::Entry top = first().pop();
+    return {top.time, static_cast<std::uint32_t>(top.payload),
+            static_cast<std::uint32_t>(top.payload >> 32) & kStampMask,
+            static_cast<EventKind>(top.payload >> 61)};
+  }
+  std::size_t size() const { return near_.size() + far_.size(); }
+
+ private:
+  EventHeap& first() {
+    if (far_.empty()) return near_;
+    if (near_.empty()) return far_;
+    return EventHeap::before(far_.top(), near_.top()) ? far_ : near_;
+  }
+  const EventHeap& first() const { return const_cast<EventQueue*>(this)->first(); }
+  EventHeap near_, far_;
 };
 
 }  // namespace sonicsim::engine

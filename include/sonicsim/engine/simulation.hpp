@@ -61,7 +61,7 @@ struct RunMetrics {
   };
   std::vector<Link> links;
 
-  std::string transport;  // "analytic" or "flow"
+  std::string transport;  // "analytic", "flow", or "flow to servers, analytic back" etc.
 };
 
 class Simulation final : public TransferSink, public EventCore {
@@ -71,13 +71,16 @@ class Simulation final : public TransferSink, public EventCore {
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
 
-  // nullptr (default): transfers take latency + bytes / narrowest bandwidth, computed here.
-  void set_transport(Transport* t, std::string name);
+  // Which directions go through `t`; the others (and all, with nullptr, the default) take
+  // latency + bytes / narrowest bandwidth, computed here. Links are full duplex, so the two
+  // directions never load each other.
+  void set_transport(Transport* t, bool to_servers, bool to_clients);
 
   double next_time() const override;
   void process_through(double until) override;  // every event at or before `until` and the end
-  void run();                                   // the plain loop: process everything up to the end
-  RunMetrics finish();                          // closes the books at the end time
+  void hold_at(double t) override;
+  void run();           // the plain loop: process everything up to the end
+  RunMetrics finish();  // closes the books at the end time
 
   void on_transfer_done(std::uint32_t token, double now) override;
 

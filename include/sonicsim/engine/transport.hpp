@@ -23,6 +23,9 @@ class EventCore {
   virtual ~EventCore() = default;
   virtual double next_time() const = 0;  // +inf when nothing is left before the end
   virtual void process_through(double until) = 0;
+  // Called while processing: stop after the events at time `t` (a flow must start then, and
+  // SimGrid's clock has to catch up first).
+  virtual void hold_at(double t) = 0;
 };
 
 class Transport {

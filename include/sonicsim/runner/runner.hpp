@@ -10,14 +10,27 @@
 namespace sonicsim::runner {
 
 // How transfers are modelled, and why (SPEC: flows where links are shared and loaded).
+// Links are full duplex, so each direction is judged alone: the tiny responses of a loaded
+// uplink need no flow model when nothing else crosses their direction.
 struct TransportChoice {
-  bool flow = false;
+  bool flow_to_servers = false;
+  bool flow_to_clients = false;
   std::string reason;
-  double worst_link_utilization = 0.0;  // predicted, of the busiest link
-  double predicted_error = 0.0;         // of the analytic path, relative to the time per event
+  double worst_link_utilization = 0.0;  // predicted, busiest link and direction
+  double predicted_error = 0.0;  // of the analytic path, relative to the remote time per event
+
+  bool any_flow() const { return flow_to_servers || flow_to_clients; }
+  static TransportChoice all_flows() {
+    TransportChoice c;
+    c.flow_to_servers = c.flow_to_clients = true;
+    c.reason = "every payload a flow";
+    return c;
+  }
 };
 
 // `events_per_s` and `time_per_event_s` are the analytic predictions used to estimate the load.
+// The error of the analytic path is judged against the remote part of an event (time per event
+// less its CPU work): what requests experience, where contention shows first.
 TransportChoice choose_transport(const scenario::Scenario& s, double events_per_s,
                                  double time_per_event_s);
 

@@ -50,6 +50,7 @@ struct Workload {
 // Mean coprocessor busy time of one execution as a function of its batch size: piecewise linear
 // between the points, linear extrapolation above the last one (and below the first one, floored
 // at the first point's value so that no batch is ever cheaper than the smallest measured one).
+// A falling last segment (measurement noise) is extrapolated flat, never down towards zero.
 struct ServiceCurve {
   std::vector<double> batch;    // strictly increasing, >= 1
   std::vector<double> seconds;  // > 0, same length as batch
@@ -109,11 +110,11 @@ enum class FlowModel { Auto, Flow, Analytic };
 
 struct Network {
   std::optional<LinkSpec> client_nic, site_uplink, wan, server_nic;
-  // auto: SimGrid's flow model only where contention would change the results by more than
-  // `auto_tolerance` of the time per event; flow: every payload is a SimGrid flow; analytic:
-  // every transfer takes latency + size / bandwidth of its narrowest link.
+  // auto: SimGrid's flow model only where contention would change the remote part of an event
+  // (network + queue + execution) by more than `auto_tolerance`; flow: every payload is a
+  // SimGrid flow; analytic: every transfer takes latency + size / its narrowest bandwidth.
   FlowModel flow_model = FlowModel::Auto;
-  double auto_tolerance = 1e-3;
+  double auto_tolerance = 0.01;
 };
 
 struct Scenario {

@@ -1,0 +1,103 @@
+# cli_examples: each scenario in scenarios/examples/ shows what its description promises (the
+# headline number of each feature), so an engine change that breaks a feature shows up here.
+source "$(dirname "$0")/lib.sh" "$@"
+need_json_tool
+
+E=scenarios/examples
+R() {  # R NAME [ARGS...]: run $E/NAME.json into $TMP/NAME.json (extra args: --set, ...)
+  local name="$1"; shift
+  run_ok "$SONICSIM" run "$E/$name.json" -q -o "$TMP/$name.json" "$@"
+}
+get() { json_get "$TMP/$1.json" "$2" || fail "$1.json: no $2"; }
+calc() { awk "BEGIN { printf \"%.17g\", $* }"; }
+check() {  # check MESSAGE COMMAND...: pass when COMMAND succeeds
+  local msg="$1"; shift
+  "$@" || fail "$msg"
+  pass "$msg"
+}
+
+# cpu-only-baseline: no servers, every request falls back, time per event = t_CPU.
+R cpu-only-baseline
+n="cpu-only-baseline"
+check "$n: no request completed remotely" test "$(get $n requests.completed)" -eq 0
+check "$n: all requests are fallback or in flight" test "$(get $n requests.sent)" -eq \
+  "$(($(get $n requests.fallback) + $(get $n requests.in_flight_at_end)))"
+check "$n: n_gpu = 0" test "$(get $n analytic.n_gpu)" -eq 0
+check "$n: time per event ~ t_CPU" near "$(get $n events.time_per_event_s.mean)" "$(get $n analytic.t_cpu_s)" 0.02
+
+# formula-knee: deterministic, above the knee: simulated = t_SONIC = t_GPU N_CPU / N_GPU.
+R formula-knee
+n=formula-knee
+check "$n: saturated" test "$(get $n analytic.saturated)" == true
+check "$n: time per event = t_SONIC (1e-3)" near "$(get $n events.time_per_event_s.mean)" "$(get $n analytic.t_sonic_s)" 1e-3
+check "$n: t_SONIC = 120 ms" near "$(get $n analytic.t_sonic_s)" 0.12 1e-9
+check "$n: GPU 100% busy" float_cmp "$(get $n servers.0.utilization)" '>' 0.999
+
+# triton-no-batching vs triton-dynamic-batching: same load, batching keeps up.
+R triton-no-batching
+R triton-dynamic-batching
+check "no batching: one 4-item request per execution" near "$(get triton-no-batching models.particlenet_ak4.mean_batch_size)" 4 1e-12
+check "dynamic batching: batches of several requests" float_cmp "$(get triton-dynamic-batching models.particlenet_ak4.mean_batch_size)" '>' 8
+check "dynamic batching: 30% more throughput" float_cmp "$(get triton-dynamic-batching events.throughput_per_s)" '>' \
+  "$(calc "1.3 * $(get triton-no-batching events.throughput_per_s)")"
+check "no batching: GPU saturated" float_cmp "$(get triton-no-batching servers.0.utilization)" '>' 0.999
+
+# cpu-fallback: the unserved model's requests are fallback, one per event.
+R cpu-fallback
+n=cpu-fallback
+fb="$(get $n requests.fallback)"
+ev="$(get $n events.completed)"
+check "$n: fallback ~ events ($fb vs $ev)" test "$((fb - ev))" -le 40 -a "$((ev - fb))" -le 40
+check "$n: deeptau never executed" test "$(get $n models.deeptau.executions)" -eq 0
+check "$n: p counts only the served model" near "$(get $n analytic.p)" 0.06 1e-12
+check "$n: p_fallback" near "$(get $n analytic.p_fallback)" 0.02 1e-12
+
+# random-routing-mva: the simulation matches exact MVA.
+R random-routing-mva
+n=random-routing-mva
+check "$n: throughput within 2% of MVA" near "$(get $n events.throughput_per_s)" "$(get $n analytic.mva.throughput_per_s)" 0.02
+check "$n: utilization within 2% of MVA" near "$(get $n servers.0.utilization)" "$(get $n analytic.mva.device_utilization.gpu)" 0.02
+check "$n: latency within 5% of MVA" near "$(get $n requests.latency_s.mean)" "$(get $n analytic.mva.request_latency_s.classifier)" 0.05
+
+# heterogeneous-devices: two pools, one device map; equal shares, the T4s bind.
+R heterogeneous-devices
+n=heterogeneous-devices
+check "$n: binding pool t4" test "$(get $n analytic.binding_pool)" == t4
+check "$n: T4s busier than A100s" float_cmp "$(get $n servers.0.utilization)" '>' "$(calc "2 * $(get $n servers.1.utilization)")"
+check "$n: equal executions per device" near "$(calc "$(get $n servers.0.executions) / 4")" "$(calc "$(get $n servers.1.executions) / 2")" 0.01
+
+# tensor-shapes: ParticleNet's six FP32 inputs are 9760 B per jet, 20 jets per request.
+R tensor-shapes
+n=tensor-shapes
+check "$n: 195200 B in per event" near "$(get $n analytic.network.bytes_in_per_event)" 195200 1e-12
+check "$n: 320 B out per event" near "$(get $n analytic.network.bytes_out_per_event)" 320 1e-12
+
+# bandwidth-bound-uplink: auto picks flows; contention stretches the transfers.
+R bandwidth-bound-uplink
+n=bandwidth-bound-uplink
+tr="$(get $n network.transport)"
+check "$n: flows chosen for the requests (transport: $tr)" test "${tr#flow}" != "$tr"
+check "$n: latency well above the idle round trip" float_cmp "$(get $n requests.latency_s.mean)" '>' \
+  "$(calc "2 * $(get $n analytic.t_latency_s)")"
+
+# async-external-work: every thread keeps its CPU busy: throughput = N_CPU / ((1-p) t_CPU).
+R async-external-work
+n=async-external-work
+x="$(get $n events.throughput_per_s)"
+check "$n: throughput ~ 80 threads / 180 ms" near "$x" "$(calc "80 / 0.18")" 0.02
+check "$n: throughput above the sync formula" float_cmp "$x" '>' "$(calc "1.4 * $(get $n analytic.throughput_per_s)")"
+# Little's law: each thread always holds events_in_flight = 2 open events, so the mean time
+# from an event's start to its end is 2 x n_cpu / throughput.
+check "$n: Little's law, time per event = 2 n_cpu / throughput" \
+  near "$(get $n events.time_per_event_s.mean)" "$(calc "2 * 80 / $x")" 0.02
+# The same with constant CPU time and most of it independent (the round trip, ~33 ms, is shorter
+# than the independent work): the CPU must still serve both open events first come first served.
+R async-external-work --set workload.cpu_time_per_event=\"200ms\" \
+  --set workload.async.independent_work_fraction=0.8 --set network.wan.latency=\"15ms\"
+x="$(get $n events.throughput_per_s)"
+check "$n (constant, f=0.8): throughput ~ 80 threads / 180 ms" near "$x" "$(calc "80 / 0.18")" 0.02
+t="$(get $n events.time_per_event_s.mean)"
+check "$n (constant, f=0.8): Little's law, time per event $t s = 2 n_cpu / throughput = $(calc "2 * 80 / $x") s (both open events progress)" \
+  near "$t" "$(calc "2 * 80 / $x")" 0.02
+
+finish
