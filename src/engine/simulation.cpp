@@ -638,6 +638,12 @@ struct Simulation::Impl {
   }
 };
 
+double RunMetrics::Pool::mean_utilization() const {
+  double sum = 0.0;
+  for (double u : utilization) sum += u;
+  return utilization.empty() ? 0.0 : sum / static_cast<double>(utilization.size());
+}
+
 double RunMetrics::Link::peak_utilization() const {
   double peak = 0.0;
   for (const auto& dir : window_bytes)

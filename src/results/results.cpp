@@ -9,7 +9,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <numeric>
 #include <sstream>
 #include <stdexcept>
 
@@ -41,7 +40,7 @@ double span_of(const engine::RunMetrics& m) {
 ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
               const nlohmann::json& analytic) {
   const auto& m = run.metrics;
-  const double span = span_of(m);
+  const double span = m.span();
   ojson j;
   j["sonicsim_version"] = SONICSIM_VERSION;
   j["scenario"] = s.name;
@@ -52,9 +51,8 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
 
   ojson ev;
   ev["completed"] = m.events_completed;
-  ev["throughput_per_s"] = static_cast<double>(m.events_completed) / span;
-  ev["per_job_throughput_per_s"] =
-      static_cast<double>(m.events_completed) / span / static_cast<double>(s.workload.jobs);
+  ev["throughput_per_s"] = m.throughput();
+  ev["per_job_throughput_per_s"] = m.throughput() / static_cast<double>(s.workload.jobs);
   ev["time_per_event_s"] = quantiles(m.time_per_event, false);
   // Thread time per event, N_CPU / throughput: equals the mean above in sync mode, and stays
   // comparable with t_SONIC when async threads hold several events at once.
@@ -79,8 +77,7 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
     o["inferences_per_s"] = static_cast<double>(mm.items) / span;
     o["requests"] = mm.requests;
     o["executions"] = mm.executions;
-    o["mean_batch_size"] =
-        mm.executions ? static_cast<double>(mm.items) / static_cast<double>(mm.executions) : 0.0;
+    o["mean_batch_size"] = mm.mean_batch_size();
     o["queue_time_s"] = quantiles(mm.queue_time, false);
     o["compute_time_s"] = quantiles(mm.compute_time, false);
     o["latency_s"] = quantiles(mm.latency, true);
@@ -94,9 +91,7 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
     o["name"] = p.name;
     o["device"] = p.device;
     o["count"] = p.utilization.size();
-    const double sum = std::accumulate(p.utilization.begin(), p.utilization.end(), 0.0);
-    o["utilization"] =
-        p.utilization.empty() ? 0.0 : sum / static_cast<double>(p.utilization.size());
+    o["utilization"] = p.mean_utilization();
     o["executions"] = p.executions;
     o["utilization_min"] =
         p.utilization.empty() ? 0.0 : *std::min_element(p.utilization.begin(), p.utilization.end());
@@ -147,7 +142,7 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
                     const nlohmann::json& analytic) {
   using scenario::format_time;
   const auto& m = run.metrics;
-  const double span = span_of(m);
+  const double span = m.span();
   std::ostringstream o;
   char line[512];
   auto out = [&](const char* fmt, auto... args) {
@@ -160,20 +155,15 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
       format_time(span).c_str(), format_time(m.warmup).c_str(),
       static_cast<unsigned long long>(s.seed));
   out("\nevents     %llu completed, %.4g /s (%.4g /s per job)\n",
-      static_cast<unsigned long long>(m.events_completed),
-      static_cast<double>(m.events_completed) / span,
-      static_cast<double>(m.events_completed) / span / static_cast<double>(s.workload.jobs));
+      static_cast<unsigned long long>(m.events_completed), m.throughput(),
+      m.throughput() / static_cast<double>(s.workload.jobs));
   out("           time per event: mean %s  p50 %s  p99 %s\n",
       format_time(m.time_per_event.mean()).c_str(),
       format_time(m.time_per_event.quantile(0.5)).c_str(),
       format_time(m.time_per_event.quantile(0.99)).c_str());
   if (analytic.is_object() && analytic.contains("t_sonic_s") && analytic["t_sonic_s"].is_number()) {
     const double t_sonic = analytic["t_sonic_s"].get<double>();
-    // Thread time per event (N_CPU / throughput) is what t_SONIC predicts, in sync and async.
-    const double thread_time = m.events_completed
-                                   ? static_cast<double>(s.workload.n_threads()) * span /
-                                         static_cast<double>(m.events_completed)
-                                   : 0.0;
+    const double thread_time = m.thread_time_per_event(s.workload.n_threads());
     out("           formula t_SONIC %s (%s), simulated/formula = %.4f (N_CPU / throughput)\n",
         format_time(t_sonic).c_str(),
         analytic.value("saturated", false) ? "saturated" : "below saturation",
@@ -190,14 +180,12 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
   for (const auto& mm : m.models) {
     if (mm.executions == 0) continue;
     out("model      %-20s %.4g inf/s  batch %.2f  queue %s  compute %s\n", mm.name.c_str(),
-        static_cast<double>(mm.items) / span,
-        static_cast<double>(mm.items) / static_cast<double>(mm.executions),
+        static_cast<double>(mm.items) / span, mm.mean_batch_size(),
         format_time(mm.queue_time.mean()).c_str(), format_time(mm.compute_time.mean()).c_str());
   }
   for (const auto& p : m.pools) {
-    const double sum = std::accumulate(p.utilization.begin(), p.utilization.end(), 0.0);
     out("servers    %-20s %zu x %s  utilization %.1f%%\n", p.name.c_str(), p.utilization.size(),
-        p.device.c_str(), p.utilization.empty() ? 0.0 : 100.0 * sum / p.utilization.size());
+        p.device.c_str(), 100.0 * p.mean_utilization());
   }
   for (const auto& l : m.links) {
     out("link       %-20s %s  mean %s per link  peak %.1f%%\n", l.name.c_str(),

@@ -36,46 +36,59 @@ json two_nodes_one_device() {
   return doc;
 }
 
+// 32 threads send ~300 requests/s of 2 MB: the 6 Gbps uplink is ~80% busy one way, the GPUs
+// are not, and 100 B responses cross the other direction.
+json loaded_uplink() {
+  auto doc = deterministic(32, 4, 0.1, 0.1, 0.001);
+  doc["workload"]["jobs_per_node"] = 8;
+  doc["workload"]["cpu_time_per_event"] = {{"dist", "exponential"}, {"mean", 0.1}};
+  doc["models"]["m"]["input_bytes_per_item"] = "2MB";
+  doc["network"]["site_uplink"]["bandwidth"] = "6Gbps";
+  doc["duration"] = 100.0;
+  doc["warmup"] = 10.0;
+  return doc;
+}
+
+// Arrival times of transfers started together at t = 0 on the two-node platform.
+struct Send {
+  std::uint32_t node;
+  sonicsim::engine::Direction dir;
+  double bytes;
+  std::uint32_t token;
+};
+std::map<std::uint32_t, double> arrivals(const std::vector<Send>& sends) {
+  const auto s = scenario_of(two_nodes_one_device());
+  sonicsim::platform::FlowNetwork* net = nullptr;
+  Recorder rec([&] {
+    for (const Send& x : sends) net->send(0.0, x.node, 0, x.dir, x.bytes, x.token);
+  });
+  sonicsim::platform::FlowNetwork network(s, rec, rec);
+  net = &network;
+  network.drive(100.0);
+  return rec.arrived;
+}
+
+using sonicsim::engine::Direction;
+
 }  // namespace
 
 TEST_CASE("flow model: one transfer of S bytes takes L + S/B", "[network][flow]") {
-  const auto s = scenario_of(two_nodes_one_device());
-  sonicsim::platform::FlowNetwork* net = nullptr;
-  Recorder rec([&] { net->send(0.0, 0, 0, sonicsim::engine::Direction::ToServer, 1e7, 7); });
-  sonicsim::platform::FlowNetwork network(s, rec, rec);
-  net = &network;
-  network.drive(100.0);
-  REQUIRE(rec.arrived.count(7) == 1);
-  CHECK(rec.arrived[7] == Approx(1.2e-3 + 1e7 / 1.25e8).epsilon(1e-9));
+  auto arrived = arrivals({{0, Direction::ToServer, 1e7, 7}});
+  REQUIRE(arrived.count(7) == 1);
+  CHECK(arrived[7] == Approx(1.2e-3 + 1e7 / 1.25e8).epsilon(1e-9));
 }
 
 TEST_CASE("flow model: two flows share the bottleneck", "[network][flow]") {
-  const auto s = scenario_of(two_nodes_one_device());
-  sonicsim::platform::FlowNetwork* net = nullptr;
-  Recorder rec([&] {
-    net->send(0.0, 0, 0, sonicsim::engine::Direction::ToServer, 1e7, 1);
-    net->send(0.0, 1, 0, sonicsim::engine::Direction::ToServer, 1e7, 2);
-  });
-  sonicsim::platform::FlowNetwork network(s, rec, rec);
-  net = &network;
-  network.drive(100.0);
+  auto arrived = arrivals({{0, Direction::ToServer, 1e7, 1}, {1, Direction::ToServer, 1e7, 2}});
   // Both cross the 1 Gbps uplink together: each gets half of it.
-  CHECK(rec.arrived[1] == Approx(1.2e-3 + 2e7 / 1.25e8).epsilon(1e-9));
-  CHECK(rec.arrived[2] == Approx(rec.arrived[1]).epsilon(1e-12));
+  CHECK(arrived[1] == Approx(1.2e-3 + 2e7 / 1.25e8).epsilon(1e-9));
+  CHECK(arrived[2] == Approx(arrived[1]).epsilon(1e-12));
 }
 
 TEST_CASE("flow model: opposite directions do not share (full duplex)", "[network][flow]") {
-  const auto s = scenario_of(two_nodes_one_device());
-  sonicsim::platform::FlowNetwork* net = nullptr;
-  Recorder rec([&] {
-    net->send(0.0, 0, 0, sonicsim::engine::Direction::ToServer, 1e7, 1);
-    net->send(0.0, 1, 0, sonicsim::engine::Direction::ToClient, 1e7, 2);
-  });
-  sonicsim::platform::FlowNetwork network(s, rec, rec);
-  net = &network;
-  network.drive(100.0);
-  CHECK(rec.arrived[1] == Approx(1.2e-3 + 1e7 / 1.25e8).epsilon(1e-9));
-  CHECK(rec.arrived[2] == Approx(1.2e-3 + 1e7 / 1.25e8).epsilon(1e-9));
+  auto arrived = arrivals({{0, Direction::ToServer, 1e7, 1}, {1, Direction::ToClient, 1e7, 2}});
+  CHECK(arrived[1] == Approx(1.2e-3 + 1e7 / 1.25e8).epsilon(1e-9));
+  CHECK(arrived[2] == Approx(1.2e-3 + 1e7 / 1.25e8).epsilon(1e-9));
 }
 
 TEST_CASE("analytic path: an idle round trip takes 2 x latency + S_in/B + S_out/B", "[network]") {
@@ -118,15 +131,7 @@ TEST_CASE("fast path and flow path agree on lightly loaded links", "[network][fl
 
 TEST_CASE("flow path: a loaded uplink slows requests the analytic path cannot see",
           "[network][flow]") {
-  // 32 threads send ~300 requests/s of 2 MB: the 6 Gbps uplink is ~80% busy, the GPUs are not.
-  auto doc = deterministic(32, 4, 0.1, 0.1, 0.001);
-  doc["workload"]["jobs_per_node"] = 8;
-  doc["workload"]["cpu_time_per_event"] = {{"dist", "exponential"}, {"mean", 0.1}};
-  doc["models"]["m"]["input_bytes_per_item"] = "2MB";
-  doc["network"]["site_uplink"]["bandwidth"] = "6Gbps";
-  doc["duration"] = 100.0;
-  doc["warmup"] = 10.0;
-  const auto s = scenario_of(doc);
+  const auto s = scenario_of(loaded_uplink());
   sonicsim::runner::TransportChoice analytic;
   const auto flow = sonicsim::runner::TransportChoice::all_flows();
   const auto a = sonicsim::runner::simulate(s, analytic).metrics;
@@ -137,15 +142,7 @@ TEST_CASE("flow path: a loaded uplink slows requests the analytic path cannot se
 }
 
 TEST_CASE("auto transport: flows only where contention matters, per direction", "[network][flow]") {
-  // The loaded uplink carries 2 MB requests one way and 100 B responses the other.
-  auto doc = deterministic(32, 4, 0.1, 0.1, 0.001);
-  doc["workload"]["jobs_per_node"] = 8;
-  doc["workload"]["cpu_time_per_event"] = {{"dist", "exponential"}, {"mean", 0.1}};
-  doc["models"]["m"]["input_bytes_per_item"] = "2MB";
-  doc["network"]["site_uplink"]["bandwidth"] = "6Gbps";
-  doc["duration"] = 100.0;
-  doc["warmup"] = 10.0;
-  const auto s = scenario_of(doc);
+  const auto s = scenario_of(loaded_uplink());
   const auto choice = sonicsim::runner::choose_transport(s, 300.0, 0.1);
   CHECK(choice.flow_to_servers);
   CHECK_FALSE(choice.flow_to_clients);

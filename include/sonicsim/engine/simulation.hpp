@@ -33,6 +33,9 @@ struct RunMetrics {
     std::string name;
     std::uint64_t executions = 0, items = 0, requests = 0;
     metrics::Histogram queue_time, compute_time, latency;
+    double mean_batch_size() const {
+      return executions ? static_cast<double>(items) / static_cast<double>(executions) : 0.0;
+    }
   };
   std::vector<Model> models;  // scenario order
 
@@ -40,6 +43,7 @@ struct RunMetrics {
     std::string name, device;
     std::vector<double> utilization;  // per device, after warm-up
     std::uint64_t executions = 0;
+    double mean_utilization() const;
   };
   std::vector<Pool> pools;
 
@@ -62,6 +66,13 @@ struct RunMetrics {
   std::vector<Link> links;
 
   std::string transport;  // "analytic", "flow", or "flow to servers, analytic back" etc.
+
+  double span() const { return duration - warmup; }  // the measured part of the run
+  double throughput() const { return static_cast<double>(events_completed) / span(); }
+  // N_CPU / throughput: what t_SONIC predicts, in sync and async mode alike.
+  double thread_time_per_event(std::int64_t threads) const {
+    return events_completed ? static_cast<double>(threads) / throughput() : 0.0;
+  }
 };
 
 class Simulation final : public TransferSink, public EventCore {
