@@ -71,6 +71,15 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return d[n][m];
 }
 
+namespace {
+bool is_subsequence(std::string_view small, std::string_view big) {
+  std::size_t i = 0;
+  for (char c : big)
+    if (i < small.size() && small[i] == c) ++i;
+  return i == small.size();
+}
+}  // namespace
+
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
   const auto lower = [](std::string_view s) {
     std::string out(s);
@@ -90,7 +99,12 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
     // A truncated key ("offload" for "offload_fraction") is far in edits but obvious to a reader.
     const bool prefix = w.size() >= 4 && (lc.rfind(w, 0) == 0 || w.rfind(lc, 0) == 0);
     if (prefix) dist = std::min<std::size_t>(dist, 1);
-    if (dist < best_distance) {
+    // On a tie, a candidate the word is a subsequence of wins: a dropped letter ("sever" for
+    // "servers") is a likelier typo than a changed one ("seed").
+    const bool better =
+        dist < best_distance || (dist == best_distance && best != nullptr &&
+                                 is_subsequence(w, lc) && !is_subsequence(w, lower(*best)));
+    if (better) {
       best_distance = dist;
       best = &c;
     }

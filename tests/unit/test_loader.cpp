@@ -726,3 +726,15 @@ TEST_CASE("NaN and inf built in code are refused", "[loader][bad]") {
     CHECK(has_problem(e.problems(), "seed", {"found inf"}));
   }
 }
+
+TEST_CASE("did-you-mean prefers a dropped letter on a tie", "[loader]") {
+  nlohmann::json doc = {{"duration", 10},
+                        {"workload", {{"jobs", 1}, {"cpu_time_per_event", 1}}},
+                        {"sever", nlohmann::json::array()}};
+  try {
+    sonicsim::scenario::load_json(doc, "t.json");
+    FAIL("accepted an unknown key");
+  } catch (const sonicsim::scenario::InputError& e) {
+    CHECK(std::string(e.what()).find("did you mean `servers`?") != std::string::npos);
+  }
+}
