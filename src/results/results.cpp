@@ -56,10 +56,7 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
   ev["time_per_event_s"] = quantiles(m.time_per_event, false);
   // Thread time per event, N_CPU / throughput: equals the mean above in sync mode, and stays
   // comparable with t_SONIC when async threads hold several events at once.
-  ev["thread_time_per_event_s"] = m.events_completed
-                                      ? static_cast<double>(s.workload.n_threads()) * span /
-                                            static_cast<double>(m.events_completed)
-                                      : 0.0;
+  ev["thread_time_per_event_s"] = m.thread_time_per_event(s.workload.n_threads());
   j["events"] = ev;
 
   ojson rq;

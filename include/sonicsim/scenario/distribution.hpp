@@ -15,9 +15,9 @@ struct Distribution {
   enum class Kind { Constant, Exponential, Lognormal, Gamma, Normal, Uniform, Empirical };
 
   Kind kind = Kind::Constant;
-  double mean = 0.0;  // for constant: the value
-  double cv = 0.0;    // coefficient of variation (stddev / mean)
-  double min = 0.0, max = 0.0;  // uniform bounds
+  double mean = 0.0;                    // for constant: the value
+  double cv = 0.0;                      // coefficient of variation (stddev / mean)
+  double min = 0.0, max = 0.0;          // uniform bounds
   std::vector<double> values, weights;  // empirical; weights normalised to sum 1 by the loader
 
   static Distribution constant(double v) {
