@@ -7,6 +7,9 @@
 #   scripts/bench.sh [SCENARIO.json...]      default: scenarios/bench/*.json
 #
 #   BENCH_REPEAT=3               runs per scenario
+#   BENCH_ARGS='...'             extra `sonicsim run` arguments, split on spaces, e.g.
+#                                BENCH_ARGS='--set duration="10min"' for a quicker pass (the
+#                                full set takes ~45 min on 2 cores, mostly bandwidth-bound-10k)
 #   BENCH_SIMPY_SCENARIO=FILE    scenario for the SimPy comparison (default: the bench file whose
 #                                name looks like latency-bound-10k, else *latency*, else *10k*)
 #   BENCH_SIMPY_DURATION=60s     simulated time of the SimPy run (short: SimPy is slow)
@@ -16,6 +19,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$SONICSIM_ROOT"
 
 REPEAT="${BENCH_REPEAT:-3}"
+read -ra EXTRA <<<"${BENCH_ARGS:-}"
 PY=/usr/bin/python3   # Debian's interpreter: python3-simpy3 is installed for it
 ensure_packages "${BUILD_PKGS[@]}" "${BENCH_PKGS[@]}"
 scripts/setup.sh
@@ -47,7 +51,7 @@ for s in "${scenarios[@]}"; do
   for ((i = 1; i <= REPEAT; i++)); do
     f="$OUTDIR/$name-$i.json"
     log "$name: run $i/$REPEAT"
-    "$BIN" run "$s" -o "$f" >"$OUTDIR/$name-$i.log" 2>&1 \
+    "$BIN" run "$s" "${EXTRA[@]}" -o "$f" >"$OUTDIR/$name-$i.log" 2>&1 \
       || { cat "$OUTDIR/$name-$i.log" >&2; die "sonicsim run $s failed"; }
     files+=("$f")
   done
@@ -80,7 +84,7 @@ if [[ "${BENCH_SIMPY:-1}" != 0 ]]; then
     simpy_rate="$(jq -r .simulated_requests_per_wall_s "$OUTDIR/simpy.json")"
     ours="${RATE[$target]:-}"
     if [[ -z "$ours" ]]; then  # the comparison scenario was not in the list: run it once
-      "$BIN" run "$target" -o "$OUTDIR/simpy-target.json" >/dev/null
+      "$BIN" run "$target" "${EXTRA[@]}" -o "$OUTDIR/simpy-target.json" >/dev/null
       read -r ours _ < <(median "$OUTDIR/simpy-target.json")
     fi
     printf '\nSimPy on %s: %.0f simulated requests/wall-s; sonicsim: %.0f; ratio sonicsim/SimPy: %.1fx\n' \

@@ -31,10 +31,6 @@ ojson quantiles(const metrics::Histogram& h, bool p95) {
   return j;
 }
 
-double span_of(const engine::RunMetrics& m) {
-  return m.duration - m.warmup;
-}
-
 }  // namespace
 
 ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
