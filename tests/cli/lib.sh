@@ -125,6 +125,14 @@ def walk(d, ks):
         else: raise KeyError(k)
     return d
 '
+# _PY_PATH, then v = the value at PATH argv[2] in the JSON file argv[1]; exit 1 when it is
+# missing or the file is not JSON.
+_PY_VALUE="$_PY_PATH"'
+try:
+    v = walk(json.load(open(sys.argv[1])), keys(sys.argv[2]))
+except Exception:
+    sys.exit(1)
+'
 # json_get FILE PATH: prints the value (strings raw, everything else as compact JSON); status 1
 # when the path does not exist or the file is not JSON.
 json_get() {
@@ -136,11 +144,7 @@ json_get() {
         else error("missing") end)
       | if type == "string" then . else tojson end' "$1" 2>/dev/null
   else
-    "$JSON_PY" -c "$_PY_PATH"'
-try:
-    v = walk(json.load(open(sys.argv[1])), keys(sys.argv[2]))
-except Exception:
-    sys.exit(1)
+    "$JSON_PY" -c "$_PY_VALUE"'
 print(v if isinstance(v, str) else json.dumps(v, separators=(",", ":")))' "$1" "$2" 2>/dev/null
   fi
 }
@@ -150,11 +154,7 @@ json_keys() {
   if [[ $JSON_TOOL == jq ]]; then
     jq -r --arg p "$2" "$_JQ_PATH"'(if $p == "" then . else getpath(p) end) | keys_unsorted[]' "$1" 2>/dev/null
   else
-    "$JSON_PY" -c "$_PY_PATH"'
-try:
-    v = walk(json.load(open(sys.argv[1])), keys(sys.argv[2]))
-except Exception:
-    sys.exit(1)
+    "$JSON_PY" -c "$_PY_VALUE"'
 for k in (range(len(v)) if isinstance(v, list) else v): print(k)' "$1" "$2" 2>/dev/null
   fi
 }
