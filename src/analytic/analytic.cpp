@@ -81,16 +81,13 @@ Prediction predict(const scenario::Scenario& sc) {
       {"site_uplink", &sc.network.site_uplink},
       {"wan", &sc.network.wan},
       {"server_nic", &sc.network.server_nic}};
-  double latency = 0.0;
-  pr.path_bandwidth_Bps = kInf;
   for (const auto& [name, link] : path) {
     if (!link->has_value()) continue;
     const scenario::LinkSpec& l = **link;
     pr.links.push_back({name, l.bandwidth, l.latency, 0.0, 0.0});
-    latency += l.latency;
-    if (l.bandwidth > 0.0) pr.path_bandwidth_Bps = std::min(pr.path_bandwidth_Bps, l.bandwidth);
   }
-  pr.round_trip_latency_s = 2.0 * latency;
+  pr.path_bandwidth_Bps = sc.network.path_bandwidth();
+  pr.round_trip_latency_s = 2.0 * sc.network.path_latency();
 
   const std::size_t n_pools = sc.servers.size();
   for (const scenario::ServerPool& pool : sc.servers) {

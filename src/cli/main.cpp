@@ -40,31 +40,18 @@ scenario::Scenario load(const Common& c) {
   return scenario::load_file(c.scenario_path, overrides);
 }
 
-// The `analytic` block, and the load figures the transport choice needs from it.
-struct Analytic {
-  nlohmann::json block;
-  double events_per_s = 0.0, time_per_event_s = 0.0;
-};
-
-Analytic analytic_of(const scenario::Scenario& s) {
-  const auto p = analytic::predict(s);
-  // MVA includes queueing; without it (async mode) the formula's throughput is the estimate.
-  if (p.mva) return {analytic::to_json(p), p.mva->throughput_per_s, p.mva->time_per_event_s};
-  return {analytic::to_json(p), p.throughput_per_s, p.t_sonic_s};
-}
-
 int cmd_run(const Common& c, bool json_stdout, bool quiet) {
   const auto s = load(c);
   if (!c.output.empty()) results::check_writable(c.output);
-  const Analytic a = analytic_of(s);
-  const auto choice = runner::choose_transport(s, a.events_per_s, a.time_per_event_s);
-  const auto out = runner::simulate(s, choice);
-  const auto j = results::to_json(s, out, a.block);
+  const auto prediction = analytic::predict(s);
+  const auto block = analytic::to_json(prediction);
+  const auto out = runner::simulate(s, runner::choose_transport(s, prediction));
+  const auto j = results::to_json(s, out, block);
   if (!c.output.empty()) results::write_atomically(c.output, j.dump(2) + "\n");
   if (json_stdout) {
     std::cout << j.dump(2) << "\n";
   } else if (!quiet) {
-    std::cout << results::summary(s, out, a.block);
+    std::cout << results::summary(s, out, block);
     if (!c.output.empty()) std::cout << "results    written to " << c.output << "\n";
   }
   return 0;

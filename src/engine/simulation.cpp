@@ -232,12 +232,12 @@ struct Simulation::Impl {
 
   void build_network() {
     const auto& net = sc.network;
+    path_latency = net.path_latency();
+    path_bandwidth = net.path_bandwidth();
     link_slot.assign(4, -1);
     auto add = [&](LinkId id, const std::optional<scenario::LinkSpec>& spec, const char* name,
                    int count) {
       if (!spec) return;
-      path_latency += spec->latency;
-      path_bandwidth = std::min(path_bandwidth, spec->bandwidth);
       RunMetrics::Link l;
       l.name = name;
       l.count = count;

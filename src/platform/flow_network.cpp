@@ -68,11 +68,8 @@ struct FlowNetwork::Impl {
   void build(const scenario::Scenario& s) {
     auto* zone = sg4::create_star_zone("site");
     const auto& net = s.network;
-    for (const auto* l : {&net.client_nic, &net.site_uplink, &net.wan, &net.server_nic})
-      if (*l) {
-        path_latency += (*l)->latency;
-        path_bandwidth = std::min(path_bandwidth, (*l)->bandwidth);
-      }
+    path_latency = net.path_latency();
+    path_bandwidth = net.path_bandwidth();
     auto make_link = [&](const std::string& name, const scenario::LinkSpec& spec) {
       return zone->create_split_duplex_link(name, spec.bandwidth)
           ->set_latency(spec.latency)

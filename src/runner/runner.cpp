@@ -23,24 +23,16 @@ std::string percent(double x) {
 
 }  // namespace
 
-TransportChoice choose_transport(const scenario::Scenario& s, double events_per_s,
-                                 double time_per_event_s) {
+TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Prediction& pr) {
   TransportChoice c;
   const auto& net = s.network;
   if (s.servers.empty() || (!net.client_nic && !net.site_uplink && !net.wan && !net.server_nic)) {
     c.reason = "no network traffic to share";
     return c;
   }
-
-  // Bytes per event in each direction, over the served requests.
-  double bytes[2] = {0.0, 0.0};
-  for (const auto& r : s.workload.requests) {
-    if (s.devices_hosting(r.model) == 0) continue;
-    const auto* m = s.find_model(r.model);
-    const double items = std::max(1.0, r.items.expected());
-    bytes[0] += r.per_event * items * m->input_bytes_per_item;
-    bytes[1] += r.per_event * items * m->output_bytes_per_item;
-  }
+  const double events_per_s = pr.mva ? pr.mva->throughput_per_s : pr.throughput_per_s;
+  const double time_per_event_s = pr.mva ? pr.mva->time_per_event_s : pr.t_sonic_s;
+  const double bytes[2] = {pr.bytes_in_per_event, pr.bytes_out_per_event};
   const double threads = static_cast<double>(s.workload.n_threads());
   const double per_node = threads / static_cast<double>(s.workload.n_nodes());
   int devices = 0;
@@ -68,10 +60,7 @@ TransportChoice choose_transport(const scenario::Scenario& s, double events_per_
   consider(net.site_uplink, "site_uplink", 1.0);
   consider(net.wan, "wan", 1.0);
   consider(net.server_nic, "server_nic", devices > 0 ? 1.0 / devices : 0.0);
-  double p = 0.0;
-  for (const auto& r : s.workload.requests)
-    if (s.devices_hosting(r.model) > 0) p += r.offload_fraction;
-  const double cpu = (1.0 - p) * s.workload.cpu_time_per_event.expected();
+  const double cpu = (1.0 - pr.p) * pr.t_cpu_s;
   double remote = time_per_event_s - cpu;
   if (!(remote > 0.0)) remote = time_per_event_s > 0.0 ? time_per_event_s : 1.0;
   const double error[2] = {excess[0] / remote, excess[1] / remote};

@@ -1,6 +1,7 @@
 #include <sonicsim/scenario/scenario.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace sonicsim::scenario {
@@ -25,6 +26,20 @@ double ServiceCurve::at(double batch_size) const {
   const std::size_t i = static_cast<std::size_t>(upper - batch.begin());
   const double t = (batch_size - batch[i - 1]) / (batch[i] - batch[i - 1]);
   return seconds[i - 1] + t * (seconds[i] - seconds[i - 1]);
+}
+
+double Network::path_latency() const {
+  double sum = 0.0;
+  for (const auto* l : {&client_nic, &site_uplink, &wan, &server_nic})
+    if (*l) sum += (*l)->latency;
+  return sum;
+}
+
+double Network::path_bandwidth() const {
+  double narrowest = std::numeric_limits<double>::infinity();
+  for (const auto* l : {&client_nic, &site_uplink, &wan, &server_nic})
+    if (*l) narrowest = std::min(narrowest, (*l)->bandwidth);
+  return narrowest;
 }
 
 double TensorSpec::bytes() const {

@@ -4,6 +4,7 @@
 #include "support.hpp"
 
 #include <map>
+#include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/platform/flow_network.hpp>
 
 using namespace test;
@@ -143,16 +144,22 @@ TEST_CASE("flow path: a loaded uplink slows requests the analytic path cannot se
 
 TEST_CASE("auto transport: flows only where contention matters, per direction", "[network][flow]") {
   const auto s = scenario_of(loaded_uplink());
-  const auto choice = sonicsim::runner::choose_transport(s, 300.0, 0.1);
+  const auto prediction = sonicsim::analytic::predict(s);
+  const auto choice = sonicsim::runner::choose_transport(s, prediction);
   CHECK(choice.flow_to_servers);
   CHECK_FALSE(choice.flow_to_clients);
-  CHECK(choice.worst_link_utilization == Approx(300.0 * 2e6 / 0.75e9).epsilon(1e-9));
+  // The uplink carries every request: MVA's events per second x 2 MB over 6 Gbps (~80%).
+  const double load = prediction.mva->throughput_per_s * 2e6 / 0.75e9;
+  CHECK(load > 0.7);
+  CHECK(choice.worst_link_utilization == Approx(load).epsilon(1e-9));
   // Responses alone on their direction: flows or not, the same results.
   const auto mixed = sonicsim::runner::simulate(s, choice).metrics;
   CHECK(mixed.transport == "flow to servers, analytic to clients");
 
   auto light = two_nodes_one_device();
   light["network"]["site_uplink"]["bandwidth"] = "100Gbps";
-  const auto none = sonicsim::runner::choose_transport(scenario_of(light), 20.0, 0.1);
+  const auto light_scenario = scenario_of(light);
+  const auto none = sonicsim::runner::choose_transport(light_scenario,
+                                                       sonicsim::analytic::predict(light_scenario));
   CHECK_FALSE(none.any_flow());
 }

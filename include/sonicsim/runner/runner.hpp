@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/engine/simulation.hpp>
 #include <sonicsim/scenario/scenario.hpp>
 
@@ -28,11 +29,11 @@ struct TransportChoice {
   }
 };
 
-// `events_per_s` and `time_per_event_s` are the analytic predictions used to estimate the load.
-// The error of the analytic path is judged against the remote part of an event (time per event
-// less its CPU work): what requests experience, where contention shows first.
-TransportChoice choose_transport(const scenario::Scenario& s, double events_per_s,
-                                 double time_per_event_s);
+// The load comes from the analytic prediction: MVA's throughput and time per event (the
+// formula's without MVA, in async mode) and its bytes per event. The error of the analytic path
+// is judged against the remote part of an event (time per event less its CPU work): what
+// requests experience, where contention shows first.
+TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Prediction& p);
 
 struct RunOutput {
   engine::RunMetrics metrics;

@@ -115,6 +115,10 @@ struct Network {
   // SimGrid flow; analytic: every transfer takes latency + size / its narrowest bandwidth.
   FlowModel flow_model = FlowModel::Auto;
   double auto_tolerance = 0.01;
+
+  // Every request crosses the same links (client NIC, uplink, WAN, server NIC, those present):
+  double path_latency() const;    // one way, sum of the links' latencies
+  double path_bandwidth() const;  // narrowest link, +inf without links
 };
 
 struct Scenario {
