@@ -54,7 +54,6 @@ struct Simulation::Impl {
   struct Thread {
     Rng rng;
     double event_start = 0.0;
-    double t_cpu = 0.0;
     std::uint32_t node = 0;
     std::uint32_t step = 0;
   };
@@ -81,7 +80,7 @@ struct Simulation::Impl {
 
   // ---- requests -------------------------------------------------------------------------
   struct Request {
-    double sent = 0.0, enqueued = 0.0, exec_start = 0.0;
+    double sent = 0.0, enqueued = 0.0;
     std::uint32_t thread = 0, slot = 0, device = 0, batcher = 0;
     std::uint16_t kind = 0;
     int items = 1;
@@ -323,7 +322,6 @@ struct Simulation::Impl {
     live_fallbacks += fallback_per_event;
     if (!async) {
       th.event_start = now;
-      th.t_cpu = t_cpu;
       th.step = 0;
       queue.push(now + (1.0 - p_served) * t_cpu, EventKind::CpuDone, t);
       return;
@@ -532,11 +530,9 @@ struct Simulation::Impl {
       spare_batches.pop_back();
     }
     e.batch.swap(scratch);
-    for (const auto& q : e.batch) {
-      Request& rq = requests[q.request];
-      rq.exec_start = now;
-      if (counts(now)) m.models[b.model].queue_time.add(now - rq.enqueued);
-    }
+    if (counts(now))
+      for (const auto& q : e.batch)
+        m.models[b.model].queue_time.add(now - requests[q.request].enqueued);
     d.running.push_back(std::move(e));
     reschedule(b.device);
   }
@@ -687,13 +683,6 @@ RunMetrics Simulation::finish() {
 
 void Simulation::on_transfer_done(std::uint32_t token, double now) {
   impl_->queue.push(now, EventKind::TransferDone, token);
-}
-
-std::int64_t Simulation::n_nodes() const {
-  return impl_->sc.workload.n_nodes();
-}
-std::int64_t Simulation::n_devices() const {
-  return static_cast<std::int64_t>(impl_->devices.size());
 }
 
 }  // namespace sonicsim::engine

@@ -29,7 +29,6 @@ struct FlowNetwork::Impl {
   std::unique_ptr<sg4::Engine> engine;
   std::vector<sg4::Host*> clients, devices;
   std::vector<sg4::CommPtr> live;  // by token (request id)
-  std::uint64_t started = 0;
 
   // Run-ahead: no flow can arrive before start + path latency + bytes / narrowest bandwidth,
   // whatever it shares, so the core may process its events up to the earliest such bound
@@ -144,7 +143,6 @@ struct FlowNetwork::Impl {
     // Registered before start(): an empty transfer may complete inside start() itself.
     live[token] = comm;
     comm->start();
-    ++started;
   }
 
   void on_completion(const sg4::Activity& activity) {
@@ -200,10 +198,6 @@ void FlowNetwork::drive(double end) {
     im.timer->remove();
     im.timer = nullptr;
   }
-}
-
-std::uint64_t FlowNetwork::transfers_started() const {
-  return impl_->started;
 }
 
 }  // namespace sonicsim::platform

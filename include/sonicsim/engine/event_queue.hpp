@@ -38,7 +38,6 @@ class EventHeap {
   }
   bool empty() const { return heap_.empty(); }
   const Entry& top() const { return heap_.front(); }
-  std::size_t size() const { return heap_.size(); }
   void push(const Entry& e) {
     heap_.push_back(e);
     sift_up(heap_.size() - 1);
@@ -104,7 +103,6 @@ class EventQueue {
             static_cast<std::uint32_t>(top.payload >> 32) & kStampMask,
             static_cast<EventKind>(top.payload >> 61)};
   }
-  std::size_t size() const { return near_.size() + far_.size(); }
 
  private:
   EventHeap& first() {

@@ -95,10 +95,6 @@ class Simulation final : public TransferSink, public EventCore {
 
   void on_transfer_done(std::uint32_t token, double now) override;
 
-  // Client node of a thread and the route facts, for the platform to build its hosts.
-  std::int64_t n_nodes() const;
-  std::int64_t n_devices() const;
-
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -33,8 +33,6 @@ class FlowNetwork final : public engine::Transport {
   // the end are cancelled (the core counts their requests as in flight).
   void drive(double end);
 
-  std::uint64_t transfers_started() const;
-
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
