@@ -1,0 +1,114 @@
+// run, validate, analytic: one scenario, simulated or predicted.
+#include <iostream>
+
+#include <sonicsim/analytic/analytic.hpp>
+#include <sonicsim/results/results.hpp>
+#include <sonicsim/runner/runner.hpp>
+
+#include "command.hpp"
+
+namespace sonicsim::cli {
+
+void add_scenario_args(CLI::App* cmd, ScenarioArgs& a, bool positional) {
+  if (positional)
+    cmd->add_option("scenario", a.scenario_path, "Scenario JSON file")->required();
+  else
+    cmd->add_option("--scenario", a.scenario_path, "Scenario JSON file")->required();
+  cmd->add_option("--set", a.sets,
+                  "Override a scenario value: dotted.path=JSON (e.g. workload.jobs=400, "
+                  "servers.0.count=2, models.m.dynamic_batching=null); repeatable")
+      ->take_all();
+  cmd->add_option("--seed", a.seed, "Override the scenario seed")->check(CLI::NonNegativeNumber);
+}
+
+std::vector<scenario::Override> overrides_of(const ScenarioArgs& a) {
+  std::vector<scenario::Override> overrides;
+  for (const auto& s : a.sets) overrides.push_back(scenario::parse_override(s));
+  if (a.seed >= 0) overrides.push_back({"seed", std::to_string(a.seed)});
+  return overrides;
+}
+
+scenario::Scenario load(const ScenarioArgs& a) {
+  return scenario::load_file(a.scenario_path, overrides_of(a));
+}
+
+namespace {
+
+struct RunArgs {
+  ScenarioArgs scenario;
+  std::string output;
+  bool json = false, quiet = false;
+};
+
+int cmd_run(const RunArgs& a) {
+  const auto s = load(a.scenario);
+  if (!a.output.empty()) results::check_writable(a.output);
+  const auto prediction = analytic::predict(s);
+  const auto block = analytic::to_json(prediction);
+  const auto out = runner::simulate(s, runner::choose_transport(s, prediction));
+  const auto j = results::to_json(s, out, block);
+  if (!a.output.empty()) results::write_atomically(a.output, j.dump(2) + "\n");
+  if (a.json) {
+    std::cout << j.dump(2) << "\n";
+  } else if (!a.quiet) {
+    std::cout << results::summary(s, out, block);
+    if (!a.output.empty()) std::cout << "results    written to " << a.output << "\n";
+  }
+  return 0;
+}
+
+int cmd_validate(const ScenarioArgs& a) {
+  std::vector<scenario::Override> overrides;
+  for (const auto& s : a.sets) overrides.push_back(scenario::parse_override(s));
+  const auto problems = scenario::validate_file(a.scenario_path, overrides);
+  if (problems.empty()) {
+    std::cout << a.scenario_path << ": valid\n";
+    return 0;
+  }
+  for (const auto& p : problems)
+    std::cerr << a.scenario_path << ": " << (p.path.empty() ? "" : p.path + ": ") << p.message
+              << "\n";
+  std::cerr << problems.size() << (problems.size() == 1 ? " problem\n" : " problems\n");
+  return 2;
+}
+
+int cmd_analytic(const RunArgs& a) {
+  const auto s = load(a.scenario);
+  if (!a.output.empty()) results::check_writable(a.output);
+  const auto p = analytic::predict(s);
+  const auto j = analytic::to_json(p);
+  if (!a.output.empty()) results::write_atomically(a.output, j.dump(2) + "\n");
+  if (a.json)
+    std::cout << j.dump(2) << "\n";
+  else
+    std::cout << analytic::to_text(p);
+  return 0;
+}
+
+}  // namespace
+
+void add_run_commands(CLI::App& app, Commands& out) {
+  static RunArgs run_args, analytic_args;
+  static ScenarioArgs validate_args;
+  auto* run =
+      app.add_subcommand("run", "Simulate one scenario; summary on stdout, results JSON to -o");
+  add_scenario_args(run, run_args.scenario);
+  run->add_option("-o,--output", run_args.output, "Write the results JSON here");
+  run->add_flag("--json", run_args.json, "Print the results JSON on stdout instead of the summary");
+  run->add_flag("-q,--quiet", run_args.quiet, "Print nothing on success");
+  out.push_back({run, [] { return cmd_run(run_args); }});
+
+  auto* validate =
+      app.add_subcommand("validate", "Check a scenario and print every problem (exit 0 or 2)");
+  add_scenario_args(validate, validate_args);
+  out.push_back({validate, [] { return cmd_validate(validate_args); }});
+
+  auto* an = app.add_subcommand("analytic",
+                                "The SONIC formulas and exact MVA for a scenario, no simulation");
+  add_scenario_args(an, analytic_args.scenario);
+  an->add_option("-o,--output", analytic_args.output, "Write the prediction JSON here");
+  an->add_flag("--json", analytic_args.json, "Print JSON instead of the table");
+  out.push_back({an, [] { return cmd_analytic(analytic_args); }});
+}
+
+}  // namespace sonicsim::cli

@@ -1,0 +1,45 @@
+// How a subcommand plugs into the `sonicsim` binary: each command family lives in its own file
+// (cmd_*.cpp), declares its flags on the CLI11 app and returns what to run once they are parsed.
+// main.cpp owns the exit codes: 0 success, 2 bad input (InputError, OutputError, UsageError),
+// 1 internal error.
+#pragma once
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include <sonicsim/scenario/loader.hpp>
+
+namespace sonicsim::cli {
+
+struct Command {
+  CLI::App* app;
+  std::function<int()> run;
+};
+using Commands = std::vector<Command>;
+
+// A flag combination or argument that makes no sense, found after parsing: exit code 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Flags shared by every command that reads a scenario.
+struct ScenarioArgs {
+  std::string scenario_path;
+  std::vector<std::string> sets;
+  long long seed = -1;
+};
+void add_scenario_args(CLI::App* cmd, ScenarioArgs& a, bool positional = true);
+std::vector<scenario::Override> overrides_of(const ScenarioArgs& a);
+scenario::Scenario load(const ScenarioArgs& a);
+
+void add_run_commands(CLI::App& app, Commands& out);          // run, validate, analytic
+void add_calibrate_commands(CLI::App& app, Commands& out);    // calibrate perf-analyzer|scan
+void add_perf_analyzer_command(CLI::App& app, Commands& out);  // perf-analyzer
+void add_compare_command(CLI::App& app, Commands& out);       // compare
+
+}  // namespace sonicsim::cli
