@@ -41,6 +41,11 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
   j["sonicsim_version"] = SONICSIM_VERSION;
   j["scenario"] = s.name;
   j["scenario_sha256"] = s.sha256;
+  if (!s.referenced_files.empty()) {
+    ojson files = ojson::array();
+    for (const auto& f : s.referenced_files) files.push_back({{"path", f.path}, {"sha256", f.sha256}});
+    j["scenario_files"] = std::move(files);
+  }
   j["seed"] = s.seed;
   j["simulated_time_s"] = m.duration;
   j["warmup_s"] = m.warmup;

@@ -77,6 +77,7 @@ class Loader : public Checker {
   explicit Loader(std::string base_dir) : base_dir_(std::move(base_dir)) {}
 
   void scenario(const json& doc, Scenario& s);
+  std::vector<Scenario::ReferencedFile> referenced_files;
 
  private:
   std::optional<double> scalar(const json& v, const std::string& path, const DistSpec& spec,
@@ -610,6 +611,7 @@ std::optional<ServiceCurve> Loader::calibration(const json& v, const std::string
   }
   if (!inner.empty() || !c) return std::nullopt;
   c->source = *file;
+  referenced_files.push_back({*file, sha256_hex(text)});
   return c;
 }
 
@@ -1107,7 +1109,10 @@ Scenario build(json doc, const std::string& file, bool from_file, const std::str
   if (from_file) s.source_file = file;
   if (s.name.empty()) s.name = from_file ? std::filesystem::path(file).stem().string() : "scenario";
   s.canonical_json = doc.dump();
-  s.sha256 = sha256_hex(s.canonical_json);
+  s.referenced_files = std::move(loader.referenced_files);
+  std::string hashed = s.canonical_json;
+  for (const auto& f : s.referenced_files) hashed.append("\n").append(f.path).append("\n").append(f.sha256);
+  s.sha256 = sha256_hex(hashed);
   return s;
 }
 

@@ -135,7 +135,14 @@ struct Scenario {
 
   std::string source_file;     // where it was loaded from ("" for scenarios built in code)
   std::string canonical_json;  // the effective scenario (after --set), canonical form
-  std::string sha256;          // of canonical_json
+  // Files the scenario reads besides itself (calibrations, Triton configs), in the order met:
+  // their contents are part of what is simulated, so they are part of `sha256`.
+  struct ReferencedFile {
+    std::string path;    // as written in the scenario
+    std::string sha256;  // of the file's bytes
+  };
+  std::vector<ReferencedFile> referenced_files;
+  std::string sha256;  // of canonical_json and each referenced file's path and sha256
 
   const Model* find_model(const std::string& name) const;
   int model_index(const std::string& name) const;  // -1 if absent
