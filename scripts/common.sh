@@ -13,9 +13,10 @@ SONICSIM_JOBS="${SONICSIM_JOBS:-2}"
 export DEBIAN_FRONTEND=noninteractive
 
 # Debian 12 packages, nothing else. Build: compiler, CMake, Ninja and the libraries in
-# CMakeLists.txt (catch2 is header-only and needed to configure the tests).
+# CMakeLists.txt (catch2 is header-only and needed to configure the tests; protobuf-compiler
+# generates the reader of Triton's config.pbtxt).
 BUILD_PKGS=(g++ cmake ninja-build pkg-config libsimgrid-dev libboost-dev libeigen3-dev
-  nlohmann-json3-dev libcli11-dev catch2 libssl-dev)
+  nlohmann-json3-dev libcli11-dev catch2 libssl-dev libprotobuf-dev protobuf-compiler)
 # Shell-level tests (tests/cli) read results JSON with jq; cli_shipped_scenarios checks the
 # scenarios against docs/scenario.schema.json with python3-jsonschema.
 TEST_PKGS=(jq python3-jsonschema)

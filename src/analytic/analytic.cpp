@@ -144,7 +144,12 @@ Prediction predict(const scenario::Scenario& sc) {
     const double transfer = std::isinf(pr.path_bandwidth_Bps)
                                 ? 0.0
                                 : (t.bytes_in + t.bytes_out) / pr.path_bandwidth_Bps;
-    t.network_time_s = pr.round_trip_latency_s + transfer;
+    // Overheads are linear in items, so their mean is the overhead at the mean item count.
+    const auto& o = model->overhead;
+    const double overhead =
+        o.client_send.fixed + o.server.fixed + o.client_recv.fixed +
+        (o.client_send.per_item + o.server.per_item + o.client_recv.per_item) * t.mean_items;
+    t.network_time_s = pr.round_trip_latency_s + transfer + overhead;
 
     const double batch = full_batch(*model);
     double capacity = 0.0;  // requests per second the hosting devices complete together

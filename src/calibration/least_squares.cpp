@@ -111,17 +111,16 @@ FitResult fit_nonlinear(const ResidualFn& f, int n_residuals, Eigen::VectorXd st
   out.dof = n_residuals - static_cast<int>(start.size());
   using S = Eigen::LevenbergMarquardtSpace::Status;
   out.converged = status == S::RelativeReductionTooSmall || status == S::RelativeErrorTooSmall ||
-                  status == S::RelativeErrorAndReductionTooSmall ||
-                  status == S::CosinusTooSmall || status == S::XtolTooSmall ||
-                  status == S::FtolTooSmall || status == S::GtolTooSmall;
+                  status == S::RelativeErrorAndReductionTooSmall || status == S::CosinusTooSmall ||
+                  status == S::XtolTooSmall || status == S::FtolTooSmall ||
+                  status == S::GtolTooSmall;
   if (!out.converged)
-    out.message = status == S::TooManyFunctionEvaluation
-                      ? "no convergence within " + std::to_string(options.max_evaluations) +
-                            " evaluations"
-                      : "Levenberg-Marquardt stopped with status " +
-                            std::to_string(static_cast<int>(status));
-  out.covariance = covariance_of(numeric_jacobian(f, start, n_residuals, options.diff_step),
-                                 out.rss, out.dof);
+    out.message =
+        status == S::TooManyFunctionEvaluation
+            ? "no convergence within " + std::to_string(options.max_evaluations) + " evaluations"
+            : "Levenberg-Marquardt stopped with status " + std::to_string(static_cast<int>(status));
+  out.covariance =
+      covariance_of(numeric_jacobian(f, start, n_residuals, options.diff_step), out.rss, out.dof);
   return out;
 }
 

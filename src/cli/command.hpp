@@ -37,10 +37,10 @@ void add_scenario_args(CLI::App* cmd, ScenarioArgs& a, bool positional = true);
 std::vector<scenario::Override> overrides_of(const ScenarioArgs& a);
 scenario::Scenario load(const ScenarioArgs& a);
 
-void add_run_commands(CLI::App& app, Commands& out);          // run, validate, analytic
-void add_calibrate_commands(CLI::App& app, Commands& out);    // calibrate perf-analyzer|scan
+void add_run_commands(CLI::App& app, Commands& out);        // run, validate, analytic
+void add_calibrate_commands(CLI::App& app, Commands& out);  // calibrate perf-analyzer|scan
 void add_calibrate_scan_command(CLI::App* calibrate, Commands& out);  // calibrate scan
-void add_perf_analyzer_command(CLI::App& app, Commands& out);  // perf-analyzer
-void add_compare_command(CLI::App& app, Commands& out);       // compare
+void add_perf_analyzer_command(CLI::App& app, Commands& out);         // perf-analyzer
+void add_compare_command(CLI::App& app, Commands& out);               // compare
 
 }  // namespace sonicsim::cli

@@ -119,7 +119,8 @@ struct Simulation::Impl {
   std::vector<std::vector<std::uint32_t>> hosts_of_model;  // devices per model
   std::vector<std::uint64_t> rr_next;
   Rng routing_rng;
-  std::vector<scenario::Distribution> spreads;  // per model, mean 1
+  std::vector<scenario::Distribution> spreads;           // per model, mean 1
+  std::vector<scenario::Distribution> overhead_spreads;  // per model, mean 1
   // Mean execution time by integer batch size, tabulated: executions are the hot path.
   struct CurveTable {
     const scenario::ServiceCurve* curve = nullptr;
@@ -130,6 +131,7 @@ struct Simulation::Impl {
   };
   std::vector<std::vector<CurveTable>> curve_of;  // [model][pool]
   std::vector<Batcher::Queued> scratch;
+  std::vector<Batcher::Queued> rejected_scratch;
   std::vector<std::uint32_t> freed_scratch;
   std::vector<std::vector<Batcher::Queued>> spare_batches;
 
@@ -188,6 +190,9 @@ struct Simulation::Impl {
       d.mean = 1.0;
       d.cv = model.spread.cv;
       spreads.push_back(d);
+      d.kind = model.overhead.spread.kind;
+      d.cv = model.overhead.spread.cv;
+      overhead_spreads.push_back(d);
     }
     for (std::size_t p = 0; p < sc.servers.size(); ++p) {
       const auto& pool = sc.servers[p];
@@ -218,6 +223,11 @@ struct Simulation::Impl {
             cfg.dynamic = true;
             cfg.preferred = model.dynamic_batching->preferred_batch_size;
             cfg.max_queue_delay = model.dynamic_batching->max_queue_delay;
+            const auto& policy = model.dynamic_batching->queue_policy;
+            cfg.max_queue_size = policy.max_queue_size;
+            cfg.default_timeout = policy.default_timeout;
+            cfg.delay_timed_out =
+                policy.timeout_action == scenario::QueuePolicy::TimeoutAction::Delay;
           }
           dev.batcher_of_model[mi] = static_cast<std::uint32_t>(batchers.size());
           batchers.push_back(
@@ -310,8 +320,22 @@ struct Simulation::Impl {
       transport->send(now, node, rq.device, dir, bytes, r);
     } else {
       const double t = now + path_latency + (bytes > 0.0 ? bytes / path_bandwidth : 0.0);
-      queue.push(t, EventKind::TransferDone, r);
+      queue.push(t + overhead_after_transfer(r), EventKind::TransferDone, r);
     }
+  }
+
+  // The request overhead of a direction (serialization, gRPC send/receive on both ends) follows
+  // its transfer: for latency the order is immaterial, and with flows the bytes then start
+  // moving when the request is issued, which keeps the platform's run-ahead bound simple.
+  double overhead_after_transfer(std::uint32_t r) {
+    const Request& rq = requests[r];
+    const std::uint32_t model = kinds[rq.kind].model;
+    const auto& o = sc.models[model].overhead;
+    const double mean =
+        rq.dir == Direction::ToServer ? o.to_server(rq.items) : o.to_client(rq.items);
+    const auto& jitter = overhead_spreads[model];
+    if (mean <= 0.0 || jitter.kind == scenario::Distribution::Kind::Constant) return mean;
+    return mean * jitter.sample(threads[rq.thread].rng);
   }
 
   // ---- client threads -------------------------------------------------------------------
@@ -471,14 +495,16 @@ struct Simulation::Impl {
     Request& rq = requests[r];
     rq.enqueued = now;
     BatcherState& b = batchers[rq.batcher];
-    if (!b.batcher.accepts(rq.items)) {
-      // Triton refuses a request larger than max_batch_size; the error travels back.
-      rq.failed = true;
-      send(r, Direction::ToClient, 0.0);
-      return;
-    }
+    // Triton refuses a request larger than max_batch_size, or one that finds the queue full
+    // (max_queue_size); the error travels back.
+    if (!b.batcher.accepts(rq.items) || !b.batcher.has_room()) return reject(r);
     b.batcher.enqueue(r, rq.items, now);
     dispatch(rq.batcher);
+  }
+
+  void reject(std::uint32_t r) {
+    requests[r].failed = true;
+    send(r, Direction::ToClient, 0.0);
   }
 
   void dispatch(std::uint32_t bi) {
@@ -489,6 +515,9 @@ struct Simulation::Impl {
       if (items == 0) break;
       start_execution(bi, items);
     }
+    // Requests whose queue timeout expired under REJECT, found while forming batches.
+    b.batcher.take_rejected(rejected_scratch);
+    for (const auto& q : rejected_scratch) reject(q.request);
     // One pending wake per batcher is enough: a later front request never needs an earlier one.
     if (wake_at < b.wake_at) {
       b.wake_at = wake_at;
@@ -573,6 +602,10 @@ struct Simulation::Impl {
       mm.items += static_cast<std::uint64_t>(e.items);
       mm.compute_time.add(now - e.start);
       ++m.pools[devices[di].pool].executions;
+      const auto n = static_cast<double>(e.batch.size());
+      mm.executed_requests += e.batch.size();
+      mm.executed_request_seconds += n * (now - e.start);
+      mm.executed_request_items += n * e.items;
     }
     const auto& model = sc.models[b.model];
     for (const auto& q : e.batch)
@@ -682,7 +715,7 @@ RunMetrics Simulation::finish() {
 }
 
 void Simulation::on_transfer_done(std::uint32_t token, double now) {
-  impl_->queue.push(now, EventKind::TransferDone, token);
+  impl_->queue.push(now + impl_->overhead_after_transfer(token), EventKind::TransferDone, token);
 }
 
 }  // namespace sonicsim::engine

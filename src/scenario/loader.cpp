@@ -1,7 +1,5 @@
 #include <sonicsim/scenario/loader.hpp>
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -11,6 +9,10 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+
+#include <sonicsim/triton/model_config.hpp>
+
+#include <sonicsim/util/sha256.hpp>
 
 #include "checker.hpp"
 
@@ -51,21 +53,6 @@ std::string read_text(const std::string& path, std::string& error) {
   return out.str();
 }
 
-std::string sha256_hex(const std::string& data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha256(), nullptr) != 1) {
-    throw std::runtime_error("OpenSSL SHA-256 failed");
-  }
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < length; ++i) {
-    out += hex[digest[i] >> 4];
-    out += hex[digest[i] & 0xf];
-  }
-  return out;
-}
-
 std::string join(const std::vector<std::string>& items) {
   std::string out;
   for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
@@ -89,11 +76,30 @@ class Loader : public Checker {
   void model(const json& v, const std::string& path, Model& m);
   double tensor_bytes(const json& v, const std::string& path, std::vector<TensorSpec>& tensors);
   void dynamic_batching(const json& v, const std::string& path, Model& m);
+  // A Triton config.pbtxt as read, with its path for messages.
+  struct TritonSource {
+    triton::ModelConfig config;
+    std::string file;  // resolved against the scenario's folder
+    std::string in() const { return "Triton config `" + file + "`"; }
+  };
+  std::optional<TritonSource> triton_config(const json& v, const std::string& path, Model& m);
+  void config_instances(const TritonSource& src, bool overridden, const std::string& path,
+                        Model& m);
+  void config_batching(const TritonSource& src, const json& model, const std::string& path,
+                       Model& m);
+  double config_tensor_bytes(const TritonSource& src, bool input, const json* given,
+                             const std::string& path, std::vector<TensorSpec>& tensors);
   void service_time(const json& v, const std::string& path, Model& m);
-  void spread(const json& st, const std::string& path, Model& m);
+  void spread(const json& st, const std::string& path, ServiceSpread& out, const char* of_what);
   std::optional<ServiceCurve> curve(const json& v, const std::string& path, bool in_device_map);
   std::optional<ServiceCurve> table(const json& v, const std::string& path);
   std::optional<ServiceCurve> calibration(const json& v, const std::string& path);
+  template <class Extract>
+  auto from_calibration(const json& v, const std::string& path, Extract extract)
+      -> decltype(extract(std::declval<Loader&>(), std::declval<const json&>()));
+  std::optional<OverheadPhase> overhead_phase(const json& v, const std::string& path);
+  std::optional<RequestOverhead> overhead_table(const json& v, const std::string& path);
+  void request_overhead(const json& v, const std::string& path, Model& m);
   void servers(const json& v, const std::string& path, Scenario& s);
   void network(const json& v, const std::string& path, Network& n);
   std::optional<LinkSpec> link(const json& v, const std::string& path);
@@ -458,14 +464,22 @@ double Loader::tensor_bytes(const json& v, const std::string& path,
   return total;
 }
 
+// Keys set here override those of the model's Triton config one by one (m.dynamic_batching
+// holds the config's values, if any); `null` turns dynamic batching off.
 void Loader::dynamic_batching(const json& v, const std::string& path, Model& m) {
-  if (v.is_null()) return;
+  if (v.is_null()) {
+    m.dynamic_batching.reset();
+    return;
+  }
   if (!expect_object(v, path,
                      "null (no dynamic batching) or an object with preferred_batch_size, "
-                     "max_queue_delay"))
+                     "max_queue_delay, max_queue_size, default_timeout, timeout_action"))
     return;
-  check_keys(v, path, {"preferred_batch_size", "max_queue_delay", "max_queue_delay_microseconds"});
-  DynamicBatching db;
+  check_keys(
+      v, path,
+      {"preferred_batch_size", "max_queue_delay", "max_queue_delay_microseconds", "max_queue_size",
+       "default_timeout", "default_timeout_microseconds", "timeout_action"});
+  DynamicBatching db = m.dynamic_batching.value_or(DynamicBatching{});
   bool ok = true;
   if (const json* x = get(v, "preferred_batch_size")) {
     const std::string ppath = key_path(path, "preferred_batch_size");
@@ -476,6 +490,7 @@ void Loader::dynamic_batching(const json& v, const std::string& path, Model& m) 
     } else {
       entries.emplace_back(*x, ppath);
     }
+    db.preferred_batch_size.clear();
     for (const auto& [value, epath] : entries) {
       auto p = integer(value, epath, 1, Limits::max_items);
       if (!p) {
@@ -495,26 +510,41 @@ void Loader::dynamic_batching(const json& v, const std::string& path, Model& m) 
         std::unique(db.preferred_batch_size.begin(), db.preferred_batch_size.end()),
         db.preferred_batch_size.end());
   }
-  const json* delay = get(v, "max_queue_delay");
-  const json* delay_us = get(v, "max_queue_delay_microseconds");
-  if (delay && delay_us) {
-    add(key_path(path, "max_queue_delay_microseconds"),
-        "found both `max_queue_delay` and `max_queue_delay_microseconds`, expected only one");
-    ok = false;
-  } else if (delay) {
-    if (auto d = quantity(*delay, key_path(path, "max_queue_delay"), Quantity::Time,
-                          Range::at_least(0))) {
-      db.max_queue_delay = *d;
-    } else {
+  // A time under its own key, or in microseconds under Triton's spelling of it.
+  const auto time_key = [&](const char* key, const char* us_key, double& target) {
+    const json* t = get(v, key);
+    const json* us = get(v, us_key);
+    if (t && us) {
+      add(key_path(path, us_key),
+          std::string("found both `") + key + "` and `" + us_key + "`, expected only one");
       ok = false;
+    } else if (t) {
+      if (auto d = quantity(*t, key_path(path, key), Quantity::Time, Range::at_least(0)))
+        target = *d;
+      else
+        ok = false;
+    } else if (us) {
+      if (auto d = number(*us, key_path(path, us_key), Range::at_least(0)))
+        target = *d * 1e-6;
+      else
+        ok = false;
     }
-  } else if (delay_us) {
-    if (auto d =
-            number(*delay_us, key_path(path, "max_queue_delay_microseconds"), Range::at_least(0))) {
-      db.max_queue_delay = *d * 1e-6;
-    } else {
+  };
+  time_key("max_queue_delay", "max_queue_delay_microseconds", db.max_queue_delay);
+  time_key("default_timeout", "default_timeout_microseconds", db.queue_policy.default_timeout);
+  if (const json* x = get(v, "max_queue_size")) {
+    if (auto n = integer(*x, key_path(path, "max_queue_size"), 0, 4294967295LL,
+                         "queued requests per device; 0 means no limit"))
+      db.queue_policy.max_queue_size = *n;
+    else
       ok = false;
-    }
+  }
+  if (const json* x = get(v, "timeout_action")) {
+    if (auto a = choice(*x, key_path(path, "timeout_action"), {"REJECT", "DELAY"}))
+      db.queue_policy.timeout_action =
+          *a == "DELAY" ? QueuePolicy::TimeoutAction::Delay : QueuePolicy::TimeoutAction::Reject;
+    else
+      ok = false;
   }
   if (ok) m.dynamic_batching = std::move(db);
 }
@@ -575,7 +605,11 @@ std::optional<ServiceCurve> Loader::table(const json& v, const std::string& path
   return c;
 }
 
-std::optional<ServiceCurve> Loader::calibration(const json& v, const std::string& path) {
+// A calibration file is its own document: its problems are reported under the key that names
+// it, with the position inside it. `extract` reads the part the caller needs with a sub-loader.
+template <class Extract>
+auto Loader::from_calibration(const json& v, const std::string& path, Extract extract)
+    -> decltype(extract(std::declval<Loader&>(), std::declval<const json&>())) {
   const auto file = string(v, path);
   if (!file) return std::nullopt;
   std::filesystem::path resolved(*file);
@@ -586,33 +620,118 @@ std::optional<ServiceCurve> Loader::calibration(const json& v, const std::string
     add(path, "cannot read calibration file `" + resolved.string() + "`: " + error);
     return std::nullopt;
   }
-  // The calibration file is its own document: report its problems under the key that names it,
-  // with the position inside it.
   std::vector<Problem> inner;
   const auto doc = detail::parse_document(text, inner);
   Loader sub(resolved.parent_path().string());
-  std::optional<ServiceCurve> c;
+  decltype(extract(sub, *doc)) out;
   if (doc) {
-    const json* st = get(*doc, "service_time");
-    if (!doc->is_object()) {
+    if (!doc->is_object())
       sub.add("", "found " + describe(*doc) + ", expected a JSON object");
-    } else if (!st) {
-      sub.missing("service_time", "{\"batch\": [...], \"seconds\": [...]}");
-    } else if (sub.expect_object(*st, "service_time",
-                                 "an object {\"batch\": [...], \"seconds\": [...]}")) {
-      // Other keys belong to `sonicsim calibrate` (fit statistics, provenance): not checked here.
-      c = sub.table(*st, "service_time");
-    }
+    else
+      out = extract(sub, *doc);
   }
   inner.insert(inner.end(), sub.problems.begin(), sub.problems.end());
   for (const Problem& p : inner) {
     add(path, "in calibration file `" + resolved.string() +
                   "`: " + (p.path.empty() ? "" : p.path + ": ") + p.message);
   }
-  if (!inner.empty() || !c) return std::nullopt;
-  c->source = *file;
-  referenced_files.push_back({*file, sha256_hex(text)});
+  if (!inner.empty() || !out) return std::nullopt;
+  // The same file may serve a curve and the overheads: hash it once.
+  const bool known = std::any_of(referenced_files.begin(), referenced_files.end(),
+                                 [&](const auto& f) { return f.path == *file; });
+  if (!known) referenced_files.push_back({*file, sha256_hex(text)});
+  return out;
+}
+
+std::optional<ServiceCurve> Loader::calibration(const json& v, const std::string& path) {
+  auto c =
+      from_calibration(v, path, [](Loader& sub, const json& doc) -> std::optional<ServiceCurve> {
+        const json* st = sub.get(doc, "service_time");
+        if (!st) {
+          sub.missing("service_time", "{\"batch\": [...], \"seconds\": [...]}");
+          return std::nullopt;
+        }
+        if (!sub.expect_object(*st, "service_time",
+                               "an object {\"batch\": [...], \"seconds\": [...]}"))
+          return std::nullopt;
+        // Other keys belong to `sonicsim calibrate` (fit statistics, provenance): not checked here.
+        return sub.table(*st, "service_time");
+      });
+  if (c) c->source = string(v, path).value_or("");
   return c;
+}
+
+std::optional<OverheadPhase> Loader::overhead_phase(const json& v, const std::string& path) {
+  if (!v.is_object()) {
+    if (auto t = quantity(v, path, Quantity::Time, Range::at_least(0)))
+      return OverheadPhase{*t, 0.0};
+    return std::nullopt;
+  }
+  check_keys(v, path, {"fixed", "per_item"});
+  OverheadPhase p;
+  bool ok = true;
+  for (const char* key : {"fixed", "per_item"}) {
+    if (const json* x = get(v, key)) {
+      if (auto t = quantity(*x, key_path(path, key), Quantity::Time, Range::at_least(0)))
+        (std::string(key) == "fixed" ? p.fixed : p.per_item) = *t;
+      else
+        ok = false;
+    }
+  }
+  if (!ok) return std::nullopt;
+  return p;
+}
+
+std::optional<RequestOverhead> Loader::overhead_table(const json& v, const std::string& path) {
+  if (!expect_object(
+          v, path,
+          "an object {\"client_send\": T, \"server\": T, \"client_recv\": T} (T a "
+          "time or {\"fixed\": T, \"per_item\": T}) or {\"calibration\": \"FILE.json\"}"))
+    return std::nullopt;
+  check_keys(v, path, {"client_send", "server", "client_recv", "dist", "cv"});
+  RequestOverhead o;
+  const std::size_t before = problems.size();
+  spread(v, path, o.spread, "one request's overhead");
+  bool ok = problems.size() == before;
+  const std::pair<const char*, OverheadPhase*> phases[] = {
+      {"client_send", &o.client_send}, {"server", &o.server}, {"client_recv", &o.client_recv}};
+  for (const auto& [key, target] : phases) {
+    if (const json* x = get(v, key)) {
+      if (auto p = overhead_phase(*x, key_path(path, key)))
+        *target = *p;
+      else
+        ok = false;
+    }
+  }
+  if (!ok) return std::nullopt;
+  return o;
+}
+
+void Loader::request_overhead(const json& v, const std::string& path, Model& m) {
+  std::optional<RequestOverhead> o;
+  if (v.is_object() && get(v, "calibration")) {
+    check_keys(v, path, {"calibration", "dist", "cv"});
+    const std::string cpath = key_path(path, "calibration");
+    o = from_calibration(*get(v, "calibration"), cpath,
+                         [](Loader& sub, const json& doc) -> std::optional<RequestOverhead> {
+                           const json* x = sub.get(doc, "request_overhead");
+                           if (!x) {
+                             sub.missing("request_overhead",
+                                         "the per-request overheads written by `sonicsim "
+                                         "calibrate perf-analyzer`");
+                             return std::nullopt;
+                           }
+                           return sub.overhead_table(*x, "request_overhead");
+                         });
+    if (o) {
+      o->source = string(*get(v, "calibration"), cpath).value_or("");
+      // The scenario's own jitter, when it gives one, replaces the calibration's.
+      if (get(v, "dist") || get(v, "cv")) spread(v, path, o->spread, "one request's overhead");
+    }
+  } else {
+    o = overhead_table(v, path);
+  }
+  if (o) m.overhead = *o;
 }
 
 std::optional<ServiceCurve> Loader::curve(const json& v, const std::string& path,
@@ -638,7 +757,8 @@ std::optional<ServiceCurve> Loader::curve(const json& v, const std::string& path
   return table(v, path);
 }
 
-void Loader::spread(const json& st, const std::string& path, Model& m) {
+void Loader::spread(const json& st, const std::string& path, ServiceSpread& out,
+                    const char* of_what) {
   const json* kind = get(st, "dist");
   const json* cv = get(st, "cv");
   if (!kind) {
@@ -652,19 +772,19 @@ void Loader::spread(const json& st, const std::string& path, Model& m) {
       choice(*kind, key_path(path, "dist"), {"constant", "exponential", "lognormal", "gamma"});
   if (!name) return;
   if (*name == "constant" || *name == "exponential") {
-    m.spread.kind =
-        *name == "constant" ? Distribution::Kind::Constant : Distribution::Kind::Exponential;
+    out.kind = *name == "constant" ? Distribution::Kind::Constant : Distribution::Kind::Exponential;
     if (cv)
       add(key_path(path, "cv"), "found `cv` with \"dist\": " + describe(*kind) +
                                     ", expected no `cv` (it applies to lognormal and gamma)");
-    m.spread.cv = *name == "exponential" ? 1.0 : 0.0;
+    out.cv = *name == "exponential" ? 1.0 : 0.0;
     return;
   }
-  m.spread.kind = *name == "lognormal" ? Distribution::Kind::Lognormal : Distribution::Kind::Gamma;
+  out.kind = *name == "lognormal" ? Distribution::Kind::Lognormal : Distribution::Kind::Gamma;
   if (!cv) {
-    missing(key_path(path, "cv"), "the coefficient of variation of one execution (e.g. 0.1)");
+    missing(key_path(path, "cv"),
+            std::string("the coefficient of variation of ") + of_what + " (e.g. 0.1)");
   } else if (auto c = number(*cv, key_path(path, "cv"), Range::at_least(0))) {
-    m.spread.cv = *c;
+    out.cv = *c;
   }
 }
 
@@ -673,7 +793,7 @@ void Loader::service_time(const json& v, const std::string& path, Model& m) {
                      "a curve {\"batch\": [...], \"seconds\": [...]}, {\"calibration\": "
                      "\"FILE.json\"} or a map from device name to such a curve"))
     return;
-  spread(v, path, m);
+  spread(v, path, m.spread, "one execution");
   const bool single = get(v, "batch") || get(v, "seconds") || get(v, "calibration");
   if (single) {
     check_keys(v, path, {"batch", "seconds", "calibration", "dist", "cv"});
@@ -702,13 +822,420 @@ void Loader::service_time(const json& v, const std::string& path, Model& m) {
   }
 }
 
+namespace {
+
+std::string at_position(const triton::Position& p) {
+  if (p.line <= 0) return {};
+  return "line " + std::to_string(p.line) + ", column " + std::to_string(p.column) + ": ";
+}
+
+std::string dims_text(const std::vector<std::int64_t>& dims, bool placeholder = false) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < dims.size(); ++i)
+    out += (i ? ", " : "") +
+           (placeholder && dims[i] == -1 ? std::string("N") : std::to_string(dims[i]));
+  return out + "]";
+}
+
+// The protocol's dtype spelling, as TensorSpec uses it ("TYPE_FP32" -> "FP32").
+std::string protocol_dtype(const std::string& data_type) {
+  return data_type.rfind("TYPE_", 0) == 0 ? data_type.substr(5) : data_type;
+}
+
+}  // namespace
+
+std::optional<Loader::TritonSource> Loader::triton_config(const json& v, const std::string& path,
+                                                          Model& m) {
+  const auto file = string(v, path);
+  if (!file) return std::nullopt;
+  std::filesystem::path resolved(*file);
+  if (resolved.is_relative()) resolved = std::filesystem::path(base_dir_) / resolved;
+  TritonSource src{{}, resolved.string()};
+  std::error_code ec;
+  if (std::filesystem::is_directory(resolved, ec)) {
+    // Triton's model repository has one folder per model, holding config.pbtxt.
+    const bool inside = std::filesystem::exists(resolved / "config.pbtxt", ec);
+    add(path, "found the folder `" + src.file + "`, expected a config.pbtxt file" +
+                  (inside ? "; did you mean `" +
+                                (std::filesystem::path(*file) / "config.pbtxt").string() + "`?"
+                          : std::string()));
+    return std::nullopt;
+  }
+  // Real configs are a few kB; anything huge is the wrong file, not worth reading.
+  constexpr std::uintmax_t kMaxBytes = 16 << 20;
+  if (const auto size = std::filesystem::file_size(resolved, ec); !ec && size > kMaxBytes) {
+    add(path, "found `" + src.file + "` of " + std::to_string(size) +
+                  " bytes, expected a Triton config.pbtxt (at most 16 MiB)");
+    return std::nullopt;
+  }
+  std::string error;
+  const std::string text = read_text(src.file, error);
+  if (!error.empty()) {
+    add(path, "cannot read Triton config `" + src.file + "`: " + error);
+    return std::nullopt;
+  }
+  auto parsed = triton::parse_model_config(text);
+  const std::string in = "in " + src.in() + ": ";
+  if (!parsed.config) {
+    for (const auto& e : parsed.errors)
+      add(path, in + at_position(e.position) + e.message +
+                    " (expected Triton's model configuration in protobuf text format)");
+    return std::nullopt;
+  }
+  const triton::ModelConfig& c = *parsed.config;
+  const std::size_t before = problems.size();
+  if (c.platform == "ensemble" || c.ensemble_scheduling) {
+    std::vector<std::string> steps;
+    for (const auto& step : c.ensemble_steps) steps.push_back("`" + step.model_name + "`");
+    add(path, in + at_position(c.ensemble_scheduling.value_or(triton::Position{})) + "model `" +
+                  c.name + "` is an ensemble" +
+                  (steps.empty() ? std::string() : " of the steps " + join(steps)) +
+                  ", which sonicsim cannot simulate as one model: model each step as its own "
+                  "model (its own triton_config, service_time and request), or calibrate the "
+                  "ensemble as a whole and describe it without triton_config");
+  }
+  if (c.sequence_batching) {
+    add(path, in + at_position(*c.sequence_batching) +
+                  "the model uses sequence_batching (stateful sequences pinned to one instance), "
+                  "which sonicsim does not simulate; describe the model without triton_config if "
+                  "its requests can be treated as independent");
+  }
+  for (const auto& skipped : c.skipped) {
+    // Fields Triton has but sonicsim does not read are fine; a near miss of one it reads is not.
+    const std::string hint = did_you_mean(skipped.field, skipped.known);
+    if (!hint.empty())
+      add(path, in + at_position(skipped.position) + "unknown field `" + skipped.field + "` in " +
+                    skipped.message + "; " + hint + " (Triton refuses unknown fields too)");
+  }
+  if (c.max_batch_size < 0 || c.max_batch_size > Limits::max_items) {
+    add(path, in + "found max_batch_size " + std::to_string(c.max_batch_size) +
+                  ", expected an integer in [0, " + std::to_string(Limits::max_items) +
+                  "] (0: no batch dimension)");
+  }
+  if (problems.size() != before) return std::nullopt;
+  m.triton_config = *file;
+  const bool known = std::any_of(referenced_files.begin(), referenced_files.end(),
+                                 [&](const auto& f) { return f.path == *file; });
+  if (!known) referenced_files.push_back({*file, sha256_hex(text)});
+  src.config = std::move(*parsed.config);
+  return src;
+}
+
+// Triton creates `count` instances per listed GPU for KIND_GPU (and KIND_AUTO, which is a GPU
+// group on a server with GPUs), and `count` instances per server for KIND_CPU and KIND_MODEL.
+// sonicsim's `instances` is per device of a pool of identical devices, so the groups must give
+// every device the same number; anything else is refused unless the scenario sets `instances`.
+void Loader::config_instances(const TritonSource& src, bool overridden, const std::string& path,
+                              Model& m) {
+  const auto& groups = src.config.instance_groups;
+  const std::string in = src.in();
+  std::vector<const triton::InstanceGroup*> active;
+  std::vector<std::string> kinds;
+  for (const auto& g : groups) {
+    if (g.passive) continue;  // passive instances take no requests from the scheduler
+    active.push_back(&g);
+    if (std::find(kinds.begin(), kinds.end(), g.kind) == kinds.end()) kinds.push_back(g.kind);
+  }
+  std::sort(kinds.begin(), kinds.end());
+  for (std::size_t i = 0; i < kinds.size(); ++i) m.instance_kind += (i ? "+" : "") + kinds[i];
+  if (overridden || groups.empty()) return;  // no instance_group: one instance per device
+
+  const auto fail = [&](const triton::Position& where, const std::string& what) {
+    add(path, in + " " + (where.line > 0 ? "(line " + std::to_string(where.line) + ") " : "") +
+                  what +
+                  "; set `instances` (concurrent executions on one device) to say what "
+                  "to simulate");
+  };
+  if (active.empty()) return fail(groups.front().position, "has only passive instance groups");
+  const auto per_gpu = [](const triton::InstanceGroup& g) {
+    return g.kind == "KIND_GPU" || g.kind == "KIND_AUTO";
+  };
+  for (const auto* g : active) {
+    if (g->kind.empty() || g->count < 0)
+      return fail(g->position, "has an instance group with " +
+                                   (g->kind.empty() ? std::string("an unknown kind")
+                                                    : "count " + std::to_string(g->count)));
+    if (per_gpu(*g) != per_gpu(*active.front()))
+      return fail(g->position,
+                  "mixes instance groups on GPUs (KIND_GPU/KIND_AUTO, counted per GPU) with "
+                  "groups on the host (KIND_CPU/KIND_MODEL, counted per server), which one pool "
+                  "of identical devices cannot represent (model the CPU instances as their own "
+                  "pool)");
+  }
+  // Triton reads a count of 0 (the proto3 default, i.e. absent) as 1.
+  const auto count = [](const triton::InstanceGroup& g) {
+    return static_cast<std::int64_t>(std::max(1, g.count));
+  };
+  std::int64_t n = 0;
+  if (!per_gpu(*active.front())) {
+    for (const auto* g : active) n += count(*g);
+  } else {
+    std::map<std::int32_t, std::int64_t> on_gpu;  // instances per GPU named in a `gpus` list
+    std::int64_t everywhere = 0;                  // from groups without a list
+    const triton::InstanceGroup *listed = nullptr, *unlisted = nullptr;
+    for (const auto* g : active) {
+      if (g->gpus.empty()) {
+        everywhere += count(*g);
+        unlisted = g;
+        continue;
+      }
+      listed = g;
+      std::set<std::int32_t> ids(g->gpus.begin(), g->gpus.end());
+      for (std::int32_t id : ids) on_gpu[id] += count(*g);
+    }
+    if (listed && unlisted)
+      return fail(listed->position,
+                  "has instance groups for listed GPUs and groups for every GPU, so GPUs get "
+                  "different numbers of instances depending on how many the server has");
+    if (listed) {
+      for (const auto& [id, k] : on_gpu) {
+        if (k == on_gpu.begin()->second) continue;
+        return fail(listed->position, "gives " + std::to_string(on_gpu.begin()->second) +
+                                          " instances to GPU " +
+                                          std::to_string(on_gpu.begin()->first) + " but " +
+                                          std::to_string(k) + " to GPU " + std::to_string(id) +
+                                          ", while the devices of a sonicsim pool are identical");
+      }
+      n = on_gpu.begin()->second;
+    } else {
+      n = everywhere;
+    }
+  }
+  if (n > Limits::max_instances)
+    return fail(active.front()->position, "gives " + std::to_string(n) +
+                                              " instances per device, more than the limit of " +
+                                              std::to_string(Limits::max_instances));
+  m.instances = static_cast<int>(n);
+}
+
+// The config's dynamic_batching block, unless the scenario turns batching off; the scenario's
+// own dynamic_batching keys are applied over it afterwards.
+void Loader::config_batching(const TritonSource& src, const json& model, const std::string& path,
+                             Model& m) {
+  const json* own = get(model, "dynamic_batching");
+  const auto& c = src.config;
+  if ((own && own->is_null()) || !c.dynamic_batching) return;
+  const auto& b = *c.dynamic_batching;
+  const std::string cpath = key_path(path, "triton_config");
+  const std::string in = "in " + src.in() + ": " + at_position(b.position) + "dynamic_batching: ";
+  DynamicBatching db;
+  bool ok = true;
+  // Without a batch dimension (max_batch_size 0) Triton never batches: only the queue policy of
+  // the block applies.
+  if (c.max_batch_size > 0) {
+    const bool own_preferred = own && own->is_object() && get(*own, "preferred_batch_size");
+    for (std::int32_t p : b.preferred_batch_size) {
+      if (p < 1 || p > c.max_batch_size) {
+        add(cpath, in + "found preferred_batch_size " + std::to_string(p) +
+                       ", expected sizes in [1, max_batch_size " +
+                       std::to_string(c.max_batch_size) + "]");
+        ok = false;
+      } else if (!own_preferred && m.max_batch_size > 0 && p > m.max_batch_size) {
+        add(key_path(path, "max_batch_size"),
+            "found " + std::to_string(m.max_batch_size) + ", below the preferred_batch_size " +
+                std::to_string(p) + " of " + src.in() +
+                "; set dynamic_batching.preferred_batch_size too");
+        ok = false;
+      } else {
+        db.preferred_batch_size.push_back(p);
+      }
+    }
+    std::sort(db.preferred_batch_size.begin(), db.preferred_batch_size.end());
+    db.preferred_batch_size.erase(
+        std::unique(db.preferred_batch_size.begin(), db.preferred_batch_size.end()),
+        db.preferred_batch_size.end());
+  }
+  db.max_queue_delay = static_cast<double>(b.max_queue_delay_microseconds) * 1e-6;
+  db.priority_levels = b.priority_levels;
+  db.default_priority_level = b.default_priority_level;
+  triton::QueuePolicy policy = b.default_queue_policy;
+  if (b.priority_levels > 0) {
+    if (b.default_priority_level < 1 || b.default_priority_level > b.priority_levels) {
+      add(cpath, in + "found default_priority_level " + std::to_string(b.default_priority_level) +
+                     ", expected a level in [1, priority_levels " +
+                     std::to_string(b.priority_levels) + "]");
+      ok = false;
+    }
+    // Every request is at the default level, so that level's own policy is the one in force.
+    if (const auto it = b.priority_queue_policy.find(b.default_priority_level);
+        it != b.priority_queue_policy.end())
+      policy = it->second;
+  }
+  db.queue_policy.max_queue_size = policy.max_queue_size;
+  db.queue_policy.default_timeout = static_cast<double>(policy.default_timeout_microseconds) * 1e-6;
+  db.queue_policy.timeout_action =
+      policy.delay ? QueuePolicy::TimeoutAction::Delay : QueuePolicy::TimeoutAction::Reject;
+  db.queue_policy.allow_timeout_override = policy.allow_timeout_override;
+  if (ok) m.dynamic_batching = std::move(db);
+}
+
+// Bytes per item of the config's tensors. The scenario's `inputs`/`outputs` entries, matched by
+// name, give the shapes of tensors with variable (-1) dimensions; the config gives the rest.
+double Loader::config_tensor_bytes(const TritonSource& src, bool input, const json* given,
+                                   const std::string& path, std::vector<TensorSpec>& tensors) {
+  const auto& listed = input ? src.config.inputs : src.config.outputs;
+  const char* key = input ? "inputs" : "outputs";
+  const char* bytes_key = input ? "input_bytes_per_item" : "output_bytes_per_item";
+  const char* noun = input ? "input" : "output";
+  const std::string tpath = key_path(path, key);
+  if (listed.empty()) {
+    // Triton can fill the tensors in from the model file; then the scenario must say them.
+    if (given) return tensor_bytes(*given, tpath, tensors);
+    add(key_path(path, bytes_key), src.in() + " lists no " + noun +
+                                       " tensors, expected the payload here or the tensors in `" +
+                                       tpath + "`");
+    return 0.0;
+  }
+  std::vector<std::string> names;
+  for (const auto& t : listed) names.push_back(t.name);
+  struct Shape {
+    std::vector<std::int64_t> dims;
+    std::string path;
+  };
+  std::map<std::string, Shape> shapes;
+  if (given && !given->is_array()) {
+    add(tpath, "found " + describe(*given) +
+                   ", expected an array of {\"name\": ..., \"shape\": "
+                   "[...]} setting the shapes of the tensors of " +
+                   src.in());
+    given = nullptr;
+  }
+  for (std::size_t i = 0; given && i < given->size(); ++i) {
+    const json& e = (*given)[i];
+    const std::string epath = index_path(tpath, i);
+    if (!expect_object(e, epath, "a tensor {\"name\": ..., \"shape\": [...]}")) continue;
+    check_keys(e, epath, {"name", "shape", "dtype"});
+    const std::string npath = key_path(epath, "name");
+    const json* name_value = get(e, "name");
+    if (!name_value) {
+      missing(npath,
+              "the name of an " + std::string(noun) + " of " + src.in() + " (" + join(names) + ")");
+      continue;
+    }
+    const auto name = string(*name_value, npath);
+    if (!name) continue;
+    const auto it = std::find_if(listed.begin(), listed.end(),
+                                 [&](const triton::Tensor& t) { return t.name == *name; });
+    if (it == listed.end()) {
+      const std::string hint = did_you_mean(*name, names);
+      add(npath, "found " + describe(*name_value) + ", expected the name of an " + noun + " of " +
+                     src.in() + (hint.empty() ? " (" + join(names) + ")" : "; " + hint));
+      continue;
+    }
+    if (shapes.count(*name)) {
+      add(npath, "found " + describe(*name_value) + " again (also at " + shapes[*name].path +
+                     "), expected each tensor once");
+      continue;
+    }
+    if (const json* d = get(e, "dtype")) {
+      const auto dtype = string(*d, key_path(epath, "dtype"));
+      if (dtype && protocol_dtype(*dtype) != protocol_dtype(it->data_type))
+        add(key_path(epath, "dtype"), "found " + describe(*d) + ", but " + src.in() + " says " +
+                                          it->data_type +
+                                          " (leave dtype out to take it from there)");
+    }
+    const std::string spath = key_path(epath, "shape");
+    const json* shape = get(e, "shape");
+    if (!shape) {
+      missing(spath, "the shape per item of `" + *name + "`, dims " + dims_text(it->dims, true) +
+                         " in " + src.in() + " with each N set");
+      continue;
+    }
+    if (!shape->is_array()) {
+      add(spath, "found " + describe(*shape) + ", expected an array of dimensions like " +
+                     dims_text(it->dims, true) + " with each N set");
+      continue;
+    }
+    if (shape->size() != it->dims.size()) {
+      add(spath, "found " + std::to_string(shape->size()) + " dimensions, expected " +
+                     std::to_string(it->dims.size()) + " like dims " + dims_text(it->dims) +
+                     " of `" + *name + "` in " + src.in());
+      continue;
+    }
+    Shape s{{}, epath};
+    bool ok = true;
+    for (std::size_t k = 0; k < shape->size(); ++k) {
+      const auto dim = integer((*shape)[k], index_path(spath, k), 1, 1'000'000'000, "a dimension");
+      if (!dim) {
+        ok = false;
+      } else if (it->dims[k] != -1 && *dim != it->dims[k]) {
+        add(index_path(spath, k), "found " + std::to_string(*dim) + ", expected " +
+                                      std::to_string(it->dims[k]) + " as in dims " +
+                                      dims_text(it->dims) + " of `" + *name + "` in " + src.in() +
+                                      " (only its -1 dimensions are free)");
+        ok = false;
+      }
+      if (dim) s.dims.push_back(*dim);
+    }
+    if (ok) shapes[*name] = std::move(s);
+  }
+
+  double total = 0.0;
+  std::vector<const triton::Tensor*> unset;  // variable dimensions the scenario did not set
+  for (const auto& t : listed) {
+    const std::string where = src.in() + " (line " + std::to_string(t.position.line) + ")";
+    TensorSpec spec{t.name, {}, protocol_dtype(t.data_type)};
+    if (t.data_type == "TYPE_STRING" || t.data_type.empty() || t.data_type == "TYPE_INVALID") {
+      add(key_path(path, bytes_key),
+          std::string(noun) + " `" + t.name + "` of " + where + " has " +
+              (t.data_type == "TYPE_STRING" ? "data_type TYPE_STRING, which has no fixed size"
+                                            : "no valid data_type") +
+              "; expected the payload per item here");
+      continue;
+    }
+    if (const auto it = shapes.find(t.name); it != shapes.end()) {
+      spec.shape = it->second.dims;
+    } else {
+      bool fixed = true, valid = true;
+      for (std::int64_t d : t.dims) {
+        fixed = fixed && d != -1;
+        valid = valid && (d >= 1 || d == -1) && d <= 1'000'000'000;
+      }
+      if (!valid) {
+        add(key_path(path, "triton_config"), "in " + where + ": found dims " + dims_text(t.dims) +
+                                                 " for `" + t.name +
+                                                 "`, expected dimensions >= 1 or -1 (variable)");
+        continue;
+      }
+      if (!fixed) {
+        unset.push_back(&t);
+        continue;
+      }
+      spec.shape = t.dims;
+    }
+    total += spec.bytes();
+    tensors.push_back(std::move(spec));
+  }
+  if (!unset.empty()) {
+    // One message with every such tensor, and the entries to paste.
+    std::string which, example;
+    for (std::size_t i = 0; i < unset.size(); ++i) {
+      const triton::Tensor& t = *unset[i];
+      which += (i ? ", `" : "`") + t.name + "` (line " + std::to_string(t.position.line) +
+               ", dims " + dims_text(t.dims) + ")";
+      example += (i ? ", " : "") + std::string("{\"name\": \"") + t.name +
+                 "\", \"shape\": " + dims_text(t.dims, true) + "}";
+    }
+    add(tpath, src.in() + " has " + noun + (unset.size() > 1 ? "s " : " ") + which +
+                   " with variable (-1) dimensions, which the client sets: expected " +
+                   (unset.size() > 1 ? "their shapes" : "its shape") + " here, e.g. [" + example +
+                   "] with each N set");
+  }
+  return total;
+}
+
 void Loader::model(const json& v, const std::string& path, Model& m) {
   if (!expect_object(v, path, "a model object with service_time, input_bytes_per_item, ..."))
     return;
-  check_keys(v, path,
-             {"input_bytes_per_item", "output_bytes_per_item", "inputs", "outputs", "service_time",
-              "max_batch_size", "dynamic_batching", "instances"});
+  check_keys(
+      v, path,
+      {"input_bytes_per_item", "output_bytes_per_item", "inputs", "outputs", "service_time",
+       "max_batch_size", "dynamic_batching", "instances", "request_overhead", "triton_config"});
   const std::size_t before = problems.size();
+  // The config is read first: every key the scenario sets below overrides what it says.
+  const json* config_key = get(v, "triton_config");
+  std::optional<TritonSource> config;
+  if (config_key) config = triton_config(*config_key, key_path(path, "triton_config"), m);
   for (const bool input : {true, false}) {
     const char* bytes_key = input ? "input_bytes_per_item" : "output_bytes_per_item";
     const char* tensors_key = input ? "inputs" : "outputs";
@@ -721,7 +1248,9 @@ void Loader::model(const json& v, const std::string& path, Model& m) {
     } else if (bytes) {
       if (auto b = quantity(*bytes, key_path(path, bytes_key), Quantity::Size, Range::at_least(0)))
         target = *b;
-    } else if (tensors) {
+    } else if (config) {
+      target = config_tensor_bytes(*config, input, tensors, path, input ? m.inputs : m.outputs);
+    } else if (tensors && !config_key) {
       target = tensor_bytes(*tensors, key_path(path, tensors_key), input ? m.inputs : m.outputs);
     }
   }
@@ -729,14 +1258,21 @@ void Loader::model(const json& v, const std::string& path, Model& m) {
     if (auto b =
             integer(*x, key_path(path, "max_batch_size"), 0, Limits::max_items, "0 means no limit"))
       m.max_batch_size = static_cast<int>(*b);
+  } else if (config) {
+    // Triton's 0 is "no batch dimension": one item per execution, unlike sonicsim's 0.
+    m.max_batch_size = config->config.max_batch_size > 0 ? config->config.max_batch_size : 1;
   }
   if (const json* x = get(v, "instances")) {
     if (auto n = integer(*x, key_path(path, "instances"), 1, Limits::max_instances,
                          "concurrent executions per device"))
       m.instances = static_cast<int>(*n);
   }
+  if (config) config_instances(*config, get(v, "instances"), key_path(path, "instances"), m);
+  if (config) config_batching(*config, v, path, m);
   if (const json* x = get(v, "dynamic_batching"))
     dynamic_batching(*x, key_path(path, "dynamic_batching"), m);
+  if (const json* x = get(v, "request_overhead"))
+    request_overhead(*x, key_path(path, "request_overhead"), m);
   if (const json* x = get(v, "service_time")) {
     service_time(*x, key_path(path, "service_time"), m);
   } else {
@@ -1111,7 +1647,8 @@ Scenario build(json doc, const std::string& file, bool from_file, const std::str
   s.canonical_json = doc.dump();
   s.referenced_files = std::move(loader.referenced_files);
   std::string hashed = s.canonical_json;
-  for (const auto& f : s.referenced_files) hashed.append("\n").append(f.path).append("\n").append(f.sha256);
+  for (const auto& f : s.referenced_files)
+    hashed.append("\n").append(f.path).append("\n").append(f.sha256);
   s.sha256 = sha256_hex(hashed);
   return s;
 }

@@ -249,6 +249,44 @@ expect_bad tensor_variable_dim "models.pn.inputs[0].shape[0]:" "-1"
 bad no_work 'workload.cpu_time_per_event=0' 'workload.requests=[]'
 expect_bad no_work "workload.cpu_time_per_event:"
 
+# ---- Triton configs (triton_config) and queue policies -----------------------------------
+# The configs sit next to the bad scenarios, which name them relative to their own folder.
+cat >"$BAD/ensemble.pbtxt" <<'PBTXT'
+name: "pipeline"
+platform: "ensemble"
+input [ { name: "raw", data_type: TYPE_FP32, dims: [ 16 ] } ]
+ensemble_scheduling { step [ { model_name: "prep" }, { model_name: "tagger" } ] }
+PBTXT
+bad triton_ensemble 'models.pn.triton_config="ensemble.pbtxt"'
+expect_bad triton_ensemble "models.pn.triton_config:" "ensemble.pbtxt" "ensemble" '`prep`, `tagger`' \
+  "each step as its own model"
+
+printf 'max_batch_size: 8\nsequence_batching { }\n' >"$BAD/sequence.pbtxt"
+bad triton_sequence 'models.pn.triton_config="sequence.pbtxt"'
+expect_bad triton_sequence "models.pn.triton_config:" "sequence.pbtxt" "sequence_batching"
+
+printf 'max_batch_size: 8\ninput [ { name: "x" dims: [ 4 } ]\n' >"$BAD/malformed.pbtxt"
+bad triton_malformed 'models.pn.triton_config="malformed.pbtxt"'
+expect_bad triton_malformed "models.pn.triton_config:" "malformed.pbtxt" "line 2, column"
+
+printf 'max_batch_size: 64\ninput [ { name: "pf_points", data_type: TYPE_FP32, dims: [ 2, -1 ] } ]\noutput [ { name: "y", data_type: TYPE_FP32, dims: [ 8 ] } ]\n' \
+  >"$BAD/variable.pbtxt"
+bad triton_variable_dim -models.pn.input_bytes_per_item 'models.pn.triton_config="variable.pbtxt"'
+expect_bad triton_variable_dim "models.pn.inputs:" "variable.pbtxt" '`pf_points`' "dims [2, -1]"
+
+bad triton_unknown_tensor -models.pn.input_bytes_per_item 'models.pn.triton_config="variable.pbtxt"' \
+  'models.pn.inputs=[{"name": "pf_point", "shape": [2, 100]}]'
+expect_bad triton_unknown_tensor "models.pn.inputs[0].name:" '"pf_point"' "did you mean \`pf_points\`"
+
+bad triton_missing 'models.pn.triton_config="no/such/config.pbtxt"'
+expect_bad triton_missing "models.pn.triton_config:" "no/such/config.pbtxt"
+
+bad timeout_action_unknown 'models.pn.dynamic_batching.timeout_action="DROP"'
+expect_bad timeout_action_unknown "models.pn.dynamic_batching.timeout_action:" '"DROP"' '"DELAY"'
+
+bad max_queue_size_negative 'models.pn.dynamic_batching.max_queue_size=-1'
+expect_bad max_queue_size_negative "models.pn.dynamic_batching.max_queue_size:" "-1"
+
 # ---- absurd sizes: refused at once, never attempted (each case runs under `timeout 10`) ---
 bad jobs_absurd 'workload.jobs=1000000000000'
 expect_bad jobs_absurd "workload.jobs:" "1000000000000"

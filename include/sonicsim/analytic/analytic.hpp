@@ -27,7 +27,7 @@ struct RequestTerm {
   double mean_items = 1.0;        // E[items after rounding to an integer >= 1]
   double bytes_in = 0.0;          // one request, at mean_items
   double bytes_out = 0.0;
-  double network_time_s = 0.0;     // one request's idle round trip (0 if not served)
+  double network_time_s = 0.0;     // one request's idle round trip with its request overheads
   double gpu_time_s = 0.0;         // one request's busy time, count-weighted harmonic over pools
   double routed_gpu_time_s = 0.0;  // one request's mean busy time under count-share routing
   double t_gpu_s = 0.0;            // per_event x gpu_time_s

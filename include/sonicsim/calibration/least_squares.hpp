@@ -22,7 +22,7 @@ struct FitResult {
   bool converged = true;
   std::string message;  // why it did not converge, when it did not
 
-  double stderr_of(int i) const;     // NaN without degrees of freedom
+  double stderr_of(int i) const;       // NaN without degrees of freedom
   double ci95_halfwidth(int i) const;  // Student-t quantile x standard error
 };
 

@@ -8,6 +8,13 @@
 // Without preferred sizes, `max_batch_size` is the size it waits for. Batches are only formed
 // when a model instance is free, so under load requests pile up and batches grow, as in Triton.
 // Without dynamic batching every request executes alone, in arrival order.
+//
+// The queue policy is Triton's too (default_queue_policy). An arrival that finds
+// `max_queue_size` requests queued is rejected at once. Timeouts are applied lazily, the way
+// Triton applies them while it forms a batch: only when an instance is free and the batcher looks
+// at the queue does a request that has waited longer than `default_timeout` get rejected
+// (REJECT) or moved behind every request that has not timed out (DELAY). All requests share one
+// timeout, so the timed-out ones are always the oldest, at the front of the queue.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +29,9 @@ struct BatcherConfig {
   int max_batch_size = 0;      // 0: unlimited
   std::vector<int> preferred;  // ascending
   double max_queue_delay = 0.0;
+  std::int64_t max_queue_size = 0;  // 0: unlimited
+  double default_timeout = 0.0;     // 0: none
+  bool delay_timed_out = false;     // DELAY instead of REJECT
 };
 
 class Batcher {
@@ -39,6 +49,11 @@ class Batcher {
   bool accepts(int items) const {
     return config_.max_batch_size == 0 || items <= config_.max_batch_size;
   }
+  // False when the queue is full: Triton rejects the request instead of queueing it.
+  bool has_room() const {
+    return config_.max_queue_size == 0 ||
+           static_cast<std::int64_t>(queued()) < config_.max_queue_size;
+  }
   void enqueue(std::uint32_t request, int items, double now) {
     queue_.push_back({request, items, now});
   }
@@ -46,17 +61,28 @@ class Batcher {
   // If a free instance and a ready batch exist, moves the batch's requests into `batch` (cleared
   // first), takes the instance and returns its items. Otherwise returns 0 and sets `wake_at` to
   // when a batch will be ready without further arrivals (+inf if never, e.g. no free instance).
+  // Requests rejected for their timeout on the way go to the rejected list (see take_rejected).
   int form(double now, std::vector<Queued>& batch, double& wake_at);
+  // Moves the requests rejected since the last call into `out` (cleared first).
+  void take_rejected(std::vector<Queued>& out) {
+    out.clear();
+    out.swap(rejected_);
+  }
 
   void release_instance() { ++free_instances_; }
   int free_instances() const { return free_instances_; }
-  std::size_t queued() const { return queue_.size(); }
+  // Delayed requests still wait in Triton's queue, so they count against max_queue_size.
+  std::size_t queued() const { return queue_.size() + delayed_.size(); }
   const BatcherConfig& config() const { return config_; }
 
  private:
   BatcherConfig config_;
   int free_instances_;
   std::deque<Queued> queue_;
+  std::deque<Queued> delayed_;  // timed out under DELAY: served after queue_
+  std::vector<Queued> rejected_;
+
+  void apply_timeouts(double now);
 };
 
 }  // namespace sonicsim::engine

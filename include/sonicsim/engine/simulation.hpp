@@ -33,6 +33,10 @@ struct RunMetrics {
     std::string name;
     std::uint64_t executions = 0, items = 0, requests = 0;
     metrics::Histogram queue_time, compute_time, latency;
+    // Per request rather than per execution, as Triton's statistics and perf_analyzer report
+    // them: each request is charged its whole execution's time and batch.
+    std::uint64_t executed_requests = 0;
+    double executed_request_seconds = 0.0, executed_request_items = 0.0;
     double mean_batch_size() const {
       return executions ? static_cast<double>(items) / static_cast<double>(executions) : 0.0;
     }

@@ -58,15 +58,53 @@ struct ServiceCurve {
   double at(double batch_size) const;
 };
 
-// Spread of one execution's duration around the curve's mean.
+// Spread of a random time around its mean (an execution's duration, a request's overhead).
 struct ServiceSpread {
   Distribution::Kind kind = Distribution::Kind::Constant;  // constant|exponential|lognormal|gamma
   double cv = 0.0;
 };
 
+// Per-request time outside the links, the server's queue and its executions: gRPC serialization
+// and (de)marshalling on the client and the server, as perf_analyzer reports them ("Client
+// Send", "Network+Server Send/Recv" less the wire, "Client Recv"). A pure delay: it occupies
+// neither the client thread's CPU nor the device.
+struct OverheadPhase {
+  double fixed = 0.0;     // seconds per request
+  double per_item = 0.0;  // seconds per batch item of the request
+  double at(int items) const { return fixed + per_item * items; }
+};
+struct RequestOverhead {
+  OverheadPhase client_send;  // before the request leaves the client
+  OverheadPhase server;       // server-side receive and send, added before the queue
+  OverheadPhase client_recv;  // after the response reaches the client
+  // Jitter of each direction's overhead around its mean (network stacks and gRPC threads are
+  // not clockwork); it decides how a closed loop's requests group into batches.
+  ServiceSpread spread;
+  std::string source;  // "" or the calibration file it came from
+  double to_server(int items) const { return client_send.at(items) + server.at(items); }
+  double to_client(int items) const { return client_recv.at(items); }
+  double total(int items) const { return to_server(items) + to_client(items); }
+};
+
+// Triton's queue policy (dynamic_batching.default_queue_policy) for one model's queue on one
+// device. Triton applies timeouts lazily: only when its batcher next looks at the queue.
+struct QueuePolicy {
+  enum class TimeoutAction { Reject, Delay };
+  std::int64_t max_queue_size = 0;  // 0: unlimited; an arrival finding this many queued is rejected
+  double default_timeout = 0.0;     // seconds; 0: none
+  // Reject: a request that waited longer fails; Delay: it is served after every other request.
+  TimeoutAction timeout_action = TimeoutAction::Reject;
+  bool allow_timeout_override = false;  // stored only: requests carry no timeout of their own
+};
+
 struct DynamicBatching {
   std::vector<int> preferred_batch_size;  // ascending, each <= max_batch_size
   double max_queue_delay = 0.0;           // seconds
+  QueuePolicy queue_policy;
+  // Triton's priority levels, stored as read; every request is at the default level, so the
+  // queue policy above is the one of that level.
+  std::uint64_t priority_levels = 0;
+  std::uint64_t default_priority_level = 0;
 };
 
 struct TensorSpec {
@@ -86,7 +124,12 @@ struct Model {
   int max_batch_size = 0;  // 0: no limit on the items of one execution
   std::optional<DynamicBatching> dynamic_batching;
   int instances = 1;  // concurrent executions per device, sharing it (processor sharing)
+  RequestOverhead overhead;
   std::vector<TensorSpec> inputs, outputs;  // informative; bytes already folded in
+  // The Triton config.pbtxt the model was read from (as written in the scenario), "" if none,
+  // and the kind of its instance groups ("KIND_GPU", ...; "" without instance_group).
+  std::string triton_config;
+  std::string instance_kind;
 
   // The curve for a pool's device; the loader guarantees it exists for every pool hosting this.
   const ServiceCurve& curve_for(const std::string& device) const;

@@ -1,0 +1,449 @@
+#include <sonicsim/calibration/perf_calibration.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+
+#include <sonicsim/calibration/least_squares.hpp>
+#include <sonicsim/calibration/perf_emulation.hpp>
+#include <sonicsim/scenario/loader.hpp>
+
+namespace sonicsim::calibration {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+using json = nlohmann::json;
+constexpr double kUs = 1e-6;
+
+struct Row {
+  const PerfAnalyzerScan* scan;
+  const PerfAnalyzerRow* row;
+  int batch;
+  double little_error;  // measured throughput / (C B / mean latency) - 1; 0 in rate mode
+  bool consistent;
+  CurvePoint point;  // deconvolved: (items per execution, compute seconds)
+};
+
+struct PhaseFit {
+  double fixed = 0.0, per_item = 0.0;  // seconds
+  double rms_rel_error = 0.0;
+};
+
+// fixed + per_item x B by least squares on relative errors (1 us floor, since perf_analyzer
+// rounds to microseconds), neither term negative.
+PhaseFit fit_phase(const std::vector<Row>& rows, double PerfAnalyzerRow::*field) {
+  const int n = static_cast<int>(rows.size());
+  Eigen::MatrixXd X(n, 2);
+  Eigen::VectorXd y(n), w(n);
+  for (int i = 0; i < n; ++i) {
+    X(i, 0) = 1.0;
+    X(i, 1) = rows[i].batch;
+    y[i] = rows[i].row->*field * kUs;
+    w[i] = 1.0 / std::pow(y[i] + kUs, 2);
+  }
+  PhaseFit f;
+  bool distinct = false;
+  for (int i = 1; i < n; ++i) distinct |= X(i, 1) != X(0, 1);
+  if (distinct) {
+    auto r = fit_linear(X, y, w);
+    f.fixed = r.params[0];
+    f.per_item = r.params[1];
+  }
+  if (!distinct || f.fixed < 0.0 || f.per_item < 0.0) {
+    // One term alone: a constant when the batch sizes cannot separate them or the slope is
+    // negative, otherwise a term proportional to the items.
+    const int keep = distinct && f.fixed < 0.0 ? 1 : 0;
+    auto r = fit_linear(X.col(keep), y, w);
+    f.fixed = keep == 0 ? std::max(0.0, r.params[0]) : 0.0;
+    f.per_item = keep == 1 ? std::max(0.0, r.params[0]) : 0.0;
+  }
+  double ss = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const double e = (f.fixed + f.per_item * X(i, 1) - y[i]) / (y[i] + kUs);
+    ss += e * e;
+  }
+  f.rms_rel_error = n ? std::sqrt(ss / n) : 0.0;
+  return f;
+}
+
+ojson phase_json(const PhaseFit& f) {
+  return ojson{{"fixed", f.fixed}, {"per_item", f.per_item}};
+}
+
+struct Overheads {
+  PhaseFit client_send, server, client_recv;
+  double cv = 0.0;  // lognormal jitter of each direction's overhead; 0: constant
+};
+
+// The curve as the scenario's batch/seconds table: the knots of a piecewise curve, a dense
+// log-spaced table of a smooth one (up to twice the largest execution seen and the batch cap).
+ojson curve_table(const CurveFit& c, double max_items) {
+  std::vector<double> batch, seconds;
+  if (c.kind == CurveKind::Piecewise) {
+    for (const auto& k : c.knots) {
+      batch.push_back(k.items);
+      seconds.push_back(k.seconds);
+    }
+  } else {
+    for (double x : tabulation_points(max_items)) {
+      batch.push_back(x);
+      seconds.push_back(c.at(x));
+    }
+  }
+  return ojson{{"batch", batch}, {"seconds", seconds}};
+}
+
+ojson overhead_json(const Overheads& o) {
+  ojson j{{"client_send", phase_json(o.client_send)},
+          {"server", phase_json(o.server)},
+          {"client_recv", phase_json(o.client_recv)}};
+  if (o.cv > 0.0) {
+    j["dist"] = "lognormal";
+    j["cv"] = o.cv;
+  }
+  return j;
+}
+
+ojson batching_json(const ServerSettings& s) {
+  if (!s.dynamic_batching) return nullptr;
+  ojson b;
+  if (!s.preferred_batch_size.empty()) b["preferred_batch_size"] = s.preferred_batch_size;
+  b["max_queue_delay"] = s.max_queue_delay;
+  return b;
+}
+
+// A scenario holding just the calibrated model on one device: what the emulation replays.
+scenario::Scenario emulation_scenario(const PerfCalibrationInput& in, const ojson& table,
+                                      const Overheads& o) {
+  json model = {{"input_bytes_per_item", 0},
+                {"output_bytes_per_item", 0},
+                {"service_time", json::parse(table.dump())},
+                {"max_batch_size", in.server.max_batch_size},
+                {"dynamic_batching", json::parse(batching_json(in.server).dump())},
+                {"instances", in.server.instances},
+                {"request_overhead", json::parse(overhead_json(o).dump())}};
+  json doc = {{"name", "calibrate-" + in.model},
+              {"duration", 1},
+              {"workload",
+               {{"jobs", 1},
+                {"threads_per_job", 1},
+                {"cpu_time_per_event", 0},
+                {"requests", json::array({{{"model", in.model}, {"offload_fraction", 0}}})}}},
+              {"models", {{in.model, model}}},
+              {"servers", json::array({{{"name", "server"},
+                                        {"count", 1},
+                                        {"device", in.device},
+                                        {"models", json::array({in.model})}}})}};
+  return scenario::load_json(doc, "<calibration of " + in.model + ">");
+}
+
+double max_items_of(const std::vector<Row>& rows, const ServerSettings& s) {
+  double most = 1.0;
+  for (const auto& r : rows) most = std::max(most, r.point.items);
+  return std::max(2.0 * most, static_cast<double>(s.max_batch_size));
+}
+
+std::string pct(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", 100.0 * x);
+  return buf;
+}
+
+}  // namespace
+
+PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
+  std::vector<Row> rows;
+  std::vector<scenario::Problem> problems;
+  for (const auto& scan : in.scans) {
+    if (in.server.max_batch_size > 0 && scan.batch_size > in.server.max_batch_size)
+      problems.push_back(
+          {scan.file, "batch size " + std::to_string(scan.batch_size) + " (from the " +
+                          scan.batch_source + ") is above max_batch_size " +
+                          std::to_string(in.server.max_batch_size) + " of " + in.server.source +
+                          ": Triton would have rejected these requests, so the measured server "
+                          "had a larger max_batch_size; give it with --max-batch-size (0 = no "
+                          "limit)"});
+    for (const auto& r : scan.rows) {
+      Row row{&scan, &r, scan.batch_size, 0.0, true, {}};
+      if (scan.mode == LoadMode::Concurrency && r.mean_latency_us() > 0.0) {
+        const double little = r.load * scan.batch_size / (r.mean_latency_us() * kUs);
+        row.little_error = r.inferences_per_s / little - 1.0;
+        row.consistent = std::abs(row.little_error) <= in.consistency_tolerance;
+      }
+      if (r.compute_us() <= 0.0) row.consistent = false;
+      // Items in execution = throughput x execution time, shared by the instances; an execution
+      // holds whole requests, at most the concurrency's worth and what max_batch_size allows.
+      double cap = scan.batch_size * (scan.mode == LoadMode::Concurrency ? r.load : 1.0);
+      if (in.server.max_batch_size > 0)
+        cap = std::min(cap, static_cast<double>(scan.batch_size) *
+                                std::max(1, in.server.max_batch_size / scan.batch_size));
+      if (!in.server.dynamic_batching) cap = scan.batch_size;
+      const double n = r.inferences_per_s * r.compute_us() * kUs / in.server.instances;
+      row.point = {std::clamp(n, static_cast<double>(scan.batch_size), std::max(cap, 1.0)),
+                   r.compute_us() * kUs};
+      rows.push_back(row);
+    }
+  }
+  if (!problems.empty()) throw scenario::InputError("calibrate perf-analyzer", problems);
+  std::vector<std::size_t> fit_rows;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].consistent) fit_rows.push_back(i);
+  if (fit_rows.empty())
+    throw scenario::InputError(
+        "calibrate perf-analyzer",
+        {{"", "no row is consistent with Little's law within " + pct(in.consistency_tolerance) +
+                  "; expected at least one usable measurement"}});
+
+  Overheads ov{fit_phase(rows, &PerfAnalyzerRow::client_send_us),
+               fit_phase(rows, &PerfAnalyzerRow::network_server_us),
+               fit_phase(rows, &PerfAnalyzerRow::client_recv_us)};
+
+  auto points_of = [&] {
+    std::vector<CurvePoint> pts;
+    for (std::size_t i : fit_rows) pts.push_back(rows[i].point);
+    return pts;
+  };
+  const CurveKind* forced = in.curve ? &*in.curve : nullptr;
+  const CurveChoice choice = choose_curve(points_of(), forced);
+  const CurveFit& curve = choice.best();
+  const auto table = curve_table(curve, max_items_of(rows, in.server));
+
+  // How a closed loop's requests group into batches depends on how much the time outside the
+  // server varies: with clockwork overheads four clients lock into one grouping forever (1 + 3
+  // requests per execution from a simultaneous start), with jitter they settle where the real
+  // server did (X E / B requests per execution). That jitter is not in perf_analyzer's columns,
+  // so the simulator measures it: each candidate replays the consistent rows, the one with the
+  // smallest rms throughput error is kept.
+  struct JitterScore {
+    double cv, rms_error, max_error;
+  };
+  std::vector<JitterScore> jitter_scores;
+  double jitter_cv = 0.0;
+  if (in.refine) {
+    double best = std::numeric_limits<double>::infinity();
+    for (double cv : {0.0, 0.25, 0.5, 1.0}) {
+      ov.cv = cv;
+      const auto sc = emulation_scenario(in, table, ov);
+      double ss = 0.0, mx = 0.0;
+      int n = 0;
+      for (std::size_t i : fit_rows) {
+        const Row& r = rows[i];
+        if (r.scan->mode != LoadMode::Concurrency) continue;
+        EmulationOptions o;
+        o.model = in.model;
+        o.batch_size = r.batch;
+        o.requests = 5000;
+        const auto e = emulate_concurrency(sc, o, static_cast<int>(std::lround(r.row->load)));
+        const double err = e.row.inferences_per_s / r.row->inferences_per_s - 1.0;
+        ss += err * err;
+        mx = std::max(mx, std::abs(err));
+        ++n;
+      }
+      if (n == 0) break;
+      const double rms = std::sqrt(ss / n);
+      jitter_scores.push_back({cv, rms, mx});
+      // A smoother model needs a clear gain: 0.2 percentage point.
+      if (rms < best - 0.002) {
+        best = rms;
+        jitter_cv = cv;
+      }
+    }
+  }
+  ov.cv = jitter_cv;
+
+  PerfCalibration out;
+  // Round trip: every row replayed with the final calibration.
+  const auto sc = emulation_scenario(in, table, ov);
+  for (const auto& r : rows) {
+    if (r.scan->mode != LoadMode::Concurrency) continue;
+    EmulationOptions o;
+    o.model = in.model;
+    o.batch_size = r.batch;
+    const auto e = emulate_concurrency(sc, o, static_cast<int>(std::lround(r.row->load)));
+    PerfCalibration::RoundTrip t;
+    t.file = r.scan->file;
+    t.line = r.row->line;
+    t.batch_size = r.batch;
+    t.load = r.row->load;
+    t.consistent = r.consistent;
+    t.measured_ips = r.row->inferences_per_s;
+    t.simulated_ips = e.row.inferences_per_s;
+    t.ips_error = t.simulated_ips / t.measured_ips - 1.0;
+    t.measured_p50_us = r.row->p50_us;
+    t.simulated_p50_us = e.row.p50_us;
+    t.p50_error = t.simulated_p50_us / t.measured_p50_us - 1.0;
+    out.round_trip.push_back(t);
+  }
+
+  // ---- the file ------------------------------------------------------------------------
+  ojson& d = out.doc;
+  d["sonicsim_calibration"] = 1;
+  d["model"] = in.model;
+  d["device"] = in.device;
+  if (!in.hardware.empty()) d["hardware"] = in.hardware;
+  d["created_by"] = std::string("sonicsim ") + SONICSIM_VERSION;
+  if (!in.command_line.empty()) d["command"] = in.command_line;
+  if (!in.notes.empty()) d["notes"] = in.notes;
+  ojson sources = ojson::array();
+  for (const auto& s : in.scans)
+    sources.push_back({{"file", std::filesystem::path(s.file).filename().string()},
+                       {"path", s.file},
+                       {"sha256", s.sha256},
+                       {"batch_size", s.batch_size},
+                       {"batch_size_from", s.batch_source},
+                       {"mode", s.mode == LoadMode::Concurrency ? "concurrency" : "request_rate"},
+                       {"rows", s.rows.size()}});
+  d["sources"] = sources;
+  if (!in.tool_version.empty()) d["tool_version"] = in.tool_version;
+  d["server"] = {{"max_batch_size", in.server.max_batch_size},
+                 {"dynamic_batching", batching_json(in.server)},
+                 {"instances", in.server.instances},
+                 {"from", in.server.source}};
+  d["service_time"] = table;
+  d["request_overhead"] = overhead_json(ov);
+
+  ojson fit;
+  fit["chosen"] = to_string(curve.kind);
+  fit["why"] = choice.why;
+  ojson jitter = ojson::array();
+  for (const auto& j : jitter_scores)
+    jitter.push_back({{"cv", j.cv}, {"rms_error", j.rms_error}, {"max_error", j.max_error}});
+  fit["overhead_jitter"] = {
+      {"cv", jitter_cv},
+      {"method", in.refine ? "lognormal jitter of the request overheads chosen by the simulator: "
+                             "smallest rms error of the replayed throughputs"
+                           : "none (--no-refine)"},
+      {"candidates", jitter}};
+  ojson candidates = ojson::array();
+  for (const auto& c : choice.candidates) {
+    ojson j{{"kind", to_string(c.kind)}, {"ok", c.ok}};
+    if (!c.note.empty()) j["note"] = c.note;
+    if (c.ok) {
+      ojson params, ci;
+      for (std::size_t i = 0; i < c.params.size(); ++i) {
+        params[c.param_names[i]] = c.params[i];
+        ci[c.param_names[i]] = std::isfinite(c.ci95[i]) ? ojson(c.ci95[i]) : ojson(nullptr);
+      }
+      if (!c.params.empty()) {
+        j["params"] = params;
+        j["ci95_halfwidth"] = ci;
+      }
+      j["rms_rel_error"] = c.rms_rel_error;
+      j["max_rel_error"] = c.max_rel_error;
+      j["loo_rms_rel_error"] =
+          std::isfinite(c.loo_rms_rel_error) ? ojson(c.loo_rms_rel_error) : ojson(nullptr);
+    }
+    candidates.push_back(j);
+  }
+  fit["candidates"] = candidates;
+  ojson points = ojson::array();
+  std::vector<std::pair<double, std::pair<double, double>>> split;
+  for (const auto& r : rows) {
+    ojson p{{"file", std::filesystem::path(r.scan->file).filename().string()},
+            {"line", r.row->line},
+            {"batch_size", r.batch},
+            {"load", r.row->load},
+            {"items_per_execution", r.point.items},
+            {"compute_s", r.row->compute_us() * kUs},
+            {"curve_s", curve.at(r.point.items)},
+            {"residual", curve.at(r.point.items) / (r.row->compute_us() * kUs) - 1.0},
+            {"little_law_error", r.little_error},
+            {"used", r.consistent}};
+    points.push_back(p);
+    if (r.row->compute_us() > 0.0)
+      split.push_back({r.point.items,
+                       {r.row->compute_input_us / r.row->compute_us(),
+                        r.row->compute_output_us / r.row->compute_us()}});
+  }
+  fit["points"] = points;
+  d["fit"] = fit;
+  d["overhead_fit"] = {{"client_send_rms_rel_error", ov.client_send.rms_rel_error},
+                       {"server_rms_rel_error", ov.server.rms_rel_error},
+                       {"client_recv_rms_rel_error", ov.client_recv.rms_rel_error}};
+  std::sort(split.begin(), split.end());
+  ojson sx = ojson::array(), si = ojson::array(), so = ojson::array();
+  for (const auto& [items, shares] : split) {
+    sx.push_back(items);
+    si.push_back(shares.first);
+    so.push_back(shares.second);
+  }
+  d["compute_split"] = {{"items", sx}, {"input_share", si}, {"output_share", so}};
+
+  ojson rt = ojson::array();
+  for (const auto& t : out.round_trip)
+    rt.push_back({{"file", std::filesystem::path(t.file).filename().string()},
+                  {"line", t.line},
+                  {"batch_size", t.batch_size},
+                  {"concurrency", t.load},
+                  {"consistent", t.consistent},
+                  {"measured_inferences_per_s", t.measured_ips},
+                  {"simulated_inferences_per_s", t.simulated_ips},
+                  {"inferences_per_s_error", t.ips_error},
+                  {"measured_p50_us", t.measured_p50_us},
+                  {"simulated_p50_us", t.simulated_p50_us},
+                  {"p50_error", t.p50_error}});
+  d["round_trip"] = rt;
+
+  // ---- the report -----------------------------------------------------------------------
+  std::string& s = out.report;
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "calibration of %s on %s from %zu file(s), %zu row(s)\n",
+                in.model.c_str(), in.device.c_str(), in.scans.size(), rows.size());
+  s += buf;
+  s += "server     " + in.server.source + "\n";
+  for (const auto& c : choice.candidates) {
+    if (!c.ok) {
+      std::snprintf(buf, sizeof buf, "curve      %-10s  not fitted: %s\n", to_string(c.kind),
+                    c.note.c_str());
+    } else {
+      std::snprintf(
+          buf, sizeof buf,
+          "curve      %-10s  in-sample rms %5.1f%%  max %5.1f%%  held-out rms %5.1f%%%s\n",
+          to_string(c.kind), 100 * c.rms_rel_error, 100 * c.max_rel_error,
+          100 * c.loo_rms_rel_error, &c == &curve ? "  <- chosen" : "");
+    }
+    s += buf;
+  }
+  s += "           " + choice.why + "\n";
+  if (curve.kind == CurveKind::Saturating) {
+    std::snprintf(buf, sizeof buf,
+                  "           t(n) = t0 (1 + (n/n_s)^k)^(1/k): t0 = %.3g s, r_max = %.4g items/s, "
+                  "k = %.2f\n",
+                  curve.params[0], curve.params[1], curve.params[2]);
+    s += buf;
+  } else if (curve.kind == CurveKind::Linear) {
+    std::snprintf(buf, sizeof buf, "           t(n) = %.3g s + n x %.3g s\n", curve.params[0],
+                  curve.params[1]);
+    s += buf;
+  }
+  std::snprintf(buf, sizeof buf,
+                "overhead   client send %.0f us + %.3g us/item, server %.0f us + %.3g us/item, "
+                "client recv %.0f us + %.3g us/item\n",
+                ov.client_send.fixed / kUs, ov.client_send.per_item / kUs, ov.server.fixed / kUs,
+                ov.server.per_item / kUs, ov.client_recv.fixed / kUs,
+                ov.client_recv.per_item / kUs);
+  s += buf;
+  s += "round trip (perf_analyzer emulated with this calibration)\n";
+  s += "  batch  conc   measured inf/s  simulated   error   p50 measured  simulated   error\n";
+  for (const auto& t : out.round_trip) {
+    std::snprintf(buf, sizeof buf, "  %5d  %4.0f  %15.1f  %9.1f  %6s  %10.0f us  %9.0f  %6s%s\n",
+                  t.batch_size, t.load, t.measured_ips, t.simulated_ips, pct(t.ips_error).c_str(),
+                  t.measured_p50_us, t.simulated_p50_us, pct(t.p50_error).c_str(),
+                  t.consistent ? "" : "  (row breaks Little's law: not fitted)");
+    s += buf;
+  }
+  for (const auto& r : rows)
+    if (!r.consistent) {
+      std::snprintf(buf, sizeof buf,
+                    "warning    %s line %d: throughput is %s off C x B / mean latency; the row "
+                    "contradicts itself and was left out of the curve fit\n",
+                    r.scan->file.c_str(), r.row->line, pct(r.little_error).c_str());
+      s += buf;
+    }
+  return out;
+}
+
+}  // namespace sonicsim::calibration

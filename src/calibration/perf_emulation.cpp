@@ -1,0 +1,164 @@
+#include <sonicsim/calibration/perf_emulation.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include <sonicsim/runner/runner.hpp>
+#include <sonicsim/scenario/loader.hpp>
+
+namespace sonicsim::calibration {
+
+namespace {
+
+using json = nlohmann::json;
+using scenario::InputError;
+
+int pool_of(const scenario::Scenario& s, const std::string& model) {
+  for (std::size_t i = 0; i < s.servers.size(); ++i)
+    for (const auto& m : s.servers[i].models)
+      if (m == model) return static_cast<int>(i);
+  return -1;
+}
+
+std::string base_dir_of(const scenario::Scenario& s) {
+  if (s.source_file.empty()) return ".";
+  const auto dir = std::filesystem::path(s.source_file).parent_path().string();
+  return dir.empty() ? "." : dir;
+}
+
+double interpolate(const std::vector<double>& x, const std::vector<double>& y, double at) {
+  if (x.empty()) return 0.0;
+  if (at <= x.front()) return y.front();
+  if (at >= x.back()) return y.back();
+  const auto it = std::upper_bound(x.begin(), x.end(), at);
+  const std::size_t i = static_cast<std::size_t>(it - x.begin());
+  const double f = (at - x[i - 1]) / (x[i] - x[i - 1]);
+  return y[i - 1] + f * (y[i] - y[i - 1]);
+}
+
+}  // namespace
+
+void load_compute_split(const scenario::Scenario& s, EmulationOptions& o) {
+  const auto* m = s.find_model(o.model);
+  const int pool = pool_of(s, o.model);
+  if (!m || pool < 0) return;
+  const auto& curve = m->curve_for(s.servers[pool].device);
+  if (curve.source.empty() || curve.source == "table") return;
+  std::filesystem::path file(curve.source);
+  if (file.is_relative()) file = std::filesystem::path(base_dir_of(s)) / file;
+  std::ifstream in(file);
+  const json doc = json::parse(in, nullptr, false);
+  if (doc.is_discarded() || !doc.contains("compute_split")) return;
+  const json& split = doc["compute_split"];
+  try {
+    o.split_items = split.at("items").get<std::vector<double>>();
+    o.input_share = split.at("input_share").get<std::vector<double>>();
+    o.output_share = split.at("output_share").get<std::vector<double>>();
+  } catch (const json::exception&) {
+    o.split_items.clear();
+    o.input_share.clear();
+    o.output_share.clear();
+  }
+  if (o.split_items.size() != o.input_share.size() ||
+      o.split_items.size() != o.output_share.size()) {
+    o.split_items.clear();
+    o.input_share.clear();
+    o.output_share.clear();
+  }
+}
+
+EmulatedPoint emulate_concurrency(const scenario::Scenario& s, const EmulationOptions& o,
+                                  int concurrency) {
+  const auto* model = s.find_model(o.model);
+  if (!model) {
+    std::string names;
+    for (const auto& m : s.models) names += (names.empty() ? "" : ", ") + m.name;
+    throw InputError("--model", {{"", "found `" + o.model +
+                                          "`, expected a model of the scenario (" + names + ")"}});
+  }
+  const int pool = pool_of(s, o.model);
+  if (pool < 0)
+    throw InputError("--model", {{"", "model `" + o.model +
+                                          "` is hosted by no server pool of the scenario, "
+                                          "expected a pool that serves it"}});
+  if (model->max_batch_size > 0 && o.batch_size > model->max_batch_size)
+    throw InputError("--batch-size",
+                     {{"", "found " + std::to_string(o.batch_size) + ", expected at most " +
+                               std::to_string(model->max_batch_size) + " (max_batch_size of `" +
+                               o.model + "`: Triton rejects larger requests)"}});
+
+  // Long enough for `requests` requests even if nothing batched and every request waited for
+  // all others: the true rate is higher, so the target is always met.
+  const auto& pool_spec = s.servers[pool];
+  const double t_exec = model->curve_for(pool_spec.device).at(o.batch_size);
+  const double net = 2.0 * s.network.path_latency() +
+                     o.batch_size * (model->input_bytes_per_item + model->output_bytes_per_item) /
+                         s.network.path_bandwidth();
+  const double per_request =
+      model->overhead.total(o.batch_size) + net + concurrency * t_exec / o.devices;
+  // 2% and one request more: the count is of requests finished inside the measured span.
+  const double span =
+      1.02 * static_cast<double>(o.requests) * per_request / concurrency + per_request;
+  const double warmup = std::max(0.1 * span, 50.0 * per_request);
+
+  json doc = json::parse(s.canonical_json);
+  json model_doc = doc["models"][o.model];
+  json pool_doc = doc["servers"][pool];
+  pool_doc["count"] = o.devices;
+  pool_doc["models"] = json::array({o.model});
+  doc["models"] = json::object({{o.model, model_doc}});
+  doc["servers"] = json::array({pool_doc});
+  doc["workload"] = {
+      {"jobs", concurrency},
+      {"threads_per_job", 1},
+      {"jobs_per_node", concurrency},
+      {"mode", "sync"},
+      {"cpu_time_per_event", 0},
+      {"requests",
+       json::array({{{"model", o.model}, {"offload_fraction", 0}, {"items", o.batch_size}}})}};
+  doc["duration"] = warmup + span;
+  doc["warmup"] = warmup;
+  const auto sc = scenario::load_json(
+      doc, s.source_file.empty() ? "<perf-analyzer>" : s.source_file, base_dir_of(s));
+
+  const auto out = runner::simulate(sc, runner::TransportChoice{});
+  const auto& m = out.metrics;
+  const auto& mm = m.models.at(0);
+
+  EmulatedPoint p;
+  PerfAnalyzerRow& r = p.row;
+  r.load = concurrency;
+  r.inferences_per_s = static_cast<double>(mm.requests) * o.batch_size / m.span();
+  const double us = 1e6;
+  const auto& ov = sc.models[0].overhead;
+  r.client_send_us = ov.client_send.at(o.batch_size) * us;
+  r.client_recv_us = ov.client_recv.at(o.batch_size) * us;
+  r.server_queue_us = mm.queue_time.mean() * us;
+  const double compute =
+      mm.executed_requests ? mm.executed_request_seconds / mm.executed_requests * us : 0.0;
+  p.items_per_execution =
+      mm.executed_requests ? mm.executed_request_items / mm.executed_requests : 0.0;
+  p.requests_per_execution = p.items_per_execution / o.batch_size;
+  const double in_share = interpolate(o.split_items, o.input_share, p.items_per_execution);
+  const double out_share = interpolate(o.split_items, o.output_share, p.items_per_execution);
+  r.compute_input_us = compute * in_share;
+  r.compute_output_us = compute * out_share;
+  r.compute_infer_us = compute - r.compute_input_us - r.compute_output_us;
+  const double mean_latency = mm.latency.mean() * us;
+  r.network_server_us = std::max(
+      0.0, mean_latency - r.client_send_us - r.client_recv_us - r.server_queue_us - compute);
+  r.p50_us = mm.latency.quantile(0.50) * us;
+  r.p90_us = mm.latency.quantile(0.90) * us;
+  r.p95_us = mm.latency.quantile(0.95) * us;
+  r.p99_us = mm.latency.quantile(0.99) * us;
+  r.avg_latency_us = mean_latency;
+  p.requests = mm.requests;
+  p.device_utilization = m.pools.at(0).mean_utilization();
+  return p;
+}
+
+}  // namespace sonicsim::calibration

@@ -1,0 +1,231 @@
+// Triton's queue policy (dynamic_batching: max_queue_size, default_timeout, timeout_action): the
+// batcher's rules, then whole runs whose counts follow from the timeline, then the scenario keys.
+//
+// The runs are deterministic: constant times, no network, one device with one instance, CPU time
+// 1 s per event and offload_fraction 0. Threads start at random offsets in [0, 1 s), so their
+// first requests arrive at a1 < a2 < ... in [1 s, 2 s) and everything after happens at a1 + whole
+// seconds. With an integer duration D, an event at a1 + j falls inside the run exactly when
+// j <= D - 2, whatever the offsets: the counts below are exact.
+#include "support.hpp"
+
+#include <cmath>
+#include <sonicsim/engine/batcher.hpp>
+
+using namespace test;
+using sonicsim::engine::Batcher;
+using sonicsim::engine::BatcherConfig;
+
+namespace {
+
+BatcherConfig one_at_a_time(double timeout, bool delay, std::int64_t max_queue_size = 0) {
+  BatcherConfig c;
+  c.dynamic = true;
+  c.max_batch_size = 1;
+  c.default_timeout = timeout;
+  c.delay_timed_out = delay;
+  c.max_queue_size = max_queue_size;
+  return c;
+}
+
+std::vector<std::uint32_t> ids(const std::vector<Batcher::Queued>& batch) {
+  std::vector<std::uint32_t> out;
+  for (const auto& q : batch) out.push_back(q.request);
+  return out;
+}
+
+json queued_run(int threads, double service, const json& batching, double duration) {
+  return json{
+      {"duration", duration},
+      {"workload",
+       {{"jobs", threads},
+        {"threads_per_job", 1},
+        {"cpu_time_per_event", 1.0},
+        {"requests", json::array({{{"model", "m"}, {"offload_fraction", 0.0}}})}}},
+      {"models",
+       {{"m",
+         {{"service_time", {{"batch", {1}}, {"seconds", {service}}}},
+          {"max_batch_size", 1},
+          {"dynamic_batching", batching}}}}},
+      {"servers",
+       json::array({{{"name", "gpu"}, {"count", 1}, {"device", "T4"}, {"models", {"m"}}}})}};
+}
+
+}  // namespace
+
+TEST_CASE("a full queue refuses arrivals; delayed requests still count", "[batcher][queue]") {
+  Batcher b(one_at_a_time(1.0, true, 2), 1);
+  std::vector<Batcher::Queued> batch;
+  double wake = 0;
+  CHECK(b.has_room());
+  b.enqueue(1, 1, 0.0);
+  CHECK(b.form(0.0, batch, wake) == 1);  // executes: the queue is empty again
+  b.enqueue(2, 1, 0.1);
+  b.enqueue(3, 1, 0.2);
+  CHECK_FALSE(b.has_room());
+  b.release_instance();
+  // Request 2 timed out and is delayed behind 3, but it is still waiting in the queue.
+  CHECK(b.form(1.15, batch, wake) == 1);
+  CHECK(ids(batch) == std::vector<std::uint32_t>{3});
+  CHECK(b.queued() == 1);
+  CHECK(b.has_room());
+  b.enqueue(4, 1, 1.2);
+  CHECK_FALSE(b.has_room());
+}
+
+TEST_CASE("REJECT applies timeouts lazily, when a batch is formed", "[batcher][queue]") {
+  Batcher b(one_at_a_time(1.0, false), 1);
+  std::vector<Batcher::Queued> batch, rejected;
+  double wake = 0;
+  b.enqueue(1, 1, 0.0);
+  CHECK(b.form(0.0, batch, wake) == 1);
+  b.enqueue(2, 1, 0.1);
+  b.enqueue(3, 1, 0.2);
+  // The instance is busy: nobody looks at the queue, so nothing is rejected yet.
+  CHECK(b.form(5.0, batch, wake) == 0);
+  b.take_rejected(rejected);
+  CHECK(rejected.empty());
+  b.release_instance();
+  // At 1.15 s request 2 has waited 1.05 s (> 1 s), request 3 only 0.95 s.
+  CHECK(b.form(1.15, batch, wake) == 1);
+  CHECK(ids(batch) == std::vector<std::uint32_t>{3});
+  b.take_rejected(rejected);
+  CHECK(ids(rejected) == std::vector<std::uint32_t>{2});
+  b.take_rejected(rejected);
+  CHECK(rejected.empty());
+}
+
+TEST_CASE("DELAY serves timed-out requests after all the others", "[batcher][queue]") {
+  Batcher b(one_at_a_time(1.0, true), 1);
+  std::vector<Batcher::Queued> batch, rejected;
+  double wake = 0;
+  b.enqueue(1, 1, 0.0);
+  CHECK(b.form(0.0, batch, wake) == 1);
+  b.enqueue(2, 1, 0.1);
+  b.enqueue(3, 1, 0.2);
+  b.release_instance();
+  CHECK(b.form(1.15, batch, wake) == 1);
+  CHECK(ids(batch) == std::vector<std::uint32_t>{3});
+  b.enqueue(4, 1, 1.3);
+  b.release_instance();
+  CHECK(b.form(1.4, batch, wake) == 1);
+  CHECK(ids(batch) == std::vector<std::uint32_t>{4});  // in time: before the delayed 2
+  b.release_instance();
+  CHECK(b.form(1.5, batch, wake) == 1);
+  CHECK(ids(batch) == std::vector<std::uint32_t>{2});
+  b.take_rejected(rejected);
+  CHECK(rejected.empty());
+}
+
+TEST_CASE("a request waiting for a batch to fill can time out at the batcher's wake-up",
+          "[batcher][queue]") {
+  BatcherConfig c;
+  c.dynamic = true;
+  c.max_batch_size = 8;
+  c.max_queue_delay = 1.0;
+  c.default_timeout = 0.5;
+  Batcher b(c, 1);
+  std::vector<Batcher::Queued> batch, rejected;
+  double wake = 0;
+  b.enqueue(1, 2, 0.0);
+  CHECK(b.form(0.0, batch, wake) == 0);
+  CHECK(wake == Approx(1.0));
+  CHECK(b.form(1.0, batch, wake) == 0);
+  CHECK(std::isinf(wake));
+  b.take_rejected(rejected);
+  CHECK(ids(rejected) == std::vector<std::uint32_t>{1});
+  CHECK(b.free_instances() == 1);
+}
+
+TEST_CASE("max_queue_size: arrivals finding the queue full fail", "[engine][queue]") {
+  // Five requests arrive in [1 s, 2 s) at a 10 s execution: the first runs, two queue, and the
+  // last two are rejected, then again every second (their events end at once and restart):
+  // at a + 0, 1, 2, 3 within 5 s, four times each.
+  const auto m = run(queued_run(5, 10.0, {{"max_queue_size", 2}}, 5.0));
+  CHECK(m.sent == 11);
+  CHECK(m.failed == 8);
+  CHECK(m.completed == 0);
+  CHECK(m.in_flight_at_end == 3);
+  check_conservation(m);
+
+  const auto unlimited = run(queued_run(5, 10.0, {{"max_queue_size", 0}}, 5.0));
+  CHECK(unlimited.sent == 5);
+  CHECK(unlimited.failed == 0);
+  CHECK(unlimited.in_flight_at_end == 5);
+}
+
+TEST_CASE("timeout REJECT: requests that waited too long fail when the batcher looks",
+          "[engine][queue]") {
+  // The first request runs until a1 + 10 s; only then does the batcher look at the queue, and the
+  // four others, queued for more than 3 s, are rejected together. All five threads are back at
+  // a1 + 11 s: one executes, four wait until after the end (15 s).
+  const auto m = run(queued_run(5, 10.0, {{"default_timeout", "3s"}}, 15.0));
+  CHECK(m.completed == 1);
+  CHECK(m.failed == 4);
+  CHECK(m.in_flight_at_end == 5);
+  CHECK(m.sent == 10);
+  check_conservation(m);
+}
+
+TEST_CASE("timeout DELAY against REJECT: the late request starves or fails", "[engine][queue]") {
+  // Three threads, 2 s executions, a 2.5 s timeout. Request 3 (arrived at a3 < a1 + 1 s) has
+  // waited more than 3 s when request 2 ends at a1 + 4 s. Afterwards each request waits 1 s
+  // (DELAY: threads 1 and 2 alternate, request 3 waits behind them forever) or, under REJECT,
+  // three threads share the device and every fourth second one has waited 3 s and fails.
+  // Executions run back to back: 9 end by 20 s either way.
+  const auto delayed =
+      run(queued_run(3, 2.0, {{"default_timeout", "2.5s"}, {"timeout_action", "DELAY"}}, 20.0));
+  CHECK(delayed.completed == 9);
+  CHECK(delayed.failed == 0);
+  CHECK(delayed.in_flight_at_end == 2);  // the delayed request 3 and the one executing
+  CHECK(delayed.sent == 11);
+  check_conservation(delayed);
+
+  const auto rejected =
+      run(queued_run(3, 2.0, {{"default_timeout", "2.5s"}, {"timeout_action", "REJECT"}}, 20.0));
+  CHECK(rejected.completed == 9);
+  CHECK(rejected.failed == 4);  // at a1 + 4, 8, 12, 16 s
+  CHECK(rejected.in_flight_at_end == 2);
+  CHECK(rejected.sent == 15);
+  check_conservation(rejected);
+}
+
+TEST_CASE("the scenario's queue policy keys", "[loader][queue]") {
+  auto doc = queued_run(1, 1.0,
+                        {{"max_queue_size", 100},
+                         {"default_timeout_microseconds", 2500},
+                         {"timeout_action", "DELAY"}},
+                        10.0);
+  auto policy = scenario_of(doc).models[0].dynamic_batching->queue_policy;
+  CHECK(policy.max_queue_size == 100);
+  CHECK(policy.default_timeout == Approx(2.5e-3));
+  CHECK(policy.timeout_action == sonicsim::scenario::QueuePolicy::TimeoutAction::Delay);
+
+  doc["models"]["m"]["dynamic_batching"] = json::object();
+  policy = scenario_of(doc).models[0].dynamic_batching->queue_policy;
+  CHECK(policy.max_queue_size == 0);
+  CHECK(policy.default_timeout == 0.0);
+  CHECK(policy.timeout_action == sonicsim::scenario::QueuePolicy::TimeoutAction::Reject);
+
+  const auto problem = [&](const json& batching) {
+    doc["models"]["m"]["dynamic_batching"] = batching;
+    try {
+      scenario_of(doc);
+    } catch (const sonicsim::scenario::InputError& e) {
+      REQUIRE(e.problems().size() == 1);
+      return e.problems()[0].path + ": " + e.problems()[0].message;
+    }
+    return std::string("no problem");
+  };
+  CHECK_THAT(problem({{"timeout_action", "DROP"}}),
+             Catch::Contains("models.m.dynamic_batching.timeout_action") &&
+                 Catch::Contains("\"DROP\"") && Catch::Contains("\"DELAY\""));
+  CHECK_THAT(problem({{"default_timeout", "1s"}, {"default_timeout_microseconds", 5}}),
+             Catch::Contains("models.m.dynamic_batching.default_timeout_microseconds") &&
+                 Catch::Contains("both"));
+  CHECK_THAT(problem({{"max_queue_size", -1}}),
+             Catch::Contains("models.m.dynamic_batching.max_queue_size") && Catch::Contains("-1"));
+  CHECK_THAT(
+      problem({{"default_timeout", "-2ms"}}),
+      Catch::Contains("models.m.dynamic_batching.default_timeout") && Catch::Contains("\"-2ms\""));
+  CHECK_THAT(problem({{"max_queue_sise", 3}}), Catch::Contains("did you mean `max_queue_size`"));
+}

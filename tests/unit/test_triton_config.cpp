@@ -1,0 +1,416 @@
+// Triton config import: config.pbtxt -> scenario model (docs/scenario.md, `triton_config`).
+// Fixtures are hand-made in tests/data/triton/; the real CMS configs are read from
+// $SONICSIM_SOURCE_DIR/../shared/reference/triton-configs when that folder exists.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/triton/model_config.hpp>
+
+using nlohmann::json;
+using namespace sonicsim::scenario;
+namespace triton = sonicsim::triton;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kTriton = std::string(SONICSIM_TEST_DATA_DIR) + "/triton";
+
+// One served model `m` reading `config` (relative to tests/data/triton); `model` adds keys.
+json scenario_with(const json& config, const json& model = json::object()) {
+  json m = {{"triton_config", config}, {"service_time", {{"batch", {1}}, {"seconds", {0.001}}}}};
+  m.update(model);
+  return json{
+      {"duration", "10s"},
+      {"workload",
+       {{"jobs", 2},
+        {"threads_per_job", 1},
+        {"cpu_time_per_event", "100ms"},
+        {"requests", json::array({{{"model", "m"}, {"offload_fraction", 0.1}}})}}},
+      {"models", {{"m", m}}},
+      {"servers",
+       json::array({{{"name", "gpu"}, {"count", 1}, {"device", "T4"}, {"models", {"m"}}}})}};
+}
+
+Model load_model(const json& doc) {
+  const Scenario s = load_json(doc, "<test>", kTriton);
+  REQUIRE(s.models.size() == 1);
+  return s.models[0];
+}
+
+// The problems of a document that must not load.
+std::vector<Problem> problems_of(const json& doc) {
+  try {
+    load_json(doc, "<test>", kTriton);
+  } catch (const InputError& e) {
+    return e.problems();
+  }
+  FAIL("the scenario loaded although it should not");
+  return {};
+}
+
+// The single problem at `path`, whose message must contain every piece of `texts`.
+void expect_problem(const json& doc, const std::string& path,
+                    const std::vector<std::string>& texts) {
+  const auto problems = problems_of(doc);
+  std::string all;
+  for (const auto& p : problems) all += p.path + ": " + p.message + "\n";
+  INFO(all);
+  const auto it = std::find_if(problems.begin(), problems.end(),
+                               [&](const Problem& p) { return p.path == path; });
+  REQUIRE(it != problems.end());
+  for (const auto& t : texts) CHECK(it->message.find(t) != std::string::npos);
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace
+
+TEST_CASE("a config with dynamic batching sets the model's batching, instances and bytes",
+          "[triton]") {
+  const Model m = load_model(scenario_with("batching.pbtxt"));
+  CHECK(m.triton_config == "batching.pbtxt");
+  CHECK(m.max_batch_size == 256);
+  REQUIRE(m.dynamic_batching);
+  CHECK(m.dynamic_batching->preferred_batch_size == std::vector<int>{64, 128});
+  CHECK(m.dynamic_batching->max_queue_delay == Approx(250e-6));
+  CHECK(m.dynamic_batching->queue_policy.max_queue_size == 0);
+  CHECK(m.dynamic_batching->queue_policy.default_timeout == 0.0);
+  CHECK(m.instances == 2);
+  CHECK(m.instance_kind == "KIND_GPU");
+  // points 2x50 FP32 + mask 50 BOOL + ids 3 INT64; probabilities 6 FP16.
+  CHECK(m.input_bytes_per_item == 2 * 50 * 4 + 50 + 3 * 8);
+  CHECK(m.output_bytes_per_item == 6 * 2);
+  REQUIRE(m.inputs.size() == 3);
+  CHECK(m.inputs[1].name == "mask");
+  CHECK(m.inputs[1].dtype == "BOOL");
+  CHECK(m.outputs.at(0).dtype == "FP16");
+}
+
+TEST_CASE("without a dynamic_batching block every request executes alone", "[triton]") {
+  const Model m = load_model(scenario_with("no_batching.pbtxt"));
+  CHECK(m.max_batch_size == 8);
+  CHECK_FALSE(m.dynamic_batching);
+  CHECK(m.instances == 1);  // no instance_group: one instance per device
+  CHECK(m.instance_kind.empty());
+  CHECK(m.input_bytes_per_item == 80);
+  CHECK(m.output_bytes_per_item == 4);
+}
+
+TEST_CASE("Triton's max_batch_size 0 is one item per execution, not sonicsim's unlimited",
+          "[triton]") {
+  auto doc = scenario_with("no_batch_dimension.pbtxt",
+                           {{"inputs", {{{"name", "taus"}, {"shape", {10, 47}}}}},
+                            {"outputs", {{{"name", "scores"}, {"shape", {10, 4}}}}}});
+  const Model m = load_model(doc);
+  CHECK(m.max_batch_size == 1);
+  CHECK_FALSE(m.dynamic_batching);
+  // Without a batch dimension the dims are the whole request: 10 taus x 47 FP32 + 11x11 UINT8.
+  CHECK(m.input_bytes_per_item == 10 * 47 * 4 + 121);
+  CHECK(m.output_bytes_per_item == 10 * 4 * 4);
+
+  // A request of several items cannot run on such a model.
+  doc["workload"]["requests"][0]["items"] = 4;
+  expect_problem(doc, "workload.requests[0].items", {"max_batch_size 1"});
+
+  // A dynamic_batching block cannot batch there; its queue policy still applies.
+  const Model q = load_model(scenario_with("no_batch_dimension_queue.pbtxt"));
+  CHECK(q.max_batch_size == 1);
+  REQUIRE(q.dynamic_batching);
+  CHECK(q.dynamic_batching->preferred_batch_size.empty());
+  CHECK(q.dynamic_batching->queue_policy.max_queue_size == 8);
+  CHECK(q.input_bytes_per_item == 64);
+}
+
+TEST_CASE("variable dimensions come from the scenario's tensors, matched by name", "[triton]") {
+  const json shapes = {{{"name", "pf_features"}, {"shape", {20, 100}}},
+                       {{"name", "pf_points"}, {"shape", {2, 100}}, {"dtype", "TYPE_FP32"}}};
+  const Model m = load_model(scenario_with("variable_dims.pbtxt", {{"inputs", shapes}}));
+  // 2x100 FP32 + 20x100 FP16 (dtype from the config) + 1 INT32; in the config's order.
+  CHECK(m.input_bytes_per_item == 800 + 4000 + 4);
+  REQUIRE(m.inputs.size() == 3);
+  CHECK(m.inputs[0].name == "pf_points");
+  CHECK(m.inputs[1].shape == std::vector<std::int64_t>{20, 100});
+  CHECK(m.inputs[1].dtype == "FP16");
+  REQUIRE(m.dynamic_batching);  // `dynamic_batching { }`: batching with Triton's defaults
+  CHECK(m.dynamic_batching->preferred_batch_size.empty());
+  CHECK(m.dynamic_batching->max_queue_delay == 0.0);
+
+  SECTION("a -1 left unset names the tensor, the file and where to set it") {
+    auto doc = scenario_with("variable_dims.pbtxt",
+                             {{"inputs", {{{"name", "pf_points"}, {"shape", {2, 100}}}}}});
+    expect_problem(doc, "models.m.inputs",
+                   {"`pf_features`", "variable_dims.pbtxt", "line 7", "dims [20, -1]",
+                    "{\"name\": \"pf_features\", \"shape\": [20, N]}"});
+  }
+  SECTION("a name the config does not have gets a did-you-mean hint") {
+    auto bad = shapes;
+    bad[1]["name"] = "pf_point";
+    expect_problem(scenario_with("variable_dims.pbtxt", {{"inputs", bad}}),
+                   "models.m.inputs[1].name",
+                   {"\"pf_point\"", "variable_dims.pbtxt", "did you mean `pf_points`?"});
+  }
+  SECTION("fixed dimensions must match the config") {
+    auto bad = shapes;
+    bad[1]["shape"] = {3, 100};
+    expect_problem(scenario_with("variable_dims.pbtxt", {{"inputs", bad}}),
+                   "models.m.inputs[1].shape[0]", {"found 3, expected 2", "dims [2, -1]"});
+    bad[1]["shape"] = {100};
+    expect_problem(scenario_with("variable_dims.pbtxt", {{"inputs", bad}}),
+                   "models.m.inputs[1].shape", {"found 1 dimensions, expected 2"});
+  }
+  SECTION("a dtype that contradicts the config is refused") {
+    auto bad = shapes;
+    bad[0]["dtype"] = "FP32";
+    expect_problem(scenario_with("variable_dims.pbtxt", {{"inputs", bad}}),
+                   "models.m.inputs[0].dtype", {"\"FP32\"", "TYPE_FP16"});
+  }
+  SECTION("a tensor named twice is refused") {
+    auto bad = shapes;
+    bad.push_back({{"name", "pf_points"}, {"shape", {2, 7}}});
+    expect_problem(scenario_with("variable_dims.pbtxt", {{"inputs", bad}}),
+                   "models.m.inputs[2].name", {"again", "models.m.inputs[1]"});
+  }
+}
+
+TEST_CASE("keys set in the scenario override the config", "[triton]") {
+  SECTION("dynamic_batching keys override one by one, null turns batching off") {
+    auto doc =
+        scenario_with("batching.pbtxt", {{"dynamic_batching", {{"max_queue_delay", "1ms"}}}});
+    Model m = load_model(doc);
+    REQUIRE(m.dynamic_batching);
+    CHECK(m.dynamic_batching->max_queue_delay == Approx(1e-3));
+    CHECK(m.dynamic_batching->preferred_batch_size == std::vector<int>{64, 128});
+    doc["models"]["m"]["dynamic_batching"] = {{"preferred_batch_size", 32}};
+    m = load_model(doc);
+    CHECK(m.dynamic_batching->preferred_batch_size == std::vector<int>{32});
+    CHECK(m.dynamic_batching->max_queue_delay == Approx(250e-6));
+    doc["models"]["m"]["dynamic_batching"] = nullptr;
+    CHECK_FALSE(load_model(doc).dynamic_batching);
+  }
+  SECTION("max_batch_size, instances and bytes") {
+    const Model m = load_model(scenario_with("batching.pbtxt", {{"max_batch_size", 512},
+                                                                {"instances", 3},
+                                                                {"input_bytes_per_item", "1kB"},
+                                                                {"output_bytes_per_item", 8}}));
+    CHECK(m.max_batch_size == 512);
+    CHECK(m.instances == 3);
+    CHECK(m.instance_kind == "KIND_GPU");  // still read, for information
+    CHECK(m.input_bytes_per_item == 1000);
+    CHECK(m.output_bytes_per_item == 8);
+  }
+  SECTION("a smaller max_batch_size must come with its own preferred sizes") {
+    auto doc = scenario_with("batching.pbtxt", {{"max_batch_size", 100}});
+    expect_problem(doc, "models.m.max_batch_size",
+                   {"128", "batching.pbtxt", "preferred_batch_size"});
+    doc["models"]["m"]["dynamic_batching"] = {{"preferred_batch_size", {50, 100}}};
+    CHECK(load_model(doc).max_batch_size == 100);
+  }
+  SECTION("--set works on top of a config") {
+    const fs::path dir =
+        fs::temp_directory_path() / ("sonicsim-triton-" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    fs::copy_file(kTriton + "/batching.pbtxt", dir / "model.pbtxt",
+                  fs::copy_options::overwrite_existing);
+    auto doc = scenario_with("model.pbtxt", {{"dynamic_batching", json::object()}});
+    std::ofstream(dir / "s.json") << doc.dump();
+    const Scenario s = load_file((dir / "s.json").string(),
+                                 {parse_override("models.m.dynamic_batching.max_queue_delay=500us"),
+                                  parse_override("models.m.instances=4")});
+    CHECK(s.models[0].dynamic_batching->max_queue_delay == Approx(500e-6));
+    CHECK(s.models[0].dynamic_batching->preferred_batch_size == std::vector<int>{64, 128});
+    CHECK(s.models[0].instances == 4);
+    fs::remove_all(dir);
+  }
+}
+
+TEST_CASE("the queue policy and priority levels are read", "[triton]") {
+  Model m = load_model(scenario_with("queue_policy.pbtxt"));
+  REQUIRE(m.dynamic_batching);
+  const auto& db = *m.dynamic_batching;
+  CHECK(db.preferred_batch_size == std::vector<int>{16});
+  CHECK(db.max_queue_delay == Approx(500e-6));
+  CHECK(db.priority_levels == 3);
+  CHECK(db.default_priority_level == 2);
+  // Every request is at the default level 2, which has its own policy.
+  CHECK(db.queue_policy.timeout_action == QueuePolicy::TimeoutAction::Delay);
+  CHECK(db.queue_policy.default_timeout == Approx(0.02));
+  CHECK(db.queue_policy.max_queue_size == 10);
+  CHECK(db.queue_policy.allow_timeout_override);
+
+  m = load_model(
+      scenario_with("queue_policy.pbtxt",
+                    {{"dynamic_batching", {{"timeout_action", "REJECT"}, {"max_queue_size", 0}}}}));
+  CHECK(m.dynamic_batching->queue_policy.timeout_action == QueuePolicy::TimeoutAction::Reject);
+  CHECK(m.dynamic_batching->queue_policy.max_queue_size == 0);
+  CHECK(m.dynamic_batching->queue_policy.default_timeout == Approx(0.02));
+}
+
+TEST_CASE("instance groups map to instances per device", "[triton]") {
+  Model m = load_model(scenario_with("instance_groups.pbtxt"));
+  CHECK(m.instances == 2);  // 2 on GPU 0, 2 on GPU 1; the passive group takes no requests
+  CHECK(m.instance_kind == "KIND_GPU");
+  m = load_model(scenario_with("instance_groups_cpu.pbtxt"));
+  CHECK(m.instances == 4);  // host groups add up; an absent count is 1
+  CHECK(m.instance_kind == "KIND_CPU+KIND_MODEL");
+
+  expect_problem(
+      scenario_with("instance_groups_uneven.pbtxt"), "models.m.instances",
+      {"instance_groups_uneven.pbtxt", "2 instances to GPU 0 but 1 to GPU 1", "set `instances`"});
+  expect_problem(scenario_with("instance_groups_mixed.pbtxt"), "models.m.instances",
+                 {"instance_groups_mixed.pbtxt", "KIND_CPU", "own pool"});
+  // The scenario can say what to simulate instead.
+  CHECK(load_model(scenario_with("instance_groups_uneven.pbtxt", {{"instances", 1}})).instances ==
+        1);
+}
+
+TEST_CASE("ensembles and sequence batching are refused with what to do instead", "[triton]") {
+  expect_problem(scenario_with("ensemble.pbtxt"), "models.m.triton_config",
+                 {"ensemble.pbtxt", "ensemble", "`preprocess`, `classifier`",
+                  "each step as its own model", "calibrate the ensemble as a whole"});
+  expect_problem(scenario_with("sequence.pbtxt"), "models.m.triton_config",
+                 {"sequence.pbtxt", "line 5", "sequence_batching"});
+}
+
+TEST_CASE("unreadable configs are reported with the parser's line and column", "[triton]") {
+  expect_problem(scenario_with("malformed.pbtxt"), "models.m.triton_config",
+                 {"malformed.pbtxt", "line 5, column 46", "Expected \",\""});
+  expect_problem(scenario_with("typo.pbtxt"), "models.m.triton_config",
+                 {"typo.pbtxt", "line 6", "`max_queue_delay_microsecond`",
+                  "did you mean `max_queue_delay_microseconds`?"});
+  expect_problem(scenario_with("no/such/config.pbtxt"), "models.m.triton_config",
+                 {"cannot read Triton config", "no/such/config.pbtxt"});
+  expect_problem(scenario_with("."), "models.m.triton_config", {"folder", "config.pbtxt"});
+  expect_problem(scenario_with(42), "models.m.triton_config", {"found 42"});
+  // A broken config does not pile tensor problems on top.
+  const auto problems = problems_of(
+      scenario_with("malformed.pbtxt", {{"inputs", {{{"name", "x"}, {"shape", {4}}}}}}));
+  CHECK(problems.size() == 1);
+}
+
+TEST_CASE("a TYPE_STRING tensor needs its payload as bytes", "[triton]") {
+  expect_problem(scenario_with("string_input.pbtxt"), "models.m.input_bytes_per_item",
+                 {"`query`", "TYPE_STRING", "string_input.pbtxt"});
+  CHECK(load_model(scenario_with("string_input.pbtxt", {{"input_bytes_per_item", 64}}))
+            .input_bytes_per_item == 64);
+}
+
+TEST_CASE("the config is part of the scenario's identity", "[triton]") {
+  const fs::path dir = fs::temp_directory_path() / ("sonicsim-triton-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string text = read(kTriton + "/batching.pbtxt");
+  std::ofstream(dir / "config.pbtxt") << text;
+  const json doc = scenario_with("config.pbtxt");
+  const Scenario a = load_json(doc, "<test>", dir.string());
+  REQUIRE(a.referenced_files.size() == 1);
+  CHECK(a.referenced_files[0].path == "config.pbtxt");
+  std::ofstream(dir / "config.pbtxt") << text << "\n# an edit\n";
+  const Scenario b = load_json(doc, "<test>", dir.string());
+  CHECK(a.canonical_json == b.canonical_json);
+  CHECK(a.sha256 != b.sha256);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the parser gives a plain struct with positions", "[triton]") {
+  const auto r = triton::parse_model_config(read(kTriton + "/queue_policy.pbtxt"));
+  REQUIRE(r.config);
+  CHECK(r.errors.empty());
+  const auto& c = *r.config;
+  CHECK(c.name == "guarded");
+  CHECK(c.max_batch_size == 32);
+  REQUIRE(c.dynamic_batching);
+  CHECK(c.dynamic_batching->position.line == 6);
+  CHECK(c.dynamic_batching->default_queue_policy.max_queue_size == 64);
+  CHECK_FALSE(c.dynamic_batching->default_queue_policy.delay);
+  CHECK(c.dynamic_batching->priority_queue_policy.at(2).delay);
+  REQUIRE(c.inputs.size() == 1);
+  CHECK(c.inputs[0].data_type == "TYPE_INT8");
+  CHECK(c.inputs[0].position.line == 4);
+
+  const auto bad = triton::parse_model_config("max_batch_size: 99999999999\n");
+  CHECK_FALSE(bad.config);
+  REQUIRE(bad.errors.size() == 1);
+  CHECK(bad.errors[0].position.line == 1);
+  // A `,` or `;` may follow any field, also one the parser skips (libprotobuf 3.21 alone would
+  // fail there); commas inside lists stay what they are.
+  const auto separated = triton::parse_model_config(
+      "optimization { execution_accelerators { gpu_execution_accelerator: [ { name: \"tensorrt\", "
+      "parameters { key: \"precision_mode\", value: \"FP16\" }; } ] } },\n"
+      "max_batch_size: 4; version_policy: { specific { versions: [1, 2], } }\n"
+      "input [ { name: \"a,b\", data_type: TYPE_FP32, dims: [ 2, 3 ], }, { name: 'c' } ]\n");
+  REQUIRE(separated.config);
+  CHECK(separated.config->max_batch_size == 4);
+  REQUIRE(separated.config->inputs.size() == 2);
+  CHECK(separated.config->inputs[0].name == "a,b");
+  CHECK(separated.config->inputs[0].dims == std::vector<std::int64_t>{2, 3});
+  CHECK(separated.config->inputs[1].position.line == 3);
+  // Both scheduling choices at once is what Triton's schema forbids (a oneof).
+  CHECK_FALSE(triton::parse_model_config("dynamic_batching {}\nsequence_batching {}\n").config);
+}
+
+TEST_CASE("every reference CMS config parses; ensembles are refused", "[triton][reference]") {
+  const char* source = std::getenv("SONICSIM_SOURCE_DIR");
+  const fs::path folder = fs::path(source ? source : SONICSIM_SOURCE_DIR) / ".." / "shared" /
+                          "reference" / "triton-configs";
+  if (!fs::is_directory(folder)) {
+    WARN("no reference configs at " << folder.string() << ": skipped");
+    return;
+  }
+  int parsed = 0, ensembles = 0;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    const fs::path file = entry.path() / "config.pbtxt";
+    if (!fs::exists(file)) continue;
+    INFO(file.string());
+    const auto r = triton::parse_model_config(read(file.string()));
+    REQUIRE(r.config);
+    ++parsed;
+    // Every problem of a real config is one a scenario can fix (variable dims, bytes), except
+    // an ensemble: with payloads given as bytes, only ensembles are left.
+    auto doc =
+        scenario_with(file.string(), {{"input_bytes_per_item", 100}, {"output_bytes_per_item", 4}});
+    if (r.config->platform == "ensemble") {
+      ++ensembles;
+      std::vector<std::string> texts = {"ensemble", "each step as its own model"};
+      for (const auto& step : r.config->ensemble_steps)
+        texts.push_back("`" + step.model_name + "`");
+      expect_problem(doc, "models.m.triton_config", texts);
+      continue;
+    }
+    const Model m = load_model(doc);
+    CHECK(m.max_batch_size == std::max(1, r.config->max_batch_size));
+    CHECK(m.dynamic_batching.has_value() == r.config->dynamic_batching.has_value());
+  }
+  CHECK(parsed >= 10);
+  CHECK(ensembles >= 1);
+
+  // ParticleNet AK4 with 100 particles and 10 secondary vertices: the 9760 B per jet of the
+  // paper's inputs (pf 2+20+1 x 100, sv 2+11+1 x 10, FP32).
+  const fs::path ak4 = folder / "particlenet_AK4" / "config.pbtxt";
+  if (fs::exists(ak4)) {
+    const json shapes = {{{"name", "pf_points"}, {"shape", {2, 100}}},
+                         {{"name", "pf_features"}, {"shape", {20, 100}}},
+                         {{"name", "pf_mask"}, {"shape", {1, 100}}},
+                         {{"name", "sv_points"}, {"shape", {2, 10}}},
+                         {{"name", "sv_features"}, {"shape", {11, 10}}},
+                         {{"name", "sv_mask"}, {"shape", {1, 10}}}};
+    const Model m = load_model(scenario_with(ak4.string(), {{"inputs", shapes}}));
+    CHECK(m.input_bytes_per_item == 9760);
+    CHECK(m.output_bytes_per_item == 8 * 4);
+    CHECK(m.max_batch_size == 500);
+    CHECK(m.dynamic_batching->preferred_batch_size == std::vector<int>{200});
+  }
+}
