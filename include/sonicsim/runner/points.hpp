@@ -1,0 +1,55 @@
+// Many simulations of one scenario, each in its own forked child process.
+//
+// SimGrid allows one engine per process, so a scan, a comparison or a sweep runs every point in a
+// child (fork, no exec): the child loads the scenario with the point's overrides, simulates it
+// and hands back its results JSON through a pipe, then _exit()s. The parent never starts a
+// SimGrid engine. A point that fails (an override the scenario rejects, a crash) is reported
+// with its error; it never takes the parent down.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <sonicsim/scenario/loader.hpp>
+
+namespace sonicsim::runner {
+
+// What one child produced.
+struct ChildOutcome {
+  bool ok = false;
+  std::string output;        // the work function's return value, when ok
+  std::string error;         // otherwise: the exception's message or how the child died
+  bool input_error = false;  // the work threw scenario::InputError (bad input, exit code 2)
+};
+
+// Cores this process may run on (its CPU affinity), at least 1.
+int default_workers();
+
+// Runs work(i) for i = 0..n-1, each in its own forked child, at most `workers` children at a
+// time (<= 0: default_workers()). Outcomes are indexed like i. The child keeps the parent's
+// memory (no exec) and leaves with _exit(), so it neither flushes the parent's stdio buffers nor
+// runs its atexit handlers. Throws std::runtime_error only when the parent cannot fork or pipe.
+std::vector<ChildOutcome> run_in_children(std::size_t n,
+                                          const std::function<std::string(std::size_t)>& work,
+                                          int workers = 0);
+
+struct PointResult {
+  bool ok = false;
+  nlohmann::json results;  // results::to_json of the run (SPEC section 6), when ok
+  std::string error;       // the child's InputError message, exception or signal otherwise
+  bool input_error = false;
+};
+
+// One simulation per override set: the child runs
+//   load_file(scenario_path, common + points[i]), analytic::predict, choose_transport, simulate
+// and returns results::to_json(...). Results are indexed like `points`.
+std::vector<PointResult> run_points(const std::string& scenario_path,
+                                    const std::vector<scenario::Override>& common,
+                                    const std::vector<std::vector<scenario::Override>>& points,
+                                    int workers = 0);
+
+}  // namespace sonicsim::runner

@@ -1,0 +1,393 @@
+#include <sonicsim/calibration/measurements.hpp>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include <sonicsim/scenario/loader.hpp>
+
+#include "../scenario/checker.hpp"
+
+namespace sonicsim::calibration {
+
+namespace {
+
+using scenario::InputError;
+using scenario::Problem;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// A file of garbage should not print a thousand lines: the first problems say enough.
+constexpr std::size_t kMaxProblems = 20;
+
+std::string trim(std::string_view s) {
+  std::size_t a = 0, b = s.size();
+  while (a < b && (s[a] == ' ' || s[a] == '\t' || s[a] == '\r')) ++a;
+  while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r')) --b;
+  return std::string(s.substr(a, b - a));
+}
+
+std::vector<std::string> split_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = line.find(',', start);
+    std::string cell = trim(std::string_view(line).substr(start, comma - start));
+    // Spreadsheets quote header names; a quoted number is still a number.
+    if (cell.size() >= 2 && cell.front() == '"' && cell.back() == '"')
+      cell = trim(cell.substr(1, cell.size() - 2));
+    cells.push_back(std::move(cell));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return cells;
+}
+
+std::optional<double> parse_number(const std::string& cell) {
+  if (cell.empty()) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(cell.c_str(), &end);
+  if (end != cell.c_str() + cell.size() || errno == ERANGE || !std::isfinite(v))
+    return std::nullopt;
+  return v;
+}
+
+std::string where(int line, int column = 0, const std::string& name = {}) {
+  std::string s = "line " + std::to_string(line);
+  if (column > 0) s += ", column " + std::to_string(column);
+  if (!name.empty()) s += " (`" + name + "`)";
+  return s;
+}
+
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", `" : "`") + names[i] + "`";
+  return out;
+}
+
+std::vector<std::string> metric_names() {
+  std::vector<std::string> names;
+  for (Metric m : all_metrics()) names.push_back(metric_name(m));
+  return names;
+}
+
+std::string expected_columns(const std::string& x) {
+  return "expected the x column `" + x + "`, metric columns " + quoted_list(metric_names()) +
+         " and optional `<metric>_stddev` columns";
+}
+
+}  // namespace
+
+const std::vector<Metric>& all_metrics() {
+  static const std::vector<Metric> all = {Metric::PerJobThroughput, Metric::Throughput,
+                                          Metric::TimePerEvent, Metric::ThreadTimePerEvent};
+  return all;
+}
+
+const char* metric_name(Metric m) {
+  switch (m) {
+    case Metric::PerJobThroughput:
+      return "per_job_throughput_per_s";
+    case Metric::Throughput:
+      return "throughput_per_s";
+    case Metric::TimePerEvent:
+      return "time_per_event_s";
+    case Metric::ThreadTimePerEvent:
+      return "thread_time_per_event_s";
+  }
+  return "?";
+}
+
+const char* metric_description(Metric m) {
+  switch (m) {
+    case Metric::PerJobThroughput:
+      return "events per second per job";
+    case Metric::Throughput:
+      return "events per second, all jobs";
+    case Metric::TimePerEvent:
+      return "mean time per event per thread";
+    case Metric::ThreadTimePerEvent:
+      return "thread time per event, threads / throughput";
+  }
+  return "?";
+}
+
+std::optional<Metric> metric_from_name(std::string_view name) {
+  for (Metric m : all_metrics())
+    if (name == metric_name(m)) return m;
+  return std::nullopt;
+}
+
+bool is_time(Metric m) {
+  return m == Metric::TimePerEvent || m == Metric::ThreadTimePerEvent;
+}
+
+double metric_of_results(const nlohmann::json& results, Metric m) {
+  const auto events = results.find("events");
+  if (events == results.end() || !events->is_object()) return kNaN;
+  const nlohmann::json* v = nullptr;
+  if (m == Metric::TimePerEvent) {
+    const auto t = events->find("time_per_event_s");
+    if (t != events->end() && t->is_object() && t->contains("mean")) v = &(*t)["mean"];
+  } else {
+    const auto t = events->find(metric_name(m));
+    if (t != events->end()) v = &*t;
+  }
+  return v && v->is_number() ? v->get<double>() : kNaN;
+}
+
+double metric_of_throughput(Metric m, double throughput, double threads, double jobs) {
+  switch (m) {
+    case Metric::PerJobThroughput:
+      return throughput / jobs;
+    case Metric::Throughput:
+      return throughput;
+    case Metric::TimePerEvent:
+    case Metric::ThreadTimePerEvent:
+      return threads / throughput;
+  }
+  return kNaN;
+}
+
+std::string format_x(double x) {
+  char buf[64];
+  if (x == std::floor(x) && std::abs(x) < 1e15)
+    std::snprintf(buf, sizeof buf, "%.0f", x);
+  else
+    std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+
+std::string default_x_column(const std::string& vary) {
+  const std::size_t dot = vary.rfind('.');
+  return dot == std::string::npos ? vary : vary.substr(dot + 1);
+}
+
+Measurements read_measurements(const std::string& path, const MeasurementOptions& options) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(path, {{"", "found a directory, expected a measurements CSV file"}});
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw InputError(
+        path, {{"", std::string("cannot read the measurements file: ") + std::strerror(errno)}});
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(path, {{"", "cannot read the measurements file"}});
+  return parse_measurements(text.str(), path, options);
+}
+
+Measurements parse_measurements(const std::string& text, const std::string& file,
+                                const MeasurementOptions& options) {
+  Measurements out;
+  out.file = file;
+  std::vector<Problem> problems;
+  const auto add = [&](std::string path, std::string message) {
+    if (problems.size() < kMaxProblems) problems.push_back({std::move(path), std::move(message)});
+  };
+  const auto example = [&] {
+    const std::string x =
+        options.x_column.empty() ? default_x_column(options.vary) : options.x_column;
+    return "e.g. `" + (x.empty() ? std::string("jobs") : x) + ",per_job_throughput_per_s`";
+  };
+
+  // Lines that carry data, with their 1-based numbers.
+  std::vector<std::pair<int, std::string>> lines;
+  {
+    std::size_t start = 0;
+    int number = 0;
+    // A UTF-8 byte-order mark is what spreadsheets put before the header.
+    if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) start = 3;
+    while (start <= text.size()) {
+      std::size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      ++number;
+      const std::string line = trim(std::string_view(text).substr(start, end - start));
+      if (!line.empty() && line[0] != '#') lines.emplace_back(number, line);
+      start = end + 1;
+    }
+  }
+  if (text.find('\0') != std::string::npos)
+    throw InputError(file, {{"", "found binary data, expected a CSV text file"}});
+  if (lines.empty()) {
+    throw InputError(file, {{"", "the file has no header and no data, expected a header row (" +
+                                     example() + ") and one row per measured point"}});
+  }
+
+  // Header.
+  const int header_line = lines[0].first;
+  const std::vector<std::string> header = split_cells(lines[0].second);
+  {
+    bool all_numbers = true;
+    for (const auto& c : header) all_numbers = all_numbers && parse_number(c).has_value();
+    if (all_numbers) {
+      throw InputError(file, {{where(header_line),
+                               "found a row of numbers, expected a header "
+                               "row naming the columns (" +
+                                   example() + ")"}});
+    }
+  }
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    if (header[i].empty())
+      add(where(header_line, static_cast<int>(i) + 1), "found an empty column name");
+    for (std::size_t k = 0; k < i; ++k)
+      if (!header[i].empty() && header[i] == header[k])
+        add(where(header_line, static_cast<int>(i) + 1, header[i]),
+            "found the column a second time (first in column " + std::to_string(k + 1) + ")");
+  }
+  const auto column_of = [&](const std::string& name) -> int {
+    for (std::size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return static_cast<int>(i) + 1;
+    return 0;
+  };
+
+  // The x column.
+  std::string x_name = options.x_column;
+  if (x_name.empty()) {
+    x_name = column_of(options.vary) ? options.vary : default_x_column(options.vary);
+  }
+  out.x_column = x_name;
+  out.x_index = column_of(x_name);
+  if (out.x_index == 0) {
+    // A misspelt x column also gets its own "unknown column; did you mean" below.
+    const std::string how = options.x_column.empty()
+                                ? "the x column is named like the last part of --vary " +
+                                      options.vary + " (`" + default_x_column(options.vary) +
+                                      "`) or exactly `" + options.vary +
+                                      "`; name it so, or pass --x COLUMN"
+                                : "--x names the column that holds the --vary values";
+    add(where(header_line), "no column `" + x_name + "` among " + quoted_list(header) + "; " + how);
+  }
+
+  // Metric and stddev columns; anything else is a typo until proven otherwise.
+  std::vector<std::string> known = metric_names();
+  for (const auto& n : metric_names()) known.push_back(n + "_stddev");
+  std::vector<int> metric_columns;
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    const std::string& name = header[i];
+    const int col = static_cast<int>(i) + 1;
+    if (name.empty() || col == out.x_index) continue;
+    if (metric_from_name(name)) {
+      metric_columns.push_back(col);
+      continue;
+    }
+    const std::string suffix = "_stddev";
+    if (name.size() > suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      const std::string base = name.substr(0, name.size() - suffix.size());
+      if (metric_from_name(base)) {
+        if (!column_of(base))
+          add(where(header_line, col, name),
+              "found a standard deviation without its metric column `" + base + "`");
+        continue;
+      }
+    }
+    std::vector<std::string> candidates = known;
+    if (out.x_index == 0) candidates.push_back(x_name);
+    const std::string hint = scenario::detail::did_you_mean(name, candidates);
+    add(where(header_line, col, name), "unknown column" + (hint.empty() ? "" : "; " + hint) + " (" +
+                                           expected_columns(x_name) + ")");
+  }
+
+  // Which metric.
+  if (!options.metric.empty()) {
+    const auto m = metric_from_name(options.metric);
+    if (!m) {
+      const std::string hint = scenario::detail::did_you_mean(options.metric, metric_names());
+      throw InputError("--metric",
+                       {{"", "found `" + options.metric + "`, expected one of " +
+                                 quoted_list(metric_names()) + (hint.empty() ? "" : "; " + hint)}});
+    }
+    out.metric = *m;
+    out.metric_index = column_of(options.metric);
+    if (out.metric_index == 0)
+      add(where(header_line), "no column `" + options.metric + "` for --metric " + options.metric +
+                                  " among " + quoted_list(header));
+  } else if (metric_columns.empty()) {
+    add(where(header_line), "no metric column among " + quoted_list(header) + ", expected one of " +
+                                quoted_list(metric_names()));
+  } else if (metric_columns.size() > 1) {
+    std::vector<std::string> names;
+    for (int c : metric_columns) names.push_back(header[c - 1]);
+    add(where(header_line), "found several metric columns (" + quoted_list(names) +
+                                "), expected one, or pick one with --metric");
+  } else {
+    out.metric_index = metric_columns[0];
+    out.metric = *metric_from_name(header[out.metric_index - 1]);
+  }
+  const int stddev_index =
+      out.metric_index ? column_of(std::string(metric_name(out.metric)) + "_stddev") : 0;
+  out.has_stddev = stddev_index > 0;
+  if (!problems.empty()) throw InputError(file, std::move(problems));
+
+  // Rows.
+  for (std::size_t k = 1; k < lines.size(); ++k) {
+    const int line = lines[k].first;
+    const std::vector<std::string> cells = split_cells(lines[k].second);
+    if (cells.size() != header.size()) {
+      add(where(line), "found " + std::to_string(cells.size()) +
+                           (cells.size() == 1 ? " cell" : " cells") + ", expected " +
+                           std::to_string(header.size()) + " like the header (" +
+                           quoted_list(header) + ")");
+      continue;
+    }
+    Measurement row;
+    row.line = line;
+    bool ok = true;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      const int col = static_cast<int>(i) + 1;
+      const bool needed = col == out.x_index || col == out.metric_index || col == stddev_index;
+      // Other metrics may have gaps; what is there must still be a number.
+      if (!needed && cells[i].empty()) continue;
+      const auto v = parse_number(cells[i]);
+      if (!v) {
+        add(where(line, col, header[i]),
+            cells[i].empty()
+                ? "found an empty cell, expected a number"
+                : "found `" + cells[i] + "`, expected a number" +
+                      (is_time(out.metric) && col == out.metric_index ? " in seconds (no unit)"
+                                                                      : ""));
+        ok = ok && !needed;
+        continue;
+      }
+      if (col == out.x_index) row.x = *v;
+      if (col == out.metric_index) {
+        if (*v <= 0.0) {
+          add(where(line, col, header[i]),
+              "found " + cells[i] + ", expected a positive " +
+                  (is_time(out.metric) ? "time in seconds" : "rate in events per second"));
+          ok = false;
+        }
+        row.value = *v;
+      }
+      if (col == stddev_index) {
+        if (*v <= 0.0) {
+          add(where(line, col, header[i]),
+              "found " + cells[i] +
+                  ", expected a positive standard deviation (it weights the "
+                  "point by 1/stddev^2)");
+          ok = false;
+        }
+        row.stddev = *v;
+      }
+    }
+    if (ok) out.rows.push_back(row);
+  }
+  if (problems.empty() && out.rows.size() < options.min_rows) {
+    add("", "found " + std::to_string(out.rows.size()) +
+                (out.rows.size() == 1 ? " data row" : " data rows") + ", expected at least " +
+                std::to_string(options.min_rows) +
+                (options.min_rows_reason.empty() ? "" : " (" + options.min_rows_reason + ")"));
+  }
+  if (!problems.empty()) throw InputError(file, std::move(problems));
+  return out;
+}
+
+}  // namespace sonicsim::calibration

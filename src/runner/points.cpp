@@ -1,0 +1,212 @@
+#include <sonicsim/runner/points.hpp>
+
+#include <poll.h>
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <stdexcept>
+
+#include <sonicsim/analytic/analytic.hpp>
+#include <sonicsim/results/results.hpp>
+#include <sonicsim/runner/runner.hpp>
+
+namespace sonicsim::runner {
+
+namespace {
+
+// The first byte a child writes says how its work ended; the rest is the payload.
+constexpr char kOk = 'R', kInputError = 'I', kFailure = 'F';
+
+void write_all(int fd, const std::string& data) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // the parent is gone: nobody is left to tell
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+[[noreturn]] void child_main(int fd, std::size_t i,
+                             const std::function<std::string(std::size_t)>& work) {
+  // A crash must end the child with its signal for the parent to report, not run whatever
+  // handler the parent installed (a test framework's, for one).
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
+  std::string message;
+  int code = 0;
+  try {
+    message = kOk + work(i);
+  } catch (const scenario::InputError& e) {
+    message = kInputError + std::string(e.what());
+    code = 2;
+  } catch (const std::exception& e) {
+    message = kFailure + std::string(e.what());
+    code = 1;
+  } catch (...) {
+    message = kFailure + std::string("unknown exception");
+    code = 1;
+  }
+  write_all(fd, message);
+  ::close(fd);
+  ::_exit(code);
+}
+
+struct Running {
+  pid_t pid;
+  int fd;
+  std::size_t index;
+  std::string data;
+};
+
+ChildOutcome outcome_of(const std::string& data, int status) {
+  ChildOutcome o;
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    o.error = "the simulation process was killed by signal " + std::to_string(sig) + " (" +
+              ::strsignal(sig) + ")";
+    return o;
+  }
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (data.empty()) {
+    o.error =
+        "the simulation process exited with status " + std::to_string(code) + " without a result";
+    return o;
+  }
+  const std::string payload = data.substr(1);
+  if (data[0] == kOk && code == 0) {
+    o.ok = true;
+    o.output = payload;
+  } else if (data[0] == kInputError) {
+    o.input_error = true;
+    o.error = payload;
+  } else {
+    o.error = data[0] == kFailure
+                  ? payload
+                  : "the simulation process exited with status " + std::to_string(code);
+  }
+  return o;
+}
+
+// Before giving up, leave no child behind unwaited.
+void reap(std::vector<Running>& running) {
+  for (const Running& r : running) {
+    ::close(r.fd);
+    int status = 0;
+    while (::waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  running.clear();
+}
+
+}  // namespace
+
+int default_workers() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return n;
+  }
+  const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+std::vector<ChildOutcome> run_in_children(std::size_t n,
+                                          const std::function<std::string(std::size_t)>& work,
+                                          int workers) {
+  if (workers <= 0) workers = default_workers();
+  std::vector<ChildOutcome> out(n);
+  std::vector<Running> running;
+  std::size_t next = 0;
+  char buffer[65536];
+
+  while (next < n || !running.empty()) {
+    while (next < n && running.size() < static_cast<std::size_t>(workers)) {
+      int fds[2];
+      if (::pipe(fds) != 0) {
+        const int err = errno;
+        reap(running);
+        throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(err));
+      }
+      const pid_t pid = ::fork();
+      if (pid < 0) {
+        const int err = errno;
+        ::close(fds[0]);
+        ::close(fds[1]);
+        reap(running);
+        throw std::runtime_error(std::string("cannot fork: ") + std::strerror(err));
+      }
+      if (pid == 0) {
+        ::close(fds[0]);
+        // Siblings' read ends came along with the fork; they are not ours to hold open.
+        for (const Running& r : running) ::close(r.fd);
+        child_main(fds[1], next, work);
+      }
+      // Only the child may hold the write end, so that its exit is our end of file.
+      ::close(fds[1]);
+      running.push_back({pid, fds[0], next, {}});
+      ++next;
+    }
+
+    std::vector<pollfd> polls;
+    for (const Running& r : running) polls.push_back({r.fd, POLLIN, 0});
+    if (::poll(polls.data(), polls.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      reap(running);
+      throw std::runtime_error(std::string("poll failed: ") + std::strerror(err));
+    }
+    for (std::size_t k = polls.size(); k-- > 0;) {
+      if (!(polls[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      Running& r = running[k];
+      const ssize_t got = ::read(r.fd, buffer, sizeof buffer);
+      if (got < 0 && errno == EINTR) continue;
+      if (got > 0) {
+        r.data.append(buffer, static_cast<std::size_t>(got));
+        continue;
+      }
+      ::close(r.fd);
+      int status = 0;
+      while (::waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      out[r.index] = outcome_of(r.data, status);
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+  }
+  return out;
+}
+
+std::vector<PointResult> run_points(const std::string& scenario_path,
+                                    const std::vector<scenario::Override>& common,
+                                    const std::vector<std::vector<scenario::Override>>& points,
+                                    int workers) {
+  const auto work = [&](std::size_t i) {
+    std::vector<scenario::Override> overrides = common;
+    overrides.insert(overrides.end(), points[i].begin(), points[i].end());
+    const auto s = scenario::load_file(scenario_path, overrides);
+    const auto prediction = analytic::predict(s);
+    const auto run = simulate(s, choose_transport(s, prediction));
+    return results::to_json(s, run, analytic::to_json(prediction)).dump();
+  };
+  const auto outcomes = run_in_children(points.size(), work, workers);
+  std::vector<PointResult> results(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    PointResult& r = results[i];
+    r.input_error = outcomes[i].input_error;
+    r.error = outcomes[i].error;
+    if (!outcomes[i].ok) continue;
+    try {
+      r.results = nlohmann::json::parse(outcomes[i].output);
+      r.ok = true;
+    } catch (const nlohmann::json::exception& e) {
+      r.error = std::string("the simulation process returned unreadable results: ") + e.what();
+    }
+  }
+  return results;
+}
+
+}  // namespace sonicsim::runner
