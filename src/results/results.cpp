@@ -43,7 +43,8 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
   j["scenario_sha256"] = s.sha256;
   if (!s.referenced_files.empty()) {
     ojson files = ojson::array();
-    for (const auto& f : s.referenced_files) files.push_back({{"path", f.path}, {"sha256", f.sha256}});
+    for (const auto& f : s.referenced_files)
+      files.push_back({{"path", f.path}, {"sha256", f.sha256}});
     j["scenario_files"] = std::move(files);
   }
   j["seed"] = s.seed;
