@@ -55,19 +55,15 @@ void load_compute_split(const scenario::Scenario& s, EmulationOptions& o) {
   if (doc.is_discarded() || !doc.contains("compute_split")) return;
   const json& split = doc["compute_split"];
   try {
-    o.split_items = split.at("items").get<std::vector<double>>();
-    o.input_share = split.at("input_share").get<std::vector<double>>();
-    o.output_share = split.at("output_share").get<std::vector<double>>();
+    std::vector<double> items = split.at("items").get<std::vector<double>>();
+    std::vector<double> input = split.at("input_share").get<std::vector<double>>();
+    std::vector<double> output = split.at("output_share").get<std::vector<double>>();
+    // A malformed split is ignored: compute is then reported whole, under Server Compute Infer.
+    if (items.size() != input.size() || items.size() != output.size()) return;
+    o.split_items = std::move(items);
+    o.input_share = std::move(input);
+    o.output_share = std::move(output);
   } catch (const json::exception&) {
-    o.split_items.clear();
-    o.input_share.clear();
-    o.output_share.clear();
-  }
-  if (o.split_items.size() != o.input_share.size() ||
-      o.split_items.size() != o.output_share.size()) {
-    o.split_items.clear();
-    o.input_share.clear();
-    o.output_share.clear();
   }
 }
 

@@ -31,6 +31,19 @@ std::string read_error(const std::string& name, std::optional<int> batch = std::
   return "";
 }
 
+// perf_analyzer's setting: requests of model "m" with no CPU work between them, one device.
+json closed_loop(const std::string& name, json model) {
+  return {{"name", name},
+          {"duration", 10.0},
+          {"workload",
+           {{"jobs", 1},
+            {"threads_per_job", 1},
+            {"cpu_time_per_event", 0},
+            {"requests", json::array({{{"model", "m"}, {"offload_fraction", 0}}})}}},
+          {"models", {{"m", std::move(model)}}},
+          {"servers", json::array({{{"name", "s"}, {"device", "GPU"}, {"models", {"m"}}}})}};
+}
+
 }  // namespace
 
 TEST_CASE("native perf_analyzer CSV: columns by name, rows sorted by load", "[perf_analyzer]") {
@@ -219,21 +232,12 @@ TEST_CASE("jittered overheads keep their mean", "[engine]") {
 
 TEST_CASE("perf_analyzer emulation: a closed loop of C requests obeys Little's law",
           "[perf_analyzer]") {
-  json doc = {{"name", "pa"},
-              {"duration", 10.0},
-              {"workload",
-               {{"jobs", 1},
-                {"threads_per_job", 1},
-                {"cpu_time_per_event", 0},
-                {"requests", json::array({{{"model", "m"}, {"offload_fraction", 0}}})}}},
-              {"models",
-               {{"m",
-                 {{"input_bytes_per_item", 0},
-                  {"max_batch_size", 64},
-                  {"dynamic_batching", json::object()},
-                  {"request_overhead", {{"server", "500us"}}},
-                  {"service_time", {{"batch", {1, 64}}, {"seconds", {0.001, 0.0073}}}}}}}},
-              {"servers", json::array({{{"name", "s"}, {"device", "GPU"}, {"models", {"m"}}}})}};
+  const json doc =
+      closed_loop("pa", {{"input_bytes_per_item", 0},
+                         {"max_batch_size", 64},
+                         {"dynamic_batching", json::object()},
+                         {"request_overhead", {{"server", "500us"}}},
+                         {"service_time", {{"batch", {1, 64}}, {"seconds", {0.001, 0.0073}}}}});
   const auto s = scenario_of(doc);
   EmulationOptions o;
   o.model = "m";
@@ -257,23 +261,14 @@ TEST_CASE("perf_analyzer emulation: a closed loop of C requests obeys Little's l
 TEST_CASE("calibration round trip on scans the simulator made itself", "[calibrate]") {
   // Scans of a known server emulated at several batch sizes, then calibrated: the curve and the
   // overheads come back, and replaying them reproduces the scans.
-  json doc = {{"name", "truth"},
-              {"duration", 10.0},
-              {"workload",
-               {{"jobs", 1},
-                {"threads_per_job", 1},
-                {"cpu_time_per_event", 0},
-                {"requests", json::array({{{"model", "m"}, {"offload_fraction", 0}}})}}},
-              {"models",
-               {{"m",
-                 {{"input_bytes_per_item", 0},
-                  {"max_batch_size", 1000},
-                  {"dynamic_batching", json::object()},
-                  {"request_overhead",
-                   {{"client_send", {{"fixed", "10us"}, {"per_item", "1us"}}},
-                    {"server", {{"fixed", "400us"}, {"per_item", "20us"}}}}},
-                  {"service_time", {{"batch", {1, 1000}}, {"seconds", {0.0015, 0.2005}}}}}}}},
-              {"servers", json::array({{{"name", "s"}, {"device", "GPU"}, {"models", {"m"}}}})}};
+  const json doc = closed_loop(
+      "truth", {{"input_bytes_per_item", 0},
+                {"max_batch_size", 1000},
+                {"dynamic_batching", json::object()},
+                {"request_overhead",
+                 {{"client_send", {{"fixed", "10us"}, {"per_item", "1us"}}},
+                  {"server", {{"fixed", "400us"}, {"per_item", "20us"}}}}},
+                {"service_time", {{"batch", {1, 1000}}, {"seconds", {0.0015, 0.2005}}}}});
   const auto truth = scenario_of(doc);
   PerfCalibrationInput in;
   in.model = "m";
