@@ -144,11 +144,9 @@ Prediction predict(const scenario::Scenario& sc) {
     const double transfer = std::isinf(pr.path_bandwidth_Bps)
                                 ? 0.0
                                 : (t.bytes_in + t.bytes_out) / pr.path_bandwidth_Bps;
-    // Overheads are linear in items, so their mean is the overhead at the mean item count.
-    const auto& o = model->overhead;
-    const double overhead =
-        o.client_send.fixed + o.server.fixed + o.client_recv.fixed +
-        (o.client_send.per_item + o.server.per_item + o.client_recv.per_item) * t.mean_items;
+    // Overheads are linear in items (piecewise, with a measured table), so their mean is the
+    // overhead at the mean item count: exact for fixed-size requests.
+    const double overhead = model->overhead.total(t.mean_items);
     t.network_time_s = pr.round_trip_latency_s + transfer + overhead;
 
     const double batch = full_batch(*model);

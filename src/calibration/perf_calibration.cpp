@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <map>
 
 #include <sonicsim/calibration/least_squares.hpp>
 #include <sonicsim/calibration/perf_emulation.hpp>
@@ -30,6 +31,7 @@ struct Row {
 struct PhaseFit {
   double fixed = 0.0, per_item = 0.0;  // seconds
   double rms_rel_error = 0.0;
+  std::vector<double> batch, seconds;  // measured mean per request size
 };
 
 // fixed + per_item x B by least squares on relative errors (1 us floor, since perf_analyzer
@@ -66,11 +68,28 @@ PhaseFit fit_phase(const std::vector<Row>& rows, double PerfAnalyzerRow::*field)
     ss += e * e;
   }
   f.rms_rel_error = n ? std::sqrt(ss / n) : 0.0;
+  // The measured values themselves, averaged over the rows of each request size: the line
+  // above extrapolates, the table is what the server did at the sizes it was measured at.
+  std::map<int, std::pair<double, int>> by_batch;
+  for (int i = 0; i < n; ++i) {
+    auto& [sum, count] = by_batch[rows[i].batch];
+    sum += y[i];
+    ++count;
+  }
+  for (const auto& [b, acc] : by_batch) {
+    f.batch.push_back(b);
+    f.seconds.push_back(acc.first / acc.second);
+  }
   return f;
 }
 
 ojson phase_json(const PhaseFit& f) {
-  return ojson{{"fixed", f.fixed}, {"per_item", f.per_item}};
+  ojson j{{"fixed", f.fixed}, {"per_item", f.per_item}};
+  if (!f.batch.empty()) {
+    j["batch"] = f.batch;
+    j["seconds"] = f.seconds;
+  }
+  return j;
 }
 
 struct Overheads {
@@ -78,20 +97,62 @@ struct Overheads {
   double cv = 0.0;  // lognormal jitter of each direction's overhead; 0: constant
 };
 
-// The curve as the scenario's batch/seconds table: the knots of a piecewise curve, a dense
-// log-spaced table of a smooth one (up to twice the largest execution seen and the batch cap).
-ojson curve_table(const CurveFit& c, double max_items) {
+// What the simulator's replay asks of the fitted curve: a factor at the batch each row's
+// executions actually had, piecewise linear in log(items) between those anchors and constant
+// beyond them, so the curve's shape is kept where no row speaks.
+struct Correction {
+  struct Anchor {
+    double items = 1.0, factor = 1.0;
+  };
+  std::vector<Anchor> anchors;  // per fitted row, any order
+
+  // Anchors within 1% of one another act as one, at their geometric mean.
+  std::vector<Anchor> merged() const {
+    std::vector<Anchor> a = anchors;
+    std::sort(a.begin(), a.end(),
+              [](const Anchor& x, const Anchor& y) { return x.items < y.items; });
+    std::vector<Anchor> out;
+    for (std::size_t i = 0; i < a.size();) {
+      std::size_t j = i;
+      double log_items = 0.0, log_factor = 0.0;
+      while (j < a.size() && a[j].items <= a[i].items * 1.01) {
+        log_items += std::log(a[j].items);
+        log_factor += std::log(a[j].factor);
+        ++j;
+      }
+      const double n = static_cast<double>(j - i);
+      out.push_back({std::exp(log_items / n), std::exp(log_factor / n)});
+      i = j;
+    }
+    return out;
+  }
+
+  double at(double items) const {
+    const auto a = merged();
+    if (a.empty()) return 1.0;
+    if (items <= a.front().items) return a.front().factor;
+    if (items >= a.back().items) return a.back().factor;
+    std::size_t i = 1;
+    while (a[i].items < items) ++i;
+    const double f = std::log(items / a[i - 1].items) / std::log(a[i].items / a[i - 1].items);
+    return std::exp((1.0 - f) * std::log(a[i - 1].factor) + f * std::log(a[i].factor));
+  }
+};
+
+// The curve as the scenario's batch/seconds table: a dense log-spaced tabulation (up to twice
+// the largest execution seen and the batch cap) plus the knots of a piecewise curve and the
+// correction's anchors, so that interpolating the table loses nothing of either.
+ojson curve_table(const CurveFit& c, double max_items, const Correction& corr) {
+  std::vector<double> xs = tabulation_points(max_items);
+  if (c.kind == CurveKind::Piecewise)
+    for (const auto& k : c.knots) xs.push_back(k.items);
+  for (const auto& a : corr.merged()) xs.push_back(a.items);
+  std::sort(xs.begin(), xs.end());
   std::vector<double> batch, seconds;
-  if (c.kind == CurveKind::Piecewise) {
-    for (const auto& k : c.knots) {
-      batch.push_back(k.items);
-      seconds.push_back(k.seconds);
-    }
-  } else {
-    for (double x : tabulation_points(max_items)) {
-      batch.push_back(x);
-      seconds.push_back(c.at(x));
-    }
+  for (double x : xs) {
+    if (x < 1.0 || (!batch.empty() && x <= batch.back() * (1.0 + 1e-9))) continue;
+    batch.push_back(x);
+    seconds.push_back(c.at(x) * corr.at(x));
   }
   return ojson{{"batch", batch}, {"seconds", seconds}};
 }
@@ -140,10 +201,69 @@ scenario::Scenario emulation_scenario(const PerfCalibrationInput& in, const ojso
   return scenario::load_json(doc, "<calibration of " + in.model + ">");
 }
 
-double max_items_of(const std::vector<Row>& rows, const ServerSettings& s) {
+double max_items_of(const std::vector<Row>& rows, const ServerSettings& s, const Correction& corr) {
   double most = 1.0;
   for (const auto& r : rows) most = std::max(most, r.point.items);
+  for (const auto& a : corr.anchors) most = std::max(most, a.items);
   return std::max(2.0 * most, static_cast<double>(s.max_batch_size));
+}
+
+// Rows replayed in the simulator, and how far they landed from the measurements.
+struct Replay {
+  std::vector<EmulatedPoint> rows;
+  std::vector<double> ips_error, p50_error;  // simulated / measured - 1
+
+  double rms_ips_error() const { return rms(ips_error); }
+  double max_ips_error() const { return max_abs(ips_error); }
+  double max_p50_error() const { return max_abs(p50_error); }
+  static double max_abs(const std::vector<double>& v) {
+    double m = 0.0;
+    for (double e : v) m = std::max(m, std::abs(e));
+    return m;
+  }
+  // Distance in units of the round trip's tolerances (5% throughput, 10% p50), worse of the
+  // two per row, rms over rows: what the jitter candidates are ranked by.
+  double score() const {
+    std::vector<double> worst;
+    for (std::size_t i = 0; i < ips_error.size(); ++i)
+      worst.push_back(std::max(std::abs(ips_error[i]) / 0.05, std::abs(p50_error[i]) / 0.10));
+    return rms(worst);
+  }
+  static double rms(const std::vector<double>& v) {
+    double ss = 0.0;
+    for (double e : v) ss += e * e;
+    return v.empty() ? 0.0 : std::sqrt(ss / static_cast<double>(v.size()));
+  }
+};
+
+struct JitterScore {
+  double cv, rms_error, max_error, max_p50_error, score;
+};
+
+// The simulator-driven correction of the curve for one overhead jitter.
+struct Refinement {
+  double cv = 0.0;
+  Correction correction;                    // as last updated
+  std::vector<Correction::Anchor> anchors;  // of the kept iteration, merged
+  ojson table;                              // the kept iteration's curve
+  Replay replay;                            // and its replay
+  int chosen_iteration = 0;
+  struct Step {
+    int iteration;
+    double rms_error, max_error, score;
+  };
+  std::vector<Step> history;
+};
+
+double min_factor(const std::vector<Correction::Anchor>& a) {
+  double m = a.empty() ? 1.0 : a.front().factor;
+  for (const auto& x : a) m = std::min(m, x.factor);
+  return m;
+}
+double max_factor(const std::vector<Correction::Anchor>& a) {
+  double m = a.empty() ? 1.0 : a.front().factor;
+  for (const auto& x : a) m = std::max(m, x.factor);
+  return m;
 }
 
 std::string pct(double x) {
@@ -209,60 +329,95 @@ PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
   const CurveKind* forced = in.curve ? &*in.curve : nullptr;
   const CurveChoice choice = choose_curve(points_of(), forced);
   const CurveFit& curve = choice.best();
-  const auto table = curve_table(curve, max_items_of(rows, in.server));
+  std::vector<std::size_t> replayed;  // the fitted rows perf_analyzer's closed loop can replay
+  for (std::size_t i : fit_rows)
+    if (rows[i].scan->mode == LoadMode::Concurrency) replayed.push_back(i);
 
-  // How a closed loop's requests group into batches depends on how much the time outside the
-  // server varies: with clockwork overheads four clients lock into one grouping forever (1 + 3
-  // requests per execution from a simultaneous start), with jitter they settle where the real
-  // server did (X E / B requests per execution). That jitter is not in perf_analyzer's columns,
-  // so the simulator measures it: each candidate replays the consistent rows, the one with the
-  // smallest rms throughput error is kept.
-  struct JitterScore {
-    double cv, rms_error, max_error;
+  // Every row replayed in the simulator with a candidate calibration.
+  auto replay = [&](const ojson& table, const Overheads& o, const std::vector<std::size_t>& which,
+                    std::uint64_t requests) {
+    const auto sc = emulation_scenario(in, table, o);
+    Replay out;
+    for (std::size_t i : which) {
+      const Row& r = rows[i];
+      EmulationOptions eo;
+      eo.model = in.model;
+      eo.batch_size = r.batch;
+      eo.requests = requests;
+      const auto e = emulate_concurrency(sc, eo, static_cast<int>(std::lround(r.row->load)));
+      out.rows.push_back(e);
+      out.ips_error.push_back(e.row.inferences_per_s / r.row->inferences_per_s - 1.0);
+      out.p50_error.push_back(e.row.p50_us / r.row->p50_us - 1.0);
+    }
+    return out;
   };
+
+  // The smooth curve is fitted to deconvolved points, which assume every execution of a row
+  // had the row's mean size; the real executions mix sizes (1 and 3 requests, 2 and 2, ...)
+  // and where the curve bends that mix costs more or less than its mean. The simulator knows
+  // the mix, so it corrects the curve: each row's throughput error moves a factor anchored at
+  // the batch its executions had, until the replayed throughputs match (secant steps on
+  // log factor against log throughput, a few iterations). How requests group also depends on
+  // how much the time outside the server varies (with clockwork overheads four clients lock
+  // into one grouping forever, with jitter they settle where the real server did); that
+  // jitter is not in perf_analyzer's columns, so each candidate is refined and the one whose
+  // replay is closest to the rows, throughput and p50 together, is kept.
+  const std::vector<double> jitter_candidates =
+      in.refine ? std::vector<double>{0.0, 0.25, 0.5, 1.0} : std::vector<double>{0.0};
   std::vector<JitterScore> jitter_scores;
-  double jitter_cv = 0.0;
-  if (in.refine) {
-    double best = std::numeric_limits<double>::infinity();
-    for (double cv : {0.0, 0.25, 0.5, 1.0}) {
-      ov.cv = cv;
-      const auto sc = emulation_scenario(in, table, ov);
-      double ss = 0.0, mx = 0.0;
-      int n = 0;
-      for (std::size_t i : fit_rows) {
-        const Row& r = rows[i];
-        if (r.scan->mode != LoadMode::Concurrency) continue;
-        EmulationOptions o;
-        o.model = in.model;
-        o.batch_size = r.batch;
-        o.requests = 5000;
-        const auto e = emulate_concurrency(sc, o, static_cast<int>(std::lround(r.row->load)));
-        const double err = e.row.inferences_per_s / r.row->inferences_per_s - 1.0;
-        ss += err * err;
-        mx = std::max(mx, std::abs(err));
-        ++n;
+  Refinement best;
+  for (double cv : jitter_candidates) {
+    ov.cv = cv;
+    Refinement ref;
+    ref.cv = cv;
+    for (std::size_t i : replayed) ref.correction.anchors.push_back({rows[i].point.items, 1.0});
+    std::vector<double> last_log_ips(replayed.size(), 0.0), last_log_factor(replayed.size());
+    for (int iteration = 0; iteration <= (in.refine ? in.refine_iterations : 0); ++iteration) {
+      const ojson table =
+          curve_table(curve, max_items_of(rows, in.server, ref.correction), ref.correction);
+      const Replay r = replay(table, ov, replayed, in.refine_requests);
+      const double score = r.score();
+      ref.history.push_back({iteration, r.rms_ips_error(), r.max_ips_error(), score});
+      if (ref.table.is_null() || r.rms_ips_error() < ref.replay.rms_ips_error()) {
+        ref.table = table;
+        ref.replay = r;
+        ref.chosen_iteration = iteration;
+        ref.anchors = ref.correction.merged();
       }
-      if (n == 0) break;
-      const double rms = std::sqrt(ss / n);
-      jitter_scores.push_back({cv, rms, mx});
-      // A smoother model needs a clear gain: 0.2 percentage point.
-      if (rms < best - 0.002) {
-        best = rms;
-        jitter_cv = cv;
+      if (r.max_ips_error() < 0.002 || iteration == in.refine_iterations) break;
+      for (std::size_t k = 0; k < replayed.size(); ++k) {
+        auto& a = ref.correction.anchors[k];
+        const double log_ips = std::log1p(r.ips_error[k]);
+        const double log_factor = std::log(a.factor);
+        // Throughput falls as service time grows, by at most as much (a saturated server)
+        // and by less where the overheads outside it dominate the latency.
+        double elasticity = 1.0;
+        if (iteration > 0 && std::abs(log_factor - last_log_factor[k]) > 1e-6)
+          elasticity = std::clamp(-(log_ips - last_log_ips[k]) / (log_factor - last_log_factor[k]),
+                                  0.2, 1.5);
+        last_log_ips[k] = log_ips;
+        last_log_factor[k] = log_factor;
+        a.factor *= std::exp(std::clamp(log_ips / elasticity, -0.7, 0.7));
+        if (r.rows[k].items_per_execution > 0.0) a.items = r.rows[k].items_per_execution;
       }
     }
+    jitter_scores.push_back({cv, ref.replay.rms_ips_error(), ref.replay.max_ips_error(),
+                             ref.replay.max_p50_error(), ref.replay.score()});
+    // A smoother model needs a clear gain: a tenth of the tolerance.
+    if (best.table.is_null() || ref.replay.score() < best.replay.score() - 0.1) best = ref;
   }
-  ov.cv = jitter_cv;
+  ov.cv = best.cv;
+  const ojson& table = best.table;
 
   PerfCalibration out;
-  // Round trip: every row replayed with the final calibration.
-  const auto sc = emulation_scenario(in, table, ov);
-  for (const auto& r : rows) {
-    if (r.scan->mode != LoadMode::Concurrency) continue;
-    EmulationOptions o;
-    o.model = in.model;
-    o.batch_size = r.batch;
-    const auto e = emulate_concurrency(sc, o, static_cast<int>(std::lround(r.row->load)));
+  // Round trip: every row replayed with the final calibration, at the emulation's full length.
+  std::vector<std::size_t> all_concurrency;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].scan->mode == LoadMode::Concurrency) all_concurrency.push_back(i);
+  const Replay final_replay = replay(table, ov, all_concurrency, EmulationOptions{}.requests);
+  for (std::size_t k = 0; k < all_concurrency.size(); ++k) {
+    const Row& r = rows[all_concurrency[k]];
+    const auto& e = final_replay.rows[k];
     PerfCalibration::RoundTrip t;
     t.file = r.scan->file;
     t.line = r.row->line;
@@ -271,12 +426,21 @@ PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
     t.consistent = r.consistent;
     t.measured_ips = r.row->inferences_per_s;
     t.simulated_ips = e.row.inferences_per_s;
-    t.ips_error = t.simulated_ips / t.measured_ips - 1.0;
+    t.ips_error = final_replay.ips_error[k];
     t.measured_p50_us = r.row->p50_us;
     t.simulated_p50_us = e.row.p50_us;
-    t.p50_error = t.simulated_p50_us / t.measured_p50_us - 1.0;
+    t.p50_error = final_replay.p50_error[k];
+    t.measured_compute_us = r.row->compute_us();
+    t.simulated_compute_us = e.row.compute_us();
+    t.measured_queue_us = r.row->server_queue_us;
+    t.simulated_queue_us = e.row.server_queue_us;
+    t.requests_per_execution = e.requests_per_execution;
     out.round_trip.push_back(t);
   }
+  std::sort(out.round_trip.begin(), out.round_trip.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.batch_size, a.load, a.file, a.line) <
+           std::tie(b.batch_size, b.load, b.file, b.line);
+  });
 
   // ---- the file ------------------------------------------------------------------------
   ojson& d = out.doc;
@@ -310,13 +474,35 @@ PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
   fit["why"] = choice.why;
   ojson jitter = ojson::array();
   for (const auto& j : jitter_scores)
-    jitter.push_back({{"cv", j.cv}, {"rms_error", j.rms_error}, {"max_error", j.max_error}});
+    jitter.push_back({{"cv", j.cv},
+                      {"rms_error", j.rms_error},
+                      {"max_error", j.max_error},
+                      {"max_p50_error", j.max_p50_error},
+                      {"score", j.score}});
   fit["overhead_jitter"] = {
-      {"cv", jitter_cv},
+      {"cv", best.cv},
       {"method", in.refine ? "lognormal jitter of the request overheads chosen by the simulator: "
-                             "smallest rms error of the replayed throughputs"
+                             "each candidate's curve refined, then the smallest rms over rows of "
+                             "max(|throughput error| / 5%, |p50 error| / 10%)"
                            : "none (--no-refine)"},
       {"candidates", jitter}};
+  ojson anchors = ojson::array();
+  for (const auto& a : best.anchors) anchors.push_back({{"items", a.items}, {"factor", a.factor}});
+  ojson history = ojson::array();
+  for (const auto& h : best.history)
+    history.push_back({{"iteration", h.iteration},
+                       {"rms_error", h.rms_error},
+                       {"max_error", h.max_error},
+                       {"score", h.score}});
+  fit["refinement"] = {
+      {"method", in.refine ? "the chosen curve times a factor, piecewise linear in log(items) "
+                             "through anchors at each fitted row's simulated items per "
+                             "execution (request-weighted), constant beyond them; factors moved "
+                             "by secant steps until the replayed throughputs match"
+                           : "none (--no-refine)"},
+      {"anchors", anchors},
+      {"chosen_iteration", best.chosen_iteration},
+      {"iterations", history}};
   ojson candidates = ojson::array();
   for (const auto& c : choice.candidates) {
     ojson j{{"kind", to_string(c.kind)}, {"ok", c.ok}};
@@ -350,6 +536,7 @@ PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
             {"compute_s", r.row->compute_us() * kUs},
             {"curve_s", curve.at(r.point.items)},
             {"residual", curve.at(r.point.items) / (r.row->compute_us() * kUs) - 1.0},
+            {"correction", best.correction.at(r.point.items)},
             {"little_law_error", r.little_error},
             {"used", r.consistent}};
     points.push_back(p);
@@ -384,7 +571,12 @@ PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
                   {"inferences_per_s_error", t.ips_error},
                   {"measured_p50_us", t.measured_p50_us},
                   {"simulated_p50_us", t.simulated_p50_us},
-                  {"p50_error", t.p50_error}});
+                  {"p50_error", t.p50_error},
+                  {"measured_compute_us", t.measured_compute_us},
+                  {"simulated_compute_us", t.simulated_compute_us},
+                  {"measured_queue_us", t.measured_queue_us},
+                  {"simulated_queue_us", t.simulated_queue_us},
+                  {"simulated_requests_per_execution", t.requests_per_execution}});
   d["round_trip"] = rt;
 
   // ---- the report -----------------------------------------------------------------------
@@ -426,6 +618,17 @@ PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
                 ov.server.per_item / kUs, ov.client_recv.fixed / kUs,
                 ov.client_recv.per_item / kUs);
   s += buf;
+  if (in.refine) {
+    const auto& h = best.history;
+    std::snprintf(buf, sizeof buf,
+                  "refined    overhead jitter cv %.2f; curve corrected by the simulator in %d "
+                  "pass(es): rms throughput error %.1f%% -> %.1f%%, correction factors %.2f to "
+                  "%.2f\n",
+                  best.cv, best.chosen_iteration, 100 * h.front().rms_error,
+                  100 * h[static_cast<std::size_t>(best.chosen_iteration)].rms_error,
+                  min_factor(best.anchors), max_factor(best.anchors));
+    s += buf;
+  }
   s += "round trip (perf_analyzer emulated with this calibration)\n";
   s += "  batch  conc   measured inf/s  simulated   error   p50 measured  simulated   error\n";
   for (const auto& t : out.round_trip) {

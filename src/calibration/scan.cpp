@@ -126,8 +126,13 @@ json curve_json(const scenario::ServiceCurve& c, double factor) {
 }
 
 json phase_json(const scenario::OverheadPhase& p) {
-  if (p.per_item == 0.0) return p.fixed;
-  return {{"fixed", p.fixed}, {"per_item", p.per_item}};
+  if (p.per_item == 0.0 && p.batch.empty()) return p.fixed;
+  json j{{"fixed", p.fixed}, {"per_item", p.per_item}};
+  if (!p.batch.empty()) {
+    j["batch"] = p.batch;
+    j["seconds"] = p.seconds;
+  }
+  return j;
 }
 
 // Server overhead per event that t_latency's change can act on (the fixed parts).
@@ -830,17 +835,17 @@ json apply_values(const json& doc, const scenario::Scenario& s, const ScanValues
       const scenario::Model* model = s.find_model(name);
       json& mj = out["models"][name];
       const json* own = mj.contains("request_overhead") ? &mj["request_overhead"] : nullptr;
-      scenario::OverheadPhase server = model->overhead.server;
-      server.fixed = fixed;
+      const scenario::OverheadPhase server =
+          model->overhead.server.shifted(fixed - model->overhead.server.fixed);
       if (own && own->is_object() && !own->contains("calibration")) {
         mj["request_overhead"]["server"] = phase_json(server);
       } else {
         // A calibration file's overheads become explicit, so only the server part changes.
         json o = json::object();
-        if (model->overhead.client_send.fixed > 0 || model->overhead.client_send.per_item > 0)
+        if (!model->overhead.client_send.is_zero())
           o["client_send"] = phase_json(model->overhead.client_send);
         o["server"] = phase_json(server);
-        if (model->overhead.client_recv.fixed > 0 || model->overhead.client_recv.per_item > 0)
+        if (!model->overhead.client_recv.is_zero())
           o["client_recv"] = phase_json(model->overhead.client_recv);
         using K = scenario::Distribution::Kind;
         const auto& spread = model->overhead.spread;

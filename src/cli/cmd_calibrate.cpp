@@ -138,7 +138,8 @@ void add_calibrate_commands(CLI::App& app, Commands& out) {
                  "Force a curve: linear, piecewise or saturating (default: smallest held-out "
                  "error)");
   pa->add_flag("--no-refine", perf.no_refine,
-               "Skip the simulator's refinement of the batch deconvolution");
+               "Write the smooth curve as fitted: no correction by the simulator, no overhead "
+               "jitter");
   pa->add_option("--hardware", perf.hardware, "Hardware description recorded in the file");
   pa->add_option("--tool-version", perf.tool_version,
                  "perf_analyzer / Triton version recorded in the file");

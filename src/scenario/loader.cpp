@@ -92,7 +92,9 @@ class Loader : public Checker {
   void service_time(const json& v, const std::string& path, Model& m);
   void spread(const json& st, const std::string& path, ServiceSpread& out, const char* of_what);
   std::optional<ServiceCurve> curve(const json& v, const std::string& path, bool in_device_map);
-  std::optional<ServiceCurve> table(const json& v, const std::string& path);
+  // The batch/seconds arrays of a curve; overhead tables allow zero times.
+  std::optional<ServiceCurve> table(const json& v, const std::string& path,
+                                    bool zero_allowed = false);
   std::optional<ServiceCurve> calibration(const json& v, const std::string& path);
   template <class Extract>
   auto from_calibration(const json& v, const std::string& path, Extract extract)
@@ -549,7 +551,8 @@ void Loader::dynamic_batching(const json& v, const std::string& path, Model& m) 
   if (ok) m.dynamic_batching = std::move(db);
 }
 
-std::optional<ServiceCurve> Loader::table(const json& v, const std::string& path) {
+std::optional<ServiceCurve> Loader::table(const json& v, const std::string& path,
+                                          bool zero_allowed) {
   const json* batch = get(v, "batch");
   const json* seconds = get(v, "seconds");
   const std::string bpath = key_path(path, "batch");
@@ -589,7 +592,8 @@ std::optional<ServiceCurve> Loader::table(const json& v, const std::string& path
     ok = false;
   } else {
     for (std::size_t i = 0; i < seconds->size(); ++i) {
-      if (auto t = quantity((*seconds)[i], index_path(spath, i), Quantity::Time, Range::positive()))
+      if (auto t = quantity((*seconds)[i], index_path(spath, i), Quantity::Time,
+                            zero_allowed ? Range::at_least(0) : Range::positive()))
         c.seconds.push_back(*t);
       else
         ok = false;
@@ -663,13 +667,24 @@ std::optional<ServiceCurve> Loader::calibration(const json& v, const std::string
 
 std::optional<OverheadPhase> Loader::overhead_phase(const json& v, const std::string& path) {
   if (!v.is_object()) {
-    if (auto t = quantity(v, path, Quantity::Time, Range::at_least(0)))
-      return OverheadPhase{*t, 0.0};
+    if (auto t = quantity(v, path, Quantity::Time, Range::at_least(0))) {
+      OverheadPhase p;
+      p.fixed = *t;
+      return p;
+    }
     return std::nullopt;
   }
-  check_keys(v, path, {"fixed", "per_item"});
+  check_keys(v, path, {"fixed", "per_item", "batch", "seconds"});
   OverheadPhase p;
   bool ok = true;
+  if (get(v, "batch") || get(v, "seconds")) {
+    if (auto t = table(v, path, /*zero_allowed=*/true)) {
+      p.batch = std::move(t->batch);
+      p.seconds = std::move(t->seconds);
+    } else {
+      ok = false;
+    }
+  }
   for (const char* key : {"fixed", "per_item"}) {
     if (const json* x = get(v, key)) {
       if (auto t = quantity(*x, key_path(path, key), Quantity::Time, Range::at_least(0)))
@@ -686,7 +701,8 @@ std::optional<RequestOverhead> Loader::overhead_table(const json& v, const std::
   if (!expect_object(
           v, path,
           "an object {\"client_send\": T, \"server\": T, \"client_recv\": T} (T a "
-          "time or {\"fixed\": T, \"per_item\": T}) or {\"calibration\": \"FILE.json\"}"))
+          "time or {\"fixed\": T, \"per_item\": T, \"batch\": [...], \"seconds\": [...]}) or "
+          "{\"calibration\": \"FILE.json\"}"))
     return std::nullopt;
   check_keys(v, path, {"client_send", "server", "client_recv", "dist", "cv"});
   RequestOverhead o;

@@ -28,6 +28,34 @@ double ServiceCurve::at(double batch_size) const {
   return seconds[i - 1] + t * (seconds[i] - seconds[i - 1]);
 }
 
+double OverheadPhase::at(double items) const {
+  if (batch.empty()) return fixed + per_item * items;
+  double t;
+  if (items <= batch.front()) {
+    t = seconds.front() - per_item * (batch.front() - items);
+  } else if (items >= batch.back()) {
+    t = seconds.back() + per_item * (items - batch.back());
+  } else {
+    const auto upper = std::upper_bound(batch.begin(), batch.end(), items);
+    const std::size_t i = static_cast<std::size_t>(upper - batch.begin());
+    const double f = (items - batch[i - 1]) / (batch[i] - batch[i - 1]);
+    t = seconds[i - 1] + f * (seconds[i] - seconds[i - 1]);
+  }
+  return std::max(0.0, t);
+}
+
+OverheadPhase OverheadPhase::shifted(double delta) const {
+  OverheadPhase p = *this;
+  p.fixed = std::max(0.0, p.fixed + delta);
+  for (double& t : p.seconds) t = std::max(0.0, t + delta);
+  return p;
+}
+
+bool OverheadPhase::is_zero() const {
+  return fixed == 0.0 && per_item == 0.0 &&
+         std::all_of(seconds.begin(), seconds.end(), [](double t) { return t == 0.0; });
+}
+
 double Network::path_latency() const {
   double sum = 0.0;
   for (const auto* l : {&client_nic, &site_uplink, &wan, &server_nic})

@@ -210,6 +210,45 @@ TEST_CASE("request overheads add to every request's latency, per item too", "[en
   CHECK(p.t_latency_s == Approx(expected - 0.004).epsilon(1e-9));
 }
 
+TEST_CASE("measured overheads: interpolated between request sizes, the fit's slope beyond",
+          "[engine]") {
+  sonicsim::scenario::OverheadPhase p;
+  p.fixed = 100e-6;
+  p.per_item = 10e-6;
+  p.batch = {2, 8};
+  p.seconds = {300e-6, 240e-6};  // not linear: gRPC's cost is not
+  CHECK(p.at(2) == Approx(300e-6));
+  CHECK(p.at(5) == Approx(270e-6));
+  CHECK(p.at(18) == Approx(340e-6));  // 240 us + 10 items x 10 us
+  CHECK(p.at(1) == Approx(290e-6));
+  const auto shifted = p.shifted(-250e-6);
+  CHECK(shifted.fixed == 0.0);
+  CHECK(shifted.at(2) == Approx(50e-6));
+  CHECK(shifted.at(8) == 0.0);  // never negative
+
+  // From a scenario, and into every request's latency.
+  json doc = closed_loop("table", {{"input_bytes_per_item", 0},
+                                   {"service_time", {{"batch", {1}}, {"seconds", {0.001}}}},
+                                   {"request_overhead",
+                                    {{"server",
+                                      {{"fixed", "100us"},
+                                       {"per_item", "10us"},
+                                       {"batch", {2, 8}},
+                                       {"seconds", {"300us", "240us"}}}}}}});
+  doc["workload"]["requests"][0]["items"] = 5;
+  const auto m = run(doc);
+  CHECK(m.latency.mean() == Approx(0.001 + 270e-6).epsilon(1e-6));
+
+  doc["models"]["m"]["request_overhead"]["server"]["seconds"] = {"300us"};
+  try {
+    scenario_of(doc);
+    FAIL("a table with fewer times than sizes was accepted");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("models.m.request_overhead.server.seconds") &&
+                             Catch::Contains("one time per batch size"));
+  }
+}
+
 TEST_CASE("jittered overheads keep their mean", "[engine]") {
   json doc = {{"name", "jitter"},
               {"duration", 2000.0},
@@ -305,4 +344,56 @@ TEST_CASE("calibration round trip on scans the simulator made itself", "[calibra
     CHECK(std::abs(t.ips_error) < 0.02);
     CHECK(std::abs(t.p50_error) < 0.03);
   }
+}
+
+TEST_CASE("the simulator corrects a curve where executions mix sizes across a bend",
+          "[calibrate]") {
+  // A device that is flat up to 4 items and then steep: at B = 1 and 2 the four clients' requests
+  // execute in mixed groups on both sides of the knee, which no smooth curve through mean-size
+  // points reproduces. The refined calibration replays every row within 3%, closer than the
+  // smooth curve alone, and records how.
+  const json doc = closed_loop(
+      "knee",
+      {{"input_bytes_per_item", 0},
+       {"max_batch_size", 256},
+       {"dynamic_batching", json::object()},
+       {"request_overhead",
+        {{"server", {{"fixed", "300us"}, {"per_item", "5us"}}},
+         {"dist", "lognormal"},
+         {"cv", 0.25}}},
+       {"service_time",
+        {{"batch", {1, 4, 6, 16, 256}}, {"seconds", {0.001, 0.0011, 0.003, 0.004, 0.03}}}}});
+  const auto truth = scenario_of(doc);
+  PerfCalibrationInput in;
+  in.model = "m";
+  in.server.max_batch_size = 256;
+  for (int b : {1, 2, 4, 8, 16, 32, 64}) {
+    EmulationOptions o;
+    o.model = "m";
+    o.batch_size = b;
+    PerfAnalyzerScan scan;
+    scan.file = "knee_batch" + std::to_string(b) + ".csv";
+    scan.batch_size = b;
+    auto row = emulate_concurrency(truth, o, 4).row;
+    row.line = 2;
+    scan.rows.push_back(row);
+    in.scans.push_back(scan);
+  }
+  auto worst = [](const PerfCalibration& c) {
+    double w = 0.0;
+    for (const auto& t : c.round_trip) w = std::max(w, std::abs(t.ips_error));
+    return w;
+  };
+  const auto refined = calibrate_perf_analyzer(in);
+  in.refine = false;
+  const auto smooth = calibrate_perf_analyzer(in);
+  INFO(refined.report);
+  CHECK(worst(smooth) > 0.1);  // the knee is out of the smooth curves' reach
+  CHECK(worst(refined) < 0.03);
+  for (const auto& t : refined.round_trip) CHECK(std::abs(t.p50_error) < 0.06);
+  const auto& r = refined.doc["fit"]["refinement"];
+  CHECK(r["anchors"].size() >= 5);
+  CHECK(r["iterations"].size() >= 2);
+  // The measured overheads are written per request size, next to the fit.
+  CHECK(refined.doc["request_overhead"]["server"]["batch"].size() == 7);
 }

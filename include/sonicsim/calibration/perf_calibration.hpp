@@ -6,16 +6,20 @@
 // of executions of about k B items (k = 2 to 3 at C = 4), not of B items. The deconvolution:
 // with the instance always busy (the closed loop keeps a queue), items in execution =
 // throughput x compute time (Little's law over the execution stage), which gives a first point
-// (n = X E / instances, E) per row; the simulator then replays every row with the fitted curve,
-// and each point is moved to the simulated request-weighted batch and corrected by the
-// measured/simulated compute ratio until the points stop moving. Per-request overheads
-// (Client Send, Network+Server Send/Recv, Client Recv) are fitted as fixed + per-item terms.
+// (n = X E / instances, E) per row. The curves are fitted to those points and the one with
+// the smallest held-out error is kept. The points assume every execution of a row had the
+// row's mean size, which is not so (groups of 1 and 3 requests, 2 and 2, ...), so the simulator
+// then corrects the chosen curve: a factor per row, anchored at the items per execution of its
+// replay, moved until every replayed throughput matches (docs/calibration.md). Per-request
+// overheads (Client Send, Network+Server Send/Recv, Client Recv) are fitted as fixed + per-item
+// terms and recorded as measured at each request size.
 //
 // Quality checks: a closed loop obeys Little's law exactly (X = C B / mean latency), so a row
 // whose throughput disagrees with its own latencies by more than 5% is reported as internally
 // inconsistent and kept out of the curve fit (it still appears, flagged, in the round trip).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +49,8 @@ struct PerfCalibrationInput {
   ServerSettings server;
   std::optional<CurveKind> curve;  // forced; otherwise chosen by held-out error
   bool refine = true;
+  int refine_iterations = 8;             // simulator passes correcting the curve
+  std::uint64_t refine_requests = 5000;  // requests per replayed row while refining
   std::string command_line;
   double consistency_tolerance = 0.05;
 };
@@ -60,6 +66,9 @@ struct PerfCalibration {
     bool consistent = true;
     double measured_ips = 0.0, simulated_ips = 0.0, ips_error = 0.0;
     double measured_p50_us = 0.0, simulated_p50_us = 0.0, p50_error = 0.0;
+    double measured_compute_us = 0.0, simulated_compute_us = 0.0;  // per request
+    double measured_queue_us = 0.0, simulated_queue_us = 0.0;
+    double requests_per_execution = 0.0;  // simulated, request-weighted
   };
   std::vector<RoundTrip> round_trip;
 };

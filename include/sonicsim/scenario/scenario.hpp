@@ -68,10 +68,20 @@ struct ServiceSpread {
 // and (de)marshalling on the client and the server, as perf_analyzer reports them ("Client
 // Send", "Network+Server Send/Recv" less the wire, "Client Recv"). A pure delay: it occupies
 // neither the client thread's CPU nor the device.
+//
+// A calibration also records the overhead measured at each request size it saw (`batch`,
+// `seconds`): real gRPC costs are not linear in the payload (buffer growth, chunking), and a
+// linear fit misses single sizes by tens of percent. Between measured sizes the table is
+// interpolated; beyond them, fixed + per_item's slope continues from the nearest measured size.
 struct OverheadPhase {
-  double fixed = 0.0;     // seconds per request
-  double per_item = 0.0;  // seconds per batch item of the request
-  double at(int items) const { return fixed + per_item * items; }
+  double fixed = 0.0;                  // seconds per request
+  double per_item = 0.0;               // seconds per batch item of the request
+  std::vector<double> batch, seconds;  // measured; strictly increasing sizes, may be empty
+  double at(double items) const;
+  // The same phase with every time `delta` longer (fixed and measured values alike), floored
+  // at zero: how a fit that moves t_latency changes a calibrated overhead.
+  OverheadPhase shifted(double delta) const;
+  bool is_zero() const;
 };
 struct RequestOverhead {
   OverheadPhase client_send;  // before the request leaves the client
@@ -81,9 +91,9 @@ struct RequestOverhead {
   // not clockwork); it decides how a closed loop's requests group into batches.
   ServiceSpread spread;
   std::string source;  // "" or the calibration file it came from
-  double to_server(int items) const { return client_send.at(items) + server.at(items); }
-  double to_client(int items) const { return client_recv.at(items); }
-  double total(int items) const { return to_server(items) + to_client(items); }
+  double to_server(double items) const { return client_send.at(items) + server.at(items); }
+  double to_client(double items) const { return client_recv.at(items); }
+  double total(double items) const { return to_server(items) + to_client(items); }
 };
 
 // Triton's queue policy (dynamic_batching.default_queue_policy) for one model's queue on one
