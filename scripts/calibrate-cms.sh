@@ -3,30 +3,50 @@
 # the CMS paper (../shared/reference/perf_analyzer/cms-t4, read in place, never copied), and
 # prints the round-trip table of README "Calibration".
 #
-#   scripts/calibrate-cms.sh [REFERENCE_DIR] [OUT_DIR]
+#   scripts/calibrate-cms.sh [REFERENCE_DIR] [OUT_DIR] [TRITON_CONFIG_DIR]
 #
-# The batching settings of each measured server come from the models' Triton configs
-# (../shared/reference/triton-configs): ParticleNet AK4 max_batch_size 500 (preferred 200),
-# ParticleNet AK8 160 (preferred 80), DeepTau 1000 (preferred 16, 32), DeepMET preferred 8, 16.
-# DeepMET's shipped config says max_batch_size 100, but its scans send requests of 128 and 256
-# items and execute ~2 requests per execution (X E / B = 2.0 at B = 256): the measured server
-# had no such limit, so it is calibrated without one. Neither did the measured DeepMET and
-# DeepTau servers use their configs' preferred batch sizes (8, 16 and 16, 32): a single request
-# of B = 16 (DeepMET) or B = 32 (DeepTau) already forms the largest preferred size, so Triton
-# would have executed those requests one by one (X E / B = 1), yet the rows show 1.9 to 2.0
-# requests per execution at every batch size, as a batcher without preferred sizes gives with
-# four clients. They are calibrated without preferred sizes. TensorRT/PyTorch variants and the
-# CPU-only servers (_CPU, _CPU_CPU) use the settings of their base model.
+# The batching settings of each measured server come from the model's Triton config
+# (../shared/reference/triton-configs/MODEL/config.pbtxt, read in place with --triton-config, so
+# each file's server.from names it), where one matches the configuration's name: the folder's own
+# name, or for a CPU-only server (_CPU, _CPU_CPU: the same model on a Triton server without GPU)
+# the name without those suffixes. The TensorRT variants (_trt, _TRT) have no config there and
+# keep the settings of their base model as flags: ParticleNet AK4 max_batch_size 500 (preferred
+# 200), ParticleNet AK8 160 (preferred 80), DeepTau 1000, DeepMET no limit; so does every
+# configuration when the config folder is missing.
+# The scans contradict two settings of the configs, and they win:
+# - DeepMET's config says max_batch_size 100, but its scans send requests of 128 and 256 items
+#   and execute ~2 requests per execution (X E / B = 2.0 at B = 256): the measured server had no
+#   such limit (--max-batch-size 0).
+# - Neither did the measured DeepMET and DeepTau servers use their configs' preferred batch sizes
+#   (8, 16 and 16, 32): a single request of B = 16 (DeepMET) or B = 32 (DeepTau) already forms
+#   the largest preferred size, so Triton would have executed those requests one by one
+#   (X E / B = 1), yet the rows show 1.9 to 2.0 requests per execution at every batch size, as a
+#   batcher without preferred sizes gives with four clients (--no-preferred-batch-size).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$SONICSIM_ROOT"
 REF="${1:-$SONICSIM_ROOT/../shared/reference/perf_analyzer/cms-t4}"
 OUT="${2:-calibration/cms-t4}"
+# Relative to the repository root, so the files' server.from does not name this machine.
+CONFIGS="${3:-../shared/reference/triton-configs}"
 BIN="${SONICSIM_BIN:-build/sonicsim}"
 [[ -d "$REF" ]] || die "no reference scans at $REF"
 [[ -x "$BIN" ]] || die "build first: scripts/setup.sh"
+[[ -d "$CONFIGS" ]] || log "no Triton configs at $CONFIGS: every configuration calibrated with flags"
 mkdir -p "$OUT"
 
-settings() {  # batching flags of the server a configuration was measured on
+config_of() {  # the config.pbtxt of the model a configuration served, or nothing
+  local name="$1"
+  while true; do
+    if [[ -f "$CONFIGS/$name/config.pbtxt" ]]; then
+      echo "$CONFIGS/$name/config.pbtxt"
+      return
+    fi
+    [[ "$name" == *_CPU ]] || return 0
+    name="${name%_CPU}"
+  done
+}
+
+flags_of() {  # batching flags of the server a configuration was measured on, without a config
   case "$1" in
     particlenet_AK4*) echo "--max-batch-size 500 --preferred-batch-size 200" ;;
     particlenet*) echo "--max-batch-size 160 --preferred-batch-size 80" ;;
@@ -41,10 +61,17 @@ for dir in "$REF"/*/; do
     *_CPU*) device=CPU; hardware="Triton on CPU only (CMS paper, arXiv:2402.15366)" ;;
     *) device=T4; hardware="NVIDIA T4 (CMS paper, arXiv:2402.15366)" ;;
   esac
-  # shellcheck disable=SC2046
+  triton="$(config_of "$config")"
+  if [[ -n "$triton" ]]; then
+    server=(--triton-config "$triton")
+    [[ "$config" == deepmet* ]] && server+=(--max-batch-size 0)
+    [[ "$config" == deep* ]] && server+=(--no-preferred-batch-size)
+  else
+    read -ra server <<<"$(flags_of "$config")"
+  fi
   "$BIN" calibrate perf-analyzer "$dir"*.csv --model "$config" --device "$device" \
-    $(settings "$config") --hardware "$hardware" \
+    "${server[@]}" --hardware "$hardware" \
     --tool-version "perf_analyzer -i grpc --async --concurrency-range 4:4" \
     -o "$OUT/$config.json" >"$OUT/$config.txt"
-  log "calibrated $config ($device)"
+  log "calibrated $config ($device; ${server[*]})"
 done

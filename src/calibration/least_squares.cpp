@@ -12,14 +12,16 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// s^2 (J^T J)^-1 through the pseudo-inverse, so an unidentifiable direction gives a huge
-// variance instead of a crash.
-Eigen::MatrixXd covariance_of(const Eigen::MatrixXd& J, double rss, int dof) {
-  if (dof <= 0) return {};
-  const Eigen::MatrixXd jtj = J.transpose() * J;
-  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(jtj);
-  return cod.pseudoInverse() * (rss / dof);
-}
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// A parameter whose unit vector reaches into the null space of the scaled Jacobian by more than
+// this is unidentifiable. What a numerical null vector puts on the identifiable parameters is
+// noise: ~1e-16 for exact columns, about the differencing error over the spectral gap for
+// forward differences, both far below this.
+constexpr double kNullComponent = 1e-3;
+
+// Exact columns (fit_linear) leave only rounding on a true degeneracy.
+constexpr double kLinearRankTolerance = 1e-10;
 
 struct Functor {
   using Scalar = double;
@@ -50,7 +52,53 @@ struct Functor {
 
 double FitResult::stderr_of(int i) const {
   if (covariance.size() == 0) return kNaN;
-  return std::sqrt(std::max(0.0, covariance(i, i)));
+  const double v = covariance(i, i);
+  if (std::isnan(v)) return kNaN;
+  return std::sqrt(std::max(0.0, v));  // rounding can leave a tiny negative
+}
+
+bool FitResult::identifiable(int i) const {
+  return covariance.size() == 0 || covariance(i, i) != kInf;
+}
+
+Eigen::MatrixXd covariance_from_jacobian(const Eigen::MatrixXd& J, double s2,
+                                         double rank_tolerance) {
+  const Eigen::Index p = J.cols();
+  if (!J.allFinite() || !std::isfinite(s2)) return Eigen::MatrixXd::Constant(p, p, kNaN);
+  // Unit columns make the rank test blind to the parameters' units; a zero column stays zero
+  // and lands in the null space.
+  const Eigen::VectorXd norms = J.colwise().norm();
+  Eigen::MatrixXd scaled = J;
+  for (Eigen::Index j = 0; j < p; ++j)
+    if (norms[j] > 0.0) scaled.col(j) /= norms[j];
+  Eigen::JacobiSVD<Eigen::MatrixXd> svd(scaled, Eigen::ComputeFullV);
+  const Eigen::VectorXd& s = svd.singularValues();
+  const Eigen::MatrixXd& V = svd.matrixV();
+  const double largest = s.size() ? s[0] : 0.0;
+  // Rank-truncated inverse of scaled^T scaled, and each parameter's reach into the null space
+  // (rows of V beyond the rank; fewer residuals than parameters leave those columns too).
+  Eigen::MatrixXd inv = Eigen::MatrixXd::Zero(p, p);
+  Eigen::VectorXd null_reach = Eigen::VectorXd::Zero(p);
+  for (Eigen::Index k = 0; k < p; ++k) {
+    const bool kept = k < s.size() && s[k] > rank_tolerance * largest && s[k] > 0.0;
+    if (kept)
+      inv += V.col(k) * V.col(k).transpose() / (s[k] * s[k]);
+    else
+      null_reach += V.col(k).cwiseAbs2();
+  }
+  Eigen::MatrixXd cov(p, p);
+  for (Eigen::Index i = 0; i < p; ++i)
+    for (Eigen::Index j = 0; j < p; ++j) cov(i, j) = s2 * inv(i, j) / (norms[i] * norms[j]);
+  // The truncated inverse is exact for a parameter the data identify (its unit vector lies in
+  // the row space of J) and meaningless for one they do not, whatever value it shows.
+  for (Eigen::Index i = 0; i < p; ++i) {
+    if (norms[i] > 0.0 && std::sqrt(null_reach[i]) <= kNullComponent) continue;
+    cov.row(i).setConstant(kNaN);
+    cov.col(i).setConstant(kNaN);
+  }
+  for (Eigen::Index i = 0; i < p; ++i)
+    if (std::isnan(cov(i, i))) cov(i, i) = kInf;
+  return cov;
 }
 
 double FitResult::ci95_halfwidth(int i) const {
@@ -90,7 +138,8 @@ FitResult fit_linear(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
   out.residuals = Xw * out.params - yw;
   out.rss = out.residuals.squaredNorm();
   out.dof = static_cast<int>(y.size() - X.cols());
-  out.covariance = covariance_of(Xw, out.rss, out.dof);
+  if (out.dof > 0)
+    out.covariance = covariance_from_jacobian(Xw, out.rss / out.dof, kLinearRankTolerance);
   return out;
 }
 
@@ -119,8 +168,12 @@ FitResult fit_nonlinear(const ResidualFn& f, int n_residuals, Eigen::VectorXd st
         status == S::TooManyFunctionEvaluation
             ? "no convergence within " + std::to_string(options.max_evaluations) + " evaluations"
             : "Levenberg-Marquardt stopped with status " + std::to_string(static_cast<int>(status));
-  out.covariance =
-      covariance_of(numeric_jacobian(f, start, n_residuals, options.diff_step), out.rss, out.dof);
+  // Forward differences leave errors of about the step on an exact degeneracy; a hundred
+  // times that is still far from information worth an interval.
+  if (out.dof > 0)
+    out.covariance =
+        covariance_from_jacobian(numeric_jacobian(f, start, n_residuals, options.diff_step),
+                                 out.rss / out.dof, 100.0 * std::abs(options.diff_step));
   return out;
 }
 

@@ -238,16 +238,14 @@ FitOutcome fit_once(const FitProblem& pb, const ScanValues& start) {
   out.weighted_rss = out.raw.rss;
   for (std::size_t i = 0; i < pb.points.size(); ++i)
     out.predicted.push_back(pb.predicted(i, out.values));
-  // s^2 (J^T J)^-1 with s^2 = RSS/dof, as the least-squares core does. With measured standard
-  // deviations the spread they promise is a floor: a fit closer than the errors allow (reduced
-  // chi^2 < 1) does not make the parameters better known than the measurements.
-  Eigen::MatrixXd cov;
-  if (out.raw.dof > 0) {
-    const Eigen::MatrixXd J = numeric_jacobian(f, out.raw.params, n, 1e-6);
-    const Eigen::MatrixXd jtj = J.transpose() * J;
-    const double s2 = out.raw.rss / out.raw.dof;
-    cov = Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>(jtj).pseudoInverse() *
-          (pb.m.has_stddev ? std::max(1.0, s2) : s2);
+  // The core's covariance, except that with measured standard deviations the spread they
+  // promise is a floor: a fit closer than the errors allow (reduced chi^2 < 1) does not make the
+  // parameters better known than the measurements.
+  Eigen::MatrixXd cov = out.raw.covariance;
+  if (out.raw.dof > 0 && pb.m.has_stddev && out.raw.rss < out.raw.dof) {
+    const NonlinearOptions defaults;
+    cov = covariance_from_jacobian(numeric_jacobian(f, out.raw.params, n, defaults.diff_step), 1.0,
+                                   100.0 * defaults.diff_step);
   }
   out.reduced_chi2 = out.raw.dof > 0 ? out.raw.rss / out.raw.dof : kNaN;
   for (ScanParam k : all_scan_params()) {
@@ -260,10 +258,13 @@ FitOutcome fit_once(const FitProblem& pb, const ScanValues& start) {
     e.free = it != pb.free.end();
     if (e.free) {
       const int j = static_cast<int>(it - pb.free.begin());
-      const double h = t_quantile_95(out.raw.dof) * std::sqrt(std::max(0.0, cov(j, j)));
-      if (std::isfinite(h)) {
+      // An unidentifiable parameter's infinite half-width maps back to its whole valid range.
+      const double h =
+          cov.size() ? t_quantile_95(out.raw.dof) * std::sqrt(std::max(0.0, cov(j, j))) : kNaN;
+      if (!std::isnan(h)) {
         e.ci_low = from_u(k, out.raw.params[j] - h);
         e.ci_high = from_u(k, out.raw.params[j] + h);
+        e.identified = std::isfinite(h);
       }
     }
     out.params.push_back(e);
@@ -1002,8 +1003,9 @@ std::string to_text(const ScanResult& r, const Measurements& m) {
   o << line;
   for (const ParamEstimate& e : r.fit.params) {
     std::string interval = "(held)";
-    if (e.free && !std::isfinite(e.ci_low)) interval = "(no degrees of freedom)";
-    if (e.free && std::isfinite(e.ci_low)) {
+    if (e.free && std::isnan(e.ci_low)) interval = "(no degrees of freedom)";
+    if (e.free && !e.identified) interval = "(not determined by the data)";
+    if (e.free && e.identified && !std::isnan(e.ci_low)) {
       interval = "[";
       interval += show(e.param, e.ci_low);
       interval += ", ";
@@ -1053,6 +1055,7 @@ nlohmann::ordered_json to_json(const ScanResult& r, const Measurements& m) {
     p["scenario"] = num(e.scenario_value);
     p["fitted"] = num(e.value);
     p["ci95"] = e.free ? ojson::array({num(e.ci_low), num(e.ci_high)}) : ojson(nullptr);
+    if (e.free) p["identified"] = e.identified;
     params[param_name(e.param)] = p;
   }
   j["parameters"] = params;

@@ -2,10 +2,12 @@
 // request overheads from perf_analyzer CSVs; `scan` (cmd_calibrate_scan.cpp) fits a scenario's
 // parameters to measured throughput scans.
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <sonicsim/calibration/perf_calibration.hpp>
 #include <sonicsim/results/results.hpp>
+#include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/scenario/units.hpp>
 
 #include "command.hpp"
@@ -17,15 +19,43 @@ namespace {
 struct PerfArgs {
   std::vector<std::string> files;
   std::string model, device = "GPU", output, hardware, tool_version, notes, curve;
+  std::string triton_config;
+  bool triton_config_given = false;  // an empty path is a mistake, not "no config"
   int batch_size = 0;
   int max_batch_size = -1, instances = 0;
   std::vector<int> preferred;
   std::string max_queue_delay;
-  bool no_dynamic_batching = false, no_refine = false, json = false;
+  bool no_dynamic_batching = false, no_preferred = false, no_refine = false, json = false;
   std::string command_line;
 };
 
-calibration::ServerSettings server_settings(const PerfArgs& a) {
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
+  return out;
+}
+
+std::string sizes_text(const std::vector<int>& sizes) {
+  std::vector<std::string> out;
+  for (int n : sizes) out.push_back(std::to_string(n));
+  return join(out, " ");
+}
+
+std::optional<double> queue_delay_flag(const PerfArgs& a) {
+  if (a.max_queue_delay.empty()) return std::nullopt;
+  std::string error;
+  nlohmann::json value = a.max_queue_delay;
+  if (const auto number = nlohmann::json::parse(a.max_queue_delay, nullptr, false);
+      number.is_number())
+    value = number;
+  const auto v = scenario::parse_quantity(value, scenario::Quantity::Time, error);
+  if (!v || *v < 0)
+    throw UsageError("--max-queue-delay: " + (error.empty() ? "found a negative time" : error));
+  return *v;
+}
+
+calibration::ServerSettings settings_from_flags(const PerfArgs& a,
+                                                const std::optional<double>& delay) {
   calibration::ServerSettings s;
   std::vector<std::string> given;
   if (a.max_batch_size >= 0) {
@@ -40,27 +70,132 @@ calibration::ServerSettings server_settings(const PerfArgs& a) {
     s.preferred_batch_size = a.preferred;
     given.push_back("preferred batch sizes");
   }
-  if (!a.max_queue_delay.empty()) {
-    std::string error;
-    nlohmann::json value = a.max_queue_delay;
-    if (const auto number = nlohmann::json::parse(a.max_queue_delay, nullptr, false);
-        number.is_number())
-      value = number;
-    const auto v = scenario::parse_quantity(value, scenario::Quantity::Time, error);
-    if (!v || *v < 0)
-      throw UsageError("--max-queue-delay: " + (error.empty() ? "found a negative time" : error));
-    s.max_queue_delay = *v;
+  if (delay) {
+    s.max_queue_delay = *delay;
     given.push_back("max_queue_delay");
   }
   if (a.instances > 0) {
     s.instances = a.instances;
     given.push_back(std::to_string(a.instances) + " instance(s)");
   }
-  if (!given.empty()) {
-    std::string text = "flags (";
-    for (std::size_t i = 0; i < given.size(); ++i) text += (i ? ", " : "") + given[i];
-    s.source = text + "; dynamic batching unless disabled, 1 instance unless given)";
+  if (!given.empty())
+    s.source = "flags (" + join(given, ", ") +
+               "; dynamic batching unless disabled, 1 instance unless given)";
+  return s;
+}
+
+// The config's settings as a scenario's `triton_config` reads them, then each flag given over
+// the one field it names. `source` lists every field a flag replaced, so a calibration file says
+// which of its settings the config does not vouch for.
+calibration::ServerSettings settings_from_config(const PerfArgs& a,
+                                                 const std::optional<double>& delay,
+                                                 std::string& config_sha256) {
+  scenario::TritonAdvice advice;
+  advice.ensemble =
+      "calibrate each step from its own scans with its own config, or the ensemble as a whole "
+      "with its settings given as flags (--max-batch-size, --preferred-batch-size, ...) instead "
+      "of --triton-config";
+  advice.sequence =
+      "give the settings as flags instead of --triton-config if its requests can be treated as "
+      "independent";
+  advice.instances =
+      "give --instances (the concurrent executions per device the measured server ran)";
+  const auto t =
+      scenario::read_triton_config(a.triton_config, "--triton-config", a.instances > 0, advice);
+  config_sha256 = t.sha256;
+  calibration::ServerSettings s;
+  s.max_batch_size = t.max_batch_size;
+  s.dynamic_batching = t.dynamic_batching.has_value();
+  if (t.dynamic_batching) {
+    s.preferred_batch_size = t.dynamic_batching->preferred_batch_size;
+    s.max_queue_delay = t.dynamic_batching->max_queue_delay;
   }
+  s.instances = t.instances;
+
+  std::vector<std::string> notes;
+  // Triton's 0 and sonicsim's 0 mean different things; a reader of the file must see which.
+  if (t.config_max_batch_size == 0 && a.max_batch_size < 0)
+    notes.push_back("max_batch_size 0 read as 1 item per execution: no batch dimension");
+  if (a.max_batch_size >= 0) {
+    s.max_batch_size = a.max_batch_size;
+    notes.push_back("max_batch_size overridden by --max-batch-size " +
+                    std::to_string(a.max_batch_size));
+  }
+  if (a.no_dynamic_batching) {
+    s.dynamic_batching = false;
+    s.preferred_batch_size.clear();
+    s.max_queue_delay = 0.0;
+    notes.push_back(t.dynamic_batching ? "dynamic_batching turned off by --no-dynamic-batching"
+                                       : "no dynamic_batching, as --no-dynamic-batching says");
+  }
+  // Batching flags over a config without dynamic_batching describe a server that had it, as a
+  // scenario's dynamic_batching does over such a config.
+  const bool had_batching = s.dynamic_batching;
+  std::vector<std::string> batching_flags;
+  if (a.no_preferred && had_batching && !s.preferred_batch_size.empty()) {
+    s.preferred_batch_size.clear();
+    notes.push_back("preferred_batch_size removed by --no-preferred-batch-size");
+  }
+  if (!a.preferred.empty()) {
+    batching_flags.push_back("--preferred-batch-size " + sizes_text(a.preferred));
+    s.preferred_batch_size = a.preferred;
+    if (had_batching)
+      notes.push_back("preferred_batch_size overridden by " + batching_flags.back());
+  }
+  if (delay) {
+    batching_flags.push_back("--max-queue-delay " + a.max_queue_delay);
+    s.max_queue_delay = *delay;
+    if (had_batching)
+      notes.push_back("max_queue_delay_microseconds overridden by " + batching_flags.back());
+  }
+  if (!had_batching && !batching_flags.empty()) {
+    s.dynamic_batching = true;
+    notes.push_back("dynamic_batching, absent there, set by " + join(batching_flags, " ") +
+                    (delay ? "" : " (max_queue_delay 0)"));
+  }
+  if (a.instances > 0) {
+    s.instances = a.instances;
+    notes.push_back(
+        (t.instance_groups ? "instance_group" : "instances (1 without instance_group)") +
+        std::string(" overridden by --instances ") + std::to_string(a.instances));
+  }
+  s.source = a.triton_config + (notes.empty() ? "" : " (" + join(notes, "; ") + ")");
+  return s;
+}
+
+// `config_sha256` is set when the settings come from a Triton config.
+calibration::ServerSettings server_settings(const PerfArgs& a, std::string& config_sha256) {
+  if (a.triton_config_given && a.triton_config.empty())
+    throw UsageError("--triton-config: found an empty path, expected a Triton config.pbtxt file");
+  if (a.no_dynamic_batching && (!a.preferred.empty() || !a.max_queue_delay.empty()))
+    throw UsageError(std::string("--no-dynamic-batching: found with ") +
+                     (a.preferred.empty() ? "--max-queue-delay" : "--preferred-batch-size") +
+                     ", expected one or the other: that flag sets the dynamic batching "
+                     "--no-dynamic-batching turns off");
+  if (a.no_preferred && !a.preferred.empty())
+    throw UsageError(
+        "--no-preferred-batch-size: found with --preferred-batch-size, expected one or the "
+        "other");
+  const auto delay = queue_delay_flag(a);
+  auto s = a.triton_config.empty() ? settings_from_flags(a, delay)
+                                   : settings_from_config(a, delay, config_sha256);
+  // Triton refuses such a config; the emulation would too, with a message about a scenario the
+  // user never wrote.
+  if (s.dynamic_batching && s.max_batch_size > 0)
+    for (int p : s.preferred_batch_size)
+      if (p > s.max_batch_size) {
+        const bool flag_max = a.max_batch_size >= 0, flag_pref = !a.preferred.empty();
+        throw UsageError(
+            std::string(flag_pref ? "--preferred-batch-size" : "--max-batch-size") + ": found " +
+            (flag_pref ? "preferred batch size " + std::to_string(p) + " above max_batch_size " +
+                             std::to_string(s.max_batch_size) +
+                             (flag_max ? " (--max-batch-size)" : " of " + a.triton_config)
+                       : "max_batch_size " + std::to_string(s.max_batch_size) +
+                             ", below the preferred_batch_size " + std::to_string(p) + " of " +
+                             a.triton_config) +
+            ", expected preferred sizes <= max_batch_size (0 = no limit)" +
+            (flag_pref ? "" : "; give --preferred-batch-size too"));
+      }
   return s;
 }
 
@@ -81,11 +216,14 @@ int cmd_perf(const PerfArgs& a) {
                        "\", expected auto, linear, piecewise or saturating");
     in.curve = k;
   }
-  in.server = server_settings(a);
+  std::string config_sha256;
+  in.server = server_settings(a, config_sha256);
   for (const auto& f : a.files)
     in.scans.push_back(calibration::read_perf_analyzer_csv(
         f, a.batch_size > 0 ? std::optional<int>(a.batch_size) : std::nullopt));
-  const auto cal = calibration::calibrate_perf_analyzer(in);
+  auto cal = calibration::calibrate_perf_analyzer(in);
+  if (!a.triton_config.empty())
+    cal.doc["server"]["triton_config"] = {{"path", a.triton_config}, {"sha256", config_sha256}};
   if (!a.output.empty()) results::write_atomically(a.output, cal.doc.dump(2) + "\n");
   if (a.json)
     std::cout << cal.doc.dump(2) << "\n";
@@ -120,6 +258,10 @@ void add_calibrate_commands(CLI::App& app, Commands& out) {
   pa->add_option("-b,--batch-size", perf.batch_size,
                  "Batch size of every file (default: from each file name, e.g. _batch16)")
       ->check(CLI::Range(1, 1000000));
+  pa->add_option("--triton-config", perf.triton_config,
+                 "The measured server's config.pbtxt: max_batch_size, dynamic_batching and "
+                 "instance_group read as a scenario's triton_config reads them; the flags below "
+                 "override single fields");
   pa->add_option("--max-batch-size", perf.max_batch_size,
                  "The measured server's max_batch_size (0 = no limit)")
       ->check(CLI::Range(0, 1000000));
@@ -130,6 +272,8 @@ void add_calibrate_commands(CLI::App& app, Commands& out) {
                  "The measured server's max_queue_delay (e.g. 100us; default 0)");
   pa->add_flag("--no-dynamic-batching", perf.no_dynamic_batching,
                "The measured server ran without dynamic batching");
+  pa->add_flag("--no-preferred-batch-size", perf.no_preferred,
+               "The measured server batched without the config's preferred batch sizes");
   pa->add_option("--instances", perf.instances,
                  "Model instances per device on the measured "
                  "server (default 1)")
@@ -159,6 +303,7 @@ void add_calibrate_commands(CLI::App& app, Commands& out) {
                        for (const auto& r : o->results()) cmd << " " << r;
                      }
                    perf.command_line = cmd.str();
+                   perf.triton_config_given = pa->count("--triton-config") > 0;
                    return cmd_perf(perf);
                  }});
 

@@ -79,6 +79,7 @@ struct Simulation::Impl {
   std::vector<AsyncCpu> cpus;
 
   // ---- requests -------------------------------------------------------------------------
+  enum class Rejection : std::uint8_t { QueueFull, Timeout, TooLarge };
   struct Request {
     double sent = 0.0, enqueued = 0.0;
     std::uint32_t thread = 0, slot = 0, device = 0, batcher = 0;
@@ -86,6 +87,7 @@ struct Simulation::Impl {
     int items = 1;
     Direction dir = Direction::ToServer;
     bool failed = false;
+    Rejection why = Rejection::QueueFull;  // when failed
   };
   std::vector<Request> requests;
   std::vector<std::uint32_t> free_requests;
@@ -471,6 +473,10 @@ struct Simulation::Impl {
     if (counts(now)) {
       if (rq.failed) {
         ++m.failed;
+        auto& mm = m.models[kinds[rq.kind].model];
+        ++(rq.why == Rejection::QueueFull ? mm.rejected_queue_full
+           : rq.why == Rejection::Timeout ? mm.rejected_timeout
+                                          : mm.rejected_too_large);
       } else {
         ++m.completed;
         const double lat = now - rq.sent;
@@ -497,13 +503,15 @@ struct Simulation::Impl {
     BatcherState& b = batchers[rq.batcher];
     // Triton refuses a request larger than max_batch_size, or one that finds the queue full
     // (max_queue_size); the error travels back.
-    if (!b.batcher.accepts(rq.items) || !b.batcher.has_room()) return reject(r);
+    if (!b.batcher.accepts(rq.items)) return reject(r, Rejection::TooLarge);
+    if (!b.batcher.has_room()) return reject(r, Rejection::QueueFull);
     b.batcher.enqueue(r, rq.items, now);
     dispatch(rq.batcher);
   }
 
-  void reject(std::uint32_t r) {
+  void reject(std::uint32_t r, Rejection why) {
     requests[r].failed = true;
+    requests[r].why = why;
     send(r, Direction::ToClient, 0.0);
   }
 
@@ -517,7 +525,7 @@ struct Simulation::Impl {
     }
     // Requests whose queue timeout expired under REJECT, found while forming batches.
     b.batcher.take_rejected(rejected_scratch);
-    for (const auto& q : rejected_scratch) reject(q.request);
+    for (const auto& q : rejected_scratch) reject(q.request, Rejection::Timeout);
     // One pending wake per batcher is enough: a later front request never needs an earlier one.
     if (wake_at < b.wake_at) {
       b.wake_at = wake_at;

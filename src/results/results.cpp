@@ -75,6 +75,10 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
     ojson o;
     o["inferences_per_s"] = static_cast<double>(mm.items) / span;
     o["requests"] = mm.requests;
+    o["rejected"] = mm.rejected();
+    o["rejected_by"] = {{"queue_full", mm.rejected_queue_full},
+                        {"timeout", mm.rejected_timeout},
+                        {"above_max_batch_size", mm.rejected_too_large}};
     o["executions"] = mm.executions;
     o["mean_batch_size"] = mm.mean_batch_size();
     o["queue_time_s"] = quantiles(mm.queue_time, false);
@@ -177,10 +181,17 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
         format_time(m.latency.quantile(0.5)).c_str(),
         format_time(m.latency.quantile(0.99)).c_str());
   for (const auto& mm : m.models) {
-    if (mm.executions == 0) continue;
+    if (mm.executions == 0 && mm.rejected() == 0) continue;
     out("model      %-20s %.4g inf/s  batch %.2f  queue %s  compute %s\n", mm.name.c_str(),
         static_cast<double>(mm.items) / span, mm.mean_batch_size(),
         format_time(mm.queue_time.mean()).c_str(), format_time(mm.compute_time.mean()).c_str());
+    if (mm.rejected() > 0)
+      out("           %-20s %llu rejected: %llu queue full, %llu timed out, %llu above "
+          "max_batch_size\n",
+          "", static_cast<unsigned long long>(mm.rejected()),
+          static_cast<unsigned long long>(mm.rejected_queue_full),
+          static_cast<unsigned long long>(mm.rejected_timeout),
+          static_cast<unsigned long long>(mm.rejected_too_large));
   }
   for (const auto& p : m.pools) {
     out("servers    %-20s %zu x %s  utilization %.1f%%\n", p.name.c_str(), p.utilization.size(),

@@ -66,6 +66,22 @@ class Loader : public Checker {
   void scenario(const json& doc, Scenario& s);
   std::vector<Scenario::ReferencedFile> referenced_files;
 
+  // What a refusal of a Triton config advises instead: a scenario and a command line give the
+  // same settings in different places.
+  struct Advice {
+    std::string ensemble =
+        "model each step as its own model (its own triton_config, service_time and request), or "
+        "calibrate the ensemble as a whole and describe it without triton_config";
+    std::string sequence =
+        "describe the model without triton_config if its requests can be treated as "
+        "independent";
+    std::string instances =
+        "set `instances` (concurrent executions on one device) to say what to simulate";
+  } advice;
+
+  // The server settings of a Triton config alone, read as a model's `triton_config` is.
+  TritonSettings settings_of(const std::string& file, bool instances_given);
+
  private:
   std::optional<double> scalar(const json& v, const std::string& path, const DistSpec& spec,
                                Range range);
@@ -860,6 +876,11 @@ std::string protocol_dtype(const std::string& data_type) {
 
 }  // namespace
 
+// Triton's 0 is "no batch dimension": one item per execution, unlike sonicsim's 0.
+int batch_limit_of(const triton::ModelConfig& c) {
+  return c.max_batch_size > 0 ? c.max_batch_size : 1;
+}
+
 std::optional<Loader::TritonSource> Loader::triton_config(const json& v, const std::string& path,
                                                           Model& m) {
   const auto file = string(v, path);
@@ -906,15 +927,13 @@ std::optional<Loader::TritonSource> Loader::triton_config(const json& v, const s
     add(path, in + at_position(c.ensemble_scheduling.value_or(triton::Position{})) + "model `" +
                   c.name + "` is an ensemble" +
                   (steps.empty() ? std::string() : " of the steps " + join(steps)) +
-                  ", which sonicsim cannot simulate as one model: model each step as its own "
-                  "model (its own triton_config, service_time and request), or calibrate the "
-                  "ensemble as a whole and describe it without triton_config");
+                  ", which sonicsim cannot simulate as one model: " + advice.ensemble);
   }
   if (c.sequence_batching) {
     add(path, in + at_position(*c.sequence_batching) +
                   "the model uses sequence_batching (stateful sequences pinned to one instance), "
-                  "which sonicsim does not simulate; describe the model without triton_config if "
-                  "its requests can be treated as independent");
+                  "which sonicsim does not simulate; " +
+                  advice.sequence);
   }
   for (const auto& skipped : c.skipped) {
     // Fields Triton has but sonicsim does not read are fine; a near miss of one it reads is not.
@@ -958,9 +977,7 @@ void Loader::config_instances(const TritonSource& src, bool overridden, const st
 
   const auto fail = [&](const triton::Position& where, const std::string& what) {
     add(path, in + " " + (where.line > 0 ? "(line " + std::to_string(where.line) + ") " : "") +
-                  what +
-                  "; set `instances` (concurrent executions on one device) to say what "
-                  "to simulate");
+                  what + "; " + advice.instances);
   };
   if (active.empty()) return fail(groups.front().position, "has only passive instance groups");
   const auto per_gpu = [](const triton::InstanceGroup& g) {
@@ -1083,6 +1100,27 @@ void Loader::config_batching(const TritonSource& src, const json& model, const s
       policy.delay ? QueuePolicy::TimeoutAction::Delay : QueuePolicy::TimeoutAction::Reject;
   db.queue_policy.allow_timeout_override = policy.allow_timeout_override;
   if (ok) m.dynamic_batching = std::move(db);
+}
+
+TritonSettings Loader::settings_of(const std::string& file, bool instances_given) {
+  TritonSettings out;
+  out.file = file;
+  Model m;
+  const auto src = triton_config(json(file), "", m);
+  if (!src) return out;
+  const auto& c = src->config;
+  out.name = c.name;
+  out.config_max_batch_size = c.max_batch_size;
+  m.max_batch_size = batch_limit_of(c);
+  config_instances(*src, instances_given, "", m);
+  config_batching(*src, json::object(), "", m);
+  out.max_batch_size = m.max_batch_size;
+  out.dynamic_batching = m.dynamic_batching;
+  out.instances = m.instances;
+  out.instance_kind = m.instance_kind;
+  out.instance_groups = !c.instance_groups.empty();
+  if (!referenced_files.empty()) out.sha256 = referenced_files.front().sha256;
+  return out;
 }
 
 // Bytes per item of the config's tensors. The scenario's `inputs`/`outputs` entries, matched by
@@ -1275,8 +1313,7 @@ void Loader::model(const json& v, const std::string& path, Model& m) {
             integer(*x, key_path(path, "max_batch_size"), 0, Limits::max_items, "0 means no limit"))
       m.max_batch_size = static_cast<int>(*b);
   } else if (config) {
-    // Triton's 0 is "no batch dimension": one item per execution, unlike sonicsim's 0.
-    m.max_batch_size = config->config.max_batch_size > 0 ? config->config.max_batch_size : 1;
+    m.max_batch_size = batch_limit_of(config->config);
   }
   if (const json* x = get(v, "instances")) {
     if (auto n = integer(*x, key_path(path, "instances"), 1, Limits::max_instances,
@@ -1699,6 +1736,21 @@ Override parse_override(const std::string& text) {
 Scenario load_json(const nlohmann::json& doc, const std::string& file,
                    const std::string& base_dir) {
   return build(doc, file, false, base_dir, {}, {});
+}
+
+TritonSettings read_triton_config(const std::string& file, const std::string& source,
+                                  bool instances_given, const TritonAdvice& advice) {
+  Loader loader("");  // a relative path stays as given, in messages too
+  if (!advice.ensemble.empty()) loader.advice.ensemble = advice.ensemble;
+  if (!advice.sequence.empty()) loader.advice.sequence = advice.sequence;
+  if (!advice.instances.empty()) loader.advice.instances = advice.instances;
+  TritonSettings out = loader.settings_of(file, instances_given);
+  if (!loader.ok()) {
+    // Every message names the config file; a JSON path would point into no scenario.
+    for (auto& p : loader.problems) p.path.clear();
+    throw InputError(source, std::move(loader.problems));
+  }
+  return out;
 }
 
 Scenario load_file(const std::string& path, const std::vector<Override>& overrides) {

@@ -71,8 +71,10 @@ struct ParamEstimate {
   double scenario_value = 0.0;
   double value = 0.0;
   // 95% interval (Student t on the transformed parameter, mapped back); NaN without degrees of
-  // freedom or when fixed.
+  // freedom or when fixed. A parameter the data cannot identify has an infinite interval on the
+  // transformed scale, so here the whole valid range: [0, inf) for times, [0, 1] for p.
   double ci_low = 0.0, ci_high = 0.0;
+  bool identified = true;
 };
 
 // One least-squares fit of the analytic model, possibly corrected point by point.

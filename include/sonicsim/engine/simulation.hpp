@@ -37,6 +37,14 @@ struct RunMetrics {
     // them: each request is charged its whole execution's time and batch.
     std::uint64_t executed_requests = 0;
     double executed_request_seconds = 0.0, executed_request_items = 0.0;
+    // Requests Triton refused, counted like RunMetrics::failed (when the error gets back to the
+    // client, after warm-up), by reason; they sum to this model's share of `failed`.
+    std::uint64_t rejected_queue_full = 0;  // arrived with max_queue_size requests queued
+    std::uint64_t rejected_timeout = 0;     // waited beyond default_timeout under REJECT
+    std::uint64_t rejected_too_large = 0;   // more items than max_batch_size
+    std::uint64_t rejected() const {
+      return rejected_queue_full + rejected_timeout + rejected_too_large;
+    }
     double mean_batch_size() const {
       return executions ? static_cast<double>(items) / static_cast<double>(executions) : 0.0;
     }

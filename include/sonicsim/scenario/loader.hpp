@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -51,6 +52,31 @@ Scenario load_json(const nlohmann::json& doc, const std::string& file = "<inline
 // Every problem of a file (for `sonicsim validate`); empty when the scenario is valid.
 std::vector<Problem> validate_file(const std::string& path,
                                    const std::vector<Override>& overrides = {});
+
+// A Triton config.pbtxt read exactly as a model's `triton_config` is (docs/scenario.md): the same
+// refusals (ensembles, sequence batching, near-miss field names, ...), the same reading of
+// instance_group and dynamic_batching. For tools that take a measured server's settings from its
+// config without a scenario (`calibrate perf-analyzer --triton-config`).
+struct TritonSettings {
+  std::string file, sha256;
+  std::string name;               // the config's `name`
+  int config_max_batch_size = 0;  // as written: Triton's 0 is "no batch dimension"
+  int max_batch_size = 0;         // sonicsim's meaning: Triton's 0 becomes 1 item per execution
+  std::optional<DynamicBatching> dynamic_batching;  // none without a dynamic_batching block
+  int instances = 1;             // per device; 1 without instance_group, or when given
+  bool instance_groups = false;  // the config has instance_group
+  std::string instance_kind;     // "KIND_GPU", ... ("" without instance_group)
+};
+// What the messages advise instead of what is refused, in the caller's terms (its flags); an
+// empty string keeps the scenario's wording.
+struct TritonAdvice {
+  std::string ensemble, sequence, instances;
+};
+// Throws InputError with `source` (the flag that named the file) as its file and every problem,
+// each naming the config file. With instances_given the instance groups are not interpreted (the
+// caller has its own count), so groups a pool could not represent are no error.
+TritonSettings read_triton_config(const std::string& file, const std::string& source,
+                                  bool instances_given, const TritonAdvice& advice = {});
 
 // Hard limits that protect against absurd sizes before anything is allocated.
 struct Limits {
