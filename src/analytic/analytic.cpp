@@ -49,6 +49,26 @@ std::string percent(double x) {
   return number(100.0 * x) + "%";
 }
 
+void apply_open_loop(Prediction& pr, double rate) {
+  pr.arrival_rate_per_s = rate;
+  pr.n_cpu = 0;
+  const double binding =
+      pr.binding_pool >= 0 ? pr.pools[static_cast<std::size_t>(pr.binding_pool)].demand_per_device_s
+                           : 0.0;
+  pr.saturation_rate_per_s = binding > 0.0 ? 1.0 / binding : kInf;
+  // At exactly the saturation rate the queue is already unstable.
+  pr.saturated = rate >= pr.saturation_rate_per_s;
+  pr.throughput_per_s = std::min(rate, pr.saturation_rate_per_s);
+  pr.t_sonic_s = pr.saturated ? kInf : pr.t_ideal_s;
+  pr.saturation_n_cpu_per_gpu = kInf;
+  for (PoolTerm& pool : pr.pools) {
+    if (!pool.in_use) continue;
+    pool.saturation_n_cpu_per_gpu = pool.saturation_n_cpu = kInf;
+    pool.saturated = rate * pool.demand_per_device_s >= 1.0;
+    pool.utilization = std::min(1.0, pr.throughput_per_s * pool.demand_per_device_s);
+  }
+}
+
 }  // namespace
 
 double expected_items(const scenario::Distribution& items) {
@@ -258,6 +278,8 @@ Prediction predict(const scenario::Scenario& sc) {
     pool.utilization = std::min(1.0, pr.throughput_per_s * pool.demand_per_device_s);
   }
 
+  if (w.open_loop()) apply_open_loop(pr, w.arrivals->rate);
+
   // Link loads at the formula's throughput, one instance of each link.
   const double event_bytes = pr.bytes_in_per_event + pr.bytes_out_per_event;
   double busiest_server = 0.0;
@@ -267,15 +289,16 @@ Prediction predict(const scenario::Scenario& sc) {
   const double threads_per_node =
       std::min<double>(n_cpu, static_cast<double>(w.jobs_per_node) * w.threads_per_job);
   for (LinkTerm& l : pr.links) {
-    double bytes = event_bytes;  // site_uplink, wan: all client traffic
-    if (l.name == "client_nic") bytes = n_cpu > 0 ? event_bytes * threads_per_node / n_cpu : 0.0;
+    double bytes = event_bytes;                    // site_uplink, wan: all client traffic
+    if (l.name == "client_nic" && !w.open_loop())  // the open loop's one client sends it all
+      bytes = n_cpu > 0 ? event_bytes * threads_per_node / n_cpu : 0.0;
     if (l.name == "server_nic") bytes = busiest_server;
     l.load_Bps = std::isinf(pr.throughput_per_s) ? 0.0 : pr.throughput_per_s * bytes;
     l.utilization = l.bandwidth_Bps > 0.0 ? l.load_Bps / l.bandwidth_Bps : 0.0;
   }
 
   // Exact MVA of the synchronous closed system.
-  if (pr.mode == scenario::Mode::Sync) {
+  if (pr.mode == scenario::Mode::Sync && !w.open_loop()) {
     const ClosedNetwork net = closed_network(pr);
     const MvaSolution s = solve_mva(net, pr.n_cpu);
     MvaTerm mva;
@@ -313,6 +336,14 @@ Prediction predict(const scenario::Scenario& sc) {
   }
 
   // Caveats, most consequential first.
+  if (pr.arrival_rate_per_s)
+    pr.notes.push_back(
+        "open loop (workload.arrivals): no client threads, so the closed-loop knee and MVA do not "
+        "apply; the pools saturate at " +
+        number(pr.saturation_rate_per_s) +
+        " arrivals/s with each request executing alone (dynamic batching raises it), and past "
+        "saturation the queues grow for as long as the run lasts unless Triton's queue policy "
+        "rejects");
   if (pr.mode == scenario::Mode::Async)
     pr.notes.insert(pr.notes.begin(),
                     "mode async: the formulas are the synchronous ones (overlap hides latency, "

@@ -169,6 +169,9 @@ json to_json(const Prediction& pr) {
                      {"knee_n_cpu", num(m.bounds.knee_customers)}};
     j["mva"] = std::move(mva);
   }
+  if (pr.arrival_rate_per_s)
+    j["arrivals"] = {{"rate_per_s", *pr.arrival_rate_per_s},
+                     {"saturation_rate_per_s", num(pr.saturation_rate_per_s)}};
   j["notes"] = pr.notes;
   return j;
 }
@@ -177,7 +180,9 @@ std::string to_text(const Prediction& pr) {
   std::ostringstream out;
   const bool has_gpu = pr.n_gpu > 0;
   out << "Analytic prediction for " << (pr.scenario.empty() ? "<unnamed>" : pr.scenario)
-      << " (mode " << mode_name(pr.mode) << ")\n\n";
+      << (pr.arrival_rate_per_s ? std::string(" (open loop)")
+                                : " (mode " + std::string(mode_name(pr.mode)) + ")")
+      << "\n\n";
 
   out << "Formula inputs (per event, per thread)\n";
   out << table({{"t_CPU", show_time(pr.t_cpu_s), "CPU-only time per event"},
@@ -191,21 +196,33 @@ std::string to_text(const Prediction& pr) {
                 {"N_GPU", std::to_string(pr.n_gpu), "devices serving a requested model"}},
                "  ", "lrl");
 
-  out << "\nSynchronous SONIC formula\n";
-  std::vector<std::vector<std::string>> f = {
-      {"t_ideal", show_time(pr.t_ideal_s), "time per event, unsaturated"},
-      {"t_SONIC", show_time(pr.t_sonic_s), "time per event"},
-      {"throughput", general(pr.throughput_per_s) + " /s", "events per second, all threads"}};
-  if (has_gpu) {
-    f.push_back({"N_CPU/N_GPU",
-                 fixed(static_cast<double>(pr.n_cpu) / static_cast<double>(pr.n_gpu), 1),
-                 pr.saturated ? "SATURATED" : "not saturated"});
-    f.push_back({"saturation", fixed(pr.saturation_n_cpu_per_gpu, 1),
-                 "N_CPU/N_GPU at the knee (t_ideal / t_GPU)"});
+  if (pr.arrival_rate_per_s) {
+    out << "\nOpen loop (workload.arrivals)\n";
+    out << table(
+        {{"arrivals", general(*pr.arrival_rate_per_s) + " /s", "offered, events per second"},
+         {"t_ideal", show_time(pr.t_ideal_s), "time per event, unloaded"},
+         {"saturation", general(pr.saturation_rate_per_s) + " /s",
+          "arrivals per second that fill the binding pool (no batching)"},
+         {"throughput", general(pr.throughput_per_s) + " /s",
+          pr.saturated ? "SATURATED with one request per execution" : "not saturated"}},
+        "  ", "lrl");
   } else {
-    f.push_back({"saturation", "-", "no coprocessors: the CPU-only baseline"});
+    out << "\nSynchronous SONIC formula\n";
+    std::vector<std::vector<std::string>> f = {
+        {"t_ideal", show_time(pr.t_ideal_s), "time per event, unsaturated"},
+        {"t_SONIC", show_time(pr.t_sonic_s), "time per event"},
+        {"throughput", general(pr.throughput_per_s) + " /s", "events per second, all threads"}};
+    if (has_gpu) {
+      f.push_back({"N_CPU/N_GPU",
+                   fixed(static_cast<double>(pr.n_cpu) / static_cast<double>(pr.n_gpu), 1),
+                   pr.saturated ? "SATURATED" : "not saturated"});
+      f.push_back({"saturation", fixed(pr.saturation_n_cpu_per_gpu, 1),
+                   "N_CPU/N_GPU at the knee (t_ideal / t_GPU)"});
+    } else {
+      f.push_back({"saturation", "-", "no coprocessors: the CPU-only baseline"});
+    }
+    out << table(f, "  ", "lrl");
   }
-  out << table(f, "  ", "lrl");
 
   if (!pr.models.empty()) {
     out << "\nPer model\n";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -67,8 +68,10 @@ void load_compute_split(const scenario::Scenario& s, EmulationOptions& o) {
   }
 }
 
-EmulatedPoint emulate_concurrency(const scenario::Scenario& s, const EmulationOptions& o,
-                                  int concurrency) {
+namespace {
+
+// The model's pool, checked the way Triton would check the request; throws InputError.
+int serving_pool(const scenario::Scenario& s, const EmulationOptions& o) {
   const auto* model = s.find_model(o.model);
   if (!model) {
     std::string names;
@@ -86,21 +89,26 @@ EmulatedPoint emulate_concurrency(const scenario::Scenario& s, const EmulationOp
                      {{"", "found " + std::to_string(o.batch_size) + ", expected at most " +
                                std::to_string(model->max_batch_size) + " (max_batch_size of `" +
                                o.model + "`: Triton rejects larger requests)"}});
+  return pool;
+}
 
-  // Long enough for `requests` requests even if nothing batched and every request waited for
-  // all others: the true rate is higher, so the target is always met.
-  const auto& pool_spec = s.servers[pool];
-  const double t_exec = model->curve_for(pool_spec.device).at(o.batch_size);
+// What one request spends outside the server's queue and executions: its overheads and the wire.
+double outside_server(const scenario::Scenario& s, const EmulationOptions& o) {
+  const auto& model = *s.find_model(o.model);
   const double net = 2.0 * s.network.path_latency() +
-                     o.batch_size * (model->input_bytes_per_item + model->output_bytes_per_item) /
+                     o.batch_size * (model.input_bytes_per_item + model.output_bytes_per_item) /
                          s.network.path_bandwidth();
-  const double per_request =
-      model->overhead.total(o.batch_size) + net + concurrency * t_exec / o.devices;
-  // 2% and one request more: the count is of requests finished inside the measured span.
-  const double span =
-      1.02 * static_cast<double>(o.requests) * per_request / concurrency + per_request;
-  const double warmup = std::max(0.1 * span, 50.0 * per_request);
+  return model.overhead.total(o.batch_size) + net;
+}
 
+double execution_alone(const scenario::Scenario& s, const EmulationOptions& o, int pool) {
+  return s.find_model(o.model)->curve_for(s.servers[pool].device).at(o.batch_size);
+}
+
+// perf_analyzer's setup inside the scenario: only MODEL, on `devices` devices of its pool, the
+// scenario's links, and perf_analyzer's client as the workload.
+scenario::Scenario reduce(const scenario::Scenario& s, const EmulationOptions& o, int pool,
+                          json workload, double warmup, double span) {
   json doc = json::parse(s.canonical_json);
   json model_doc = doc["models"][o.model];
   json pool_doc = doc["servers"][pool];
@@ -108,26 +116,23 @@ EmulatedPoint emulate_concurrency(const scenario::Scenario& s, const EmulationOp
   pool_doc["models"] = json::array({o.model});
   doc["models"] = json::object({{o.model, model_doc}});
   doc["servers"] = json::array({pool_doc});
-  doc["workload"] = {
-      {"jobs", concurrency},
-      {"threads_per_job", 1},
-      {"jobs_per_node", concurrency},
-      {"mode", "sync"},
-      {"cpu_time_per_event", 0},
-      {"requests",
-       json::array({{{"model", o.model}, {"offload_fraction", 0}, {"items", o.batch_size}}})}};
+  workload["requests"] =
+      json::array({{{"model", o.model}, {"offload_fraction", 0}, {"items", o.batch_size}}});
+  doc["workload"] = std::move(workload);
   doc["duration"] = warmup + span;
   doc["warmup"] = warmup;
-  const auto sc = scenario::load_json(
-      doc, s.source_file.empty() ? "<perf-analyzer>" : s.source_file, base_dir_of(s));
+  return scenario::load_json(doc, s.source_file.empty() ? "<perf-analyzer>" : s.source_file,
+                             base_dir_of(s));
+}
 
-  const auto out = runner::simulate(sc, runner::TransportChoice{});
+// One row of perf_analyzer's CSV from the run, with its column meanings.
+EmulatedPoint measure(const scenario::Scenario& sc, const runner::RunOutput& out,
+                      const EmulationOptions& o, double load) {
   const auto& m = out.metrics;
   const auto& mm = m.models.at(0);
-
   EmulatedPoint p;
   PerfAnalyzerRow& r = p.row;
-  r.load = concurrency;
+  r.load = load;
   r.inferences_per_s = static_cast<double>(mm.requests) * o.batch_size / m.span();
   const double us = 1e6;
   const auto& ov = sc.models[0].overhead;
@@ -153,8 +158,56 @@ EmulatedPoint emulate_concurrency(const scenario::Scenario& s, const EmulationOp
   r.p99_us = mm.latency.quantile(0.99) * us;
   r.avg_latency_us = mean_latency;
   p.requests = mm.requests;
+  p.failed = m.failed;
   p.device_utilization = m.pools.at(0).mean_utilization();
+  p.backlog_growing = m.backlog_growing();
   return p;
+}
+
+}  // namespace
+
+EmulatedPoint emulate_concurrency(const scenario::Scenario& s, const EmulationOptions& o,
+                                  int concurrency) {
+  const int pool = serving_pool(s, o);
+  // Long enough for `requests` requests even if nothing batched and every request waited for
+  // all others: the true rate is higher, so the target is always met.
+  const double per_request =
+      outside_server(s, o) + concurrency * execution_alone(s, o, pool) / o.devices;
+  // 2% and one request more: the count is of requests finished inside the measured span.
+  const double span =
+      1.02 * static_cast<double>(o.requests) * per_request / concurrency + per_request;
+  const double warmup = std::max(0.1 * span, 50.0 * per_request);
+  const json workload = {{"jobs", concurrency},
+                         {"threads_per_job", 1},
+                         {"jobs_per_node", concurrency},
+                         {"mode", "sync"},
+                         {"cpu_time_per_event", 0}};
+  const auto sc = reduce(s, o, pool, workload, warmup, span);
+  return measure(sc, runner::simulate(sc, runner::TransportChoice{}), o, concurrency);
+}
+
+EmulatedPoint emulate_request_rate(const scenario::Scenario& s, const EmulationOptions& o,
+                                   double rate) {
+  if (!(rate > 0.0) || !std::isfinite(rate) || rate > scenario::Limits::max_arrival_rate) {
+    char found[32];
+    std::snprintf(found, sizeof found, "%g", rate);
+    throw InputError("--request-rate-range",
+                     {{"", std::string("found a rate of ") + found +
+                               " requests/s, expected a finite rate > 0 and at most 1e9"}});
+  }
+  const int pool = serving_pool(s, o);
+  // The measured span holds `requests` arrivals; the warm-up lets the queues reach their steady
+  // state (several unloaded latencies and arrivals at least).
+  const double span = static_cast<double>(o.requests) / rate;
+  const double unloaded = outside_server(s, o) + execution_alone(s, o, pool);
+  const double warmup = std::max({0.1 * span, 50.0 * unloaded, 10.0 / rate});
+  const json workload = {
+      {"arrivals",
+       {{"rate", rate},
+        {"distribution",
+         o.distribution == scenario::Arrivals::Distribution::Poisson ? "poisson" : "constant"}}}};
+  const auto sc = reduce(s, o, pool, workload, warmup, span);
+  return measure(sc, runner::simulate(sc, runner::TransportChoice{}), o, rate);
 }
 
 }  // namespace sonicsim::calibration

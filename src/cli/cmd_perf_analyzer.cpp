@@ -1,6 +1,7 @@
 // perf-analyzer: perf_analyzer's experiment run inside the simulator, written in its CSV format
 // so that a simulated scan lies next to a measured one.
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 
 #include <sonicsim/calibration/perf_emulation.hpp>
@@ -14,45 +15,83 @@ namespace {
 
 struct PerfAnalyzerArgs {
   ScenarioArgs scenario;
-  std::string model, concurrency_range, output;
+  std::string model, concurrency_range, request_rate_range, output;
+  std::string distribution = "constant";
   int batch_size = 1, devices = 1;
   std::uint64_t requests = 20000;
   bool verbose = false;
+  CLI::Option *concurrency_flag = nullptr, *rate_flag = nullptr;
 };
 
-// perf_analyzer's START:END[:STEP] (END and STEP optional, STEP default 1).
-std::vector<int> parse_range(const std::string& text) {
-  std::vector<long> parts;
+// What one of perf_analyzer's range flags accepts.
+struct RangeSpec {
+  const char* flag;
+  bool integers;
+  double max;
+  const char* expected;  // the kind of values, for messages
+};
+constexpr RangeSpec kConcurrency{"--concurrency-range", true, 100000, "integers from 1 to 100000"};
+constexpr RangeSpec kRequestRate{"--request-rate-range", false, 1e9,
+                                 "numbers of requests per second > 0 and at most 1e9"};
+
+// perf_analyzer's START:END[:STEP] (END and STEP optional, STEP default 1). Rates may be
+// fractional, as perf_analyzer's are (`--request-rate-range 0.5:2:0.5`).
+std::vector<double> parse_range(const RangeSpec& spec, const std::string& text) {
+  const std::string flag = spec.flag;
+  const auto bad = [&] {
+    return UsageError(flag + ": found \"" + text + "\", expected START[:END[:STEP]] with " +
+                      spec.expected);
+  };
+  std::vector<double> parts;
   std::size_t start = 0;
   while (true) {
     const auto colon = text.find(':', start);
     const std::string item = text.substr(start, colon - start);
     char* end = nullptr;
-    const long v = std::strtol(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || v < 1 || v > 100000)
-      throw UsageError("--concurrency-range: found \"" + text +
-                       "\", expected START[:END[:STEP]] with integers from 1 to 100000");
+    const double v = spec.integers ? static_cast<double>(std::strtol(item.c_str(), &end, 10))
+                                   : std::strtod(item.c_str(), &end);
+    if (item.empty() || *end != '\0' || !std::isfinite(v) || v <= 0.0 || v > spec.max) throw bad();
     parts.push_back(v);
     if (colon == std::string::npos) break;
     start = colon + 1;
   }
   if (parts.size() > 3)
-    throw UsageError("--concurrency-range: found \"" + text + "\", expected START[:END[:STEP]]");
-  const long first = parts[0], last = parts.size() > 1 ? parts[1] : parts[0];
-  const long step = parts.size() > 2 ? parts[2] : 1;
+    throw UsageError(flag + ": found \"" + text + "\", expected START[:END[:STEP]]");
+  const double first = parts[0], last = parts.size() > 1 ? parts[1] : parts[0];
+  const double step = parts.size() > 2 ? parts[2] : 1.0;
+  const auto show = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return std::string(buf);
+  };
   if (last < first)
-    throw UsageError("--concurrency-range: found END " + std::to_string(last) + " below START " +
-                     std::to_string(first) + ", expected START <= END");
-  std::vector<int> out;
-  for (long c = first; c <= last; c += step) out.push_back(static_cast<int>(c));
-  if (out.size() > 10000)
-    throw UsageError("--concurrency-range: " + std::to_string(out.size()) +
-                     " points, expected at most 10000");
+    throw UsageError(flag + ": found END " + show(last) + " below START " + show(first) +
+                     ", expected START <= END");
+  // Counted rather than accumulated, so that 0.1 steps neither drift nor lose the last point.
+  const double count = std::floor((last - first) / step + 1e-9) + 1.0;
+  if (count > 10000)
+    throw UsageError(flag + ": " + show(count) + " points, expected at most 10000");
+  std::vector<double> out;
+  for (int i = 0; i < static_cast<int>(count); ++i) out.push_back(first + i * step);
   return out;
 }
 
 int cmd_perf_analyzer(const PerfAnalyzerArgs& a) {
-  const auto levels = parse_range(a.concurrency_range);
+  const bool by_concurrency = a.concurrency_flag->count() > 0;
+  const bool by_rate = a.rate_flag->count() > 0;
+  if (by_concurrency == by_rate)
+    throw UsageError(std::string(by_rate ? "found both --concurrency-range and "
+                                           "--request-rate-range"
+                                         : "found neither --concurrency-range nor "
+                                           "--request-rate-range") +
+                     ", expected exactly one: perf_analyzer's closed loop (C requests "
+                     "outstanding) or its open loop (requests sent at a fixed rate)");
+  if (by_concurrency && a.distribution != "constant")
+    throw UsageError("--request-distribution: found \"" + a.distribution +
+                     "\" with --concurrency-range, expected it only with --request-rate-range "
+                     "(a closed loop has no arrival process)");
+  const auto levels = by_rate ? parse_range(kRequestRate, a.request_rate_range)
+                              : parse_range(kConcurrency, a.concurrency_range);
   const auto s = load(a.scenario);
   if (!a.output.empty()) results::check_writable(a.output);
   calibration::EmulationOptions o;
@@ -60,18 +99,27 @@ int cmd_perf_analyzer(const PerfAnalyzerArgs& a) {
   o.batch_size = a.batch_size;
   o.devices = a.devices;
   o.requests = a.requests;
+  o.distribution = a.distribution == "poisson" ? scenario::Arrivals::Distribution::Poisson
+                                               : scenario::Arrivals::Distribution::Constant;
   calibration::load_compute_split(s, o);
   std::vector<calibration::PerfAnalyzerRow> rows;
-  for (int c : levels) {
-    const auto p = calibration::emulate_concurrency(s, o, c);
+  for (double level : levels) {
+    const auto p = by_rate ? calibration::emulate_request_rate(s, o, level)
+                           : calibration::emulate_concurrency(s, o, static_cast<int>(level));
     rows.push_back(p.row);
-    if (a.verbose)
-      std::cerr << "concurrency " << c << ": " << p.row.inferences_per_s << " infer/sec, "
-                << p.requests << " requests, " << p.requests_per_execution
-                << " requests per execution, device utilization " << p.device_utilization << "\n";
+    if (!a.verbose) continue;
+    std::cerr << (by_rate ? "request rate " : "concurrency ") << level << ": "
+              << p.row.inferences_per_s << " infer/sec, " << p.requests << " requests, "
+              << p.requests_per_execution << " requests per execution, device utilization "
+              << p.device_utilization;
+    if (p.failed) std::cerr << ", " << p.failed << " rejected";
+    if (p.backlog_growing)
+      std::cerr << ", past saturation: the queue grows with the measurement's length";
+    std::cerr << "\n";
   }
-  const std::string csv = calibration::write_perf_analyzer_csv(calibration::LoadMode::Concurrency,
-                                                               rows, /*with_avg_latency=*/true);
+  const std::string csv = calibration::write_perf_analyzer_csv(
+      by_rate ? calibration::LoadMode::RequestRate : calibration::LoadMode::Concurrency, rows,
+      /*with_avg_latency=*/true);
   if (!a.output.empty())
     results::write_atomically(a.output, csv);
   else
@@ -88,9 +136,18 @@ void add_perf_analyzer_command(CLI::App& app, Commands& out) {
       "Run perf_analyzer's experiment in the simulator; CSV in perf_analyzer's format");
   add_scenario_args(pa, args.scenario, /*positional=*/false);
   pa->add_option("-m,--model", args.model, "Model to load (a model of the scenario)")->required();
-  pa->add_option("--concurrency-range", args.concurrency_range,
-                 "START[:END[:STEP]] outstanding requests, as perf_analyzer's flag")
-      ->required();
+  args.concurrency_flag =
+      pa->add_option("--concurrency-range", args.concurrency_range,
+                     "START[:END[:STEP]] outstanding requests (closed loop), as perf_analyzer's "
+                     "flag; this or --request-rate-range");
+  args.rate_flag = pa->add_option("--request-rate-range", args.request_rate_range,
+                                  "START[:END[:STEP]] requests per second sent whatever the "
+                                  "responses (open loop), as perf_analyzer's flag; may be "
+                                  "fractional");
+  pa->add_option("--request-distribution", args.distribution,
+                 "Intervals between requests in request-rate mode: constant or poisson")
+      ->check(CLI::IsMember({"constant", "poisson"}))
+      ->capture_default_str();
   pa->add_option("-b,--batch-size", args.batch_size, "Items per request")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
@@ -99,11 +156,13 @@ void add_perf_analyzer_command(CLI::App& app, Commands& out) {
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   pa->add_option("--requests", args.requests,
-                 "Requests simulated per concurrency level after warm-up")
+                 "Requests measured per level after warm-up (concurrency: finished, about; "
+                 "request rate: sent)")
       ->check(CLI::Range(100, 100000000))
       ->capture_default_str();
   pa->add_option("-o,-f,--output", args.output, "Write the CSV here (default: stdout)");
-  pa->add_flag("-v,--verbose", args.verbose, "Per level: requests, batching, utilization");
+  pa->add_flag("-v,--verbose", args.verbose,
+               "Per level: requests, batching, utilization, rejections, saturation");
   out.push_back({pa, [] { return cmd_perf_analyzer(args); }});
 }
 

@@ -13,9 +13,15 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kTimeEps = 1e-9;
 
-// Purposes of the random streams (see derive_seed): one stream per thread, per device and for
-// routing, so adding a thread or a device leaves the others' random numbers unchanged.
-enum Stream : std::uint64_t { kThreadStream = 1, kDeviceStream = 2, kRoutingStream = 3 };
+// Purposes of the random streams (see derive_seed): one stream per thread, per device, for
+// routing and for open-loop arrivals, so adding a thread or a device leaves the others' random
+// numbers unchanged.
+enum Stream : std::uint64_t {
+  kThreadStream = 1,
+  kDeviceStream = 2,
+  kRoutingStream = 3,
+  kArrivalStream = 4
+};
 
 int round_items(double x) {
   return std::max(1, static_cast<int>(std::lround(x)));
@@ -77,6 +83,21 @@ struct Simulation::Impl {
   };
   std::vector<Slot> slots;  // thread * slots_per_thread + slot
   std::vector<AsyncCpu> cpus;
+
+  // Open loop: one client (thread 0, for its random stream and node) that never waits. Each
+  // arrival is an event whose requests carry its index in Request::slot.
+  struct Arrival {
+    double start;
+    std::uint32_t pending;  // requests not back yet
+  };
+  bool open = false;
+  std::vector<Arrival> arrivals;
+  std::vector<std::uint32_t> free_arrivals;
+  Rng arrival_rng;
+  bool poisson = false;
+  double arrival_interval = 0.0;  // mean time between arrivals
+  std::uint64_t arrival_count = 0;
+  std::uint64_t max_in_flight = 0;
 
   // ---- requests -------------------------------------------------------------------------
   enum class Rejection : std::uint8_t { QueueFull, Timeout, TooLarge };
@@ -153,13 +174,17 @@ struct Simulation::Impl {
     build_workload();
     build_servers();
     build_network();
-    start_threads();
+    if (open)
+      start_arrivals();
+    else
+      start_threads();
   }
 
   // ---- construction ---------------------------------------------------------------------
   void build_workload() {
     const auto& w = sc.workload;
     async = w.mode == scenario::Mode::Async;
+    open = w.open_loop();
     indep_fraction = w.async.independent_work_fraction;
     slots_per_thread = async ? w.async.events_in_flight : 1;
     for (std::size_t k = 0; k < w.requests.size(); ++k) {
@@ -291,6 +316,21 @@ struct Simulation::Impl {
     }
   }
 
+  void start_arrivals() {
+    const auto& a = *sc.workload.arrivals;
+    threads.resize(1);
+    threads[0].rng.reseed(derive_seed(sc.seed, kThreadStream, 0));
+    arrival_rng.reseed(derive_seed(sc.seed, kArrivalStream, 0));
+    poisson = a.distribution == scenario::Arrivals::Distribution::Poisson;
+    arrival_interval = 1.0 / a.rate;
+    max_in_flight = static_cast<std::uint64_t>(a.max_in_flight);
+    m.open_loop.emplace();
+    // perf_analyzer's constant schedule sends its first request at once; a Poisson stream's
+    // first arrival is as random as the others.
+    const double first = poisson ? arrival_rng.exponential(arrival_interval) : 0.0;
+    if (first <= end) queue.push(first, EventKind::Arrival, 0);
+  }
+
   // ---- accounting -----------------------------------------------------------------------
   bool counts(double finished) const { return finished >= warmup; }
 
@@ -338,6 +378,41 @@ struct Simulation::Impl {
     const auto& jitter = overhead_spreads[model];
     if (mean <= 0.0 || jitter.kind == scenario::Distribution::Kind::Constant) return mean;
     return mean * jitter.sample(threads[rq.thread].rng);
+  }
+
+  // ---- open loop ------------------------------------------------------------------------
+  void on_arrival() {
+    // The k-th constant arrival is at k x interval, not a running sum: no drift over long runs.
+    const double next = poisson ? now + arrival_rng.exponential(arrival_interval)
+                                : static_cast<double>(++arrival_count) * arrival_interval;
+    if (next <= end) queue.push(next, EventKind::Arrival, 0);
+
+    const bool measured = counts(now);
+    RunMetrics::OpenLoop& ol = *m.open_loop;
+    if (measured) ++ol.arrivals;
+    if (live_requests + steps.size() > max_in_flight) {
+      if (measured) ++ol.dropped;
+      return;
+    }
+    if (measured) {
+      ol.requests_sent += steps.size() + fallback_per_event;
+      // Unserved models fall back to the client's CPU, which the open loop does not model: their
+      // requests finish on arrival.
+      m.sent += fallback_per_event;
+      m.fallback += fallback_per_event;
+    }
+    if (steps.empty()) return complete_event(now);
+    std::uint32_t a;
+    if (!free_arrivals.empty()) {
+      a = free_arrivals.back();
+      free_arrivals.pop_back();
+    } else {
+      a = static_cast<std::uint32_t>(arrivals.size());
+      arrivals.emplace_back();
+    }
+    arrivals[a] = {now, static_cast<std::uint32_t>(steps.size())};
+    for (const Step& st : steps) issue_request(0, a, st);
+    if (measured) ol.peak_in_flight = std::max(ol.peak_in_flight, live_requests);
   }
 
   // ---- client threads -------------------------------------------------------------------
@@ -491,6 +566,14 @@ struct Simulation::Impl {
     if (!rq.failed) ++m.requests_simulated;
     const std::uint32_t t = rq.thread, slot = rq.slot;
     free_requests.push_back(r);
+    if (open) {
+      Arrival& a = arrivals[slot];
+      if (--a.pending == 0) {
+        complete_event(a.start);
+        free_arrivals.push_back(slot);
+      }
+      return;
+    }
     if (!async) return next_step(t);
     Slot& s = slots[t * slots_per_thread + slot];
     if (--s.pending == 0 && s.independent_done) queue_dependent(t, slot);
@@ -646,6 +729,9 @@ struct Simulation::Impl {
       case EventKind::ExecutionDone:
         on_execution_done(e.id, e.stamp);
         break;
+      case EventKind::Arrival:
+        on_arrival();
+        break;
     }
   }
 
@@ -674,6 +760,18 @@ struct Simulation::Impl {
     return std::move(m);
   }
 };
+
+double RunMetrics::backlog_growth_per_s() const {
+  if (!open_loop) return 0.0;
+  const double finished = static_cast<double>(completed + failed + fallback);
+  return (static_cast<double>(open_loop->requests_sent) - finished) / span();
+}
+
+bool RunMetrics::backlog_growing() const {
+  if (!open_loop) return false;
+  const double sent_per_s = static_cast<double>(open_loop->requests_sent) / span();
+  return open_loop->dropped > 0 || backlog_growth_per_s() > 0.01 * sent_per_s;
+}
 
 double RunMetrics::Pool::mean_utilization() const {
   double sum = 0.0;

@@ -70,6 +70,24 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
   rq["latency_s"] = quantiles(m.latency, true);
   j["requests"] = rq;
 
+  if (m.open_loop && s.workload.arrivals) {
+    const auto& a = *s.workload.arrivals;
+    const auto& ol = *m.open_loop;
+    ojson ar;
+    ar["rate_per_s"] = a.rate;
+    ar["distribution"] =
+        a.distribution == scenario::Arrivals::Distribution::Poisson ? "poisson" : "constant";
+    ar["max_in_flight"] = a.max_in_flight;
+    ar["arrived"] = ol.arrivals;
+    ar["offered_per_s"] = static_cast<double>(ol.arrivals) / span;
+    ar["dropped"] = ol.dropped;
+    ar["requests_sent"] = ol.requests_sent;
+    ar["peak_in_flight"] = ol.peak_in_flight;
+    ar["backlog_growth_per_s"] = m.backlog_growth_per_s();
+    ar["backlog_growing"] = m.backlog_growing();
+    j["arrivals"] = ar;
+  }
+
   ojson models = ojson::object();
   for (const auto& mm : m.models) {
     ojson o;
@@ -152,19 +170,33 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
     std::snprintf(line, sizeof line, fmt, args...);
     o << line;
   };
-  out("%s: %lld threads (%lld jobs x %d), %s simulated after %s warm-up, seed %llu\n",
-      s.name.c_str(), static_cast<long long>(s.workload.n_threads()),
-      static_cast<long long>(s.workload.jobs), s.workload.threads_per_job,
-      format_time(span).c_str(), format_time(m.warmup).c_str(),
-      static_cast<unsigned long long>(s.seed));
-  out("\nevents     %llu completed, %.4g /s (%.4g /s per job)\n",
-      static_cast<unsigned long long>(m.events_completed), m.throughput(),
-      m.throughput() / static_cast<double>(s.workload.jobs));
+  const bool open = m.open_loop && s.workload.arrivals;
+  if (open) {
+    const auto& a = *s.workload.arrivals;
+    out("%s: open loop, %.6g arrivals/s (%s), %s simulated after %s warm-up, seed %llu\n",
+        s.name.c_str(), a.rate,
+        a.distribution == scenario::Arrivals::Distribution::Poisson ? "poisson" : "constant",
+        format_time(span).c_str(), format_time(m.warmup).c_str(),
+        static_cast<unsigned long long>(s.seed));
+    out("\nevents     %llu completed, %.4g /s (offered %.4g /s)\n",
+        static_cast<unsigned long long>(m.events_completed), m.throughput(),
+        static_cast<double>(m.open_loop->arrivals) / span);
+  } else {
+    out("%s: %lld threads (%lld jobs x %d), %s simulated after %s warm-up, seed %llu\n",
+        s.name.c_str(), static_cast<long long>(s.workload.n_threads()),
+        static_cast<long long>(s.workload.jobs), s.workload.threads_per_job,
+        format_time(span).c_str(), format_time(m.warmup).c_str(),
+        static_cast<unsigned long long>(s.seed));
+    out("\nevents     %llu completed, %.4g /s (%.4g /s per job)\n",
+        static_cast<unsigned long long>(m.events_completed), m.throughput(),
+        m.throughput() / static_cast<double>(s.workload.jobs));
+  }
   out("           time per event: mean %s  p50 %s  p99 %s\n",
       format_time(m.time_per_event.mean()).c_str(),
       format_time(m.time_per_event.quantile(0.5)).c_str(),
       format_time(m.time_per_event.quantile(0.99)).c_str());
-  if (analytic.is_object() && analytic.contains("t_sonic_s") && analytic["t_sonic_s"].is_number()) {
+  if (!open && analytic.is_object() && analytic.contains("t_sonic_s") &&
+      analytic["t_sonic_s"].is_number()) {
     const double t_sonic = analytic["t_sonic_s"].get<double>();
     const double thread_time = m.thread_time_per_event(s.workload.n_threads());
     out("           formula t_SONIC %s (%s), simulated/formula = %.4f (N_CPU / throughput)\n",
@@ -180,6 +212,16 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
     out("           latency: mean %s  p50 %s  p99 %s\n", format_time(m.latency.mean()).c_str(),
         format_time(m.latency.quantile(0.5)).c_str(),
         format_time(m.latency.quantile(0.99)).c_str());
+  if (open) {
+    const auto& ol = *m.open_loop;
+    out("arrivals   peak %llu requests in flight, backlog %+.4g /s, %llu dropped at "
+        "max_in_flight\n",
+        static_cast<unsigned long long>(ol.peak_in_flight), m.backlog_growth_per_s(),
+        static_cast<unsigned long long>(ol.dropped));
+    if (m.backlog_growing())
+      out("           PAST SATURATION: the servers finish fewer requests than arrive, the backlog "
+          "grows for as long as the run lasts\n");
+  }
   for (const auto& mm : m.models) {
     if (mm.executions == 0 && mm.rejected() == 0) continue;
     out("model      %-20s %.4g inf/s  batch %.2f  queue %s  compute %s\n", mm.name.c_str(),

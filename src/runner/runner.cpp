@@ -31,7 +31,11 @@ TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Pr
     return c;
   }
   const double events_per_s = pr.mva ? pr.mva->throughput_per_s : pr.throughput_per_s;
-  const double time_per_event_s = pr.mva ? pr.mva->time_per_event_s : pr.t_sonic_s;
+  // An open loop past saturation has no finite time per event; its links still see the rate
+  // the pools carry, judged against the unloaded event time.
+  const double time_per_event_s = pr.mva                        ? pr.mva->time_per_event_s
+                                  : std::isfinite(pr.t_sonic_s) ? pr.t_sonic_s
+                                                                : pr.t_ideal_s;
   const double bytes[2] = {pr.bytes_in_per_event, pr.bytes_out_per_event};
   const double threads = static_cast<double>(s.workload.n_threads());
   const double per_node = threads / static_cast<double>(s.workload.n_nodes());

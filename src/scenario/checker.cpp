@@ -420,9 +420,10 @@ std::optional<double> Checker::quantity(const json& value, const std::string& pa
     return std::nullopt;
   }
   if (!range.contains(*v)) {
-    const char* noun = kind == Quantity::Time   ? "a time"
-                       : kind == Quantity::Size ? "a size"
-                                                : "a bandwidth";
+    const char* noun = kind == Quantity::Time        ? "a time"
+                       : kind == Quantity::Size      ? "a size"
+                       : kind == Quantity::Bandwidth ? "a bandwidth"
+                                                     : "a rate";
     add(path, "found " + describe(value) + ", expected " + noun + " " + range.text());
     return std::nullopt;
   }

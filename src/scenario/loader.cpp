@@ -88,6 +88,8 @@ class Loader : public Checker {
   std::optional<Distribution> distribution(const json& v, const std::string& path,
                                            const DistSpec& spec);
   void workload(const json& v, const std::string& path, Workload& w);
+  void arrivals(const json& workload, const json& v, const std::string& wpath, Workload& w);
+  void requests(const json& v, const std::string& path, Workload& w);
   void request(const json& v, const std::string& path, RequestSpec& r);
   void model(const json& v, const std::string& path, Model& m);
   double tensor_bytes(const json& v, const std::string& path, std::vector<TensorSpec>& tensors);
@@ -309,12 +311,58 @@ std::optional<Distribution> Loader::distribution(const json& v, const std::strin
   return d;
 }
 
+// The open loop's keys (`workload` is the workload object, `v` its `arrivals`). Every closed-loop
+// key is refused next to them: it would describe client threads that do not exist.
+void Loader::arrivals(const json& workload, const json& v, const std::string& wpath, Workload& w) {
+  const std::string path = key_path(wpath, "arrivals");
+  if (!expect_object(v, path,
+                     "an object {\"rate\": \"500/s\", \"distribution\": \"constant\"} (an open "
+                     "loop), or null"))
+    return;
+  check_keys(v, path, {"rate", "distribution", "max_in_flight"});
+  Arrivals a;
+  if (const json* x = get(v, "rate")) {
+    if (auto r = quantity(*x, key_path(path, "rate"), Quantity::Rate,
+                          Range{0.0, Limits::max_arrival_rate, true, false}))
+      a.rate = *r;
+  } else {
+    missing(key_path(path, "rate"), "arrivals per second, a rate > 0 such as \"500/s\" or 500");
+  }
+  if (const json* x = get(v, "distribution")) {
+    if (auto d = choice(*x, key_path(path, "distribution"), {"constant", "poisson"}))
+      a.distribution =
+          *d == "poisson" ? Arrivals::Distribution::Poisson : Arrivals::Distribution::Constant;
+  }
+  if (const json* x = get(v, "max_in_flight")) {
+    if (auto n = integer(*x, key_path(path, "max_in_flight"), 1, Limits::max_in_flight,
+                         "requests outstanding at once"))
+      a.max_in_flight = *n;
+  }
+  w.arrivals = a;
+  w.cpu_time_per_event = Distribution::constant(0.0);
+  for (const char* key :
+       {"jobs", "threads_per_job", "jobs_per_node", "mode", "async", "cpu_time_per_event"}) {
+    const json* x = get(workload, key);
+    if (!x || x->is_null()) continue;
+    add(key_path(wpath, key),
+        "found " + describe(*x) + " next to `arrivals`, expected no `" + key +
+            "` (or null): an open loop has no client jobs, threads or CPU time, each arrival "
+            "sends the event's requests at once and nobody waits for the replies; remove `" +
+            key + "`, or remove `arrivals` for a closed loop");
+  }
+}
+
 void Loader::workload(const json& v, const std::string& path, Workload& w) {
   if (!expect_object(v, path, "an object with jobs, threads_per_job, cpu_time_per_event, ..."))
     return;
   check_keys(v, path,
              {"jobs", "threads_per_job", "jobs_per_node", "mode", "async", "cpu_time_per_event",
-              "requests"});
+              "requests", "arrivals"});
+  if (const json* x = get(v, "arrivals"); x && !x->is_null()) {
+    arrivals(v, *x, path, w);
+    requests(v, path, w);
+    return;
+  }
   const std::string jobs_path = key_path(path, "jobs");
   const std::string threads_path = key_path(path, "threads_per_job");
   std::optional<std::int64_t> jobs, threads;
@@ -366,16 +414,27 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
     missing(key_path(path, "cpu_time_per_event"),
             "a time (t_CPU, e.g. \"1.03s\") or a distribution of times");
   }
-  if (const json* x = get(v, "requests")) {
-    const std::string rpath = key_path(path, "requests");
-    if (!x->is_array()) {
-      add(rpath, "found " + describe(*x) + ", expected an array of request objects");
-    } else {
-      w.requests.resize(x->size());
-      for (std::size_t i = 0; i < x->size(); ++i)
-        request((*x)[i], index_path(rpath, i), w.requests[i]);
-    }
+  requests(v, path, w);
+}
+
+void Loader::requests(const json& v, const std::string& path, Workload& w) {
+  const std::string rpath = key_path(path, "requests");
+  const json* x = get(v, "requests");
+  if (!x) {
+    if (w.open_loop())
+      missing(rpath, "at least one request: each arrival sends the workload's requests");
+    return;
   }
+  if (!x->is_array()) {
+    add(rpath, "found " + describe(*x) + ", expected an array of request objects");
+    return;
+  }
+  if (x->empty() && w.open_loop())
+    add(rpath,
+        "found an empty array next to `arrivals`, expected at least one request (each "
+        "arrival sends the workload's requests)");
+  w.requests.resize(x->size());
+  for (std::size_t i = 0; i < x->size(); ++i) request((*x)[i], index_path(rpath, i), w.requests[i]);
 }
 
 void Loader::request(const json& v, const std::string& path, RequestSpec& r) {
@@ -1487,6 +1546,16 @@ void Loader::cross_check(const json& doc, Scenario& s) {
     }
   }
 
+  if (s.workload.open_loop()) {
+    std::int64_t per_arrival = 0;
+    for (const RequestSpec& r : s.workload.requests) per_arrival += r.per_event;
+    if (per_arrival > s.workload.arrivals->max_in_flight)
+      add("workload.arrivals.max_in_flight",
+          "found " + std::to_string(s.workload.arrivals->max_in_flight) +
+              ", expected at least the " + std::to_string(per_arrival) +
+              " requests one arrival sends (otherwise no arrival could ever be sent)");
+  }
+
   // Pools.
   for (std::size_t i = 0; i < s.servers.size(); ++i) {
     const ServerPool& pool = s.servers[i];
@@ -1524,7 +1593,7 @@ void Loader::scenario(const json& doc, Scenario& s) {
              {"$schema", "name", "description", "seed", "duration", "warmup", "workload", "models",
               "servers", "load_balancer", "network"},
              {"jobs", "threads_per_job", "jobs_per_node", "mode", "async", "cpu_time_per_event",
-              "requests"},
+              "requests", "arrivals"},
              "belongs inside `workload`, not at the top level");
   if (const json* x = get(doc, "$schema")) string(*x, "$schema");
   if (const json* x = get(doc, "name")) {

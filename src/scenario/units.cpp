@@ -30,6 +30,9 @@ constexpr Unit kBandwidthUnits[] = {
     {"b/s", 1.0 / 8}, {"kb/s", 1e3 / 8}, {"Mb/s", 1e6 / 8}, {"Gb/s", 1e9 / 8}, {"Tb/s", 1e12 / 8},
     {"Bps", 1.0},     {"kBps", 1e3},     {"MBps", 1e6},     {"GBps", 1e9},     {"TBps", 1e12},
     {"B/s", 1.0},     {"kB/s", 1e3},     {"MB/s", 1e6},     {"GB/s", 1e9},     {"TB/s", 1e12}};
+// Rates are counts per unit of time ("500/s", "30/min") or a frequency ("2kHz").
+constexpr Unit kRateUnits[] = {{"/s", 1.0},        {"/ms", 1e3}, {"/us", 1e6}, {"/min", 1.0 / 60},
+                               {"/h", 1.0 / 3600}, {"Hz", 1.0},  {"kHz", 1e3}, {"MHz", 1e6}};
 
 template <std::size_t N>
 std::optional<double> factor_of(std::string_view unit, const Unit (&table)[N]) {
@@ -46,6 +49,8 @@ std::optional<double> unit_factor(std::string_view unit, Quantity kind) {
       return factor_of(unit, kSizeUnits);
     case Quantity::Bandwidth:
       return factor_of(unit, kBandwidthUnits);
+    case Quantity::Rate:
+      return factor_of(unit, kRateUnits);
   }
   return std::nullopt;
 }
@@ -58,6 +63,8 @@ const char* noun(Quantity kind) {
       return "a size";
     case Quantity::Bandwidth:
       return "a bandwidth";
+    case Quantity::Rate:
+      return "a rate";
   }
   return "a quantity";
 }
@@ -70,6 +77,8 @@ const char* example(Quantity kind) {
       return "\"4.7MB\"";
     case Quantity::Bandwidth:
       return "\"10Gbps\"";
+    case Quantity::Rate:
+      return "\"500/s\"";
   }
   return "";
 }
@@ -82,6 +91,8 @@ const char* base_unit(Quantity kind) {
       return "bytes";
     case Quantity::Bandwidth:
       return "bytes per second";
+    case Quantity::Rate:
+      return "events per second";
   }
   return "";
 }
@@ -156,6 +167,8 @@ const char* accepted_units(Quantity kind) {
     case Quantity::Bandwidth:
       return "bps, kbps, Mbps, Gbps, Tbps (bits per second), Bps, kBps, MBps, GBps, TBps (bytes "
              "per second)";
+    case Quantity::Rate:
+      return "/s, /ms, /us, /min, /h, Hz, kHz, MHz";
   }
   return "";
 }

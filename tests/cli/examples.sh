@@ -81,6 +81,19 @@ check "$n: latency well above the idle round trip" float_cmp "$(get $n requests.
   "$(calc "2 * $(get $n analytic.t_latency_s)")"
 
 # async-external-work: every thread keeps its CPU busy: throughput = N_CPU / ((1-p) t_CPU).
+# open-loop-arrivals: 800 requests/s offered to one T4 that saturates at 680/s without batching;
+# dynamic batching keeps up, so everything offered is served and the backlog stays flat.
+R open-loop-arrivals
+n=open-loop-arrivals
+check "$n: analytic saturation without batching at 1 / 1.47 ms" near "$(get $n analytic.arrivals.saturation_rate_per_s)" "$(calc "1 / 0.00147")" 1e-9
+check "$n: throughput = offered rate" near "$(get $n events.throughput_per_s)" "$(get $n arrivals.offered_per_s)" 0.002
+check "$n: offered ~ 800/s" near "$(get $n arrivals.offered_per_s)" 800 0.02
+check "$n: backlog not growing" test "$(get $n arrivals.backlog_growing)" == false
+check "$n: batches of several requests" float_cmp "$(get $n models.particlenet_ak4.mean_batch_size)" '>' 6
+R open-loop-arrivals --set workload.arrivals.rate=5000 --set duration=20 --set warmup=2
+check "$n at 5000/s: backlog growing" test "$(get $n arrivals.backlog_growing)" == true
+check "$n at 5000/s: grows by what full batches cannot serve" float_cmp "$(get $n arrivals.backlog_growth_per_s)" '>' 3000
+
 R async-external-work
 n=async-external-work
 x="$(get $n events.throughput_per_s)"

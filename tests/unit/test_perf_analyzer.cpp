@@ -297,6 +297,71 @@ TEST_CASE("perf_analyzer emulation: a closed loop of C requests obeys Little's l
   CHECK_THROWS_AS(emulate_concurrency(s, o, 1), InputError);
 }
 
+TEST_CASE("perf_analyzer request-rate emulation: an open loop at the offered rate",
+          "[perf_analyzer][open_loop]") {
+  // 2 ms per execution of 4 items and no batching: 500 requests/s of capacity, 2000 infer/s.
+  json doc =
+      closed_loop("pa", {{"input_bytes_per_item", 0},
+                         {"max_batch_size", 16},
+                         {"request_overhead",
+                          {{"client_send", "20us"}, {"server", "300us"}, {"client_recv", "10us"}}},
+                         {"service_time", {{"batch", {1, 7}}, {"seconds", {0.0015, 0.0025}}}}});
+  EmulationOptions o;
+  o.model = "m";
+  o.batch_size = 4;
+  o.requests = 5000;
+
+  // At a low rate nothing queues: the latency is the unloaded one, column by column.
+  const auto low = emulate_request_rate(scenario_of(doc), o, 10);
+  CHECK(low.row.load == 10);
+  CHECK(low.row.inferences_per_s == Approx(40).epsilon(0.002));
+  CHECK(*low.row.avg_latency_us == Approx(20 + 300 + 2000 + 10).epsilon(0.001));
+  CHECK(low.row.server_queue_us < 1.0);
+  CHECK(low.row.compute_us() == Approx(2000).epsilon(0.001));
+  CHECK(low.row.network_server_us == Approx(300).epsilon(0.01));
+  CHECK(low.row.client_send_us == Approx(20));
+  CHECK(low.row.client_recv_us == Approx(10));
+  CHECK(low.requests_per_execution == Approx(1));
+
+  // Below saturation the throughput is the offered rate x B, fractional rates too.
+  for (double rate : {100.5, 250.0, 400.0}) {
+    const auto p = emulate_request_rate(scenario_of(doc), o, rate);
+    INFO("rate " << rate);
+    CHECK(p.row.load == rate);
+    CHECK(p.row.inferences_per_s == Approx(rate * 4).epsilon(0.002));
+    CHECK(p.requests == Approx(5000).epsilon(0.002));
+    CHECK_FALSE(p.backlog_growing);
+  }
+
+  // Poisson arrivals queue where constant ones do not: a longer tail at the same rate.
+  const auto constant = emulate_request_rate(scenario_of(doc), o, 400);
+  o.distribution = sonicsim::scenario::Arrivals::Distribution::Poisson;
+  const auto poisson = emulate_request_rate(scenario_of(doc), o, 400);
+  CHECK(poisson.row.inferences_per_s == Approx(1600).epsilon(0.06));  // 4 sigma of the count
+  CHECK(constant.row.p99_us == Approx(2330).epsilon(0.01));
+  CHECK(poisson.row.p99_us > 1.5 * constant.row.p99_us);
+  CHECK(poisson.row.server_queue_us > 1000);
+
+  // Past saturation: the backlog grows and throughput is the capacity; with Triton's
+  // max_queue_size the excess is rejected instead.
+  const auto over = emulate_request_rate(scenario_of(doc), o, 1000);
+  CHECK(over.backlog_growing);
+  CHECK(over.row.inferences_per_s == Approx(2000).epsilon(0.02));
+  CHECK(over.failed == 0);
+  doc["models"]["m"]["max_batch_size"] = 4;  // one request per execution, as without batching
+  doc["models"]["m"]["dynamic_batching"] = {{"max_queue_size", 4}};
+  const auto rejected = emulate_request_rate(scenario_of(doc), o, 1000);
+  CHECK_FALSE(rejected.backlog_growing);
+  CHECK(rejected.failed > 1000);
+  CHECK(rejected.row.inferences_per_s == Approx(2000).epsilon(0.02));
+  CHECK(rejected.row.server_queue_us < 5 * 2000);
+
+  for (double bad : {0.0, -5.0, std::nan(""), 2e9})
+    CHECK_THROWS_AS(emulate_request_rate(scenario_of(doc), o, bad), InputError);
+  o.batch_size = 5;
+  CHECK_THROWS_AS(emulate_request_rate(scenario_of(doc), o, 10), InputError);
+}
+
 TEST_CASE("calibration round trip on scans the simulator made itself", "[calibrate]") {
   // Scans of a known server emulated at several batch sizes, then calibrated: the curve and the
   // overheads come back, and replaying them reproduces the scans.

@@ -120,6 +120,13 @@ struct Prediction {
   double round_trip_latency_s = 0.0;  // 2 x sum of the path's latencies
   double path_bandwidth_Bps = 0.0;    // narrowest link on the path, +inf without links
 
+  // Open loop (workload.arrivals): events arrive at this rate whatever the responses, so there is
+  // no N_CPU, no knee and no MVA. The pools carry the rate until the binding one is fully busy
+  // (at saturation_rate_per_s, each request executing alone); t_SONIC is then the unloaded event
+  // time t_ideal below saturation (queueing aside) and +inf past it, throughput the rate carried.
+  std::optional<double> arrival_rate_per_s;
+  double saturation_rate_per_s = 0.0;
+
   std::vector<RequestTerm> requests;  // like workload.requests
   std::vector<ModelTerm> models;      // the requested models, in order of first request
   std::vector<PoolTerm> pools;        // like Scenario::servers

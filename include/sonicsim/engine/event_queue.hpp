@@ -17,6 +17,7 @@ enum class EventKind : std::uint8_t {
   BatcherWake,    // id: batcher (max_queue_delay expired)
   ExecutionDone,  // id: device; stale unless `stamp` matches the device's
   EventStart,     // id: thread; staggered start of the first event
+  Arrival,        // open loop: the next event arrives (one pending at a time)
 };
 
 struct Event {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,22 @@ struct RunMetrics {
   std::vector<Link> links;
 
   std::string transport;  // "analytic", "flow", or "flow to servers, analytic back" etc.
+
+  // Open loop (workload.arrivals) only; counts after warm-up.
+  struct OpenLoop {
+    std::uint64_t arrivals = 0;  // dropped ones included
+    std::uint64_t dropped = 0;   // found max_in_flight requests outstanding: not sent
+    std::uint64_t requests_sent = 0;
+    std::uint64_t peak_in_flight = 0;  // requests outstanding at once
+  };
+  std::optional<OpenLoop> open_loop;
+  // Requests in flight gained per second over the measured span (sent minus finished): about 0
+  // while the servers keep up, the excess of the offered rate over what they finish past
+  // saturation. Open loop only (a closed loop cannot grow its backlog).
+  double backlog_growth_per_s() const;
+  // Open loop past saturation: arrivals were dropped at max_in_flight, or the backlog grew by more
+  // than 1% of the request rate sent (count noise stays far below that).
+  bool backlog_growing() const;
 
   double span() const { return duration - warmup; }  // the measured part of the run
   double throughput() const { return static_cast<double>(events_completed) / span(); }

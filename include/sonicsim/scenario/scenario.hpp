@@ -33,6 +33,19 @@ struct RequestSpec {
   Distribution items = Distribution::constant(1);  // batch items per request, rounded, >= 1
 };
 
+// Open loop (perf_analyzer's request-rate mode, or any client that does not wait): events arrive
+// at `rate` whatever the responses, and each arrival sends the workload's requests at once. No
+// client thread, no CPU time, nobody waits: past saturation the servers' queues grow for as long
+// as the run lasts, unless Triton's queue policy rejects. `max_in_flight` is the client's limit on
+// outstanding requests (gRPC clients have one too); it also bounds the simulator's memory. An
+// arrival that finds it reached is not sent and is counted as dropped.
+struct Arrivals {
+  enum class Distribution { Constant, Poisson };  // perf_analyzer's --request-distribution
+  double rate = 1.0;                              // events per second, > 0
+  Distribution distribution = Distribution::Constant;
+  std::int64_t max_in_flight = 1'000'000;  // requests
+};
+
 struct Workload {
   std::int64_t jobs = 1;
   int threads_per_job = 1;
@@ -41,7 +54,10 @@ struct Workload {
   AsyncSettings async;
   Distribution cpu_time_per_event = Distribution::constant(1.0);  // t_CPU (seconds)
   std::vector<RequestSpec> requests;
+  // Set: an open loop (one client node, no threads; jobs and threads_per_job stay 1, t_CPU 0).
+  std::optional<Arrivals> arrivals;
 
+  bool open_loop() const { return arrivals.has_value(); }
   std::int64_t n_threads() const { return jobs * threads_per_job; }
   std::int64_t n_nodes() const { return (jobs + jobs_per_node - 1) / jobs_per_node; }
   double offload_fraction() const;  // p = sum of p_i

@@ -1,4 +1,4 @@
-// Quantities with units (SPEC section 2): "250us", "4.7MB", "10Gbps", or plain SI numbers.
+// Quantities with units (SPEC section 2): "250us", "4.7MB", "10Gbps", "500/s", or plain SI numbers.
 #pragma once
 
 #include <optional>
@@ -8,14 +8,14 @@
 
 namespace sonicsim::scenario {
 
-enum class Quantity { Time, Size, Bandwidth };
+enum class Quantity { Time, Size, Bandwidth, Rate };  // Rate: events per second
 
 // Parses a number (already SI) or a string with a unit. On failure returns nullopt and sets
 // `error` to what was wrong and which units are accepted.
 std::optional<double> parse_quantity(const nlohmann::json& value, Quantity kind,
                                      std::string& error);
 
-// "s, ms, us, ns, min, h" etc., for messages.
+// "ns, us, ms, s, min, h" etc., for messages.
 const char* accepted_units(Quantity kind);
 
 // Human-readable formatting for summaries: 0.0012 -> "1.20 ms", 1.25e9 B/s -> "10.0 Gbps".
