@@ -212,9 +212,14 @@ double max_items_of(const std::vector<Row>& rows, const ServerSettings& s, const
 struct Replay {
   std::vector<EmulatedPoint> rows;
   std::vector<double> ips_error, p50_error;  // simulated / measured - 1
+  // log(simulated / measured speed) of what the service time drives: the throughput of a
+  // closed loop; in an open loop the throughput is the offered rate, so the mean latency.
+  std::vector<double> drive;
 
   double rms_ips_error() const { return rms(ips_error); }
   double max_ips_error() const { return max_abs(ips_error); }
+  double rms_drive() const { return rms(drive); }
+  double max_drive() const { return max_abs(drive); }
   double max_p50_error() const { return max_abs(p50_error); }
   static double max_abs(const std::vector<double>& v) {
     double m = 0.0;
@@ -329,9 +334,19 @@ PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
   const CurveKind* forced = in.curve ? &*in.curve : nullptr;
   const CurveChoice choice = choose_curve(points_of(), forced);
   const CurveFit& curve = choice.best();
-  std::vector<std::size_t> replayed;  // the fitted rows perf_analyzer's closed loop can replay
-  for (std::size_t i : fit_rows)
-    if (rows[i].scan->mode == LoadMode::Concurrency) replayed.push_back(i);
+  if (!curve.ok) {
+    std::vector<scenario::Problem> why;
+    for (const auto& scan : in.scans)
+      why.push_back({scan.file, "batch size " + std::to_string(scan.batch_size)});
+    why.push_back(
+        {"", std::string("the usable rows give executions of too few sizes for the ") +
+                 to_string(curve.kind) + " curve (" + curve.note +
+                 "); expected scans at more batch sizes (perf_analyzer -b), or at concurrencies "
+                 "that let the batcher form batches of different sizes" +
+                 (forced ? ", or another --curve" : "")});
+    throw scenario::InputError("calibrate perf-analyzer", why);
+  }
+  const std::vector<std::size_t>& replayed = fit_rows;
 
   // Every row replayed in the simulator with a candidate calibration.
   auto replay = [&](const ojson& table, const Overheads& o, const std::vector<std::size_t>& which,
@@ -344,10 +359,16 @@ PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
       eo.model = in.model;
       eo.batch_size = r.batch;
       eo.requests = requests;
-      const auto e = emulate_concurrency(sc, eo, static_cast<int>(std::lround(r.row->load)));
+      const bool closed = r.scan->mode == LoadMode::Concurrency;
+      const auto e = closed
+                         ? emulate_concurrency(sc, eo, static_cast<int>(std::lround(r.row->load)))
+                         : emulate_request_rate(sc, eo, r.row->load);
       out.rows.push_back(e);
       out.ips_error.push_back(e.row.inferences_per_s / r.row->inferences_per_s - 1.0);
       out.p50_error.push_back(e.row.p50_us / r.row->p50_us - 1.0);
+      out.drive.push_back(
+          closed ? std::log1p(out.ips_error.back())
+                 : std::log(r.row->mean_latency_us() / std::max(e.row.mean_latency_us(), 1e-9)));
     }
     return out;
   };
@@ -371,33 +392,33 @@ PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
     Refinement ref;
     ref.cv = cv;
     for (std::size_t i : replayed) ref.correction.anchors.push_back({rows[i].point.items, 1.0});
-    std::vector<double> last_log_ips(replayed.size(), 0.0), last_log_factor(replayed.size());
+    std::vector<double> last_drive(replayed.size(), 0.0), last_log_factor(replayed.size());
     for (int iteration = 0; iteration <= (in.refine ? in.refine_iterations : 0); ++iteration) {
       const ojson table =
           curve_table(curve, max_items_of(rows, in.server, ref.correction), ref.correction);
       const Replay r = replay(table, ov, replayed, in.refine_requests);
       const double score = r.score();
-      ref.history.push_back({iteration, r.rms_ips_error(), r.max_ips_error(), score});
-      if (ref.table.is_null() || r.rms_ips_error() < ref.replay.rms_ips_error()) {
+      ref.history.push_back({iteration, r.rms_drive(), r.max_drive(), score});
+      if (ref.table.is_null() || r.rms_drive() < ref.replay.rms_drive()) {
         ref.table = table;
         ref.replay = r;
         ref.chosen_iteration = iteration;
         ref.anchors = ref.correction.merged();
       }
-      if (r.max_ips_error() < 0.002 || iteration == in.refine_iterations) break;
+      if (r.max_drive() < 0.002 || iteration == in.refine_iterations) break;
       for (std::size_t k = 0; k < replayed.size(); ++k) {
         auto& a = ref.correction.anchors[k];
-        const double log_ips = std::log1p(r.ips_error[k]);
+        const double drive = r.drive[k];
         const double log_factor = std::log(a.factor);
-        // Throughput falls as service time grows, by at most as much (a saturated server)
-        // and by less where the overheads outside it dominate the latency.
+        // Speed falls as service time grows, by at most as much (a saturated server) and by
+        // less where the overheads outside it dominate the latency.
         double elasticity = 1.0;
         if (iteration > 0 && std::abs(log_factor - last_log_factor[k]) > 1e-6)
-          elasticity = std::clamp(-(log_ips - last_log_ips[k]) / (log_factor - last_log_factor[k]),
-                                  0.2, 1.5);
-        last_log_ips[k] = log_ips;
+          elasticity =
+              std::clamp(-(drive - last_drive[k]) / (log_factor - last_log_factor[k]), 0.2, 1.5);
+        last_drive[k] = drive;
         last_log_factor[k] = log_factor;
-        a.factor *= std::exp(std::clamp(log_ips / elasticity, -0.7, 0.7));
+        a.factor *= std::exp(std::clamp(drive / elasticity, -0.7, 0.7));
         if (r.rows[k].items_per_execution > 0.0) a.items = r.rows[k].items_per_execution;
       }
     }
@@ -411,18 +432,18 @@ PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
 
   PerfCalibration out;
   // Round trip: every row replayed with the final calibration, at the emulation's full length.
-  std::vector<std::size_t> all_concurrency;
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    if (rows[i].scan->mode == LoadMode::Concurrency) all_concurrency.push_back(i);
-  const Replay final_replay = replay(table, ov, all_concurrency, EmulationOptions{}.requests);
-  for (std::size_t k = 0; k < all_concurrency.size(); ++k) {
-    const Row& r = rows[all_concurrency[k]];
+  std::vector<std::size_t> all_rows(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) all_rows[i] = i;
+  const Replay final_replay = replay(table, ov, all_rows, EmulationOptions{}.requests);
+  for (std::size_t k = 0; k < all_rows.size(); ++k) {
+    const Row& r = rows[all_rows[k]];
     const auto& e = final_replay.rows[k];
     PerfCalibration::RoundTrip t;
     t.file = r.scan->file;
     t.line = r.row->line;
     t.batch_size = r.batch;
     t.load = r.row->load;
+    t.mode = r.scan->mode;
     t.consistent = r.consistent;
     t.measured_ips = r.row->inferences_per_s;
     t.simulated_ips = e.row.inferences_per_s;
@@ -438,8 +459,8 @@ PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
     out.round_trip.push_back(t);
   }
   std::sort(out.round_trip.begin(), out.round_trip.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.batch_size, a.load, a.file, a.line) <
-           std::tie(b.batch_size, b.load, b.file, b.line);
+    return std::tie(a.mode, a.batch_size, a.load, a.file, a.line) <
+           std::tie(b.mode, b.batch_size, b.load, b.file, b.line);
   });
 
   // ---- the file ------------------------------------------------------------------------
@@ -564,7 +585,7 @@ PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
     rt.push_back({{"file", std::filesystem::path(t.file).filename().string()},
                   {"line", t.line},
                   {"batch_size", t.batch_size},
-                  {"concurrency", t.load},
+                  {t.mode == LoadMode::Concurrency ? "concurrency" : "request_rate", t.load},
                   {"consistent", t.consistent},
                   {"measured_inferences_per_s", t.measured_ips},
                   {"simulated_inferences_per_s", t.simulated_ips},
@@ -630,20 +651,31 @@ PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
     s += buf;
   }
   s += "round trip (perf_analyzer emulated with this calibration)\n";
-  s += "  batch  conc   measured inf/s  simulated   error   p50 measured  simulated   error\n";
+  s += "  batch       load   measured inf/s  simulated   error   p50 measured  simulated   error\n";
   for (const auto& t : out.round_trip) {
-    std::snprintf(buf, sizeof buf, "  %5d  %4.0f  %15.1f  %9.1f  %6s  %10.0f us  %9.0f  %6s%s\n",
-                  t.batch_size, t.load, t.measured_ips, t.simulated_ips, pct(t.ips_error).c_str(),
+    char load[32];
+    if (t.mode == LoadMode::Concurrency)
+      std::snprintf(load, sizeof load, "C %.0f", t.load);
+    else
+      std::snprintf(load, sizeof load, "%.6g/s", t.load);
+    std::snprintf(buf, sizeof buf, "  %5d  %9s  %15.1f  %9.1f  %6s  %10.0f us  %9.0f  %6s%s\n",
+                  t.batch_size, load, t.measured_ips, t.simulated_ips, pct(t.ips_error).c_str(),
                   t.measured_p50_us, t.simulated_p50_us, pct(t.p50_error).c_str(),
-                  t.consistent ? "" : "  (row breaks Little's law: not fitted)");
+                  t.consistent ? "" : "  (not fitted: see the warning below)");
     s += buf;
   }
   for (const auto& r : rows)
     if (!r.consistent) {
-      std::snprintf(buf, sizeof buf,
-                    "warning    %s line %d: throughput is %s off C x B / mean latency; the row "
-                    "contradicts itself and was left out of the curve fit\n",
-                    r.scan->file.c_str(), r.row->line, pct(r.little_error).c_str());
+      if (r.row->compute_us() <= 0.0)
+        std::snprintf(buf, sizeof buf,
+                      "warning    %s line %d: no server compute time; the row was left out of "
+                      "the curve fit\n",
+                      r.scan->file.c_str(), r.row->line);
+      else
+        std::snprintf(buf, sizeof buf,
+                      "warning    %s line %d: throughput is %s off C x B / mean latency; the "
+                      "row contradicts itself and was left out of the curve fit\n",
+                      r.scan->file.c_str(), r.row->line, pct(r.little_error).c_str());
       s += buf;
     }
   return out;

@@ -41,6 +41,10 @@ assert_jq "$TMP/cal.json" \
   '[.service_time.batch, .service_time.seconds] | transpose | map({key: (.[0] | tostring), value: .[1]})
    | from_entries | ((."2" / 0.0016667 - 1) | fabs) < 0.01 and ((."4" / 0.002 - 1) | fabs) < 0.01' \
   "the service times at the two batch sizes come back from the request-rate scans"
+assert_jq "$TMP/cal.json" \
+  '[.round_trip[] | select(.request_rate)] | length == 6 and
+   all((.inferences_per_s_error | fabs) < 0.02 and (.p50_error | fabs) < 0.05)' \
+  "the round trip replays the request-rate rows as an open loop"
 
 # Poisson arrivals, with per-level diagnostics; past saturation -v says so.
 run_ok "$SONICSIM" perf-analyzer --scenario "$TMP/pa.json" -m m --request-rate-range 400:1000:600 \

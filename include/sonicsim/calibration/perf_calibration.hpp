@@ -62,7 +62,8 @@ struct PerfCalibration {
   struct RoundTrip {
     std::string file;
     int line = 0, batch_size = 0;
-    double load = 0.0;
+    LoadMode mode = LoadMode::Concurrency;
+    double load = 0.0;  // concurrency, or requests per second
     bool consistent = true;
     double measured_ips = 0.0, simulated_ips = 0.0, ips_error = 0.0;
     double measured_p50_us = 0.0, simulated_p50_us = 0.0, p50_error = 0.0;
