@@ -641,13 +641,14 @@ PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
   s += buf;
   if (in.refine) {
     const auto& h = best.history;
-    std::snprintf(buf, sizeof buf,
-                  "refined    overhead jitter cv %.2f; curve corrected by the simulator in %d "
-                  "pass(es): rms throughput error %.1f%% -> %.1f%%, correction factors %.2f to "
-                  "%.2f\n",
-                  best.cv, best.chosen_iteration, 100 * h.front().rms_error,
-                  100 * h[static_cast<std::size_t>(best.chosen_iteration)].rms_error,
-                  min_factor(best.anchors), max_factor(best.anchors));
+    std::snprintf(
+        buf, sizeof buf,
+        "refined    overhead jitter cv %.2f; curve corrected by the simulator in %d "
+        "pass(es): rms error of the replayed rows %.1f%% -> %.1f%%, correction factors %.2f to "
+        "%.2f\n",
+        best.cv, best.chosen_iteration, 100 * h.front().rms_error,
+        100 * h[static_cast<std::size_t>(best.chosen_iteration)].rms_error,
+        min_factor(best.anchors), max_factor(best.anchors));
     s += buf;
   }
   s += "round trip (perf_analyzer emulated with this calibration)\n";

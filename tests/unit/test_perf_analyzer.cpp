@@ -44,6 +44,29 @@ json closed_loop(const std::string& name, json model) {
           {"servers", json::array({{{"name", "s"}, {"device", "GPU"}, {"models", {"m"}}}})}};
 }
 
+// perf_analyzer's scans of model "m" of `truth`, one file per batch size, one row per
+// concurrency: what a user would measure on that server.
+std::vector<PerfAnalyzerScan> emulated_scans(const sonicsim::scenario::Scenario& truth,
+                                             const std::vector<int>& batches,
+                                             const std::vector<int>& concurrencies) {
+  std::vector<PerfAnalyzerScan> scans;
+  for (int b : batches) {
+    EmulationOptions o;
+    o.model = "m";
+    o.batch_size = b;
+    PerfAnalyzerScan scan;
+    scan.file = "m_batch" + std::to_string(b) + ".csv";
+    scan.batch_size = b;
+    for (int c : concurrencies) {
+      auto row = emulate_concurrency(truth, o, c).row;
+      row.line = static_cast<int>(scan.rows.size()) + 2;
+      scan.rows.push_back(row);
+    }
+    scans.push_back(scan);
+  }
+  return scans;
+}
+
 }  // namespace
 
 TEST_CASE("native perf_analyzer CSV: columns by name, rows sorted by load", "[perf_analyzer]") {
@@ -377,21 +400,7 @@ TEST_CASE("calibration round trip on scans the simulator made itself", "[calibra
   PerfCalibrationInput in;
   in.model = "m";
   in.server.max_batch_size = 1000;
-  std::vector<PerfAnalyzerScan> scans;
-  for (int b : {1, 4, 16, 64, 128}) {
-    EmulationOptions o;
-    o.model = "m";
-    o.batch_size = b;
-    PerfAnalyzerScan scan;
-    scan.file = "synthetic_batch" + std::to_string(b) + ".csv";
-    scan.batch_size = b;
-    for (int c : {1, 4}) {
-      auto row = emulate_concurrency(truth, o, c).row;
-      row.line = c;
-      scan.rows.push_back(row);
-    }
-    in.scans.push_back(scan);
-  }
+  in.scans = emulated_scans(truth, {1, 4, 16, 64, 128}, {1, 4});
   const auto cal = calibrate_perf_analyzer(in);
   CHECK(cal.doc["fit"]["chosen"] == "linear");
   const auto& ov = cal.doc["request_overhead"];
@@ -432,18 +441,7 @@ TEST_CASE("the simulator corrects a curve where executions mix sizes across a be
   PerfCalibrationInput in;
   in.model = "m";
   in.server.max_batch_size = 256;
-  for (int b : {1, 2, 4, 8, 16, 32, 64}) {
-    EmulationOptions o;
-    o.model = "m";
-    o.batch_size = b;
-    PerfAnalyzerScan scan;
-    scan.file = "knee_batch" + std::to_string(b) + ".csv";
-    scan.batch_size = b;
-    auto row = emulate_concurrency(truth, o, 4).row;
-    row.line = 2;
-    scan.rows.push_back(row);
-    in.scans.push_back(scan);
-  }
+  in.scans = emulated_scans(truth, {1, 2, 4, 8, 16, 32, 64}, {4});
   auto worst = [](const PerfCalibration& c) {
     double w = 0.0;
     for (const auto& t : c.round_trip) w = std::max(w, std::abs(t.ips_error));
