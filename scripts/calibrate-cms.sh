@@ -55,7 +55,9 @@ flags_of() {  # batching flags of the server a configuration was measured on, wi
   esac
 }
 
-for dir in "$REF"/*/; do
+calibrate() {  # calibrate REFERENCE_CONFIG_DIR: one configuration, its summary beside it
+  local dir="$1" config device hardware triton
+  local -a server
   config="$(basename "$dir")"
   case "$config" in
     *_CPU*) device=CPU; hardware="Triton on CPU only (CMS paper, arXiv:2402.15366)" ;;
@@ -69,9 +71,29 @@ for dir in "$REF"/*/; do
   else
     read -ra server <<<"$(flags_of "$config")"
   fi
-  "$BIN" calibrate perf-analyzer "$dir"*.csv --model "$config" --device "$device" \
+  if ! "$BIN" calibrate perf-analyzer "$dir"*.csv --model "$config" --device "$device" \
     "${server[@]}" --hardware "$hardware" \
     --tool-version "perf_analyzer -i grpc --async --concurrency-range 4:4" \
-    -o "$OUT/$config.json" >"$OUT/$config.txt"
+    -o "$OUT/$config.json" >"$OUT/$config.txt"; then
+    log "FAILED: $config (see $OUT/$config.txt and the message above)"
+    return 1
+  fi
   log "calibrated $config ($device; ${server[*]})"
+}
+
+# Configurations are independent and each is single-threaded: SONICSIM_JOBS at a time. The
+# files do not depend on the order or the parallelism.
+running=0 failed=0
+for dir in "$REF"/*/; do
+  if ((running >= SONICSIM_JOBS)); then
+    wait -n || failed=1
+    running=$((running - 1))
+  fi
+  calibrate "$dir" &
+  running=$((running + 1))
 done
+while ((running > 0)); do
+  wait -n || failed=1
+  running=$((running - 1))
+done
+((failed == 0)) || die "some configurations failed to calibrate"
