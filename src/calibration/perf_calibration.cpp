@@ -248,10 +248,10 @@ struct JitterScore {
 // The simulator-driven correction of the curve for one overhead jitter.
 struct Refinement {
   double cv = 0.0;
-  Correction correction;                    // as last updated
-  std::vector<Correction::Anchor> anchors;  // of the kept iteration, merged
-  ojson table;                              // the kept iteration's curve
-  Replay replay;                            // and its replay
+  Correction correction;  // as last updated
+  Correction kept;        // of the kept iteration
+  ojson table;            // the kept iteration's curve
+  Replay replay;          // and its replay
   int chosen_iteration = 0;
   struct Step {
     int iteration;
@@ -376,7 +376,8 @@ PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
   // The smooth curve is fitted to deconvolved points, which assume every execution of a row
   // had the row's mean size; the real executions mix sizes (1 and 3 requests, 2 and 2, ...)
   // and where the curve bends that mix costs more or less than its mean. The simulator knows
-  // the mix, so it corrects the curve: each row's throughput error moves a factor anchored at
+  // the mix, so it corrects the curve: each row's speed error (throughput; in an open loop,
+  // mean latency) moves a factor anchored at
   // the batch its executions had, until the replayed throughputs match (secant steps on
   // log factor against log throughput, a few iterations). How requests group also depends on
   // how much the time outside the server varies (with clockwork overheads four clients lock
@@ -393,7 +394,8 @@ PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
     ref.cv = cv;
     for (std::size_t i : replayed) ref.correction.anchors.push_back({rows[i].point.items, 1.0});
     std::vector<double> last_drive(replayed.size(), 0.0), last_log_factor(replayed.size());
-    for (int iteration = 0; iteration <= (in.refine ? in.refine_iterations : 0); ++iteration) {
+    const int last_iteration = in.refine ? in.refine_iterations : 0;
+    for (int iteration = 0; iteration <= last_iteration; ++iteration) {
       const ojson table =
           curve_table(curve, max_items_of(rows, in.server, ref.correction), ref.correction);
       const Replay r = replay(table, ov, replayed, in.refine_requests);
@@ -403,9 +405,9 @@ PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
         ref.table = table;
         ref.replay = r;
         ref.chosen_iteration = iteration;
-        ref.anchors = ref.correction.merged();
+        ref.kept = ref.correction;
       }
-      if (r.max_drive() < 0.002 || iteration == in.refine_iterations) break;
+      if (r.max_drive() < 0.002 || iteration == last_iteration) break;
       for (std::size_t k = 0; k < replayed.size(); ++k) {
         auto& a = ref.correction.anchors[k];
         const double drive = r.drive[k];
@@ -508,7 +510,8 @@ PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
                            : "none (--no-refine)"},
       {"candidates", jitter}};
   ojson anchors = ojson::array();
-  for (const auto& a : best.anchors) anchors.push_back({{"items", a.items}, {"factor", a.factor}});
+  for (const auto& a : best.kept.merged())
+    anchors.push_back({{"items", a.items}, {"factor", a.factor}});
   ojson history = ojson::array();
   for (const auto& h : best.history)
     history.push_back({{"iteration", h.iteration},
@@ -557,7 +560,7 @@ PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
             {"compute_s", r.row->compute_us() * kUs},
             {"curve_s", curve.at(r.point.items)},
             {"residual", curve.at(r.point.items) / (r.row->compute_us() * kUs) - 1.0},
-            {"correction", best.correction.at(r.point.items)},
+            {"correction", best.kept.at(r.point.items)},
             {"little_law_error", r.little_error},
             {"used", r.consistent}};
     points.push_back(p);
@@ -648,7 +651,7 @@ PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
         "%.2f\n",
         best.cv, best.chosen_iteration, 100 * h.front().rms_error,
         100 * h[static_cast<std::size_t>(best.chosen_iteration)].rms_error,
-        min_factor(best.anchors), max_factor(best.anchors));
+        min_factor(best.kept.merged()), max_factor(best.kept.merged()));
     s += buf;
   }
   s += "round trip (perf_analyzer emulated with this calibration)\n";
