@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# A single-node Slurm cluster on this machine, for testing sonicsim's Slurm path for real (CI) and
+# for trying `sonicsim sweep --slurm` on a laptop. Root only (the daemons run as root).
+#
+#   scripts/slurm-local.sh start [DIR]   install slurm-wlm and munge when missing, write a
+#                                        config under DIR (default /tmp/sonicsim-slurm), start
+#                                        munged, slurmctld and slurmd, wait for the node
+#   scripts/slurm-local.sh stop [DIR]    stop the daemons started from DIR
+#   scripts/slurm-local.sh env [DIR]     print `export SLURM_CONF=...` for clients (eval it)
+#
+# Clients find the cluster through SLURM_CONF=DIR/slurm.conf; nothing under /etc/slurm is
+# touched. What works on these machines (no systemd, no cgroup delegation): process tracking by
+# /proc (proctrack/linuxproc), no task plugin, no accounting.
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+cmd="${1:-}"
+DIR="${2:-/tmp/sonicsim-slurm}"
+CONF="$DIR/slurm.conf"
+
+node_line() {  # the node as slurmd sees it: CPUs, sockets, cores, memory
+  slurmd -C | head -1
+}
+
+write_config() {
+  local node
+  node="$(hostname -s)"
+  mkdir -p "$DIR/state" "$DIR/spool" "$DIR/log"
+  cat >"$CONF" <<EOF
+# Written by sonicsim scripts/slurm-local.sh: one node, root, no cgroups, no accounting.
+ClusterName=sonicsim
+SlurmctldHost=$node
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CryptoType=crypto/munge
+MpiDefault=none
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+StateSaveLocation=$DIR/state
+SlurmdSpoolDir=$DIR/spool
+SlurmctldPidFile=$DIR/slurmctld.pid
+SlurmdPidFile=$DIR/slurmd.pid
+SlurmctldLogFile=$DIR/log/slurmctld.log
+SlurmdLogFile=$DIR/log/slurmd.log
+SlurmctldPort=6817
+SlurmdPort=6818
+MaxArraySize=100001
+$(node_line) State=UNKNOWN
+PartitionName=sonicsim Nodes=$node Default=YES MaxTime=INFINITE State=UP
+EOF
+}
+
+start_munge() {
+  if pgrep -x munged >/dev/null; then return; fi
+  if [[ ! -s /etc/munge/munge.key ]]; then
+    mungekey --create --force
+  fi
+  chown munge:munge /etc/munge/munge.key
+  chmod 400 /etc/munge/munge.key
+  mkdir -p /run/munge /var/log/munge /var/lib/munge
+  chown munge:munge /run/munge /var/log/munge /var/lib/munge
+  runuser -u munge -- /usr/sbin/munged
+}
+
+start() {
+  [[ $EUID -eq 0 ]] || die "the local Slurm cluster runs as root"
+  ensure_packages slurm-wlm munge
+  stop_daemons 2>/dev/null || true
+  write_config
+  start_munge
+  slurmctld -f "$CONF"
+  slurmd -f "$CONF"
+  export SLURM_CONF="$CONF"
+  local _
+  for _ in $(seq 1 60); do
+    if sinfo -h -o '%T' 2>/dev/null | grep -qx idle; then
+      log "Slurm is up (node $(hostname -s), partition sonicsim): export SLURM_CONF=$CONF"
+      return 0
+    fi
+    scontrol update nodename="$(hostname -s)" state=resume >/dev/null 2>&1 || true
+    sleep 1
+  done
+  tail -20 "$DIR/log/slurmctld.log" "$DIR/log/slurmd.log" >&2 || true
+  die "Slurm did not come up within 60 s (logs above)"
+}
+
+stop_daemons() {  # and wait until they are gone, so that a restart finds the ports free
+  local f pid _
+  for f in "$DIR/slurmd.pid" "$DIR/slurmctld.pid"; do
+    [[ -s "$f" ]] || continue
+    pid="$(cat "$f")"
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    rm -f "$f"
+  done
+}
+
+case "$cmd" in
+  start) start ;;
+  stop) stop_daemons; log "stopped the Slurm daemons of $DIR" ;;
+  env) echo "export SLURM_CONF=$CONF" ;;
+  *) sed -n '2,13p' "$0"; exit 2 ;;
+esac
