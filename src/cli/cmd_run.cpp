@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include <sonicsim/analytic/analytic.hpp>
+#include <sonicsim/results/prometheus.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/runner/runner.hpp>
 
@@ -36,23 +37,27 @@ namespace {
 
 struct RunArgs {
   ScenarioArgs scenario;
-  std::string output;
+  std::string output, prometheus;
   bool json = false, quiet = false;
 };
 
 int cmd_run(const RunArgs& a) {
   const auto s = load(a.scenario);
   if (!a.output.empty()) results::check_writable(a.output);
+  if (!a.prometheus.empty()) results::check_writable(a.prometheus);
   const auto prediction = analytic::predict(s);
   const auto block = analytic::to_json(prediction);
   const auto out = runner::simulate(s, runner::choose_transport(s, prediction));
   const auto j = results::to_json(s, out, block);
   if (!a.output.empty()) results::write_atomically(a.output, j.dump(2) + "\n");
+  if (!a.prometheus.empty())
+    results::write_atomically(a.prometheus, results::to_prometheus(s, out));
   if (a.json) {
     std::cout << j.dump(2) << "\n";
   } else if (!a.quiet) {
     std::cout << results::summary(s, out, block);
     if (!a.output.empty()) std::cout << "results    written to " << a.output << "\n";
+    if (!a.prometheus.empty()) std::cout << "metrics    written to " << a.prometheus << "\n";
   }
   return 0;
 }
@@ -94,6 +99,8 @@ void add_run_commands(CLI::App& app, Commands& out) {
       app.add_subcommand("run", "Simulate one scenario; summary on stdout, results JSON to -o");
   add_scenario_args(run, run_args.scenario);
   run->add_option("-o,--output", run_args.output, "Write the results JSON here");
+  run->add_option("--prometheus", run_args.prometheus,
+                  "Write Triton's Prometheus metrics (text exposition format) here");
   run->add_flag("--json", run_args.json, "Print the results JSON on stdout instead of the summary");
   run->add_flag("-q,--quiet", run_args.quiet, "Print nothing on success");
   out.push_back({run, [] { return cmd_run(run_args); }});

@@ -8,4 +8,18 @@ run_ok "$SONICSIM" run tests/data/valid_minimal.json -o "$TMP/x.json"
 assert_json "$TMP/x.json"
 assert_json_has "$TMP/x.json" events
 
+# Triton's Prometheus metrics beside the results; an unwritable path fails before the run.
+run_ok "$SONICSIM" run scenarios/default.json --set duration=60 --set warmup=6 \
+  --prometheus "$TMP/metrics.prom"
+assert_stdout_contains "metrics    written to"
+grep -q '^# TYPE nv_inference_exec_count counter$' "$TMP/metrics.prom" ||
+  fail "no nv_inference_exec_count family in the metrics file"
+grep -q '^nv_inference_exec_count{model="particlenet_ak4",version="1"} [1-9]' "$TMP/metrics.prom" ||
+  fail "no executions of particlenet_ak4 counted"
+grep -q '^nv_gpu_utilization{gpu_uuid="t4-7"} 0\.[0-9]' "$TMP/metrics.prom" ||
+  fail "no utilization of the eighth T4"
+pass "Prometheus metrics file with Triton's names"
+run_status 2 "$SONICSIM" run tests/data/valid_minimal.json --prometheus "$TMP/no/such/dir/m.prom"
+assert_stderr_contains "no/such/dir"
+
 finish

@@ -1,0 +1,137 @@
+#include <sonicsim/results/prometheus.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace sonicsim::results {
+
+namespace {
+
+// Label values escape backslash, double quote and newline (exposition format 0.0.4).
+std::string label(const std::string& value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+std::string number(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  char buf[64];
+  // Integral values print as integers (counters of requests), the rest with full precision.
+  if (v == std::floor(v) && std::abs(v) < 1e15)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+struct Family {
+  const char* name;
+  const char* type;
+  const char* help;
+};
+
+class Writer {
+ public:
+  void family(const Family& f) {
+    out_ += std::string("# HELP ") + f.name + " " + f.help + "\n";
+    out_ += std::string("# TYPE ") + f.name + " " + f.type + "\n";
+  }
+  void sample(const char* name, const std::string& labels, double value) {
+    out_ += std::string(name) + "{" + labels + "} " + number(value) + "\n";
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+std::string model_labels(const std::string& model) {
+  // Triton labels every inference metric with the model and its version; sonicsim's models
+  // have one version.
+  return "model=\"" + label(model) + "\",version=\"1\"";
+}
+
+}  // namespace
+
+std::string to_prometheus(const scenario::Scenario& s, const runner::RunOutput& run) {
+  const auto& m = run.metrics;
+  Writer w;
+  struct PerModel {
+    const char* name;
+    const char* type;
+    const char* help;
+    double (*value)(const engine::RunMetrics::Model&);
+  };
+  const PerModel per_model[] = {
+      {"nv_inference_request_success", "counter",
+       "Number of successful inference requests, all batch sizes",
+       [](const engine::RunMetrics::Model& mm) { return static_cast<double>(mm.requests); }},
+      {"nv_inference_request_failure", "counter",
+       "Number of failed inference requests, all batch sizes (rejected by the queue policy or "
+       "max_batch_size)",
+       [](const engine::RunMetrics::Model& mm) { return static_cast<double>(mm.rejected()); }},
+      {"nv_inference_count", "counter",
+       "Number of inferences performed (a batch of n items counts n; does not include cached "
+       "requests)",
+       [](const engine::RunMetrics::Model& mm) { return static_cast<double>(mm.items); }},
+      {"nv_inference_exec_count", "counter",
+       "Number of model executions performed (does not include cached requests)",
+       [](const engine::RunMetrics::Model& mm) { return static_cast<double>(mm.executions); }},
+      {"nv_inference_request_duration_us", "counter",
+       "Cumulative inference request duration in microseconds: queue and compute (sonicsim: "
+       "without the server-side request overhead)",
+       [](const engine::RunMetrics::Model& mm) {
+         return mm.queue_time.mean() * static_cast<double>(mm.queue_time.count()) * 1e6 +
+                mm.executed_request_seconds * 1e6;
+       }},
+      {"nv_inference_queue_duration_us", "counter",
+       "Cumulative inference queuing duration in microseconds",
+       [](const engine::RunMetrics::Model& mm) {
+         return mm.queue_time.mean() * static_cast<double>(mm.queue_time.count()) * 1e6;
+       }},
+      {"nv_inference_compute_input_duration_us", "counter",
+       "Cumulative compute input duration in microseconds (sonicsim: 0, all compute is infer)",
+       [](const engine::RunMetrics::Model&) { return 0.0; }},
+      {"nv_inference_compute_infer_duration_us", "counter",
+       "Cumulative compute inference duration in microseconds, each request charged its "
+       "execution's whole duration",
+       [](const engine::RunMetrics::Model& mm) { return mm.executed_request_seconds * 1e6; }},
+      {"nv_inference_compute_output_duration_us", "counter",
+       "Cumulative inference compute output duration in microseconds (sonicsim: 0, all compute "
+       "is infer)",
+       [](const engine::RunMetrics::Model&) { return 0.0; }},
+  };
+  for (const auto& f : per_model) {
+    w.family({f.name, f.type, f.help});
+    for (const auto& mm : m.models) w.sample(f.name, model_labels(mm.name), f.value(mm));
+  }
+
+  // One GPU per device of every pool; Triton names them by UUID, sonicsim by pool and index.
+  w.family({"nv_gpu_utilization", "gauge",
+            "GPU utilization rate [0.0 - 1.0), mean over the measured span"});
+  for (const auto& pool : m.pools)
+    for (std::size_t d = 0; d < pool.utilization.size(); ++d)
+      w.sample("nv_gpu_utilization",
+               "gpu_uuid=\"" + label(pool.name + "-" + std::to_string(d)) + "\"",
+               pool.utilization[d]);
+
+  // Not Triton's: the span the counters cover, so that rates can be taken from one scrape.
+  w.family({"sonicsim_measured_span_seconds", "gauge",
+            "Simulated seconds the counters above cover (after warm-up)"});
+  w.sample("sonicsim_measured_span_seconds", "scenario=\"" + label(s.name) + "\"", m.span());
+  return w.take();
+}
+
+}  // namespace sonicsim::results
