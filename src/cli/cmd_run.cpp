@@ -4,6 +4,7 @@
 #include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/results/prometheus.hpp>
 #include <sonicsim/results/results.hpp>
+#include <sonicsim/results/trace.hpp>
 #include <sonicsim/runner/runner.hpp>
 
 #include "command.hpp"
@@ -37,7 +38,9 @@ namespace {
 
 struct RunArgs {
   ScenarioArgs scenario;
-  std::string output, prometheus;
+  std::string output, prometheus, trace;
+  std::uint64_t trace_every = 100;
+  std::size_t trace_max = 10000;
   bool json = false, quiet = false;
 };
 
@@ -45,19 +48,27 @@ int cmd_run(const RunArgs& a) {
   const auto s = load(a.scenario);
   if (!a.output.empty()) results::check_writable(a.output);
   if (!a.prometheus.empty()) results::check_writable(a.prometheus);
+  if (!a.trace.empty()) results::check_writable(a.trace);
   const auto prediction = analytic::predict(s);
   const auto block = analytic::to_json(prediction);
-  const auto out = runner::simulate(s, runner::choose_transport(s, prediction));
+  engine::TraceSettings trace;
+  if (!a.trace.empty()) trace = {a.trace_every, a.trace_max};
+  const auto out = runner::simulate(s, runner::choose_transport(s, prediction), trace);
   const auto j = results::to_json(s, out, block);
   if (!a.output.empty()) results::write_atomically(a.output, j.dump(2) + "\n");
   if (!a.prometheus.empty())
     results::write_atomically(a.prometheus, results::to_prometheus(s, out));
+  if (!a.trace.empty())
+    results::write_atomically(a.trace, results::to_chrome_trace(s, out.metrics));
   if (a.json) {
     std::cout << j.dump(2) << "\n";
   } else if (!a.quiet) {
     std::cout << results::summary(s, out, block);
     if (!a.output.empty()) std::cout << "results    written to " << a.output << "\n";
     if (!a.prometheus.empty()) std::cout << "metrics    written to " << a.prometheus << "\n";
+    if (!a.trace.empty())
+      std::cout << "trace      " << out.metrics.trace.size() << " requests written to " << a.trace
+                << " (open it in https://ui.perfetto.dev or chrome://tracing)\n";
   }
   return 0;
 }
@@ -101,6 +112,15 @@ void add_run_commands(CLI::App& app, Commands& out) {
   run->add_option("-o,--output", run_args.output, "Write the results JSON here");
   run->add_option("--prometheus", run_args.prometheus,
                   "Write Triton's Prometheus metrics (text exposition format) here");
+  run->add_option("--trace", run_args.trace,
+                  "Write a sample of requests as Chrome trace-event JSON (Perfetto) here");
+  run->add_option("--trace-every", run_args.trace_every,
+                  "Trace every N-th request issued after the warm-up")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40))
+      ->capture_default_str();
+  run->add_option("--trace-max", run_args.trace_max, "Trace at most this many requests")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{10000000}))
+      ->capture_default_str();
   run->add_flag("--json", run_args.json, "Print the results JSON on stdout instead of the summary");
   run->add_flag("-q,--quiet", run_args.quiet, "Print nothing on success");
   out.push_back({run, [] { return cmd_run(run_args); }});

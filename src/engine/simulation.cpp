@@ -109,7 +109,16 @@ struct Simulation::Impl {
     Direction dir = Direction::ToServer;
     bool failed = false;
     Rejection why = Rejection::QueueFull;  // when failed
+    std::uint32_t trace = kUntraced;       // index in m.trace
   };
+  static constexpr std::uint32_t kUntraced = std::numeric_limits<std::uint32_t>::max();
+  TraceSettings tracing;
+  std::uint64_t traceable = 0;  // requests issued after the warm-up
+
+  RequestTrace* traced(std::uint32_t r) {
+    const auto i = requests[r].trace;
+    return i == kUntraced ? nullptr : &m.trace[i];
+  }
   std::vector<Request> requests;
   std::vector<std::uint32_t> free_requests;
   std::uint64_t live_requests = 0;
@@ -537,6 +546,13 @@ struct Simulation::Impl {
     rq.items = round_items(kinds[st.kind].items->sample(threads[t].rng));
     rq.device = route(st.model);
     rq.batcher = devices[rq.device].batcher_of_model[st.model];
+    rq.trace = kUntraced;
+    if (tracing.every > 0 && now >= warmup && traceable++ % tracing.every == 0 &&
+        m.trace.size() < tracing.max) {
+      constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+      rq.trace = static_cast<std::uint32_t>(m.trace.size());
+      m.trace.push_back({st.model, t, rq.device, rq.items, 0, now, nan, nan, nan, nan, false});
+    }
     ++m.sent;
     const auto& model = sc.models[st.model];
     send(r, Direction::ToServer, rq.items * model.input_bytes_per_item);
@@ -544,6 +560,10 @@ struct Simulation::Impl {
 
   void request_back(std::uint32_t r) {
     Request& rq = requests[r];
+    if (auto* tr = traced(r)) {
+      tr->back = now;
+      tr->failed = rq.failed;
+    }
     --live_requests;
     if (counts(now)) {
       if (rq.failed) {
@@ -583,6 +603,7 @@ struct Simulation::Impl {
   void arrive_at_server(std::uint32_t r) {
     Request& rq = requests[r];
     rq.enqueued = now;
+    if (auto* tr = traced(r)) tr->at_server = now;
     BatcherState& b = batchers[rq.batcher];
     // Triton refuses a request larger than max_batch_size, or one that finds the queue full
     // (max_queue_size); the error travels back.
@@ -653,6 +674,11 @@ struct Simulation::Impl {
     if (counts(now))
       for (const auto& q : e.batch)
         m.models[b.model].queue_time.add(now - requests[q.request].enqueued);
+    for (const auto& q : e.batch)
+      if (auto* tr = traced(q.request)) {
+        tr->exec_start = now;
+        tr->batch_items = items;
+      }
     d.running.push_back(std::move(e));
     reschedule(b.device);
   }
@@ -699,8 +725,10 @@ struct Simulation::Impl {
       mm.executed_request_items += n * e.items;
     }
     const auto& model = sc.models[b.model];
-    for (const auto& q : e.batch)
+    for (const auto& q : e.batch) {
+      if (auto* tr = traced(q.request)) tr->exec_end = now;
       send(q.request, Direction::ToClient, q.items * model.output_bytes_per_item);
+    }
   }
 
   // ---- dispatch -------------------------------------------------------------------------
@@ -810,6 +838,11 @@ double Simulation::next_time() const {
 void Simulation::process_through(double until) {
   impl_->process_through(until);
 }
+void Simulation::set_trace(const TraceSettings& t) {
+  impl_->tracing = t;
+  impl_->m.trace.reserve(std::min<std::size_t>(t.max, 1u << 16));
+}
+
 void Simulation::hold_at(double t) {
   impl_->limit = std::min(impl_->limit, t);
 }

@@ -106,11 +106,13 @@ long peak_rss_bytes() {
   return usage.ru_maxrss * 1024L;
 }
 
-RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport) {
+RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport,
+                   const engine::TraceSettings& trace) {
   RunOutput out;
   out.transport = transport;
   const auto t0 = std::chrono::steady_clock::now();
   engine::Simulation sim(s);
+  sim.set_trace(trace);
   if (transport.any_flow()) {
     platform::FlowNetwork network(s, sim, sim);
     sim.set_transport(&network, transport.flow_to_servers, transport.flow_to_clients);

@@ -22,4 +22,18 @@ pass "Prometheus metrics file with Triton's names"
 run_status 2 "$SONICSIM" run tests/data/valid_minimal.json --prometheus "$TMP/no/such/dir/m.prom"
 assert_stderr_contains "no/such/dir"
 
+# A sample of requests as a Chrome trace (Perfetto).
+run_ok "$SONICSIM" run scenarios/default.json --set duration=60 --set warmup=6 \
+  --trace "$TMP/trace.json" --trace-every 1000 --trace-max 40 -o "$TMP/traced.json"
+assert_stdout_contains "trace      40 requests written to"
+assert_jq "$TMP/trace.json" \
+  '([.traceEvents[] | select(.ph == "b")] | length) == ([.traceEvents[] | select(.ph == "e")] | length)' \
+  "every trace slice that begins ends"
+run_ok "$SONICSIM" run scenarios/default.json --set duration=60 --set warmup=6 -o "$TMP/plain.json"
+cmp -s <(jq -S 'del(.perf)' "$TMP/traced.json") <(jq -S 'del(.perf)' "$TMP/plain.json") ||
+  fail "tracing changed the results"
+pass "tracing leaves the results unchanged"
+assert_jq "$TMP/trace.json" '[.traceEvents[] | select(.name == "compute")] | length > 0' \
+  "the trace shows executions"
+
 finish

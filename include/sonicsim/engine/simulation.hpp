@@ -3,6 +3,7 @@
 // (a plain loop, or SimGrid's engine when flows are modelled) calls process_through().
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -17,6 +18,24 @@
 #include <sonicsim/util/rng.hpp>
 
 namespace sonicsim::engine {
+
+// One request followed through the system, for a trace (simulated seconds; NaN for what it had
+// not reached when the run ended).
+struct RequestTrace {
+  std::uint32_t model = 0, thread = 0, device = 0;
+  int items = 0, batch_items = 0;  // its own items; its execution's
+  double sent = 0.0;               // the client issues it
+  double at_server = 0.0;          // queued (after send overhead, transfer, server overhead)
+  double exec_start = 0.0, exec_end = 0.0;
+  double back = 0.0;  // the response (or error) is back at the client
+  bool failed = false;
+};
+
+// Which requests to trace: every `every`-th one issued after the warm-up, at most `max`.
+struct TraceSettings {
+  std::uint64_t every = 0;  // 0: no trace
+  std::size_t max = 0;
+};
 
 // Everything a run measured, in engine terms; results/ turns it into the results file.
 struct RunMetrics {
@@ -80,6 +99,8 @@ struct RunMetrics {
 
   std::string transport;  // "analytic", "flow", or "flow to servers, analytic back" etc.
 
+  std::vector<RequestTrace> trace;  // the sample TraceSettings asked for, in issue order
+
   // Open loop (workload.arrivals) only; counts after warm-up.
   struct OpenLoop {
     std::uint64_t arrivals = 0;  // dropped ones included
@@ -119,8 +140,9 @@ class Simulation final : public TransferSink, public EventCore {
   double next_time() const override;
   void process_through(double until) override;  // every event at or before `until` and the end
   void hold_at(double t) override;
-  void run();           // the plain loop: process everything up to the end
-  RunMetrics finish();  // closes the books at the end time
+  void set_trace(const TraceSettings& t);  // before the run
+  void run();                              // the plain loop: process everything up to the end
+  RunMetrics finish();                     // closes the books at the end time
 
   void on_transfer_done(std::uint32_t token, double now) override;
 

@@ -43,7 +43,8 @@ struct RunOutput {
 };
 
 // Runs the simulation. With flows it starts SimGrid's engine: one run with flows per process.
-RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport);
+RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport,
+                   const engine::TraceSettings& trace = {});
 
 long peak_rss_bytes();
 

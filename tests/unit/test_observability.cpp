@@ -1,6 +1,6 @@
-// Triton's Prometheus metrics written at the end of a run: a valid exposition file whose
-// counters say what the results JSON says, so dashboards and PromQL read a simulation like a
-// server.
+// What a run writes for the tools sites already watch with: Triton's Prometheus metrics (a valid
+// exposition file whose counters say what the results JSON says) and a Chrome trace of sampled
+// requests (valid trace events whose phases add up to each request's latency).
 #include <map>
 #include <regex>
 #include <sstream>
@@ -10,6 +10,7 @@
 #include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/results/prometheus.hpp>
 #include <sonicsim/results/results.hpp>
+#include <sonicsim/results/trace.hpp>
 
 using namespace test;
 
@@ -116,4 +117,79 @@ TEST_CASE("Prometheus label values are escaped", "[results]") {
   const auto e = parse(sonicsim::results::to_prometheus(s, out));
   CHECK(e.errors.empty());
   CHECK(e.samples.count(R"(sonicsim_measured_span_seconds{scenario="a \"quoted\" \\ name"})") == 1);
+}
+
+TEST_CASE("request trace: every N-th request, phases in order, adding up to its latency",
+          "[results]") {
+  // No batching, constant times: each request's compute is exactly t_GPU.
+  json doc = deterministic(20, 1, 0.05, 0.2, 0.004);
+  doc["duration"] = 60.0;
+  doc["warmup"] = 6.0;
+  const auto s = scenario_of(doc);
+  const auto out = sonicsim::runner::simulate(s, sonicsim::runner::TransportChoice{}, {10, 25});
+  const auto& trace = out.metrics.trace;
+  REQUIRE(trace.size() == 25);
+  for (const auto& r : trace) {
+    CHECK(r.sent >= s.warmup);
+    CHECK(r.sent <= r.at_server);
+    CHECK(r.at_server <= r.exec_start);
+    CHECK(r.exec_end - r.exec_start == Approx(0.004));
+    CHECK(r.exec_end <= r.back);
+    CHECK(r.batch_items == 1);
+    CHECK_FALSE(r.failed);
+  }
+  // Every 10th request: 250 issued after the warm-up by the 25th traced one's issue.
+  CHECK(trace.back().sent > trace.front().sent);
+
+  const json t = json::parse(sonicsim::results::to_chrome_trace(s, out.metrics));
+  REQUIRE(t.contains("traceEvents"));
+  std::map<std::pair<std::size_t, std::string>, double> open;  // (id, name) -> begin
+  std::map<std::size_t, std::pair<double, double>> request;    // id -> [begin, end]
+  std::map<std::size_t, double> phase_sum;
+  for (const auto& e : t["traceEvents"]) {
+    const std::string ph = e["ph"];
+    if (ph == "M") continue;
+    const std::size_t id = e["id"];
+    const std::string name = e["name"];
+    const double ts = e["ts"];
+    if (ph == "b") {
+      CHECK(open.emplace(std::make_pair(id, name), ts).second);
+      continue;
+    }
+    REQUIRE(ph == "e");
+    const auto it = open.find({id, name});
+    REQUIRE(it != open.end());
+    CHECK(ts >= it->second);
+    if (name.rfind("request ", 0) == 0)
+      request[id] = {it->second, ts};
+    else
+      phase_sum[id] += ts - it->second;
+    open.erase(it);
+  }
+  CHECK(open.empty());  // every slice closed
+  CHECK(request.size() == 25);
+  for (const auto& [id, span] : request) {
+    INFO("request " << id);
+    // The phases tile the request: together they are its latency.
+    CHECK(phase_sum[id] == Approx(span.second - span.first).epsilon(1e-9));
+    CHECK((span.second - span.first) * 1e-6 == Approx(trace[id].back - trace[id].sent));
+  }
+}
+
+TEST_CASE("request trace: a rejected request goes to the server and back, no compute",
+          "[results]") {
+  json doc = deterministic(20, 1, 0.001, 0.5, 0.01);
+  doc["duration"] = 20.0;
+  doc["warmup"] = 2.0;
+  doc["models"]["m"]["dynamic_batching"] = {{"max_queue_size", 1}};
+  const auto s = scenario_of(doc);
+  const auto out = sonicsim::runner::simulate(s, sonicsim::runner::TransportChoice{}, {1, 500});
+  const json t = json::parse(sonicsim::results::to_chrome_trace(s, out.metrics));
+  int rejected = 0;
+  for (const auto& e : t["traceEvents"])
+    if (e["name"] == "rejected, to client" && e["ph"] == "b") ++rejected;
+  int failed = 0;
+  for (const auto& r : out.metrics.trace) failed += r.failed && !std::isnan(r.back);
+  CHECK(failed > 0);
+  CHECK(rejected == failed);
 }
