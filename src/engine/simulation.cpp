@@ -1,6 +1,7 @@
 #include <sonicsim/engine/simulation.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -187,6 +188,7 @@ struct Simulation::Impl {
       start_arrivals();
     else
       start_threads();
+    if (sc.timeseries_interval > 0.0) start_sampling();
   }
 
   // ---- construction ---------------------------------------------------------------------
@@ -340,12 +342,91 @@ struct Simulation::Impl {
     if (first <= end) queue.push(first, EventKind::Arrival, 0);
   }
 
+  // ---- time series ----------------------------------------------------------------------
+  // Windows of the run for plots, warm-up included: their own busy clocks and counters, so
+  // that the measured figures above stay exactly what they are without a time series.
+  bool sampling = false;
+  std::vector<metrics::BusyTime> whole_busy;  // per device, over the whole run
+  std::vector<double> busy_before;            // per device, at the previous sample
+  std::uint64_t window_events = 0;
+  struct ModelWindow {
+    std::uint64_t items = 0, executions = 0;
+    metrics::Histogram latency;
+  };
+  std::vector<ModelWindow> model_window;
+  std::vector<std::array<double, 2>> link_window_bytes;  // per m.links entry
+  std::uint64_t samples = 0;
+
+  void start_sampling() {
+    sampling = true;
+    auto& ts = m.timeseries.emplace();
+    ts.interval = sc.timeseries_interval;
+    std::vector<std::uint32_t> in_pool(sc.servers.size(), 0);
+    for (const auto& d : devices) {
+      RunMetrics::TimeSeries::Device sd;
+      sd.pool = d.pool;
+      sd.index = in_pool[d.pool]++;
+      ts.devices.push_back(std::move(sd));
+      whole_busy.emplace_back(0.0, end);
+    }
+    busy_before.assign(devices.size(), 0.0);
+    model_window.assign(sc.models.size(), {});
+    ts.models.assign(sc.models.size(), {});
+    link_window_bytes.assign(m.links.size(), {0.0, 0.0});
+    ts.links.assign(m.links.size(), {});
+    if (ts.interval <= end) queue.push(ts.interval, EventKind::Sample, 0);
+  }
+
+  void on_sample() {
+    auto& ts = *m.timeseries;
+    const double dt = ts.interval;
+    ts.t.push_back(now);
+    ts.events_per_s.push_back(static_cast<double>(window_events) / dt);
+    window_events = 0;
+    for (std::size_t di = 0; di < devices.size(); ++di) {
+      const double busy = whole_busy[di].busy_seconds(now);
+      ts.devices[di].utilization.push_back((busy - busy_before[di]) / dt);
+      busy_before[di] = busy;
+      std::size_t queued = 0;
+      for (std::uint32_t bi : devices[di].batcher_of_model)
+        if (bi != UINT32_MAX) queued += batchers[bi].batcher.queued();
+      ts.devices[di].queue_length.push_back(static_cast<double>(queued));
+    }
+    for (std::size_t mi = 0; mi < model_window.size(); ++mi) {
+      auto& w = model_window[mi];
+      auto& sm = ts.models[mi];
+      sm.inferences_per_s.push_back(static_cast<double>(w.items) / dt);
+      sm.executions_per_s.push_back(static_cast<double>(w.executions) / dt);
+      sm.mean_batch_size.push_back(
+          w.executions ? static_cast<double>(w.items) / static_cast<double>(w.executions) : 0.0);
+      sm.latency_p50_s.push_back(w.latency.quantile(0.50));
+      sm.latency_p99_s.push_back(w.latency.quantile(0.99));
+      w = ModelWindow{};
+    }
+    for (std::size_t li = 0; li < m.links.size(); ++li) {
+      auto& sl = ts.links[li];
+      const auto& l = m.links[li];
+      for (int dir = 0; dir < 2; ++dir)
+        sl.bytes_per_s[dir].push_back(link_window_bytes[li][dir] / dt);
+      const double busier = std::max(link_window_bytes[li][0], link_window_bytes[li][1]);
+      sl.utilization.push_back(busier / (dt * l.bandwidth * l.count));
+      link_window_bytes[li] = {0.0, 0.0};
+    }
+    // The k-th sample at k x interval, not a running sum: no drift over long runs.
+    const double next = static_cast<double>(++samples + 1) * dt;
+    if (next <= end * (1.0 + 1e-12)) queue.push(next, EventKind::Sample, 0);
+  }
+
   // ---- accounting -----------------------------------------------------------------------
   bool counts(double finished) const { return finished >= warmup; }
 
   void account_bytes(std::uint32_t node, std::uint32_t device, Direction d, double bytes) {
-    if (bytes <= 0.0 || now < warmup) return;
+    if (bytes <= 0.0) return;
     const int dir = d == Direction::ToServer ? 0 : 1;
+    if (sampling)
+      for (int id : link_slot)
+        if (id >= 0) link_window_bytes[static_cast<std::size_t>(id)][dir] += bytes;
+    if (now < warmup) return;
     auto add = [&](LinkId id) {
       const int s = link_slot[id];
       if (s < 0) return;
@@ -455,6 +536,7 @@ struct Simulation::Impl {
   }
 
   void complete_event(double started) {
+    ++window_events;
     if (counts(now)) {
       ++m.events_completed;
       m.time_per_event.add(now - started);
@@ -560,6 +642,7 @@ struct Simulation::Impl {
 
   void request_back(std::uint32_t r) {
     Request& rq = requests[r];
+    if (sampling && !rq.failed) model_window[kinds[rq.kind].model].latency.add(now - rq.sent);
     if (auto* tr = traced(r)) {
       tr->back = now;
       tr->failed = rq.failed;
@@ -664,7 +747,10 @@ struct Simulation::Impl {
     const double work =
         spread.kind == scenario::Distribution::Kind::Constant ? mean : mean * spread.sample(d.rng);
     update_progress(d);
-    if (d.running.empty()) d.busy.set_busy(true, now);
+    if (d.running.empty()) {
+      d.busy.set_busy(true, now);
+      if (sampling) whole_busy[b.device].set_busy(true, now);
+    }
     Exec e{work, now, bi, items, {}};
     if (!spare_batches.empty()) {
       e.batch = std::move(spare_batches.back());
@@ -705,7 +791,10 @@ struct Simulation::Impl {
       e.batch.clear();
       spare_batches.push_back(std::move(e.batch));
     }
-    if (d.running.empty()) d.busy.set_busy(false, now);
+    if (d.running.empty()) {
+      d.busy.set_busy(false, now);
+      if (sampling) whole_busy[di].set_busy(false, now);
+    }
     reschedule(di);
     for (std::uint32_t bi : freed) dispatch(bi);
   }
@@ -713,6 +802,11 @@ struct Simulation::Impl {
   void finish_execution(std::uint32_t di, const Exec& e) {
     BatcherState& b = batchers[e.batcher];
     b.batcher.release_instance();
+    if (sampling) {
+      auto& w = model_window[b.model];
+      w.items += static_cast<std::uint64_t>(e.items);
+      ++w.executions;
+    }
     if (counts(now)) {
       auto& mm = m.models[b.model];
       ++mm.executions;
@@ -759,6 +853,9 @@ struct Simulation::Impl {
         break;
       case EventKind::Arrival:
         on_arrival();
+        break;
+      case EventKind::Sample:
+        on_sample();
         break;
     }
   }

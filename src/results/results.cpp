@@ -149,6 +149,41 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
 
   j["analytic"] = analytic;
 
+  if (m.timeseries) {
+    const auto& ts = *m.timeseries;
+    ojson t;
+    t["interval_s"] = ts.interval;
+    t["t_s"] = ts.t;
+    t["events_per_s"] = ts.events_per_s;
+    ojson devices = ojson::array();
+    for (const auto& d : ts.devices)
+      devices.push_back({{"pool", m.pools.at(d.pool).name},
+                         {"index", d.index},
+                         {"utilization", d.utilization},
+                         {"queue_length", d.queue_length}});
+    t["devices"] = devices;
+    ojson tm = ojson::object();
+    for (std::size_t i = 0; i < ts.models.size(); ++i) {
+      const auto& sm = ts.models[i];
+      tm[m.models.at(i).name] = {{"inferences_per_s", sm.inferences_per_s},
+                                 {"executions_per_s", sm.executions_per_s},
+                                 {"mean_batch_size", sm.mean_batch_size},
+                                 {"latency_p50_s", sm.latency_p50_s},
+                                 {"latency_p99_s", sm.latency_p99_s}};
+    }
+    t["models"] = tm;
+    ojson tl = ojson::array();
+    for (std::size_t i = 0; i < ts.links.size(); ++i) {
+      const auto& sl = ts.links[i];
+      tl.push_back({{"name", m.links.at(i).name},
+                    {"bytes_per_s_to_servers", sl.bytes_per_s[0]},
+                    {"bytes_per_s_to_clients", sl.bytes_per_s[1]},
+                    {"utilization", sl.utilization}});
+    }
+    t["links"] = tl;
+    j["timeseries"] = t;
+  }
+
   ojson perf;
   perf["wall_time_s"] = run.wall_time_s;
   perf["simulated_requests"] = m.requests_simulated;

@@ -1591,7 +1591,7 @@ void Loader::scenario(const json& doc, Scenario& s) {
   // Workload keys written at the top level (e.g. `--set mode=async`) get pointed home.
   check_keys(doc, "",
              {"$schema", "name", "description", "seed", "duration", "warmup", "workload", "models",
-              "servers", "load_balancer", "network"},
+              "servers", "load_balancer", "network", "timeseries"},
              {"jobs", "threads_per_job", "jobs_per_node", "mode", "async", "cpu_time_per_event",
               "requests", "arrivals"},
              "belongs inside `workload`, not at the top level");
@@ -1621,6 +1621,28 @@ void Loader::scenario(const json& doc, Scenario& s) {
                           describe(doc.at("duration")) + ")");
       }
     }
+  }
+  if (const json* x = get(doc, "timeseries"); x && !x->is_null()) {
+    // true: the default interval; an object says which.
+    constexpr double kDefaultInterval = 10.0;
+    if (x->is_boolean()) {
+      s.timeseries_interval = x->get<bool>() ? kDefaultInterval : 0.0;
+    } else if (expect_object(*x, "timeseries",
+                             "true, false or an object {\"interval\": \"10s\"}")) {
+      check_keys(*x, "timeseries", {"interval"});
+      s.timeseries_interval = kDefaultInterval;
+      if (const json* i = get(*x, "interval")) {
+        if (auto t = quantity(*i, "timeseries.interval", Quantity::Time, Range::positive()))
+          s.timeseries_interval = *t;
+      }
+    }
+    // A sample holds a few numbers per device; a million of them is past any plot.
+    if (duration && s.timeseries_interval > 0.0 && *duration / s.timeseries_interval > 1e6)
+      add("timeseries.interval", "found " + format_time(s.timeseries_interval) +
+                                     " for a duration of " + format_time(*duration) +
+                                     ", expected at most 1,000,000 samples (an interval of at "
+                                     "least " +
+                                     format_time(*duration / 1e6) + ")");
   }
   if (const json* x = get(doc, "workload")) {
     workload(*x, "workload", s.workload);

@@ -1,6 +1,7 @@
-// What a run writes for the tools sites already watch with: Triton's Prometheus metrics (a valid
-// exposition file whose counters say what the results JSON says) and a Chrome trace of sampled
-// requests (valid trace events whose phases add up to each request's latency).
+// What a run writes for the tools sites already watch with: a time series of the run (whose
+// windows add up to the run's figures), Triton's Prometheus metrics (a valid exposition file
+// whose counters say what the results JSON says) and a Chrome trace of sampled requests (valid
+// trace events whose phases add up to each request's latency).
 #include <map>
 #include <regex>
 #include <sstream>
@@ -192,4 +193,88 @@ TEST_CASE("request trace: a rejected request goes to the server and back, no com
   for (const auto& r : out.metrics.trace) failed += r.failed && !std::isnan(r.back);
   CHECK(failed > 0);
   CHECK(rejected == failed);
+}
+
+TEST_CASE("time series: windows from time 0 that add up to the measured figures", "[results]") {
+  json doc = deterministic(60, 2, 0.1, 0.3, 0.004);
+  doc["duration"] = 200.0;
+  doc["warmup"] = 20.0;
+  doc["models"]["m"]["max_batch_size"] = 8;
+  doc["models"]["m"]["dynamic_batching"] = json::object();
+  doc["models"]["m"]["service_time"] = {{"batch", {1, 8}}, {"seconds", {0.004, 0.01}}};
+  const auto plain = scenario_of(doc);
+  doc["timeseries"] = {{"interval", "10s"}};
+  const auto s = scenario_of(doc);
+  const auto out = sonicsim::runner::simulate(s, sonicsim::runner::TransportChoice{});
+  const auto j = sonicsim::results::to_json(s, out, json::object());
+  REQUIRE(j.contains("timeseries"));
+  const auto& ts = j["timeseries"];
+  REQUIRE(ts["t_s"].size() == 20);
+  CHECK(ts["t_s"][0] == 10.0);
+  CHECK(ts["t_s"][19] == 200.0);
+
+  // Windows 3..20 are the measured span [20 s, 200 s]: their means are the run's figures.
+  auto measured_mean = [](const json& series) {
+    double sum = 0.0;
+    for (std::size_t k = 2; k < series.size(); ++k) sum += series[k].get<double>();
+    return sum / static_cast<double>(series.size() - 2);
+  };
+  CHECK(measured_mean(ts["events_per_s"]) ==
+        Approx(j["events"]["throughput_per_s"].get<double>()).epsilon(1e-9));
+  CHECK(measured_mean(ts["models"]["m"]["inferences_per_s"]) ==
+        Approx(j["models"]["m"]["inferences_per_s"].get<double>()).epsilon(1e-9));
+  double util = 0.0;
+  for (const auto& d : ts["devices"]) util += measured_mean(d["utilization"]) / 2.0;
+  CHECK(util == Approx(j["servers"][0]["utilization"].get<double>()).epsilon(1e-9));
+  for (std::size_t i = 0; i < ts["links"].size(); ++i) {
+    const auto& link = j["links"][i];
+    const double to_servers = measured_mean(ts["links"][i]["bytes_per_s_to_servers"]) * 180.0;
+    CHECK(to_servers == Approx(link["bytes_to_servers"].get<double>()).epsilon(1e-9));
+  }
+  for (const auto& b : ts["models"]["m"]["mean_batch_size"]) {
+    CHECK(b.get<double>() >= 1.0);
+    CHECK(b.get<double>() <= 8.0);
+  }
+  for (std::size_t k = 0; k < 20; ++k) {
+    CHECK(ts["models"]["m"]["latency_p50_s"][k].get<double>() > 0.0);
+    CHECK(ts["models"]["m"]["latency_p99_s"][k].get<double>() >=
+          ts["models"]["m"]["latency_p50_s"][k].get<double>());
+  }
+
+  // Sampling changes nothing else.
+  const auto base = sonicsim::runner::simulate(plain, sonicsim::runner::TransportChoice{});
+  auto without = j;
+  without.erase("timeseries");
+  without.erase("perf");
+  auto expected = sonicsim::results::to_json(plain, base, json::object());
+  expected.erase("perf");
+  // The scenario's identity differs (it asked for a time series); the figures do not.
+  for (const char* key : {"scenario_sha256"}) {
+    without.erase(key);
+    expected.erase(key);
+  }
+  CHECK(without.dump() == expected.dump());
+}
+
+TEST_CASE("time series: bad settings name the key", "[results]") {
+  json doc = deterministic(2, 1);
+  doc["duration"] = "1h";
+  doc["warmup"] = 1.0;
+  doc["timeseries"] = {{"interval", "1ms"}};
+  try {
+    scenario_of(doc);
+    FAIL("an interval giving 3.6 million samples was accepted");
+  } catch (const sonicsim::scenario::InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("timeseries.interval") &&
+                             Catch::Contains("at most 1,000,000 samples"));
+  }
+  doc["timeseries"] = "often";
+  CHECK_THROWS_WITH(scenario_of(doc), Catch::Contains("timeseries") &&
+                                          Catch::Contains("expected true, false or an object"));
+  doc["timeseries"] = {{"interval", "10s"}, {"every", 2}};
+  CHECK_THROWS_WITH(scenario_of(doc), Catch::Contains("timeseries.every"));
+  doc["timeseries"] = true;
+  CHECK(scenario_of(doc).timeseries_interval == 10.0);
+  doc["timeseries"] = false;
+  CHECK(scenario_of(doc).timeseries_interval == 0.0);
 }

@@ -18,7 +18,11 @@ enum class EventKind : std::uint8_t {
   ExecutionDone,  // id: device; stale unless `stamp` matches the device's
   EventStart,     // id: thread; staggered start of the first event
   Arrival,        // open loop: the next event arrives (one pending at a time)
+  Sample,         // the time series takes its next sample
 };
+
+// The queue packs the kind in 3 bits.
+static_assert(static_cast<int>(EventKind::Sample) < 8, "EventKind no longer fits in 3 bits");
 
 struct Event {
   double time;

@@ -101,6 +101,31 @@ struct RunMetrics {
 
   std::vector<RequestTrace> trace;  // the sample TraceSettings asked for, in issue order
 
+  // The run in windows of `interval` simulated seconds from time 0, warm-up included (the
+  // scenario's `timeseries`); window k ends at t[k]. Rates are per second of the window.
+  struct TimeSeries {
+    double interval = 0.0;
+    std::vector<double> t;
+    std::vector<double> events_per_s;  // events completed
+    struct Device {
+      std::uint32_t pool = 0, index = 0;  // index within its pool
+      std::vector<double> utilization;    // busy fraction of the window
+      std::vector<double> queue_length;   // requests queued at the window's end, all models
+    };
+    std::vector<Device> devices;
+    struct Model {
+      std::vector<double> inferences_per_s, executions_per_s, mean_batch_size;  // 0: none
+      std::vector<double> latency_p50_s, latency_p99_s;  // completed requests; 0: none
+    };
+    std::vector<Model> models;  // scenario order
+    struct Link {
+      std::vector<double> bytes_per_s[2];  // class total: [0] to the servers, [1] back
+      std::vector<double> utilization;     // busier direction, over the class's capacity
+    };
+    std::vector<Link> links;  // like `links`
+  };
+  std::optional<TimeSeries> timeseries;
+
   // Open loop (workload.arrivals) only; counts after warm-up.
   struct OpenLoop {
     std::uint64_t arrivals = 0;  // dropped ones included

@@ -201,6 +201,8 @@ struct Scenario {
   std::vector<ServerPool> servers;
   BalancePolicy balance_policy = BalancePolicy::RoundRobin;
   Network network;
+  // Time series of the run (`timeseries`), one sample per this many simulated seconds; 0: none.
+  double timeseries_interval = 0.0;
 
   std::string source_file;     // where it was loaded from ("" for scenarios built in code)
   std::string canonical_json;  // the effective scenario (after --set), canonical form
