@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/util/format.hpp>
 
 #include "../scenario/checker.hpp"
 
@@ -156,12 +157,7 @@ double metric_of_throughput(Metric m, double throughput, double threads, double 
 }
 
 std::string format_x(double x) {
-  char buf[64];
-  if (x == std::floor(x) && std::abs(x) < 1e15)
-    std::snprintf(buf, sizeof buf, "%.0f", x);
-  else
-    std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
+  return util::exact_number(x);
 }
 
 std::string default_x_column(const std::string& vary) {

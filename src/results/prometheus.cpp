@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <sonicsim/util/format.hpp>
+
 namespace sonicsim::results {
 
 namespace {
@@ -27,13 +29,7 @@ std::string label(const std::string& value) {
 std::string number(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-  char buf[64];
-  // Integral values print as integers (counters of requests), the rest with full precision.
-  if (v == std::floor(v) && std::abs(v) < 1e15)
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  else
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
+  return util::exact_number(v);  // counters of requests print as integers
 }
 
 struct Family {
