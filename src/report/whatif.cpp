@@ -1,0 +1,306 @@
+#include <sonicsim/report/whatif.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include <sonicsim/scenario/loader.hpp>
+
+namespace sonicsim::report {
+
+namespace {
+
+using json = nlohmann::json;
+using scenario::InputError;
+
+// Reads `path` (a JSON pointer such as /events/throughput_per_s) as a number, or records why
+// not; `optional` ones absent are 0 (results of older versions, runs without links).
+class Reader {
+ public:
+  Reader(const std::string& file, const json& doc) : file_(file), doc_(doc) {}
+  double number(const std::string& pointer, bool optional = false) {
+    const json::json_pointer p(pointer);
+    if (!doc_.contains(p)) {
+      if (!optional) problems_.push_back({pointer, "missing, expected a number"});
+      return 0.0;
+    }
+    const json& v = doc_.at(p);
+    if (!v.is_number()) {
+      problems_.push_back({pointer, "found " + v.dump() + ", expected a number"});
+      return 0.0;
+    }
+    return v.get<double>();
+  }
+  const json* object(const std::string& pointer) {
+    const json::json_pointer p(pointer);
+    if (doc_.contains(p) && (doc_.at(p).is_object() || doc_.at(p).is_array())) return &doc_.at(p);
+    problems_.push_back({pointer, "missing, expected an object or array"});
+    return nullptr;
+  }
+  void finish() const {
+    if (!problems_.empty())
+      throw InputError(file_ + " (a sonicsim results file: sonicsim run -o FILE)", problems_);
+  }
+
+ private:
+  std::string file_;
+  const json& doc_;
+  std::vector<scenario::Problem> problems_;
+};
+
+// A JSON pointer reference token (RFC 6901): ~ and / escaped.
+std::string pointer_token(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// Three significant digits, no exponent for everyday magnitudes.
+std::string num(double v) {
+  const double a = std::abs(v);
+  if (a == 0.0) return "0";
+  if (v == std::floor(v) && a < 1e15) return fmt("%.0f", v);  // counts
+  if (a >= 1000.0) return fmt("%.0f", v);
+  if (a >= 100.0) return fmt("%.1f", v);
+  if (a >= 10.0) return fmt("%.2f", v);
+  return fmt("%.3g", v);
+}
+
+std::string time_text(double s) {
+  if (s == 0.0) return "0 s";
+  if (std::abs(s) < 1e-3) return num(s * 1e6) + " us";
+  if (std::abs(s) < 1.0) return num(s * 1e3) + " ms";
+  return num(s) + " s";
+}
+
+std::string pct(double fraction) {
+  return fmt("%.0f%%", 100.0 * fraction);
+}
+
+std::string signed_pct(double change) {
+  return fmt("%+.1f%%", 100.0 * change);
+}
+
+bool unchanged(double a, double b) {
+  return std::abs(b - a) <= 0.01 * std::max(std::abs(a), std::abs(b));
+}
+
+// Utilizations are read in whole percent: a change below one point is no change.
+bool same_share(double a, double b) { return std::abs(b - a) < 0.01; }
+
+}  // namespace
+
+RunFigures read_results(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, {{"", "cannot read the file, expected a sonicsim results file"}});
+  std::stringstream text;
+  text << in.rdbuf();
+  const json doc = json::parse(text.str(), nullptr, false);
+  if (doc.is_discarded() || !doc.is_object())
+    throw InputError(path, {{"",
+                             "not a JSON object, expected a sonicsim results file "
+                             "(sonicsim run -o FILE)"}});
+  Reader r(path, doc);
+  RunFigures f;
+  f.file = path;
+  f.scenario = doc.value("scenario", std::string());
+  f.threads = r.number("/analytic/n_cpu");
+  f.devices = r.number("/analytic/n_gpu");
+  f.events_per_s = r.number("/events/throughput_per_s");
+  f.time_per_event_s = r.number("/events/thread_time_per_event_s");
+  f.time_per_event_p99_s = r.number("/events/time_per_event_s/p99");
+  f.t_ideal_s = r.number("/analytic/t_ideal_s");
+  f.t_sonic_s = r.number("/analytic/t_sonic_s");
+  f.knee_threads = r.number("/analytic/saturation_n_cpu_per_gpu") * f.devices;
+  f.requests_sent = r.number("/requests/sent");
+  f.requests_failed = r.number("/requests/failed");
+  f.requests_fallback = r.number("/requests/fallback");
+  if (const json* servers = r.object("/servers")) {
+    double busy = 0.0, count = 0.0;
+    for (std::size_t i = 0; i < servers->size(); ++i) {
+      const std::string at = "/servers/" + std::to_string(i);
+      const double n = r.number(at + "/count");
+      busy += n * r.number(at + "/utilization");
+      count += n;
+    }
+    f.device_utilization = count > 0.0 ? busy / count : 0.0;
+  }
+  if (const json* models = r.object("/models"))
+    for (const auto& [name, m] : models->items()) {
+      const std::string at = "/models/" + pointer_token(name);
+      f.models[name] = {r.number(at + "/latency_s/p50"), r.number(at + "/latency_s/p99"),
+                        r.number(at + "/mean_batch_size")};
+    }
+  if (const json* links = r.object("/links"))
+    for (std::size_t i = 0; i < links->size(); ++i) {
+      const std::string at = "/links/" + std::to_string(i);
+      const json& l = (*links)[i];
+      f.link_peak_utilization[l.value("name", "link " + std::to_string(i))] =
+          r.number(at + "/peak_utilization");
+    }
+  r.finish();
+  return f;
+}
+
+std::string whatif(const std::vector<RunFigures>& runs, Format format) {
+  std::string out;
+  if (runs.empty()) return out;
+  const bool md = format == Format::Markdown;
+
+  // ---- the table: one row per figure, one column per run --------------------------------
+  std::vector<std::pair<std::string, std::vector<std::string>>> rows;
+  auto row = [&](const std::string& name, auto value) {
+    std::vector<std::string> cells;
+    for (const auto& r : runs) cells.push_back(value(r));
+    rows.push_back({name, cells});
+  };
+  row("scenario", [](const RunFigures& r) { return r.scenario; });
+  row("threads (N_CPU)", [](const RunFigures& r) { return num(r.threads); });
+  row("devices (N_GPU)", [](const RunFigures& r) { return num(r.devices); });
+  row("events/s", [](const RunFigures& r) { return num(r.events_per_s); });
+  row("time per event (N_CPU / throughput)",
+      [](const RunFigures& r) { return time_text(r.time_per_event_s); });
+  row("  t_ideal / t_SONIC (formula)",
+      [](const RunFigures& r) { return time_text(r.t_ideal_s) + " / " + time_text(r.t_sonic_s); });
+  row("time per event p99", [](const RunFigures& r) { return time_text(r.time_per_event_p99_s); });
+  row("knee (formula), threads", [](const RunFigures& r) { return num(r.knee_threads); });
+  row("device utilization", [](const RunFigures& r) { return pct(r.device_utilization); });
+  row("requests failed / fallback", [](const RunFigures& r) {
+    return num(r.requests_failed) + " / " + num(r.requests_fallback);
+  });
+  std::vector<std::string> model_names, link_names;
+  for (const auto& r : runs) {
+    for (const auto& [name, m] : r.models)
+      if (std::find(model_names.begin(), model_names.end(), name) == model_names.end())
+        model_names.push_back(name);
+    for (const auto& [name, u] : r.link_peak_utilization)
+      if (std::find(link_names.begin(), link_names.end(), name) == link_names.end())
+        link_names.push_back(name);
+  }
+  for (const auto& name : model_names)
+    row(name + " latency p50 / p99, batch", [&](const RunFigures& r) -> std::string {
+      const auto it = r.models.find(name);
+      if (it == r.models.end()) return "-";
+      return time_text(it->second.latency_p50_s) + " / " + time_text(it->second.latency_p99_s) +
+             ", " + num(it->second.mean_batch_size);
+    });
+  for (const auto& name : link_names)
+    row(name + " peak utilization", [&](const RunFigures& r) -> std::string {
+      const auto it = r.link_peak_utilization.find(name);
+      return it == r.link_peak_utilization.end() ? "-" : pct(it->second);
+    });
+
+  std::vector<std::string> headers{"figure"};
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    headers.push_back(runs.size() == 1 ? runs[i].file
+                                       : (i == 0 ? "baseline: " : "") + runs[i].file);
+  if (md) {
+    auto line = [&](const std::vector<std::string>& cells) {
+      out += "|";
+      for (const auto& c : cells) out += " " + c + " |";
+      out += "\n";
+    };
+    line(headers);
+    out += "|";
+    for (std::size_t i = 0; i < headers.size(); ++i) out += "---|";
+    out += "\n";
+    for (const auto& [name, cells] : rows) {
+      std::vector<std::string> all{name};
+      all.insert(all.end(), cells.begin(), cells.end());
+      line(all);
+    }
+  } else {
+    std::vector<std::size_t> width(headers.size(), 0);
+    auto widen = [&](const std::vector<std::string>& cells) {
+      for (std::size_t i = 0; i < cells.size(); ++i) width[i] = std::max(width[i], cells[i].size());
+    };
+    widen(headers);
+    for (const auto& [name, cells] : rows) {
+      std::vector<std::string> all{name};
+      all.insert(all.end(), cells.begin(), cells.end());
+      widen(all);
+    }
+    auto line = [&](const std::vector<std::string>& cells) {
+      for (std::size_t i = 0; i < cells.size(); ++i)
+        out += cells[i] + std::string(width[i] - cells[i].size() + 2, ' ');
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      out += "\n";
+    };
+    line(headers);
+    for (const auto& [name, cells] : rows) {
+      std::vector<std::string> all{name};
+      all.insert(all.end(), cells.begin(), cells.end());
+      line(all);
+    }
+  }
+
+  // ---- what changed, in words -----------------------------------------------------------
+  const RunFigures& base = runs.front();
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    const RunFigures& r = runs[i];
+    std::vector<std::string> said;
+    if (!unchanged(base.devices, r.devices))
+      said.push_back((r.devices > base.devices ? "adding " + num(r.devices - base.devices)
+                                               : "removing " + num(base.devices - r.devices)) +
+                     " devices (" + num(base.devices) + " -> " + num(r.devices) + ")");
+    if (!unchanged(base.threads, r.threads))
+      said.push_back("N_CPU " + num(base.threads) + " -> " + num(r.threads));
+    if (!unchanged(base.knee_threads, r.knee_threads))
+      said.push_back("moves the knee from " + num(base.knee_threads) + " to " +
+                     num(r.knee_threads) + " threads");
+    if (unchanged(base.events_per_s, r.events_per_s))
+      said.push_back("leaves the throughput unchanged (" + num(r.events_per_s) + " events/s)");
+    else
+      said.push_back("changes the throughput by " +
+                     signed_pct(r.events_per_s / base.events_per_s - 1.0) + " (" +
+                     num(base.events_per_s) + " -> " + num(r.events_per_s) + " events/s)");
+    if (!unchanged(base.time_per_event_s, r.time_per_event_s))
+      said.push_back(
+          "the time per event by " + signed_pct(r.time_per_event_s / base.time_per_event_s - 1.0) +
+          " (" + time_text(base.time_per_event_s) + " -> " + time_text(r.time_per_event_s) + ")");
+    if (!same_share(base.device_utilization, r.device_utilization))
+      said.push_back("device utilization " + pct(base.device_utilization) + " -> " +
+                     pct(r.device_utilization));
+    for (const auto& [name, m] : r.models) {
+      const auto it = base.models.find(name);
+      if (it != base.models.end() && !unchanged(it->second.latency_p99_s, m.latency_p99_s))
+        said.push_back(name + " p99 latency " + time_text(it->second.latency_p99_s) + " -> " +
+                       time_text(m.latency_p99_s));
+    }
+    for (const auto& [name, u] : r.link_peak_utilization) {
+      const auto it = base.link_peak_utilization.find(name);
+      if (it == base.link_peak_utilization.end() || !same_share(it->second, u))
+        said.push_back(
+            "the " + name + " peaks at " + pct(u) +
+            (it == base.link_peak_utilization.end() ? "" : " (was " + pct(it->second) + ")"));
+    }
+    if (!unchanged(base.requests_failed, r.requests_failed))
+      said.push_back("failed requests " + num(base.requests_failed) + " -> " +
+                     num(r.requests_failed));
+    std::string text = (md ? "\n**" + r.file + "** against **" + base.file + "**: "
+                           : "\n" + r.file + " against " + base.file + ": ");
+    for (std::size_t k = 0; k < said.size(); ++k)
+      text += (k == 0 ? "" : k + 1 == said.size() ? "; and " : "; ") + said[k];
+    out += text + ".\n";
+  }
+  return out;
+}
+
+}  // namespace sonicsim::report
