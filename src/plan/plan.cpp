@@ -674,6 +674,7 @@ Report plan(const std::string& scenario_path, const std::vector<scenario::Overri
   std::optional<double> sure_ok, sure_fail;
   for (const auto& p : r.points) {
     if (!p.certain) continue;
+    if (p.ok != (ok_below ? p.value <= *b.ok : p.value >= *b.ok)) continue;  // noise across
     const bool beyond_ok = [&](double x, double y) { return ok_below ? x > y : x < y; }(
                                p.value, sure_ok.value_or(ok_below ? -kInf : kInf));
     if (p.ok && beyond_ok) sure_ok = p.value;
@@ -681,6 +682,25 @@ Report plan(const std::string& scenario_path, const std::vector<scenario::Overri
                                  p.value, sure_fail.value_or(ok_below ? kInf : -kInf));
     if (!p.ok && nearer_fail) sure_fail = p.value;
   }
+  // The bisection's neighbours may be uncertain; the certain verdicts are monotone too, so the
+  // same search finds the nearest certain ones (no extra simulation when they already are).
+  const auto certain = [&](bool want_ok) {
+    return [&, want_ok](const std::vector<double>& vs) {
+      evaluate(vs);
+      std::vector<bool> out;
+      for (double v : vs) out.push_back(at(v).certain && at(v).ok == want_ok);
+      return out;
+    };
+  };
+  Domain ok_side = d, fail_side = d;
+  (ok_below ? ok_side.max : ok_side.min) = *b.ok;
+  (ok_below ? fail_side.min : fail_side.max) = *b.fail;
+  sure_ok = find_boundary(ok_side, ok_below, sure_ok.value_or(ok_below ? d.min : d.max), *b.ok,
+                          certain(true))
+                .ok;
+  sure_fail = find_boundary(fail_side, !ok_below, sure_fail.value_or(ok_below ? d.max : d.min),
+                            *b.fail, certain(false))
+                  .ok;
   const double step = r.geometric ? 0.0 : 1.0;
   if (ok_below) {
     r.answer.interval_low = sure_ok.value_or(d.min);

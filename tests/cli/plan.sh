@@ -44,6 +44,12 @@ assert_stdout_contains "per million events"
 assert_json_paths "$TMP/cost.json" answer.cost_per_million_events answer.hourly_cost prices.gpu_hour
 pass "cost: 53 threads per GPU"
 
+# Break-even against direct inference: within 10% of t_CPU = 100 ms, 110 threads per GPU.
+run_ok "$SONICSIM" plan "$KNEE" max-cpu --reference cpu-only --slowdown 10 --replications 1 --json
+[[ "$(jq -r .answer.value "$OUT")" == 110 ]] || fail "cpu-only reference: expected 110"
+[[ "$(jq -r .constraint.reference_s "$OUT")" == 0.1 ]] || fail "cpu-only reference is t_CPU"
+pass "max-cpu against the CPU-only baseline: 110"
+
 # Unsatisfiable: one job alone makes 18.9 events/s.
 run_ok "$SONICSIM" plan "$KNEE" max-cpu --min-per-job-throughput 100 --replications 1 \
   -o "$TMP/none.json"

@@ -269,3 +269,59 @@ TEST_CASE("an unsatisfiable constraint is an answer, a bracket that cannot hold 
   v.vary = "workload.jbos";
   CHECK_THROWS_WITH(plan::plan(kKnee, {}, v, c.simulate()), Catch::Contains("workload.jbos"));
 }
+
+TEST_CASE("replications give each verdict a confidence interval and the answer its uncertainty",
+          "[plan][stats]") {
+  // A known noisy system: thread time 53 ms up to 40 jobs, then +0.1 ms a job; the three seeds
+  // add -0.1, 0, +0.1 ms, so every mean is exact and its 95% half-width 4.303 x 0.1 / sqrt(3) ms.
+  const auto truth = [](double jobs) { return 0.053 + 0.0001 * std::max(0.0, jobs - 40.0); };
+  int simulations = 0;
+  const plan::Simulate fake = [&](const std::vector<std::vector<scenario::Override>>& sets) {
+    std::vector<runner::PointResult> out;
+    for (const auto& set : sets) {
+      REQUIRE(set.size() == 2);
+      CHECK(set[0].path == "workload.jobs");
+      CHECK(set[1].path == "seed");
+      const double jobs = std::stod(set[0].value);
+      const double t = truth(jobs) + 0.0001 * (std::stod(set[1].value) - 2.0);
+      runner::PointResult r;
+      r.ok = true;
+      r.results = {{"events",
+                    {{"thread_time_per_event_s", t},
+                     {"throughput_per_s", jobs / t},
+                     {"per_job_throughput_per_s", 1.0 / t}}},
+                   {"analytic", {{"n_cpu", jobs}, {"n_gpu", 1}}}};
+      out.push_back(r);
+      ++simulations;
+    }
+    return out;
+  };
+  plan::Options o;
+  o.question = plan::Question::MaxCpu;
+  o.slowdown_percent = 0.5;  // threshold 53.265 ms: 42 jobs (53.2 ms) meet it, 43 do not
+  o.replications = 3;
+  const auto r = plan::plan(kKnee, {}, o, fake);
+  REQUIRE(r.answer.value);
+  CHECK(*r.answer.value == 42.0);
+  CHECK(r.simulations == simulations);
+  CHECK(r.simulations == 3 * static_cast<int>(r.points.size()));
+  const double half = 4.303 * 0.0001 / std::sqrt(3.0);
+  for (const auto& p : r.points) {
+    CHECK(p.seeds == std::vector<std::int64_t>{1, 2, 3});
+    CHECK(p.metric.mean == Approx(truth(p.value)));
+    CHECK(p.metric.ci95 == Approx(half).epsilon(1e-3));
+    CHECK(p.ok == (truth(p.value) <= *r.threshold));
+    CHECK(p.certain == (std::abs(truth(p.value) - *r.threshold) > half));
+  }
+  // 41..45 are within a half-width of the threshold: the interval covers what was simulated
+  // of them and stops at certain verdicts.
+  REQUIRE(r.answer.interval_low);
+  REQUIRE(r.answer.interval_high);
+  CHECK(*r.answer.interval_low <= 42.0);
+  CHECK(*r.answer.interval_high >= 42.0);
+  CHECK(*r.answer.interval_high <= 45.0);
+  CHECK(*r.answer.interval_low >= 12.0);  // no lower than the lowest value simulated
+  const auto j = plan::to_json(r);
+  CHECK(j["answer"]["metric"]["ci95"].get<double>() == Approx(half).epsilon(1e-3));
+  CHECK(j["points"].size() == r.points.size());
+}
