@@ -1,6 +1,7 @@
 // plan: capacity questions answered by search (analytic bracket, simulated refinement).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 
@@ -20,7 +21,7 @@ struct PlanArgs {
   std::string question, reference = "ideal", vary, link = "site_uplink", range, max_p99, output;
   double slowdown = -1.0, min_per_job_throughput = -1.0, tolerance = 0.02;
   double gpu_hour = -1.0, core_hour = -1.0, gpu_watts = 0.0, core_watts = 0.0, kwh = 0.0;
-  int replications = 3, workers = 0;
+  int replications = 3, workers = 0, probes = 0;
   bool json = false;
 };
 
@@ -119,10 +120,12 @@ plan::Options options_of(const PlanArgs& a) {
 }
 
 int cmd_plan(const PlanArgs& a) {
-  const auto options = options_of(a);
+  auto options = options_of(a);
   if (!a.output.empty()) results::check_writable(a.output);
   const auto common = overrides_of(a.scenario);
   const int workers = a.workers > 0 ? a.workers : runner::default_workers();
+  // Workers left idle by the replications of one value bisect further in the same round.
+  options.probes = a.probes > 0 ? a.probes : std::max(1, workers / options.replications);
   if (::isatty(2))
     std::cerr << "planning: each value simulated " << options.replications << "x, " << workers
               << " at a time...\n";
@@ -195,6 +198,10 @@ void add_plan_command(CLI::App& app, Commands& out) {
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--workers", args.workers,
                   "Simulations running at once, each in its own process (default: the cores)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--probes", args.probes,
+                  "Values simulated together per bisection round (default: workers / "
+                  "replications, at least 1; 1 is plain bisection, the fewest simulations)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("-o,--output", args.output, "Write the plan as JSON here");
   cmd->add_flag("--json", args.json, "Print the plan JSON on stdout instead of the summary");

@@ -196,7 +196,8 @@ bool Domain::close(double a, double b) const {
 }
 
 Boundary find_boundary(const Domain& d, bool ok_below, double guess_a, double guess_b,
-                       const std::function<std::vector<bool>(const std::vector<double>&)>& ok) {
+                       const std::function<std::vector<bool>(const std::vector<double>&)>& ok,
+                       int probes) {
   // Sides are named by the verdict, so one loop serves both directions.
   int k = 0;
   const auto toward_ok = [&](double x) { return ok_below ? d.down(x, k++) : d.up(x, k++); };
@@ -242,12 +243,27 @@ Boundary find_boundary(const Domain& d, bool ok_below, double guess_a, double gu
     }
   }
   while (!d.close(*b.ok, *b.fail)) {
-    const double m = d.mid(*b.ok, *b.fail);
-    if (m == *b.ok || m == *b.fail) break;  // rounding left nothing in between
-    if (ok({m})[0])
-      b.ok = m;
-    else
-      b.fail = m;
+    // `probes` values split the bracket evenly (on a log scale for bandwidth) and run together.
+    std::vector<double> probe;
+    const double lo = *b.ok, hi = *b.fail;
+    for (int i = 1; i <= std::max(1, probes); ++i) {
+      const double f = static_cast<double>(i) / (std::max(1, probes) + 1);
+      double m =
+          d.geometric ? round_bandwidth(lo * std::pow(hi / lo, f)) : std::floor(lo + (hi - lo) * f);
+      if (probes <= 1) m = d.mid(lo, hi);
+      if (m != lo && m != hi && std::find(probe.begin(), probe.end(), m) == probe.end())
+        probe.push_back(m);
+    }
+    if (probe.empty()) break;  // rounding left nothing in between
+    const auto verdict = ok(probe);
+    // Walk from the ok end: the bracket closes on the first value that fails.
+    for (std::size_t i = 0; i < probe.size(); ++i) {
+      if (!verdict[i]) {
+        b.fail = probe[i];
+        break;
+      }
+      b.ok = probe[i];
+    }
   }
   return b;
 }
@@ -629,13 +645,15 @@ Report plan(const std::string& scenario_path, const std::vector<scenario::Overri
   }
   r.bracket_low = d.clamp(std::min(ok_guess, fail_guess));
   r.bracket_high = d.clamp(std::max(ok_guess, fail_guess));
-  const auto b =
-      find_boundary(d, ok_below, ok_guess, fail_guess, [&](const std::vector<double>& vs) {
+  const auto b = find_boundary(
+      d, ok_below, ok_guess, fail_guess,
+      [&](const std::vector<double>& vs) {
         evaluate(vs);
         std::vector<bool> out;
         for (double v : vs) out.push_back(at(v).ok);
         return out;
-      });
+      },
+      o.probes);
 
   const std::string range = "[" + format_value(o, d.min) + ", " + format_value(o, d.max) + "]";
   if (!b.ok) {

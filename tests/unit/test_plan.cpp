@@ -96,6 +96,30 @@ TEST_CASE("bisection finds a step's edge from any bracket, in both directions", 
   CHECK(!always.fail);
 }
 
+TEST_CASE("a k-section finds the same edge in fewer rounds", "[plan][search]") {
+  plan::Domain d;
+  d.min = 1;
+  d.max = 1000;
+  for (bool below : {true, false}) {
+    for (int probes : {1, 2, 3, 5}) {
+      int rounds = 0;
+      const auto b = plan::find_boundary(
+          d, below, 10, 11,
+          [&](const std::vector<double>& vs) {
+            ++rounds;
+            std::vector<bool> out;
+            for (double v : vs) out.push_back(below ? v <= 637 : v >= 637);
+            return out;
+          },
+          probes);
+      REQUIRE(b.ok);
+      CHECK(*b.ok == 637.0);
+      CHECK(std::abs(*b.fail - 637.0) == 1.0);
+      if (probes == 5) CHECK(rounds <= 12);
+    }
+  }
+}
+
 TEST_CASE("geometric bisection stops within the tolerance", "[plan][search]") {
   plan::Domain d;
   d.geometric = true;

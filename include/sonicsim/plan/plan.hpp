@@ -50,6 +50,9 @@ struct Options {
   std::optional<double> range_min, range_max;  // the search bracket's limits; default from analytic
   double tolerance = 0.02;  // geometric bisection stops when hi/lo <= 1 + tolerance
   int replications = 3;
+  // Values simulated together in each bisection round: more finish sooner when workers exceed
+  // replications, at the price of more simulations. 1 is plain bisection.
+  int probes = 1;
 };
 
 // Mean and 95% confidence interval (Student t) of replications; ci95 is the half-width, 0 with one
@@ -138,9 +141,11 @@ struct Boundary {
   std::optional<double> ok, fail;  // the closest ok and failing values found
 };
 // ok_below: the constraint holds below the boundary (max-cpu) rather than above it (min-*).
-// evaluate(values) returns the verdict for each value; guesses seed the first round.
+// evaluate(values) returns the verdict for each value; guesses seed the first round. Each
+// bisection round asks for `probes` values at once (a k-section, for idle workers).
 Boundary find_boundary(const Domain& d, bool ok_below, double guess_a, double guess_b,
-                       const std::function<std::vector<bool>(const std::vector<double>&)>& ok);
+                       const std::function<std::vector<bool>(const std::vector<double>&)>& ok,
+                       int probes = 1);
 // Integer minimum of a unimodal function by pattern search: probe c-s, c, c+s; move to the best
 // or halve s. Returns the best value.
 double find_minimum(const Domain& d, double guess, double step,
