@@ -393,6 +393,7 @@ Report plan(const std::string& scenario_path, const std::vector<scenario::Overri
             Options o, const Simulate& simulate) {
   Report r;
   r.scenario_file = scenario_path;
+  r.common = common;
   const auto base = scenario::load_file(scenario_path, common);
   r.scenario_name = base.name;
   r.base_seed = static_cast<std::int64_t>(base.seed);
@@ -769,6 +770,9 @@ nlohmann::json to_json(const Report& r) {
   j["sonicsim_version"] = SONICSIM_VERSION;
   j["scenario"] = r.scenario_name;
   j["scenario_file"] = r.scenario_file;
+  nlohmann::json set = nlohmann::json::array();
+  for (const auto& c : r.common) set.push_back(c.path + "=" + c.value);
+  j["set"] = set;
   j["question"] = question_name(o.question);
   j["vary"] = o.vary;
   if (o.question == Question::MinBandwidth) j["link"] = o.link;

@@ -29,7 +29,17 @@ pass "max-cpu: $count simulations ($points values x 2)"
 run_ok "$SONICSIM" plan "$KNEE" min-devices --set workload.jobs=200 --slowdown 0.5 \
   --replications 1 --json
 [[ "$(jq -r .answer.value "$OUT")" == 4 ]] || fail "min-devices: expected 4"
+[[ "$(jq -r '.set[0]' "$OUT")" == workload.jobs=200 ]] || fail "min-devices: set not recorded"
 pass "min-devices: 4 devices for 200 threads"
+# Every point reproduces with `run`: same metric, bit for bit.
+cp "$OUT" "$TMP/min.json"
+value="$(jq -r '.points[0].value' "$TMP/min.json")"
+seed="$(jq -r '.points[0].seeds[0]' "$TMP/min.json")"
+run_ok "$SONICSIM" run "$KNEE" --set workload.jobs=200 --set servers.0.count="$value" \
+  --set seed="$seed" --json
+[[ "$(jq -r .events.thread_time_per_event_s "$OUT")" == \
+  "$(jq -r '.points[0].metric.values[0]' "$TMP/min.json")" ]] || fail "point not reproduced by run"
+pass "a plan point reproduces with sonicsim run"
 
 run_ok "$SONICSIM" plan "$UPLINK" min-bandwidth --replications 1 -o "$TMP/bw.json"
 assert_stdout_contains "network.site_uplink.bandwidth = "

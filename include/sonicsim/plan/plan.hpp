@@ -91,6 +91,7 @@ struct Answer {
 
 struct Report {
   std::string scenario_file, scenario_name;
+  std::vector<scenario::Override> common;  // --set (and --seed) applied to every simulation
   Options options;
   std::string metric_key, comparison;  // results key compared, "<=" or ">="
   std::optional<double> reference_s, threshold;
