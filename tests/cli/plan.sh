@@ -85,4 +85,8 @@ bad "give one constraint" "$KNEE" max-cpu --slowdown 5 --max-p99-latency 10ms
 bad "--max-p99-latency" "$KNEE" min-devices --max-p99-latency 10parsecs
 bad "--reference" "$KNEE" max-cpu --reference gpu
 bad "does-not-exist.json" does-not-exist.json max-cpu
+bad "open loop" scenarios/examples/open-loop-arrivals.json max-cpu
+bad "expected LO:HI" "$KNEE" max-cpu --range 10
+bad "expected a positive integer" "$KNEE" max-cpu --range 0:x
+bad "still holds at the top of the range" "$KNEE" max-cpu --range 1:20 --replications 1
 finish
