@@ -100,8 +100,10 @@ std::string describe_constraint(const Report& r) {
       return "p99 request latency <= " + scenario::format_time(o.max_p99_latency_s);
     default:
       return "thread time per event <= " + scenario::format_time(*r.threshold) + " (" +
-             (o.reference == Reference::Ideal ? "t_ideal" : "CPU-only t_CPU") + " " +
-             scenario::format_time(*r.reference_s) + " + " + fmt(o.slowdown_percent) + "%)";
+             (o.reference == Reference::CpuOnly      ? "CPU-only t_CPU"
+              : o.question == Question::MinBandwidth ? "t_ideal without transfer time"
+                                                     : "t_ideal") +
+             " " + scenario::format_time(*r.reference_s) + " + " + fmt(o.slowdown_percent) + "%)";
   }
 }
 
