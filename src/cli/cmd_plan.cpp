@@ -22,7 +22,7 @@ struct PlanArgs {
   double slowdown = -1.0, min_per_job_throughput = -1.0, tolerance = 0.02;
   double gpu_hour = -1.0, core_hour = -1.0, gpu_watts = 0.0, core_watts = 0.0, kwh = 0.0;
   int replications = 3, workers = 0, probes = 0;
-  bool json = false;
+  bool json = false, analytic_only = false;
 };
 
 double parse_bound(const std::string& text, bool bandwidth, const std::string& flag) {
@@ -61,6 +61,7 @@ plan::Options options_of(const PlanArgs& a) {
   o.link = a.link;
   o.replications = a.replications;
   o.tolerance = a.tolerance;
+  o.analytic_only = a.analytic_only;
 
   const int constraints =
       (a.slowdown >= 0) + (a.min_per_job_throughput >= 0) + static_cast<int>(!a.max_p99.empty());
@@ -126,7 +127,7 @@ int cmd_plan(const PlanArgs& a) {
   const int workers = a.workers > 0 ? a.workers : runner::default_workers();
   // Workers left idle by the replications of one value bisect further in the same round.
   options.probes = a.probes > 0 ? a.probes : std::max(1, workers / options.replications);
-  if (::isatty(2))
+  if (::isatty(2) && !options.analytic_only)
     std::cerr << "planning: each value simulated " << options.replications << "x, " << workers
               << " at a time...\n";
   const auto report =
@@ -205,6 +206,8 @@ void add_plan_command(CLI::App& app, Commands& out) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("-o,--output", args.output, "Write the plan as JSON here");
   cmd->add_flag("--json", args.json, "Print the plan JSON on stdout instead of the summary");
+  cmd->add_flag("--analytic-only", args.analytic_only,
+                "Only the formula's and MVA's answers, in milliseconds: no simulation");
   out.push_back({cmd, [] { return cmd_plan(args); }});
 }
 

@@ -518,6 +518,10 @@ Report plan(const std::string& scenario_path, const std::vector<scenario::Overri
   };
   r.formula_answer = analytic_answer(false);
   r.mva_answer = analytic_answer(true);
+  if (o.analytic_only) {
+    r.answer.status = "analytic_only";
+    return r;
+  }
 
   // ---- the simulated range and the first bracket ----------------------------------------
   std::vector<double> guesses;
@@ -797,7 +801,8 @@ nlohmann::json to_json(const Report& r) {
   std::vector<std::int64_t> seeds;
   for (int k = 0; k < o.replications; ++k) seeds.push_back(r.base_seed + k);
   j["seeds"] = seeds;
-  j["range"] = {r.range_min, r.range_max};
+  j["range"] = r.answer.status == "analytic_only" ? nlohmann::json(nullptr)
+                                                  : nlohmann::json{r.range_min, r.range_max};
   j["base"] = r.base;
   j["analytic"] = {{"formula", opt(r.formula_answer)},
                    {"mva", opt(r.mva_answer)},
@@ -884,10 +889,17 @@ std::string to_text(const Report& r) {
     return v ? show(r, *v) : std::string("none");
   };
   os << "  analytic     formula " << show_opt(r.formula_answer) << ", MVA "
-     << show_opt(r.mva_answer) << "; simulated range " << show(r, r.range_min) << " .. "
-     << show(r, r.range_max) << "\n";
+     << show_opt(r.mva_answer);
+  if (r.answer.status != "analytic_only")
+    os << "; simulated range " << show(r, r.range_min) << " .. " << show(r, r.range_max);
+  os << "\n";
 
   const Point* p = point_at(r, r.answer.value);
+  if (r.answer.status == "analytic_only") {
+    os << "  answer       not simulated (--analytic-only): formula " << show_opt(r.formula_answer)
+       << ", MVA " << show_opt(r.mva_answer) << "\n";
+    return os.str();
+  }
   if (r.answer.status == "unsatisfiable") {
     os << "  answer       NONE: even " << o.vary << " = " << show(r, r.range_min)
        << " misses the constraint";

@@ -54,6 +54,14 @@ assert_stdout_contains "per million events"
 assert_json_paths "$TMP/cost.json" answer.cost_per_million_events answer.hourly_cost prices.gpu_hour
 pass "cost: 53 threads per GPU"
 
+# The analytic answers alone, nothing simulated.
+run_ok "$SONICSIM" plan "$KNEE" max-cpu --slowdown 0.5 --analytic-only -o "$TMP/an.json"
+assert_stdout_contains "not simulated"
+[[ "$(json_get "$TMP/an.json" analytic.formula)" == 53 ]] || fail "analytic-only: formula 53"
+[[ "$(json_get "$TMP/an.json" simulations.count)" == 0 ]] || fail "analytic-only simulated"
+[[ "$(json_get "$TMP/an.json" answer.status)" == analytic_only ]] || fail "analytic-only status"
+pass "--analytic-only: formula 53, no simulation"
+
 # Break-even against direct inference: within 10% of t_CPU = 100 ms, 110 threads per GPU.
 run_ok "$SONICSIM" plan "$KNEE" max-cpu --reference cpu-only --slowdown 10 --replications 1 --json
 [[ "$(jq -r .answer.value "$OUT")" == 110 ]] || fail "cpu-only reference: expected 110"

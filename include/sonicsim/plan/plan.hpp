@@ -53,6 +53,7 @@ struct Options {
   // Values simulated together in each bisection round: more finish sooner when workers exceed
   // replications, at the price of more simulations. 1 is plain bisection.
   int probes = 1;
+  bool analytic_only = false;  // stop after the formula and MVA answers: no simulation
 };
 
 // Mean and 95% confidence interval (Student t) of replications; ci95 is the half-width, 0 with one
@@ -82,7 +83,8 @@ struct AnalyticPoint {
 
 struct Answer {
   // found: the boundary lies inside the range; unsatisfiable: max-cpu fails already at the
-  // range's low end; at_range_min: min-devices / min-bandwidth already met at the low end.
+  // range's low end; at_range_min: min-devices / min-bandwidth already met at the low end;
+  // analytic_only: nothing simulated.
   std::string status;
   std::optional<double> value;
   std::optional<double> interval_low, interval_high;  // where the CI leaves the verdict open
