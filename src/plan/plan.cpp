@@ -761,6 +761,12 @@ std::string show_metric(const Report& r, double v) {
   return std::isfinite(v) ? scenario::format_time(v) : "inf";
 }
 
+// A summary value, 0 when no replication produced it (null in JSON).
+double summary_of(const Point& p, const char* key) {
+  const auto it = p.summary.find(key);
+  return it != p.summary.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
 const Point* point_at(const Report& r, std::optional<double> v) {
   if (!v) return nullptr;
   for (const auto& p : r.points)
@@ -816,14 +822,14 @@ nlohmann::json to_json(const Report& r) {
   if (const Point* p = point_at(r, r.answer.value)) {
     a["metric"] = {{"mean", num(p->metric.mean)},
                    {"ci95", p->metric.values.size() > 1 ? num(p->metric.ci95) : nlohmann::json()}};
-    const double n_cpu = p->summary.value("n_cpu", 0.0), n_gpu = p->summary.value("n_gpu", 0.0);
+    const double n_cpu = summary_of(*p, "n_cpu"), n_gpu = summary_of(*p, "n_gpu");
     a["n_cpu"] = n_cpu;
     a["n_gpu"] = n_gpu;
     a["n_cpu_per_gpu"] = n_gpu > 0 ? nlohmann::json(n_cpu / n_gpu) : nlohmann::json(nullptr);
     if (o.question == Question::Cost) {
       a["cost_per_million_events"] = num(p->metric.mean);
       a["hourly_cost"] = o.prices.hourly(n_gpu, n_cpu);
-      a["throughput_per_s"] = p->summary.value("throughput_per_s", 0.0);
+      a["throughput_per_s"] = summary_of(*p, "throughput_per_s");
     }
   }
   j["answer"] = a;
@@ -903,14 +909,18 @@ std::string to_text(const Report& r) {
   if (r.answer.status == "unsatisfiable") {
     os << "  answer       NONE: even " << o.vary << " = " << show(r, r.range_min)
        << " misses the constraint";
-    if (const Point* f = point_at(r, r.answer.fail_value))
+    if (const Point* f = point_at(r, r.answer.fail_value)) {
       os << " (" << show_metric(r, f->metric.mean) << ")";
+      const double x = summary_of(*f, "throughput_per_s");
+      if (!(x > 0.0))
+        os << "\n               no event finished after the warm-up: a longer duration?";
+    }
     os << "\n";
   } else if (p) {
     os << "  answer       " << o.vary << " = " << show(r, *r.answer.value);
     if (r.answer.status == "at_range_min") os << " (already met at the low end of the range)";
     os << "\n";
-    const double n_cpu = p->summary.value("n_cpu", 0.0), n_gpu = p->summary.value("n_gpu", 0.0);
+    const double n_cpu = summary_of(*p, "n_cpu"), n_gpu = summary_of(*p, "n_gpu");
     os << "               N_CPU " << fmt(n_cpu, 10) << ", N_GPU " << fmt(n_gpu, 10);
     if (n_gpu > 0) os << ", " << fmt(n_cpu / n_gpu, 5) << " threads per device";
     os << "; " << r.metric_key << " " << show_metric(r, p->metric.mean);
@@ -918,8 +928,8 @@ std::string to_text(const Report& r) {
     os << "\n";
     if (o.question == Question::Cost)
       os << "               $" << fmt(o.prices.hourly(n_gpu, n_cpu), 5) << "/hour for "
-         << fmt(p->summary.value("throughput_per_s", 0.0), 5) << " events/s: $"
-         << fmt(p->metric.mean, 5) << " per million events\n";
+         << fmt(summary_of(*p, "throughput_per_s"), 5) << " events/s: $" << fmt(p->metric.mean, 5)
+         << " per million events\n";
     if (r.answer.interval_low && r.answer.interval_high &&
         *r.answer.interval_low != *r.answer.interval_high)
       os << "  uncertainty  " << show(r, *r.answer.interval_low) << " .. "
