@@ -767,6 +767,13 @@ double summary_of(const Point& p, const char* key) {
   return it != p.summary.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
+// Values of integer questions are written as integers (jobs, devices), bandwidths as numbers.
+nlohmann::json val(const Report& r, std::optional<double> v) {
+  if (!v || !std::isfinite(*v)) return nullptr;
+  if (r.geometric) return *v;
+  return static_cast<std::int64_t>(std::llround(*v));
+}
+
 const Point* point_at(const Report& r, std::optional<double> v) {
   if (!v) return nullptr;
   for (const auto& p : r.points)
@@ -807,18 +814,19 @@ nlohmann::json to_json(const Report& r) {
   std::vector<std::int64_t> seeds;
   for (int k = 0; k < o.replications; ++k) seeds.push_back(r.base_seed + k);
   j["seeds"] = seeds;
-  j["range"] = r.answer.status == "analytic_only" ? nlohmann::json(nullptr)
-                                                  : nlohmann::json{r.range_min, r.range_max};
+  j["range"] = r.answer.status == "analytic_only"
+                   ? nlohmann::json(nullptr)
+                   : nlohmann::json{val(r, r.range_min), val(r, r.range_max)};
   j["base"] = r.base;
-  j["analytic"] = {{"formula", opt(r.formula_answer)},
-                   {"mva", opt(r.mva_answer)},
-                   {"first_bracket", {r.bracket_low, r.bracket_high}}};
+  j["analytic"] = {{"formula", val(r, r.formula_answer)},
+                   {"mva", val(r, r.mva_answer)},
+                   {"first_bracket", {val(r, r.bracket_low), val(r, r.bracket_high)}}};
 
   nlohmann::json a;
   a["status"] = r.answer.status;
-  a["value"] = opt(r.answer.value);
-  a["interval"] = {opt(r.answer.interval_low), opt(r.answer.interval_high)};
-  a["fail_value"] = opt(r.answer.fail_value);
+  a["value"] = val(r, r.answer.value);
+  a["interval"] = {val(r, r.answer.interval_low), val(r, r.answer.interval_high)};
+  a["fail_value"] = val(r, r.answer.fail_value);
   if (const Point* p = point_at(r, r.answer.value)) {
     a["metric"] = {{"mean", num(p->metric.mean)},
                    {"ci95", p->metric.values.size() > 1 ? num(p->metric.ci95) : nlohmann::json()}};
@@ -844,7 +852,7 @@ nlohmann::json to_json(const Report& r) {
   nlohmann::json points = nlohmann::json::array();
   for (const auto& p : r.points) {
     nlohmann::json q;
-    q["value"] = p.value;
+    q["value"] = val(r, p.value);
     q["round"] = p.order;
     q["seeds"] = p.seeds;
     nlohmann::json values = nlohmann::json::array();

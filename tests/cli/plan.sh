@@ -28,17 +28,17 @@ pass "max-cpu: $count simulations ($points values x 2)"
 
 run_ok "$SONICSIM" plan "$KNEE" min-devices --set workload.jobs=200 --slowdown 0.5 \
   --replications 1 --json
-[[ "$(jq -r .answer.value "$OUT")" == 4 ]] || fail "min-devices: expected 4"
-[[ "$(jq -r '.set[0]' "$OUT")" == workload.jobs=200 ]] || fail "min-devices: set not recorded"
+[[ "$(json_get "$OUT" answer.value)" == 4 ]] || fail "min-devices: expected 4"
+[[ "$(json_get "$OUT" set.0)" == workload.jobs=200 ]] || fail "min-devices: set not recorded"
 pass "min-devices: 4 devices for 200 threads"
 # Every point reproduces with `run`: same metric, bit for bit.
 cp "$OUT" "$TMP/min.json"
-value="$(jq -r '.points[0].value' "$TMP/min.json")"
-seed="$(jq -r '.points[0].seeds[0]' "$TMP/min.json")"
+value="$(json_get "$TMP/min.json" points.0.value)"
+seed="$(json_get "$TMP/min.json" points.0.seeds.0)"
 run_ok "$SONICSIM" run "$KNEE" --set workload.jobs=200 --set servers.0.count="$value" \
   --set seed="$seed" --json
-[[ "$(jq -r .events.thread_time_per_event_s "$OUT")" == \
-  "$(jq -r '.points[0].metric.values[0]' "$TMP/min.json")" ]] || fail "point not reproduced by run"
+[[ "$(json_get "$OUT" events.thread_time_per_event_s)" == \
+  "$(json_get "$TMP/min.json" points.0.metric.values.0)" ]] || fail "point not reproduced by run"
 pass "a plan point reproduces with sonicsim run"
 
 run_ok "$SONICSIM" plan "$UPLINK" min-bandwidth --replications 1 -o "$TMP/bw.json"
@@ -64,8 +64,8 @@ pass "--analytic-only: formula 53, no simulation"
 
 # Break-even against direct inference: within 10% of t_CPU = 100 ms, 110 threads per GPU.
 run_ok "$SONICSIM" plan "$KNEE" max-cpu --reference cpu-only --slowdown 10 --replications 1 --json
-[[ "$(jq -r .answer.value "$OUT")" == 110 ]] || fail "cpu-only reference: expected 110"
-[[ "$(jq -r .constraint.reference_s "$OUT")" == 0.1 ]] || fail "cpu-only reference is t_CPU"
+[[ "$(json_get "$OUT" answer.value)" == 110 ]] || fail "cpu-only reference: expected 110"
+[[ "$(json_get "$OUT" constraint.reference_s)" == 0.1 ]] || fail "cpu-only reference is t_CPU"
 pass "max-cpu against the CPU-only baseline: 110"
 
 # Unsatisfiable: one job alone makes 18.9 events/s.
