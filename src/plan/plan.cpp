@@ -541,6 +541,7 @@ Report plan(const std::string& scenario_path, const std::vector<scenario::Overri
     d.max =
         o.range_max.value_or(std::min(kIntegerCap, std::max({64.0, 4.0 * g_hi, 2.0 * base_value})));
   }
+  if (!o.range_max) d.max = std::max(d.max, r.geometric ? d.min * 64.0 : 2.0 * d.min);
   if (!(d.min <= d.max))
     throw scenario::InputError(scenario_path,
                                {{"", "--range: the low end " + format_value(o, d.min) +
@@ -662,7 +663,10 @@ Report plan(const std::string& scenario_path, const std::vector<scenario::Overri
       },
       o.probes);
 
-  const std::string range = "[" + format_value(o, d.min) + ", " + format_value(o, d.max) + "]";
+  const auto human = [&](double v) {
+    return r.geometric ? scenario::format_bandwidth(v) : format_value(o, v);
+  };
+  const std::string range = "[" + human(d.min) + ", " + human(d.max) + "]";
   if (!b.ok) {
     if (ok_below) {
       r.answer.status = "unsatisfiable";
@@ -673,8 +677,11 @@ Report plan(const std::string& scenario_path, const std::vector<scenario::Overri
         scenario_path,
         {{o.vary, "the constraint (" + describe_constraint(r) +
                       ") is not met anywhere in the range " + range + ": at " + o.vary + "=" +
-                      format_value(o, d.max) + " the " + r.metric_key + " is " +
+                      human(d.max) + " the " + r.metric_key + " is " +
                       (index.count(d.max) ? fmt(at(d.max).metric.mean) : std::string("n/a")) +
+                      (none ? "; the formula and MVA find no such value either: something else "
+                              "binds (devices, CPU, latency)"
+                            : "") +
                       " (raise the high end with --range LO:HI)"}});
   }
   if (!b.fail) {
