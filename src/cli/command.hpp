@@ -43,5 +43,6 @@ void add_calibrate_scan_command(CLI::App* calibrate, Commands& out);  // calibra
 void add_perf_analyzer_command(CLI::App& app, Commands& out);         // perf-analyzer
 void add_compare_command(CLI::App& app, Commands& out);               // compare
 void add_report_command(CLI::App& app, Commands& out);                // report
+void add_plan_command(CLI::App& app, Commands& out);                  // plan
 
 }  // namespace sonicsim::cli

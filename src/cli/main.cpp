@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   cli::add_perf_analyzer_command(app, commands);
   cli::add_compare_command(app, commands);
   cli::add_report_command(app, commands);
+  cli::add_plan_command(app, commands);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,157 @@
+// Capacity questions answered by search: the analytic models bracket the answer, simulations with
+// replications refine it (bisection on integers, geometric bisection on bandwidth, a shrinking
+// pattern search for the cost optimum). Every simulation used is kept for the report.
+//
+// The searches assume the constraint is monotone in the parameter (more jobs per device never
+// make an event faster; more devices or bandwidth never slower). Replications are compared by
+// their mean; the 95% confidence interval says how sure each verdict is. docs/plan.md has the
+// questions, the algorithms and every output key.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <sonicsim/runner/points.hpp>
+#include <sonicsim/scenario/loader.hpp>
+
+namespace sonicsim::plan {
+
+enum class Question { MaxCpu, MinDevices, MinBandwidth, Cost };
+std::optional<Question> question_from_name(const std::string& name);
+const char* question_name(Question q);
+const char* question_names();  // for messages: "max-cpu, min-devices, min-bandwidth, cost"
+
+enum class Constraint { Slowdown, PerJobThroughput, P99Latency, None };
+enum class Reference { Ideal, CpuOnly };
+
+// Hourly price of what a point uses: devices and cores (one core per client thread), plus their
+// electricity when a power draw and a kWh price are given.
+struct Prices {
+  double gpu_hour = 0.0, core_hour = 0.0;
+  double gpu_watts = 0.0, core_watts = 0.0, kwh = 0.0;
+  double hourly(double gpus, double cores) const;
+};
+
+struct Options {
+  Question question = Question::MaxCpu;
+  std::string vary;  // default by question: workload.jobs, servers.0.count, network.LINK.bandwidth
+  std::string link = "site_uplink";  // min-bandwidth
+  Constraint constraint = Constraint::Slowdown;
+  Reference reference = Reference::Ideal;
+  double slowdown_percent = 5.0;
+  double min_per_job_throughput = 0.0;  // events per second per job
+  double max_p99_latency_s = 0.0;
+  Prices prices;
+  std::optional<double> range_min, range_max;  // the search bracket's limits; default from analytic
+  double tolerance = 0.02;  // geometric bisection stops when hi/lo <= 1 + tolerance
+  int replications = 3;
+  // Values simulated together in each bisection round: more finish sooner when workers exceed
+  // replications, at the price of more simulations. 1 is plain bisection.
+  int probes = 1;
+  bool analytic_only = false;  // stop after the formula and MVA answers: no simulation
+};
+
+// Mean and 95% confidence interval (Student t) of replications; ci95 is the half-width, 0 with one
+// replication (no spread to estimate: reported as null).
+struct Stat {
+  std::vector<double> values;
+  double mean = 0.0, stddev = 0.0, ci95 = 0.0;
+};
+Stat statistics(const std::vector<double>& values);
+double student_t975(int dof);
+
+// One value of the searched parameter, simulated with every replication.
+struct Point {
+  double value = 0.0;
+  int order = 0;  // the search round that asked for it (1-based)
+  Stat metric;
+  bool ok = false;       // the mean meets the constraint (cost: unused)
+  bool certain = false;  // the whole confidence interval is on the same side of the threshold
+  std::vector<std::int64_t> seeds;
+  nlohmann::json summary;  // means of a few results keys, for the report
+};
+
+// What the formula and MVA say at one value.
+struct AnalyticPoint {
+  std::optional<double> formula, mva;
+};
+
+struct Answer {
+  // found: the boundary lies inside the range; unsatisfiable: max-cpu fails already at the
+  // range's low end; at_range_min: min-devices / min-bandwidth already met at the low end;
+  // analytic_only: nothing simulated.
+  std::string status;
+  std::optional<double> value;
+  std::optional<double> interval_low, interval_high;  // where the CI leaves the verdict open
+  std::optional<double> fail_value;                   // nearest value that breaks the constraint
+};
+
+struct Report {
+  std::string scenario_file, scenario_name;
+  std::vector<scenario::Override> common;  // --set (and --seed) applied to every simulation
+  Options options;
+  std::string metric_key, comparison;  // results key compared, "<=" or ">="
+  std::optional<double> reference_s, threshold;
+  std::int64_t base_seed = 0;
+  double range_min = 0.0, range_max = 0.0;
+  bool geometric = false;
+  std::optional<double> formula_answer, mva_answer;  // the analytic searches over the same range
+  double bracket_low = 0.0, bracket_high = 0.0;      // first two values simulated
+  Answer answer;
+  std::vector<Point> points;  // in the order simulated
+  int simulations = 0;
+  nlohmann::json base;  // n_cpu, n_gpu, t_ideal... of the scenario as given
+};
+
+// Runs one simulation per override set (each in its own process); run_points by default.
+using Simulate = std::function<std::vector<runner::PointResult>(
+    const std::vector<std::vector<scenario::Override>>& points)>;
+Simulate simulate_with_run_points(const std::string& scenario_path,
+                                  const std::vector<scenario::Override>& common, int workers);
+
+// Override sets exactly as plan() simulates `value`: the varied path then the replication seed.
+std::vector<scenario::Override> point_overrides(const Options& o, double value, std::int64_t seed);
+std::string format_value(const Options& o, double value);
+
+// The metric plan() compares, from one results JSON (cost: per million events).
+double metric_of(const Options& o, const nlohmann::json& results);
+
+// Answers the question. Throws scenario::InputError for bad input (a path the scenario lacks, a
+// bracket the constraint is not met in) and std::runtime_error when a simulation fails.
+Report plan(const std::string& scenario_path, const std::vector<scenario::Override>& common,
+            Options options, const Simulate& simulate);
+
+nlohmann::json to_json(const Report& r);
+std::string to_text(const Report& r);
+
+// The searches on their own, on any evaluator (tests drive them with known functions).
+struct Domain {
+  bool geometric = false;
+  double min = 1.0, max = 1.0;
+  double tolerance = 0.02;
+  double up(double x, int expansion = 0) const;  // the k-th step away from a bracket
+  double down(double x, int expansion = 0) const;
+  double mid(double a, double b) const;
+  bool close(double a, double b) const;
+  double clamp(double x) const;
+};
+struct Boundary {
+  std::optional<double> ok, fail;  // the closest ok and failing values found
+};
+// ok_below: the constraint holds below the boundary (max-cpu) rather than above it (min-*).
+// evaluate(values) returns the verdict for each value; guesses seed the first round. Each
+// bisection round asks for `probes` values at once (a k-section, for idle workers).
+Boundary find_boundary(const Domain& d, bool ok_below, double guess_a, double guess_b,
+                       const std::function<std::vector<bool>(const std::vector<double>&)>& ok,
+                       int probes = 1);
+// Integer minimum of a unimodal function by pattern search: probe c-s, c, c+s; move to the best
+// or halve s. Returns the best value.
+double find_minimum(const Domain& d, double guess, double step,
+                    const std::function<std::vector<double>(const std::vector<double>&)>& f);
+
+}  // namespace sonicsim::plan

@@ -1,0 +1,214 @@
+// plan: capacity questions answered by search (analytic bracket, simulated refinement).
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+
+#include <sonicsim/plan/plan.hpp>
+#include <sonicsim/results/results.hpp>
+#include <sonicsim/runner/points.hpp>
+#include <sonicsim/scenario/units.hpp>
+
+#include "command.hpp"
+
+namespace sonicsim::cli {
+
+namespace {
+
+struct PlanArgs {
+  ScenarioArgs scenario;
+  std::string question, reference = "ideal", vary, link = "site_uplink", range, max_p99, output;
+  double slowdown = -1.0, min_per_job_throughput = -1.0, tolerance = 0.02;
+  double gpu_hour = -1.0, core_hour = -1.0, gpu_watts = 0.0, core_watts = 0.0, kwh = 0.0;
+  int replications = 3, workers = 0, probes = 0;
+  bool json = false, analytic_only = false;
+};
+
+double parse_bound(const std::string& text, bool bandwidth, const std::string& flag) {
+  if (bandwidth) {
+    std::string error;
+    nlohmann::json value;
+    try {
+      value = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception&) {
+      value = text;
+    }
+    const auto v = scenario::parse_quantity(value, scenario::Quantity::Bandwidth, error);
+    if (!v || !(*v > 0.0))
+      throw UsageError(
+          flag + ": " +
+          (error.empty() ? "found `" + text + "`, expected a positive bandwidth" : error));
+    return *v;
+  }
+  try {
+    std::size_t used = 0;
+    const long long v = std::stoll(text, &used);
+    if (used == text.size() && v >= 1) return static_cast<double>(v);
+  } catch (const std::exception&) {
+  }
+  throw UsageError(flag + ": found `" + text + "`, expected a positive integer");
+}
+
+plan::Options options_of(const PlanArgs& a) {
+  plan::Options o;
+  const auto q = plan::question_from_name(a.question);
+  if (!q)
+    throw UsageError("unknown question `" + a.question + "`; expected one of " +
+                     plan::question_names());
+  o.question = *q;
+  o.vary = a.vary;
+  o.link = a.link;
+  o.replications = a.replications;
+  o.tolerance = a.tolerance;
+  o.analytic_only = a.analytic_only;
+
+  const int constraints =
+      (a.slowdown >= 0) + (a.min_per_job_throughput >= 0) + static_cast<int>(!a.max_p99.empty());
+  if (constraints > 1)
+    throw UsageError(
+        "give one constraint: --slowdown, --min-per-job-throughput or --max-p99-latency");
+  if (o.question == plan::Question::Cost) {
+    if (constraints > 0)
+      throw UsageError(
+          "cost takes prices, not a constraint (--slowdown, ...): it minimises the "
+          "cost per million events");
+    if (a.gpu_hour < 0 || a.core_hour < 0)
+      throw UsageError("cost needs --gpu-hour-price and --core-hour-price");
+    if ((a.gpu_watts > 0 || a.core_watts > 0) != (a.kwh > 0))
+      throw UsageError("power needs both a draw (--gpu-power, --core-power) and --kwh-price");
+    o.prices = {a.gpu_hour, a.core_hour, a.gpu_watts, a.core_watts, a.kwh};
+  } else if (a.gpu_hour >= 0 || a.core_hour >= 0 || a.kwh > 0) {
+    throw UsageError("prices (--gpu-hour-price, ...) belong to the cost question");
+  }
+  if (a.min_per_job_throughput >= 0) {
+    o.constraint = plan::Constraint::PerJobThroughput;
+    o.min_per_job_throughput = a.min_per_job_throughput;
+  } else if (!a.max_p99.empty()) {
+    o.constraint = plan::Constraint::P99Latency;
+    std::string error;
+    nlohmann::json value;
+    try {
+      value = nlohmann::json::parse(a.max_p99);
+    } catch (const nlohmann::json::exception&) {
+      value = a.max_p99;
+    }
+    const auto t = scenario::parse_quantity(value, scenario::Quantity::Time, error);
+    if (!t || !(*t > 0.0))
+      throw UsageError("--max-p99-latency: " +
+                       (error.empty() ? "expected a positive time such as 20ms" : error));
+    o.max_p99_latency_s = *t;
+  } else {
+    o.constraint = plan::Constraint::Slowdown;
+    if (a.slowdown >= 0) o.slowdown_percent = a.slowdown;
+  }
+  if (a.reference == "ideal")
+    o.reference = plan::Reference::Ideal;
+  else if (a.reference == "cpu-only")
+    o.reference = plan::Reference::CpuOnly;
+  else
+    throw UsageError("--reference: found `" + a.reference + "`, expected ideal or cpu-only");
+  if (!a.range.empty()) {
+    const auto colon = a.range.find(':');
+    if (colon == std::string::npos)
+      throw UsageError("--range: found `" + a.range + "`, expected LO:HI (either may be empty)");
+    const bool bw = o.question == plan::Question::MinBandwidth;
+    const std::string lo = a.range.substr(0, colon), hi = a.range.substr(colon + 1);
+    if (!lo.empty()) o.range_min = parse_bound(lo, bw, "--range");
+    if (!hi.empty()) o.range_max = parse_bound(hi, bw, "--range");
+  }
+  return o;
+}
+
+int cmd_plan(const PlanArgs& a) {
+  auto options = options_of(a);
+  if (!a.output.empty()) results::check_writable(a.output);
+  const auto common = overrides_of(a.scenario);
+  const int workers = a.workers > 0 ? a.workers : runner::default_workers();
+  // Workers left idle by the replications of one value bisect further in the same round.
+  options.probes = a.probes > 0 ? a.probes : std::max(1, workers / options.replications);
+  if (::isatty(2) && !options.analytic_only)
+    std::cerr << "planning: each value simulated " << options.replications << "x, " << workers
+              << " at a time...\n";
+  const auto report =
+      plan::plan(a.scenario.scenario_path, common, options,
+                 plan::simulate_with_run_points(a.scenario.scenario_path, common, workers));
+  const auto j = plan::to_json(report);
+  if (!a.output.empty()) results::write_atomically(a.output, j.dump(2) + "\n");
+  if (a.json) {
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << plan::to_text(report);
+    if (!a.output.empty()) std::cout << "plan written to " << a.output << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, Commands& out) {
+  static PlanArgs args;
+  auto* cmd = app.add_subcommand(
+      "plan",
+      "Answer a capacity question by search: the formulas and MVA bracket the answer, "
+      "simulations with replications refine it (docs/plan.md)");
+  add_scenario_args(cmd, args.scenario);
+  cmd->add_option("question", args.question,
+                  "max-cpu (largest --vary, default workload.jobs, meeting the constraint), "
+                  "min-devices (smallest servers.0.count), min-bandwidth (smallest bandwidth of "
+                  "--link), cost (cheapest workload.jobs per million events)")
+      ->required();
+  cmd->add_option("--slowdown", args.slowdown,
+                  "Constraint: thread time per event within this many percent of the reference "
+                  "(default 5)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--reference", args.reference,
+                  "What --slowdown is relative to: ideal (the formula's t_ideal) or cpu-only "
+                  "(t_CPU, direct inference)")
+      ->default_str("ideal");
+  cmd->add_option("--min-per-job-throughput", args.min_per_job_throughput,
+                  "Constraint: events per second per job at least this")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-p99-latency", args.max_p99,
+                  "Constraint: p99 request latency at most this (e.g. 20ms)");
+  cmd->add_option("--vary", args.vary,
+                  "Integer scenario path searched (max-cpu and cost: workload.jobs; min-devices: "
+                  "servers.0.count)");
+  cmd->add_option("--link", args.link,
+                  "min-bandwidth: the link whose bandwidth is searched (client_nic, site_uplink, "
+                  "wan, server_nic)")
+      ->default_str("site_uplink");
+  cmd->add_option("--range", args.range,
+                  "LO:HI limits of the search (integers, or bandwidths such as 1Gbps:100Gbps); "
+                  "default from the analytic answers");
+  cmd->add_option("--tolerance", args.tolerance,
+                  "min-bandwidth: stop when the bracket is narrower than this ratio (default 0.02)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--gpu-hour-price", args.gpu_hour, "cost: price of one device for one hour")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--core-hour-price", args.core_hour,
+                  "cost: price of one core (one client thread) for one hour")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--gpu-power", args.gpu_watts, "cost: watts drawn per device")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--core-power", args.core_watts, "cost: watts drawn per core")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--kwh-price", args.kwh, "cost: price of one kWh")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--replications", args.replications,
+                  "Simulations per value, seeds SEED..SEED+R-1 (default 3)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--workers", args.workers,
+                  "Simulations running at once, each in its own process (default: the cores)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--probes", args.probes,
+                  "Values simulated together per bisection round (default: workers / "
+                  "replications, at least 1; 1 is plain bisection, the fewest simulations)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("-o,--output", args.output, "Write the plan as JSON here");
+  cmd->add_flag("--json", args.json, "Print the plan JSON on stdout instead of the summary");
+  cmd->add_flag("--analytic-only", args.analytic_only,
+                "Only the formula's and MVA's answers, in milliseconds: no simulation");
+  out.push_back({cmd, [] { return cmd_plan(args); }});
+}
+
+}  // namespace sonicsim::cli

@@ -1,0 +1,100 @@
+# cli_plan: `sonicsim plan` answers capacity questions by search. On the deterministic knee
+# scenario max-cpu finds the formula's knee with fewer simulations than values searched, writes
+# every documented key, reports an unsatisfiable constraint as an answer (exit 0), and turns every
+# bad input into exit 2 with a message and no output file.
+source "$(dirname "$0")/lib.sh" "$@"
+need_json_tool
+
+KNEE=tests/data/plan_knee.json
+UPLINK=tests/data/plan_narrow_uplink.json
+
+run_ok "$SONICSIM" plan "$KNEE" max-cpu --slowdown 0.5 --replications 2 --workers 2 \
+  -o "$TMP/max.json"
+assert_stdout_contains "answer       workload.jobs = 53"
+assert_stdout_contains "simulations  "
+assert_json_paths "$TMP/max.json" question vary constraint.metric constraint.threshold \
+  constraint.reference_s replications seeds range base.t_ideal_s analytic.formula analytic.mva \
+  analytic.first_bracket answer.status answer.value answer.interval answer.fail_value \
+  answer.metric.mean answer.metric.ci95 answer.n_cpu_per_gpu simulations.count simulations.points \
+  points.0.value points.0.seeds points.0.metric.mean points.0.metric.ci95 points.0.ok \
+  points.0.certain points.0.summary.throughput_per_s
+[[ "$(json_get "$TMP/max.json" answer.value)" == 53 ]] || fail "max-cpu: expected 53"
+pass "max-cpu: 53 threads per device (knee 53.0016)"
+count="$(json_get "$TMP/max.json" simulations.count)"
+points="$(json_get "$TMP/max.json" simulations.points)"
+((count == 2 * points)) || fail "count $count is not 2 x $points points"
+((points < 53)) || fail "max-cpu used $points values, no better than a sweep"
+pass "max-cpu: $count simulations ($points values x 2)"
+
+run_ok "$SONICSIM" plan "$KNEE" min-devices --set workload.jobs=200 --slowdown 0.5 \
+  --replications 1 --json
+[[ "$(json_get "$OUT" answer.value)" == 4 ]] || fail "min-devices: expected 4"
+[[ "$(json_get "$OUT" set.0)" == workload.jobs=200 ]] || fail "min-devices: set not recorded"
+pass "min-devices: 4 devices for 200 threads"
+# Every point reproduces with `run`: same metric, bit for bit.
+cp "$OUT" "$TMP/min.json"
+value="$(json_get "$TMP/min.json" points.0.value)"
+seed="$(json_get "$TMP/min.json" points.0.seeds.0)"
+run_ok "$SONICSIM" run "$KNEE" --set workload.jobs=200 --set servers.0.count="$value" \
+  --set seed="$seed" --json
+[[ "$(json_get "$OUT" events.thread_time_per_event_s)" == \
+  "$(json_get "$TMP/min.json" points.0.metric.values.0)" ]] || fail "point not reproduced by run"
+pass "a plan point reproduces with sonicsim run"
+
+run_ok "$SONICSIM" plan "$UPLINK" min-bandwidth --replications 1 -o "$TMP/bw.json"
+assert_stdout_contains "network.site_uplink.bandwidth = "
+bw="$(json_get "$TMP/bw.json" answer.value)"
+float_cmp "$bw" ">=" 3.77e8 && float_cmp "$bw" "<=" 3.9e8 || fail "min-bandwidth $bw B/s"
+pass "min-bandwidth: $bw B/s (hand: 3.777e8)"
+
+run_ok "$SONICSIM" plan "$KNEE" cost --gpu-hour-price 1 --core-hour-price 0.02 --replications 1 \
+  -o "$TMP/cost.json"
+assert_stdout_contains "per million events"
+[[ "$(json_get "$TMP/cost.json" answer.value)" == 53 ]] || fail "cost: expected 53"
+assert_json_paths "$TMP/cost.json" answer.cost_per_million_events answer.hourly_cost prices.gpu_hour
+pass "cost: 53 threads per GPU"
+
+# The analytic answers alone, nothing simulated.
+run_ok "$SONICSIM" plan "$KNEE" max-cpu --slowdown 0.5 --analytic-only -o "$TMP/an.json"
+assert_stdout_contains "not simulated"
+[[ "$(json_get "$TMP/an.json" analytic.formula)" == 53 ]] || fail "analytic-only: formula 53"
+[[ "$(json_get "$TMP/an.json" simulations.count)" == 0 ]] || fail "analytic-only simulated"
+[[ "$(json_get "$TMP/an.json" answer.status)" == analytic_only ]] || fail "analytic-only status"
+pass "--analytic-only: formula 53, no simulation"
+
+# Break-even against direct inference: within 10% of t_CPU = 100 ms, 110 threads per GPU.
+run_ok "$SONICSIM" plan "$KNEE" max-cpu --reference cpu-only --slowdown 10 --replications 1 --json
+[[ "$(json_get "$OUT" answer.value)" == 110 ]] || fail "cpu-only reference: expected 110"
+[[ "$(json_get "$OUT" constraint.reference_s)" == 0.1 ]] || fail "cpu-only reference is t_CPU"
+pass "max-cpu against the CPU-only baseline: 110"
+
+# Unsatisfiable: one job alone makes 18.9 events/s.
+run_ok "$SONICSIM" plan "$KNEE" max-cpu --min-per-job-throughput 100 --replications 1 \
+  -o "$TMP/none.json"
+assert_stdout_contains "NONE"
+[[ "$(json_get "$TMP/none.json" answer.status)" == unsatisfiable ]] || fail "status"
+[[ "$(json_get "$TMP/none.json" answer.value)" == null ]] || fail "value should be null"
+pass "unsatisfiable is an answer"
+
+# Bad input: exit 2, a message, no file.
+bad() {
+  local want="$1"; shift
+  run_status 2 "$SONICSIM" plan "$@" -o "$TMP/bad.json"
+  assert_stderr_contains "$want"
+  assert_no_file "$TMP/bad.json"
+}
+bad "unknown question \`max-gpu\`" "$KNEE" max-gpu
+bad "no such link" "$KNEE" min-bandwidth --link wan
+bad "workload.jbos" "$KNEE" max-cpu --vary workload.jbos
+bad "is not met anywhere in the range" "$KNEE" min-devices --set workload.jobs=200 --range 1:2 \
+  --replications 1
+bad "--gpu-hour-price" "$KNEE" cost
+bad "give one constraint" "$KNEE" max-cpu --slowdown 5 --max-p99-latency 10ms
+bad "--max-p99-latency" "$KNEE" min-devices --max-p99-latency 10parsecs
+bad "--reference" "$KNEE" max-cpu --reference gpu
+bad "does-not-exist.json" does-not-exist.json max-cpu
+bad "open loop" scenarios/examples/open-loop-arrivals.json max-cpu
+bad "expected LO:HI" "$KNEE" max-cpu --range 10
+bad "expected a positive integer" "$KNEE" max-cpu --range 0:x
+bad "still holds at the top of the range" "$KNEE" max-cpu --range 1:20 --replications 1
+finish
