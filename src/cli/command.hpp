@@ -42,5 +42,6 @@ void add_calibrate_commands(CLI::App& app, Commands& out);  // calibrate perf-an
 void add_calibrate_scan_command(CLI::App* calibrate, Commands& out);  // calibrate scan
 void add_perf_analyzer_command(CLI::App& app, Commands& out);         // perf-analyzer
 void add_compare_command(CLI::App& app, Commands& out);               // compare
+void add_sweep_commands(CLI::App& app, Commands& out);                // sweep, merge
 
 }  // namespace sonicsim::cli
