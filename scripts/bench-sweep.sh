@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Sweep speed-up benchmark: times one 64-point sweep (N_CPU = 1..64 threads of the exact-MVA
+# example, 10 simulated minutes per point, ~0.1-0.3 s of simulation each) with --workers 1 and
+# --workers 2, REPEAT times each, and prints the medians and the speed-up. Each point runs in its
+# own forked process, so on a 2-core machine the ideal is 2x; fork, pipe and result handling in
+# the parent are what keep it below.
+#
+#   scripts/bench-sweep.sh              uses build/sonicsim (scripts/setup.sh builds it)
+#   SONICSIM_BIN=path/to/sonicsim BENCH_REPEAT=3 scripts/bench-sweep.sh
+# Output files: out/bench-sweep/k{1,2}-{i}.csv (the tables must be identical: checked).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+BIN="${SONICSIM_BIN:-build/sonicsim}"
+REPEAT="${BENCH_REPEAT:-3}"
+[[ -x "$BIN" ]] || { echo "no $BIN: run scripts/setup.sh or set SONICSIM_BIN" >&2; exit 2; }
+OUT=out/bench-sweep
+mkdir -p "$OUT"
+ARGS=(scenarios/examples/random-routing-mva.json --set workload.threads_per_job=1
+  --set duration=10min --param workload.jobs=1:64:1)
+
+declare -A times
+for k in 1 2; do
+  for i in $(seq "$REPEAT"); do
+    start=$(date +%s.%N)
+    "$BIN" sweep "${ARGS[@]}" --workers "$k" -o "$OUT/k$k-$i.csv" >/dev/null 2>&1
+    end=$(date +%s.%N)
+    t=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
+    times[$k]+="$t "
+    echo "K=$k run $i: $t s"
+  done
+done
+cmp -s "$OUT/k1-1.csv" "$OUT/k2-1.csv" || { echo "K=1 and K=2 tables differ" >&2; exit 1; }
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+m1=$(echo "${times[1]}" | median)
+m2=$(echo "${times[2]}" | median)
+echo "64-point sweep, median of $REPEAT: K=1 $m1 s, K=2 $m2 s, speed-up $(awk -v a="$m1" -v b="$m2" 'BEGIN { printf "%.2f", a / b }')x (same table: yes)"
