@@ -318,7 +318,8 @@ int cmd_sweep(const SweepArgs& a) {
     if (shard.contains(p)) selected.push_back(p);
 
   if (a.dry_run) {
-    std::cout << "sweep " << id << ": " << n_points << " points x " << R << " replications";
+    std::cout << "sweep " << id << ": " << n_points << (n_points == 1 ? " point" : " points")
+              << " x " << R << (R == 1 ? " replication" : " replications");
     if (!a.shard.empty())
       std::cout << ", shard " << a.shard << ": " << selected.size() << " points";
     std::cout << "\n";
@@ -644,11 +645,13 @@ void add_sweep_commands(CLI::App& app, Commands& out) {
                   "range A:B:STEP, a geometric range A:B:xF or a log range log:A:B:N; bounds may "
                   "carry a unit (100us:1000us:100us). Points: the Cartesian product, first "
                   "--param slowest")
-      ->take_all();
+      ->take_all()
+      ->allow_extra_args(false);
   cmd->add_option("--zip", args.zips,
                   "PATH,PATH,...: these --param parameters move together (same number of "
                   "values), e.g. --zip workload.jobs,servers.0.count; repeatable")
-      ->take_all();
+      ->take_all()
+      ->allow_extra_args(false);
   cmd->add_option("--replications", args.replications,
                   "Simulations per point with distinct derived seeds (default 1)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));

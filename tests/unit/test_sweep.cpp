@@ -1,9 +1,15 @@
 // Sweeps: parameter syntax, the grid, shards, replication seeds, the statistics and the table.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <set>
 
 #include <catch2/catch.hpp>
 
+#include <sonicsim/runner/points.hpp>
 #include <sonicsim/sweep/sweep.hpp>
 #include <sonicsim/util/rng.hpp>
 
@@ -237,4 +243,37 @@ TEST_CASE("sweep table: CSV quoting, rows and reading them back", "[sweep]") {
   CHECK(t.rows[0].fixed[6] == "bad, very | bad");
   CHECK(t.rows[0].metrics.empty());
   CHECK(t.rows[1].metrics == row.metrics);
+}
+
+TEST_CASE("streaming runner: every item once, in completion order; a stop flag ends it early",
+          "[sweep][runner]") {
+  std::vector<std::size_t> indices = {4, 2, 7, 0};
+  std::vector<std::size_t> seen;
+  runner::StreamHooks hooks;
+  hooks.on_done = [&](std::size_t i, runner::ChildOutcome&& o) {
+    CHECK(o.ok);
+    CHECK(o.output == "item " + std::to_string(i));
+    seen.push_back(i);
+  };
+  const auto work = [](std::size_t i) { return "item " + std::to_string(i); };
+  CHECK(runner::run_in_children_streaming(indices, work, hooks, 2));
+  std::sort(seen.begin(), seen.end());
+  CHECK(seen == std::vector<std::size_t>{0, 2, 4, 7});
+
+  // After the first result the flag goes up: the rest are killed, nothing more is reported.
+  static volatile std::sig_atomic_t stop = 0;
+  seen.clear();
+  hooks.stop = &stop;
+  hooks.on_done = [&](std::size_t i, runner::ChildOutcome&&) {
+    seen.push_back(i);
+    stop = 1;
+  };
+  const auto slow = [](std::size_t i) {
+    if (i != 0) ::sleep(30);
+    return std::string("done");
+  };
+  const auto start = std::chrono::steady_clock::now();
+  CHECK_FALSE(runner::run_in_children_streaming({0, 1, 2}, slow, hooks, 3));
+  CHECK(seen == std::vector<std::size_t>{0});
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
 }
