@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sweep speed-up benchmark: times one 64-point sweep (N_CPU = 1..64 threads of the exact-MVA
-# example, 10 simulated minutes per point, ~0.1-0.3 s of simulation each) with --workers 1 and
+# example, 30 simulated minutes per point, ~0.05-0.5 s of simulation each) with --workers 1 and
 # --workers 2, REPEAT times each, and prints the medians and the speed-up. Each point runs in its
 # own forked process, so on a 2-core machine the ideal is 2x; fork, pipe and result handling in
 # the parent are what keep it below.
@@ -16,7 +16,7 @@ REPEAT="${BENCH_REPEAT:-3}"
 OUT=out/bench-sweep
 mkdir -p "$OUT"
 ARGS=(scenarios/examples/random-routing-mva.json --set workload.threads_per_job=1
-  --set duration=10min --param workload.jobs=1:64:1)
+  --set duration=30min --param workload.jobs=1:64:1)
 
 declare -A times
 for k in 1 2; do

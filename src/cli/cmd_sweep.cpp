@@ -118,7 +118,8 @@ class Progress {
     draw(false);
   }
   void tick() {
-    if (tty_) draw(false);
+    // A terminal needs the clock to move, not a redraw per pipe read.
+    if (tty_ && Clock::now() - last_draw_ > std::chrono::milliseconds(200)) draw(false);
   }
   void finish() {
     if (tty_ && drawn_) std::cerr << "\n";
@@ -140,6 +141,7 @@ class Progress {
                 << clock_text(elapsed) << " elapsed, ETA " << clock_text(eta) << "\033[K"
                 << std::flush;
       drawn_ = true;
+      last_draw_ = Clock::now();
     } else if (percent / 10 > last_decile_ || points_done_ == points_) {
       last_decile_ = percent / 10;
       std::cerr << "sweep: " << points_done_ << "/" << points_ << " points (" << percent << "%)"
@@ -151,7 +153,7 @@ class Progress {
   std::size_t points_, runs_, points_done_ = 0, runs_done_ = 0, failed_ = 0;
   std::size_t last_decile_ = 0;
   bool drawn_ = false;
-  Clock::time_point start_;
+  Clock::time_point start_, last_draw_{};
 };
 
 struct SweepArgs {
