@@ -18,9 +18,12 @@ mkdir -p "$OUT"
 ARGS=(scenarios/examples/random-routing-mva.json --set workload.threads_per_job=1
   --set duration=30min --param workload.jobs=1:64:1)
 
+# K=1 and K=2 alternate, so that load from other users of the machine falls on both alike; the
+# load average is printed because the 2x this measures needs both cores free.
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 declare -A times
-for k in 1 2; do
-  for i in $(seq "$REPEAT"); do
+for i in $(seq "$REPEAT"); do
+  for k in 1 2; do
     start=$(date +%s.%N)
     "$BIN" sweep "${ARGS[@]}" --workers "$k" -o "$OUT/k$k-$i.csv" >/dev/null 2>&1
     end=$(date +%s.%N)
@@ -31,6 +34,7 @@ for k in 1 2; do
 done
 cmp -s "$OUT/k1-1.csv" "$OUT/k2-1.csv" || { echo "K=1 and K=2 tables differ" >&2; exit 1; }
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 m1=$(echo "${times[1]}" | median)
 m2=$(echo "${times[2]}" | median)
 echo "64-point sweep, median of $REPEAT: K=1 $m1 s, K=2 $m2 s, speed-up $(awk -v a="$m1" -v b="$m2" 'BEGIN { printf "%.2f", a / b }')x (same table: yes)"
