@@ -366,6 +366,10 @@ int cmd_sweep(const SweepArgs& a) {
         stream_metrics = t.metrics;
         header_written = true;
       }
+      // The CSV is computed from the runs; without them its rows cannot be kept.
+      if (runs.empty() && !t.rows.empty())
+        std::cerr << "sonicsim sweep: --resume: " << jsonl << " holds no run of this sweep, so the "
+                  << t.rows.size() << " rows of " << csv << " are simulated again\n";
     }
     // A point is done when all its replications are in the JSONL; partial points run again.
     for (auto it = runs.begin(); it != runs.end();)

@@ -71,6 +71,13 @@ pass "fail.csv: points 0 and 2 ok, point 1 failed"
 grep -q '^[0-9a-f]*,1,3,0,0,failed,".*workload.jobs: found 0, expected an integer' "$TMP/fail.csv" ||
   fail "fail.csv: the failed row does not carry the loader's error"
 pass "the failed row carries the error naming workload.jobs"
+# Every row has the header's number of fields once quoting is understood (what pandas sees).
+/usr/bin/python3 - "$TMP/fail.csv" <<'PY' || fail "fail.csv: rows with another number of fields"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+sys.exit(0 if len({len(r) for r in rows}) == 1 and len(rows) == 4 else 1)
+PY
+pass "fail.csv: 4 rows of equal width for a CSV reader"
 [[ "$(jq -s -c '[.[] | .ok]' "$TMP/fail.jsonl")" == "[true,false,true]" ]] &&
   jq -s -e '.[1].error | contains("workload.jobs")' "$TMP/fail.jsonl" >/dev/null ||
   fail "fail.jsonl: expected runs ok, failed (naming workload.jobs), ok"
