@@ -192,7 +192,15 @@ bool drive(const std::vector<std::size_t>& indices,
       running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
       // A child that died with the user's Ctrl-C is an interruption, not a result.
       if (stopped()) continue;
-      if (hooks.on_done) hooks.on_done(index, std::move(outcome));
+      if (!hooks.on_done) continue;
+      try {
+        hooks.on_done(index, std::move(outcome));
+      } catch (...) {
+        // The caller cannot take more results (a full disk): leave no child behind.
+        for (const Running& other : running) ::kill(other.pid, SIGKILL);
+        reap(running);
+        throw;
+      }
     }
   }
   return true;
