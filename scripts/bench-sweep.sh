@@ -3,7 +3,10 @@
 # example, 30 simulated minutes per point, ~0.05-0.5 s of simulation each) with --workers 1 and
 # --workers 2, REPEAT times each, and prints the medians and the speed-up. Each point runs in its
 # own forked process, so on a 2-core machine the ideal is 2x; fork, pipe and result handling in
-# the parent are what keep it below.
+# the parent are what keep it below. The CPU seconds (children included) show the work, which
+# should not grow with K. Linux's autogroup scheduler shares the cores between sessions, not
+# processes: while another session keeps a core busy, K=2 cannot get the second one and the
+# speed-up collapses to ~1x; the load average printed says whether that was the case.
 #
 #   scripts/bench-sweep.sh              uses build/sonicsim (scripts/setup.sh builds it)
 #   SONICSIM_BIN=path/to/sonicsim BENCH_REPEAT=3 scripts/bench-sweep.sh
@@ -24,12 +27,12 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 declare -A times
 for i in $(seq "$REPEAT"); do
   for k in 1 2; do
-    start=$(date +%s.%N)
-    "$BIN" sweep "${ARGS[@]}" --workers "$k" -o "$OUT/k$k-$i.csv" >/dev/null 2>&1
-    end=$(date +%s.%N)
-    t=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
+    # bash's `time` counts the children's CPU too: the work done, whatever the wall clock says.
+    TIMEFORMAT='%R %U %S'
+    read -r t user sys < <({ time "$BIN" sweep "${ARGS[@]}" --workers "$k" -o "$OUT/k$k-$i.csv" \
+      >/dev/null 2>&1; } 2>&1)
     times[$k]+="$t "
-    echo "K=$k run $i: $t s"
+    echo "K=$k run $i: $t s wall, $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') s CPU"
   done
 done
 cmp -s "$OUT/k1-1.csv" "$OUT/k2-1.csv" || { echo "K=1 and K=2 tables differ" >&2; exit 1; }
