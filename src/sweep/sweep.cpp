@@ -606,6 +606,13 @@ Table read_table(const std::string& file) {
       throw InputError(
           file, {{"", where(i) + ", column point: found \"" + p + "\", expected a point index"}});
     row.point = std::stoull(p);
+    const std::string& n = cells[2];
+    if (n.empty() || n.size() > 12 ||
+        !std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+        row.point >= std::stoull(n))
+      throw InputError(file,
+                       {{"", where(i) + ", column n_points: found \"" + n +
+                                 "\", expected the number of points (more than point " + p + ")"}});
     row.fixed.assign(cells.begin(), cells.begin() + static_cast<std::ptrdiff_t>(t.fixed.size()));
     for (std::size_t m = 0; m < t.metrics.size(); ++m) {
       const std::string& mean = cells[t.fixed.size() + 2 * m];

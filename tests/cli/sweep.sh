@@ -135,6 +135,14 @@ run_status 2 "$SONICSIM" merge "$TMP/shard1.csv" "$TMP/other.csv" -o "$TMP/mixed
 assert_stderr_contains "merge refuses to mix them"
 assert_no_file "$TMP/mixed.csv"
 
+# Files that are not sweep tables: exit 2 naming the file, the line and the column.
+sed '3s/^\([0-9a-f]*\),\([0-9]*\),32,/\1,\2,x,/' "$TMP/shard1.csv" >"$TMP/bad-n.csv"
+run_status 2 "$SONICSIM" merge "$TMP/bad-n.csv" "$TMP/shard2.csv" -o "$TMP/mixed.csv"
+assert_stderr_contains "bad-n.csv: line 3, column n_points: found \"x\", expected the number of points"
+run_status 2 "$SONICSIM" merge "$SRC/scenarios/examples/scan-measurements.csv" -o "$TMP/mixed.csv"
+assert_stderr_contains "scan-measurements.csv: line 1: found a header starting"
+assert_no_file "$TMP/mixed.csv"
+
 # --- Zipped parameters move together -----------------------------------------------------------
 run_ok "$SONICSIM" sweep "$KNEE" --param workload.jobs=2,4,8 --param servers.0.count=1,2,4 \
   --zip workload.jobs,servers.0.count -o "$TMP/zip.csv"
