@@ -277,3 +277,15 @@ TEST_CASE("streaming runner: every item once, in completion order; a stop flag e
   CHECK(seen == std::vector<std::size_t>{0});
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
 }
+
+TEST_CASE("sweep id: the same sweep gives the same id; another scenario, spec or R another",
+          "[sweep]") {
+  const auto grid = sweep::make_grid({parse_parameter("workload.jobs=1:4:1")}, {});
+  const auto id = sweep::fingerprint("abc", grid, {}, 3);
+  CHECK(id.size() == 16);
+  CHECK(id == sweep::fingerprint("abc", grid, {}, 3));
+  CHECK(id != sweep::fingerprint("abd", grid, {}, 3));
+  CHECK(id != sweep::fingerprint("abc", grid, {}, 4));
+  const auto other = sweep::make_grid({parse_parameter("workload.jobs=1,2,3,4")}, {});
+  CHECK(id != sweep::fingerprint("abc", other, {}, 3));
+}
