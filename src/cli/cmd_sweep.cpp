@@ -115,11 +115,11 @@ class Progress {
   void point_done(bool failed) {
     ++points_done_;
     failed_ += failed ? 1 : 0;
-    draw(false);
+    draw();
   }
   void tick() {
     // A terminal needs the clock to move, not a redraw per pipe read.
-    if (tty_ && Clock::now() - last_draw_ > std::chrono::milliseconds(200)) draw(false);
+    if (tty_ && Clock::now() - last_draw_ > std::chrono::milliseconds(200)) draw();
   }
   void finish() {
     if (tty_ && drawn_) std::cerr << "\n";
@@ -127,7 +127,7 @@ class Progress {
 
  private:
   using Clock = std::chrono::steady_clock;
-  void draw(bool) {
+  void draw() {
     const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
     const double eta = runs_done_ ? elapsed / static_cast<double>(runs_done_) *
                                         static_cast<double>(runs_ - runs_done_)
