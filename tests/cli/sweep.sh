@@ -4,6 +4,7 @@
 # are refused; replication intervals cover a known mean at about their 95% rate.
 source "$(dirname "$0")/lib.sh" "$@"
 need_json_tool
+command -v jq >/dev/null || skip "jq is required to compare JSONL files (scripts/test.sh installs it)"
 
 KNEE=scenarios/examples/formula-knee.json
 POISSON=tests/data/sweep_poisson.json
@@ -72,7 +73,9 @@ grep -q '^[0-9a-f]*,1,3,0,0,failed,".*workload.jobs: found 0, expected an intege
   fail "fail.csv: the failed row does not carry the loader's error"
 pass "the failed row carries the error naming workload.jobs"
 # Every row has the header's number of fields once quoting is understood (what pandas sees).
-/usr/bin/python3 - "$TMP/fail.csv" <<'PY' || fail "fail.csv: rows with another number of fields"
+PY3=/usr/bin/python3
+[[ -x $PY3 ]] || PY3=python3
+$PY3 - "$TMP/fail.csv" <<'PY' || fail "fail.csv: rows with another number of fields"
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
 sys.exit(0 if len({len(r) for r in rows}) == 1 and len(rows) == 4 else 1)
