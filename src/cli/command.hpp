@@ -44,5 +44,6 @@ void add_perf_analyzer_command(CLI::App& app, Commands& out);         // perf-an
 void add_compare_command(CLI::App& app, Commands& out);               // compare
 void add_report_command(CLI::App& app, Commands& out);                // report
 void add_plan_command(CLI::App& app, Commands& out);                  // plan
+void add_sweep_commands(CLI::App& app, Commands& out);                // sweep, merge
 
 }  // namespace sonicsim::cli

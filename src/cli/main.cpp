@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   cli::add_compare_command(app, commands);
   cli::add_report_command(app, commands);
   cli::add_plan_command(app, commands);
+  cli::add_sweep_commands(app, commands);
 
   try {
     app.parse(argc, argv);

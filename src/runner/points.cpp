@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -115,16 +116,26 @@ int default_workers() {
   return n > 0 ? static_cast<int>(n) : 1;
 }
 
-std::vector<ChildOutcome> run_in_children(std::size_t n,
-                                          const std::function<std::string(std::size_t)>& work,
-                                          int workers) {
+namespace {
+
+bool drive(const std::vector<std::size_t>& indices,
+           const std::function<std::string(std::size_t)>& work, const StreamHooks& hooks,
+           int workers) {
   if (workers <= 0) workers = default_workers();
-  std::vector<ChildOutcome> out(n);
   std::vector<Running> running;
   std::size_t next = 0;
+  const std::size_t n = indices.size();
   char buffer[65536];
+  // Without a stop flag or a clock nothing needs waking but a child.
+  const int timeout_ms = hooks.stop || hooks.on_tick ? 250 : -1;
+  const auto stopped = [&] { return hooks.stop && *hooks.stop != 0; };
 
   while (next < n || !running.empty()) {
+    if (stopped()) {
+      for (const Running& r : running) ::kill(r.pid, SIGKILL);
+      reap(running);
+      return false;
+    }
     while (next < n && running.size() < static_cast<std::size_t>(workers)) {
       int fds[2];
       if (::pipe(fds) != 0) {
@@ -144,22 +155,25 @@ std::vector<ChildOutcome> run_in_children(std::size_t n,
         ::close(fds[0]);
         // Siblings' read ends came along with the fork; they are not ours to hold open.
         for (const Running& r : running) ::close(r.fd);
-        child_main(fds[1], next, work);
+        child_main(fds[1], indices[next], work);
       }
       // Only the child may hold the write end, so that its exit is our end of file.
       ::close(fds[1]);
-      running.push_back({pid, fds[0], next, {}});
+      running.push_back({pid, fds[0], indices[next], {}});
       ++next;
     }
 
     std::vector<pollfd> polls;
     for (const Running& r : running) polls.push_back({r.fd, POLLIN, 0});
-    if (::poll(polls.data(), polls.size(), -1) < 0) {
+    const int ready = ::poll(polls.data(), polls.size(), timeout_ms);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       const int err = errno;
       reap(running);
       throw std::runtime_error(std::string("poll failed: ") + std::strerror(err));
     }
+    if (hooks.on_tick) hooks.on_tick();
+    if (ready == 0) continue;
     for (std::size_t k = polls.size(); k-- > 0;) {
       if (!(polls[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       Running& r = running[k];
@@ -173,11 +187,43 @@ std::vector<ChildOutcome> run_in_children(std::size_t n,
       int status = 0;
       while (::waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {
       }
-      out[r.index] = outcome_of(r.data, status);
+      const std::size_t index = r.index;
+      ChildOutcome outcome = outcome_of(r.data, status);
       running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
+      // A child that died with the user's Ctrl-C is an interruption, not a result.
+      if (stopped()) continue;
+      if (!hooks.on_done) continue;
+      try {
+        hooks.on_done(index, std::move(outcome));
+      } catch (...) {
+        // The caller cannot take more results (a full disk): leave no child behind.
+        for (const Running& other : running) ::kill(other.pid, SIGKILL);
+        reap(running);
+        throw;
+      }
     }
   }
+  return true;
+}
+
+}  // namespace
+
+std::vector<ChildOutcome> run_in_children(std::size_t n,
+                                          const std::function<std::string(std::size_t)>& work,
+                                          int workers) {
+  std::vector<ChildOutcome> out(n);
+  std::vector<std::size_t> indices(n);
+  for (std::size_t i = 0; i < n; ++i) indices[i] = i;
+  StreamHooks hooks;
+  hooks.on_done = [&](std::size_t i, ChildOutcome&& o) { out[i] = std::move(o); };
+  drive(indices, work, hooks, workers);
   return out;
+}
+
+bool run_in_children_streaming(const std::vector<std::size_t>& indices,
+                               const std::function<std::string(std::size_t)>& work,
+                               const StreamHooks& hooks, int workers) {
+  return drive(indices, work, hooks, workers);
 }
 
 std::vector<PointResult> run_points(const std::string& scenario_path,

@@ -7,6 +7,7 @@
 // with its error; it never takes the parent down.
 #pragma once
 
+#include <csignal>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -36,6 +37,21 @@ int default_workers();
 std::vector<ChildOutcome> run_in_children(std::size_t n,
                                           const std::function<std::string(std::size_t)>& work,
                                           int workers = 0);
+
+// Streaming form for long sweeps: on_done(i, outcome) is called in the parent as each child
+// ends, in completion order, so results can be written as they come. `indices` says which work
+// items to run, in launch order. When *stop becomes non-zero (a SIGINT handler sets it) the
+// running children are killed (SIGKILL) and reaped, no further on_done is called and the
+// function returns false; true when every item ran. on_tick, when set, is called about four
+// times a second while children run (a progress bar's clock).
+struct StreamHooks {
+  std::function<void(std::size_t, ChildOutcome&&)> on_done;
+  std::function<void()> on_tick;
+  const volatile std::sig_atomic_t* stop = nullptr;
+};
+bool run_in_children_streaming(const std::vector<std::size_t>& indices,
+                               const std::function<std::string(std::size_t)>& work,
+                               const StreamHooks& hooks, int workers = 0);
 
 struct PointResult {
   bool ok = false;
