@@ -29,6 +29,10 @@ struct FlowNetwork::Impl {
   std::unique_ptr<sg4::Engine> engine;
   std::vector<sg4::Host*> clients, devices;
   std::vector<sg4::CommPtr> live;  // by token (request id)
+  // Finished transfers whose last reference must outlive SimGrid's handling of their end:
+  // dropping it inside the completion callback frees the activity while SimGrid still walks
+  // it (a crash in EngineImpl::handle_ended_actions). Released at the next timer.
+  std::vector<sg4::CommPtr> retired;
 
   // Run-ahead: no flow can arrive before start + path latency + bytes / narrowest bandwidth,
   // whatever it shares, so the core may process its events up to the earliest such bound
@@ -112,6 +116,7 @@ struct FlowNetwork::Impl {
   }
 
   void on_timer() {
+    retired.clear();
     timer = nullptr;
     timer_at = kInf;
     const double now = sg4::Engine::get_clock();
@@ -150,7 +155,8 @@ struct FlowNetwork::Impl {
     const auto token =
         static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(activity.get_data<void>()));
     if (token >= live.size() || live[token].get() != &activity) return;
-    live[token].reset();
+    retired.push_back(std::move(live[token]));
+    live[token] = nullptr;
     earliest.erase({earliest_of[token], token});
     const double now = sg4::Engine::get_clock();
     sink.on_transfer_done(token, now);
@@ -170,6 +176,7 @@ FlowNetwork::FlowNetwork(const scenario::Scenario& s, engine::TransferSink& sink
 
 FlowNetwork::~FlowNetwork() {
   g_active = nullptr;
+  impl_->retired.clear();
   std::vector<sg4::CommPtr> pending;
   pending.swap(impl_->live);
   for (auto& c : pending)

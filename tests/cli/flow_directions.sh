@@ -25,4 +25,11 @@ assert abs(lat(auto) / lat(flow) - 1) < 0.02
 assert lat(flow) > 1.5 * lat(analytic)
 PY
 pass "auto (one direction) agrees with flows both ways, and both see the contention"
+
+# A lightly loaded uplink with flows: transfers finish while SimGrid still handles the ends of
+# others (this crashed in SimGrid's handle_ended_actions when the last reference was dropped in
+# the completion callback).
+run_ok "$SONICSIM" run scenarios/examples/bandwidth-bound-uplink.json \
+  --set network.site_uplink.bandwidth=1e9 -o "$TMP/light.json"
+assert_json "$TMP/light.json"
 finish
