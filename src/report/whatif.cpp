@@ -103,7 +103,9 @@ bool unchanged(double a, double b) {
 }
 
 // Utilizations are read in whole percent: a change below one point is no change.
-bool same_share(double a, double b) { return std::abs(b - a) < 0.01; }
+bool same_share(double a, double b) {
+  return std::abs(b - a) < 0.01;
+}
 
 }  // namespace
 
