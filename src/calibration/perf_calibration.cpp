@@ -127,8 +127,10 @@ struct Correction {
     return out;
   }
 
-  double at(double items) const {
-    const auto a = merged();
+  double at(double items) const { return at(merged(), items); }
+
+  // The factor at `items` through anchors already merged (sorted, distinct).
+  static double at(const std::vector<Anchor>& a, double items) {
     if (a.empty()) return 1.0;
     if (items <= a.front().items) return a.front().factor;
     if (items >= a.back().items) return a.back().factor;
@@ -146,13 +148,14 @@ ojson curve_table(const CurveFit& c, double max_items, const Correction& corr) {
   std::vector<double> xs = tabulation_points(max_items);
   if (c.kind == CurveKind::Piecewise)
     for (const auto& k : c.knots) xs.push_back(k.items);
-  for (const auto& a : corr.merged()) xs.push_back(a.items);
+  const auto anchors = corr.merged();
+  for (const auto& a : anchors) xs.push_back(a.items);
   std::sort(xs.begin(), xs.end());
   std::vector<double> batch, seconds;
   for (double x : xs) {
     if (x < 1.0 || (!batch.empty() && x <= batch.back() * (1.0 + 1e-9))) continue;
     batch.push_back(x);
-    seconds.push_back(c.at(x) * corr.at(x));
+    seconds.push_back(c.at(x) * Correction::at(anchors, x));
   }
   return ojson{{"batch", batch}, {"seconds", seconds}};
 }
