@@ -20,6 +20,8 @@ BUILD_PKGS=(g++ cmake ninja-build pkg-config libsimgrid-dev libboost-dev libeige
 # Shell-level tests (tests/cli) read results JSON with jq; cli_shipped_scenarios checks the
 # scenarios against docs/scenario.schema.json with python3-jsonschema.
 TEST_PKGS=(jq python3-jsonschema)
+# cli_sweep_slurm runs `sweep --slurm` on a single-node Slurm cluster (scripts/slurm-local.sh).
+TEST_PKGS+=(slurm-wlm munge)
 # scripts/bench.sh and analysis/: the SimPy reference model runs on Debian's /usr/bin/python3.
 BENCH_PKGS=(jq python3 python3-simpy3)
 

@@ -1,6 +1,10 @@
 // sweep, merge: parameter grids, one process per simulation, resumable tables (README "Sweeps").
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,7 +13,9 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -18,6 +24,7 @@
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/runner/points.hpp>
 #include <sonicsim/runner/runner.hpp>
+#include <sonicsim/sweep/batch.hpp>
 #include <sonicsim/sweep/sweep.hpp>
 
 #include "command.hpp"
@@ -163,7 +170,17 @@ struct SweepArgs {
   int workers = 0;
   std::string output, jsonl, shard;
   bool resume = false, dry_run = false;
+  // On a batch system (README "Sweeps on Slurm and HTCondor").
+  bool slurm = false, condor = false, no_wait = false;
+  std::string batch_dir;
+  std::size_t tasks = 0, max_running = 0;
+  int cpus_per_task = 1;
+  std::string partition, time, account, qos, memory, request_memory;
+  std::vector<std::string> sbatch_options, condor_commands;
 };
+
+// Defined after merge, which it ends with.
+int sweep_on_batch_system(const SweepArgs& a, const sweep::Grid& grid, const std::string& id);
 
 // One replication's JSONL record.
 sweep::Run run_of(const std::string& sweep_id, std::size_t point, std::size_t replication,
@@ -297,10 +314,37 @@ void check_parameters(const SweepArgs& a, const sweep::Grid& grid,
   }
 }
 
+void check_batch_flags(const SweepArgs& a) {
+  if (a.slurm && a.condor) throw UsageError("sweep: --slurm and --condor exclude each other");
+  const bool batch = a.slurm || a.condor;
+  if (batch && !a.shard.empty())
+    throw UsageError("sweep: --shard with --" + std::string(a.slurm ? "slurm" : "condor") +
+                     ": the batch system runs every shard itself (set their number with --tasks)");
+  const std::vector<std::pair<const char*, bool>> slurm_only{
+      {"--partition", !a.partition.empty()}, {"--time", !a.time.empty()},
+      {"--account", !a.account.empty()},     {"--qos", !a.qos.empty()},
+      {"--mem", !a.memory.empty()},          {"--sbatch-option", !a.sbatch_options.empty()},
+      {"--max-running", a.max_running > 0},  {"--no-wait", a.no_wait}};
+  for (const auto& [flag, given] : slurm_only)
+    if (given && !a.slurm) throw UsageError(std::string("sweep: ") + flag + " needs --slurm");
+  const std::vector<std::pair<const char*, bool>> condor_only{
+      {"--request-memory", !a.request_memory.empty()},
+      {"--condor-command", !a.condor_commands.empty()}};
+  for (const auto& [flag, given] : condor_only)
+    if (given && !a.condor) throw UsageError(std::string("sweep: ") + flag + " needs --condor");
+  const std::vector<std::pair<const char*, bool>> either{{"--batch-dir", !a.batch_dir.empty()},
+                                                         {"--tasks", a.tasks > 0},
+                                                         {"--cpus-per-task", a.cpus_per_task != 1}};
+  for (const auto& [flag, given] : either)
+    if (given && !batch)
+      throw UsageError(std::string("sweep: ") + flag + " needs --slurm or --condor");
+}
+
 int cmd_sweep(const SweepArgs& a) {
   const std::string& csv = a.output;
   const std::string jsonl = a.jsonl.empty() ? jsonl_path_of(csv) : a.jsonl;
   if (csv == jsonl) throw UsageError("sweep: --jsonl must differ from -o (" + csv + ")");
+  check_batch_flags(a);
   results::check_writable(csv);
   results::check_writable(jsonl);
   std::vector<sweep::Parameter> params;
@@ -314,6 +358,8 @@ int cmd_sweep(const SweepArgs& a) {
   const std::size_t R = a.replications, n_points = grid.size();
   const std::string id = sweep::fingerprint(base.sha256, grid, a.zips, R);
   const auto fixed = sweep::fixed_header(grid);
+
+  if (a.slurm || a.condor) return sweep_on_batch_system(a, grid, id);
 
   std::vector<std::size_t> selected;
   for (std::size_t p = 0; p < n_points; ++p)
@@ -530,7 +576,9 @@ struct MergeArgs {
   std::string output, jsonl;
 };
 
-int cmd_merge(const MergeArgs& a) {
+// Exit code 0, or 3 when points are missing. `failed`, when given, receives the number of rows
+// whose simulations failed.
+int merge_files(const MergeArgs& a, std::size_t* failed = nullptr) {
   const std::string jsonl = a.jsonl.empty() ? jsonl_path_of(a.output) : a.jsonl;
   results::check_writable(a.output);
   std::vector<sweep::Table> tables;
@@ -579,6 +627,10 @@ int cmd_merge(const MergeArgs& a) {
     }
   std::vector<sweep::TableRow> rows;
   for (const auto& [p, row] : by_point) rows.push_back(*row);
+  if (failed) {
+    *failed = 0;
+    for (const auto& row : rows) *failed += row.fixed[first.fixed.size() - 3] == "failed" ? 1 : 0;
+  }
   const auto metrics = sweep::metric_union(rows);
   std::string text = sweep::header_line(first.fixed, metrics);
   for (const auto& row : rows) text += sweep::row_line(row, metrics);
@@ -635,6 +687,244 @@ int cmd_merge(const MergeArgs& a) {
   return 0;
 }
 
+int cmd_merge(const MergeArgs& a) {
+  return merge_files(a);
+}
+
+// --- Sweeps on a batch system -----------------------------------------------------------------
+
+std::string absolute_path(const std::string& path) {
+  std::error_code ec;
+  auto p = std::filesystem::absolute(path, ec);
+  return ec ? path : p.lexically_normal().string();
+}
+
+// Starts argv (found on PATH) with stdin from /dev/null and stdout into a pipe; each line of
+// its output goes to on_line, and on_idle runs about once a second while it runs. Returns the
+// exit status (128 + signal when killed), or -1 with `error` set when it could not start.
+int run_watched(const std::vector<std::string>& argv,
+                const std::function<void(const std::string&)>& on_line,
+                const std::function<void()>& on_idle, std::string& error) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    error = std::string("pipe: ") + std::strerror(errno);
+    return -1;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  std::vector<char*> args;
+  for (const auto& s : argv) args.push_back(const_cast<char*>(s.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  if (rc != 0) {
+    ::close(fds[0]);
+    error = std::strerror(rc);
+    return -1;
+  }
+  std::string pending;
+  char buffer[4096];
+  for (;;) {
+    pollfd pfd{fds[0], POLLIN, 0};
+    const int ready = ::poll(&pfd, 1, 1000);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) {
+      on_idle();
+      continue;
+    }
+    const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    pending.append(buffer, static_cast<std::size_t>(n));
+    for (std::size_t nl; (nl = pending.find('\n')) != std::string::npos;) {
+      on_line(pending.substr(0, nl));
+      pending.erase(0, nl + 1);
+    }
+  }
+  ::close(fds[0]);
+  if (!pending.empty()) on_line(pending);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void write_file(const std::string& path, const std::string& text, bool executable = false) {
+  results::write_atomically(path, text);
+  if (executable && ::chmod(path.c_str(), 0755) != 0)
+    throw results::OutputError(path + ": cannot make it executable: " + std::strerror(errno));
+}
+
+// The batch directory holds one sweep's shards: --resume in the tasks would refuse another's.
+void claim_batch_dir(const std::string& dir, const std::string& id) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir + "/shards", ec);
+  if (!ec) std::filesystem::create_directories(dir + "/logs", ec);
+  if (ec) throw results::OutputError(dir + ": cannot create the batch directory: " + ec.message());
+  const std::string id_file = dir + "/sweep_id";
+  std::string existing;
+  if (read_text(id_file, existing)) {
+    while (!existing.empty() && std::isspace(static_cast<unsigned char>(existing.back())))
+      existing.pop_back();
+    if (!existing.empty() && existing != id)
+      throw InputError(dir, {{"", "found the shards of sweep " + existing + ", expected " + id +
+                                      " (this sweep): remove the directory or choose another "
+                                      "--batch-dir"}});
+  }
+  write_file(id_file, id + "\n");
+}
+
+std::size_t runs_written(const sweep::BatchJob& job) {
+  std::size_t runs = 0;
+  for (std::size_t i = 1; i <= job.tasks; ++i) {
+    std::string text;
+    if (read_text(jsonl_path_of(sweep::shard_csv_path(job, i)), text))
+      runs += complete_lines(text).size();
+  }
+  return runs;
+}
+
+std::string merge_command(const sweep::BatchJob& job, const SweepArgs& a) {
+  return "sonicsim merge " + sweep::shell_quote(job.dir) + "/shards/shard-*.csv -o " +
+         sweep::shell_quote(a.output) +
+         (a.jsonl.empty() ? "" : " --jsonl " + sweep::shell_quote(a.jsonl));
+}
+
+int sweep_on_batch_system(const SweepArgs& a, const sweep::Grid& grid, const std::string& id) {
+  const std::size_t n_points = grid.size();
+  sweep::BatchJob job;
+  std::error_code ec;
+  job.sonicsim = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec) throw results::OutputError("cannot find the sonicsim binary: " + ec.message());
+  job.workdir = std::filesystem::current_path().string();
+  std::string dir = a.batch_dir;
+  if (dir.empty()) {
+    const std::string jsonl = jsonl_path_of(a.output);  // OUT.csv -> OUT.batch
+    dir = jsonl.substr(0, jsonl.size() - 6) + ".batch";
+  }
+  job.dir = absolute_path(dir);
+  job.sweep_id = id;
+  // As given: the tasks start in workdir, and error messages name the file as the user did.
+  job.sweep_args.push_back(a.scenario.scenario_path);
+  for (const auto& s : a.scenario.sets) job.sweep_args.insert(job.sweep_args.end(), {"--set", s});
+  if (a.scenario.seed >= 0)
+    job.sweep_args.insert(job.sweep_args.end(), {"--seed", std::to_string(a.scenario.seed)});
+  for (const auto& p : a.params) job.sweep_args.insert(job.sweep_args.end(), {"--param", p});
+  for (const auto& z : a.zips) job.sweep_args.insert(job.sweep_args.end(), {"--zip", z});
+  job.sweep_args.insert(job.sweep_args.end(), {"--replications", std::to_string(a.replications)});
+  // Slurm's default MaxArraySize is 1001: at most 1000 shards unless asked.
+  job.tasks = std::min(n_points, a.tasks ? a.tasks : std::size_t{1000});
+  job.max_running = a.max_running;
+  job.cpus_per_task = a.cpus_per_task;
+  job.partition = a.partition;
+  job.time = a.time;
+  job.account = a.account;
+  job.qos = a.qos;
+  job.memory = a.memory;
+  job.sbatch_options = a.sbatch_options;
+  job.request_memory = a.request_memory;
+  job.condor_commands = a.condor_commands;
+  sweep::check_batch_options(job);
+
+  claim_batch_dir(job.dir, id);
+  write_file(sweep::shard_script_path(job), sweep::shard_script(job), true);
+  const std::string script =
+      a.slurm ? sweep::slurm_script_path(job) : sweep::condor_submit_path(job);
+  write_file(script, a.slurm ? sweep::slurm_script(job) : sweep::condor_submit(job));
+  std::cout << "sweep " << id << ": " << n_points << (n_points == 1 ? " point" : " points") << " x "
+            << a.replications << (a.replications == 1 ? " replication" : " replications") << " in "
+            << job.tasks << (job.tasks == 1 ? " shard" : " shards") << "; wrote " << script
+            << " and " << sweep::shard_script_path(job) << "\n";
+  if (a.condor || a.dry_run) {
+    std::cout << "submit with: "
+              << (a.slurm ? "sbatch " + sweep::shell_quote(script)
+                          : "condor_submit " + sweep::shell_quote(script))
+              << "\nthen merge with: " << merge_command(job, a) << "\n";
+    return 0;
+  }
+
+  std::vector<std::string> argv{"sbatch", "--parsable"};
+  if (!a.no_wait) argv.push_back("--wait");
+  argv.push_back(script);
+  const bool tty = ::isatty(2);
+  const std::size_t total_runs = n_points * a.replications;
+  const auto start = std::chrono::steady_clock::now();
+  auto last_report = start;
+  std::string job_id, error;
+  g_stop = 0;
+  struct sigaction action {
+  }, old_int{}, old_term{};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGINT, &action, &old_int);
+  ::sigaction(SIGTERM, &action, &old_term);
+  const int status = run_watched(
+      argv,
+      [&](const std::string& line) {
+        if (!job_id.empty() || line.empty()) return;
+        job_id = line.substr(0, line.find(';'));  // "jobid[;cluster]"
+        std::cout << "submitted Slurm job array " << job_id << " (" << job.tasks
+                  << (job.tasks == 1 ? " task" : " tasks") << "); logs in " << sweep::logs_dir(job)
+                  << (a.no_wait ? "" : "; waiting for it to finish") << "\n"
+                  << std::flush;
+      },
+      [&] {
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last_report < std::chrono::seconds(tty ? 1 : 60)) return;
+        last_report = now;
+        const double elapsed = std::chrono::duration<double>(now - start).count();
+        std::cerr << (tty ? "\r" : "") << "sweep: " << std::min(runs_written(job), total_runs)
+                  << "/" << total_runs << " runs written by the shards, " << clock_text(elapsed)
+                  << " elapsed" << (tty ? "\033[K" : "\n") << std::flush;
+      },
+      error);
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGTERM, &old_term, nullptr);
+  if (tty) std::cerr << "\r\033[K";
+  if (status < 0)
+    throw UsageError("sweep --slurm: cannot run sbatch: " + error +
+                     " (is this a Slurm submit host? --condor writes HTCondor files instead)");
+  if (job_id.empty())
+    throw UsageError("sweep --slurm: sbatch did not submit the job array (exit " +
+                     std::to_string(status) + "; its message is above); the script is " + script);
+  if (g_stop) {
+    std::cerr << "sonicsim sweep: interrupted while waiting; Slurm job array " << job_id
+              << " keeps running (scancel " << job_id
+              << " stops it); when it is done: " << merge_command(job, a) << "\n";
+    return kInterrupted;
+  }
+  if (a.no_wait) {
+    std::cout << "when it is done, merge with: " << merge_command(job, a) << "\n";
+    return 0;
+  }
+  if (status != 0)
+    std::cerr << "sonicsim sweep: sbatch --wait exited " << status
+              << ": some array tasks failed (see " << sweep::logs_dir(job)
+              << "); merging what the shards wrote\n";
+
+  MergeArgs merge;
+  for (std::size_t i = 1; i <= job.tasks; ++i) {
+    std::string text;
+    const auto csv = sweep::shard_csv_path(job, i);
+    if (read_text(csv, text) && !text.empty()) merge.inputs.push_back(csv);
+  }
+  if (merge.inputs.empty())
+    throw InputError(job.dir + "/shards",
+                     {{"", "found no shard output, expected " + std::to_string(job.tasks) +
+                               " CSVs: no task ran its shard (see " + sweep::logs_dir(job) + ")"}});
+  merge.output = a.output;
+  merge.jsonl = a.jsonl;
+  std::size_t failed = 0;
+  const int merged = merge_files(merge, &failed);
+  if (failed)
+    std::cerr << "sonicsim sweep: " << failed << " failed points (their rows carry the error)\n";
+  return merged != 0 || failed ? kSomeFailed : 0;
+}
+
 }  // namespace
 
 void add_sweep_commands(CLI::App& app, Commands& out) {
@@ -672,7 +962,41 @@ void add_sweep_commands(CLI::App& app, Commands& out) {
   cmd->add_option("--shard", args.shard,
                   "I/N: run only the points whose index % N == I-1 (merge the shards with "
                   "sonicsim merge)");
-  cmd->add_flag("--dry-run", args.dry_run, "Print the sweep id and its points, simulate nothing");
+  cmd->add_flag("--dry-run", args.dry_run,
+                "Print the sweep id and its points, simulate nothing (with --slurm: write the "
+                "batch files, submit nothing)");
+  // On a batch system: README "Sweeps on Slurm and HTCondor", docs/sweep.md.
+  cmd->add_flag("--slurm", args.slurm,
+                "Run the shards as a Slurm job array (sbatch --array), wait, and merge into -o");
+  cmd->add_flag("--condor", args.condor,
+                "Write an HTCondor submit file for the shards (condor_submit it, then merge)");
+  cmd->add_option("--batch-dir", args.batch_dir,
+                  "Scripts, shard outputs and logs (default: -o with .batch for .csv); on a "
+                  "filesystem the worker nodes share");
+  cmd->add_option("--tasks", args.tasks,
+                  "Shards, one per array task or job (default: one per point, at most 1000)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{10000000}));
+  cmd->add_option("--cpus-per-task", args.cpus_per_task,
+                  "Cores per task; each task runs that many simulations at once (default 1)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_flag("--no-wait", args.no_wait,
+                "--slurm: submit and return; print the merge command to run when it is done");
+  cmd->add_option("--partition", args.partition, "--slurm: #SBATCH --partition");
+  cmd->add_option("--time", args.time, "--slurm: #SBATCH --time per task, e.g. 1:00:00");
+  cmd->add_option("--account", args.account, "--slurm: #SBATCH --account");
+  cmd->add_option("--qos", args.qos, "--slurm: #SBATCH --qos");
+  cmd->add_option("--mem", args.memory, "--slurm: #SBATCH --mem per task, e.g. 2G");
+  cmd->add_option("--max-running", args.max_running,
+                  "--slurm: at most this many tasks at once (--array=1-N%M)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--sbatch-option", args.sbatch_options,
+                  "--slurm: another #SBATCH line, e.g. --sbatch-option=--constraint=skylake; "
+                  "repeatable");
+  cmd->add_option("--request-memory", args.request_memory,
+                  "--condor: request_memory per job, e.g. 2GB");
+  cmd->add_option("--condor-command", args.condor_commands,
+                  "--condor: another submit command, e.g. '+JobFlavour = \"longlunch\"'; "
+                  "repeatable");
   out.push_back({cmd, [] { return cmd_sweep(args); }});
 
   static MergeArgs merge_args;

@@ -254,3 +254,13 @@ float_cmp() {
 # near A B RELTOL: |A - B| <= RELTOL * |B|.
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b;
   exit !(d <= t * m) }'; }
+
+# Sweep outputs. col FILE NAME: the index (1-based) of a CSV column, for awk and cut.
+col() { head -1 "$1" | tr ',' '\n' | grep -nx -- "$2" | cut -d: -f1; }
+# same_results A.jsonl B.jsonl: the same runs but for the timings in perf (needs jq).
+same_results() {
+  diff <(jq -c 'del(.results.perf)' "$1") <(jq -c 'del(.results.perf)' "$2") >/dev/null ||
+    fail "${1##*/} and ${2##*/} hold different results"
+  pass "${1##*/} and ${2##*/} hold the same results (perf aside)"
+}
+same_bytes() { cmp -s "$1" "$2" || fail "${1##*/} and ${2##*/} differ"; pass "${1##*/} == ${2##*/}"; }

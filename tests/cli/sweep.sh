@@ -9,16 +9,6 @@ command -v jq >/dev/null || skip "jq is required to compare JSONL files (scripts
 KNEE=scenarios/examples/formula-knee.json
 POISSON=tests/data/sweep_poisson.json
 
-# col FILE NAME: the index (1-based) of a CSV column, for awk.
-col() { head -1 "$1" | tr ',' '\n' | grep -nx -- "$2" | cut -d: -f1; }
-# same_results A.jsonl B.jsonl: equal but for the timings in perf.
-same_results() {
-  diff <(jq -c 'del(.results.perf)' "$1") <(jq -c 'del(.results.perf)' "$2") >/dev/null ||
-    fail "${1##*/} and ${2##*/} hold different results"
-  pass "${1##*/} and ${2##*/} hold the same results (perf aside)"
-}
-same_bytes() { cmp -s "$1" "$2" || fail "${1##*/} and ${2##*/} differ"; pass "${1##*/} == ${2##*/}"; }
-
 # --- Bad flags: exit 2, the flag, what was found and what is expected; no file left -----------
 mkdir -p "$TMP/bad"
 bad() {  # bad "STDERR TEXT" ARGS...

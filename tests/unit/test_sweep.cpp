@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <sonicsim/runner/points.hpp>
+#include <sonicsim/sweep/batch.hpp>
 #include <sonicsim/sweep/sweep.hpp>
 #include <sonicsim/util/rng.hpp>
 
@@ -288,4 +289,99 @@ TEST_CASE("sweep id: the same sweep gives the same id; another scenario, spec or
   CHECK(id != sweep::fingerprint("abc", grid, {}, 4));
   const auto other = sweep::make_grid({parse_parameter("workload.jobs=1,2,3,4")}, {});
   CHECK(id != sweep::fingerprint("abc", other, {}, 3));
+}
+
+namespace {
+
+// Runs `bash -c 'printf %s WORD'` on a quoted word and returns what the shell made of it.
+std::string through_shell(const std::string& word) {
+  const std::string command =
+      "bash -c " + sweep::shell_quote("printf %s " + sweep::shell_quote(word));
+  FILE* p = ::popen(command.c_str(), "r");
+  REQUIRE(p);
+  std::string out;
+  char buffer[256];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, p)) > 0;) out.append(buffer, n);
+  ::pclose(p);
+  return out;
+}
+
+sweep::BatchJob example_job() {
+  sweep::BatchJob job;
+  job.sonicsim = "/opt/sonic sim/bin/sonicsim";
+  job.workdir = "/home/planner/it's here";
+  job.dir = "/scratch/s.batch";
+  job.sweep_args = {"s.json", "--param", "workload.jobs=10:100:10", "--set", "note=\"$HOME\""};
+  job.sweep_id = "0123456789abcdef";
+  job.tasks = 7;
+  job.max_running = 3;
+  job.cpus_per_task = 4;
+  job.partition = "cpu";
+  job.time = "1:00:00";
+  job.sbatch_options = {"--constraint=skylake"};
+  job.request_memory = "2GB";
+  job.condor_commands = {"+JobFlavour = \"longlunch\""};
+  return job;
+}
+
+}  // namespace
+
+TEST_CASE("batch files: shell quoting survives any text", "[sweep][batch]") {
+  for (const std::string word : {"plain", "it's", "$HOME `id` \\ \"q\"", "a b\tc", "", "'''"})
+    CHECK(through_shell(word) == word);
+}
+
+TEST_CASE("batch files: the Slurm script puts every directive before the first command",
+          "[sweep][batch]") {
+  const auto job = example_job();
+  const std::string s = sweep::slurm_script(job);
+  CHECK(s.find("#SBATCH --array=1-7%3\n") != std::string::npos);
+  CHECK(s.find("#SBATCH --cpus-per-task=4\n") != std::string::npos);
+  CHECK(s.find("#SBATCH --partition=cpu\n") != std::string::npos);
+  CHECK(s.find("#SBATCH --time=1:00:00\n") != std::string::npos);
+  CHECK(s.find("#SBATCH --constraint=skylake\n") != std::string::npos);
+  CHECK(s.find("#SBATCH --output=/scratch/s.batch/logs/slurm-%A_%a.out\n") != std::string::npos);
+  // sbatch stops reading directives at the first line that is neither a comment nor blank.
+  const auto first_command = s.find("\nexec ");
+  REQUIRE(first_command != std::string::npos);
+  CHECK(s.rfind("#SBATCH") < first_command);
+  CHECK(s.find("--account") == std::string::npos);  // not given: the site's default
+}
+
+TEST_CASE("batch files: the shard script runs shard I of N with the sweep's own arguments",
+          "[sweep][batch]") {
+  const auto job = example_job();
+  const std::string s = sweep::shard_script(job);
+  CHECK(s.rfind("#!/bin/bash\n", 0) == 0);
+  CHECK(s.find("cd '/home/planner/it'\\''s here' || exit 2") != std::string::npos);
+  CHECK(s.find("'/opt/sonic sim/bin/sonicsim' sweep 's.json' '--param' 'workload.jobs=10:100:10' "
+               "'--set' 'note=\"$HOME\"'") != std::string::npos);
+  CHECK(s.find("--shard \"$i/7\" --workers \"$workers\" --resume -o "
+               "'/scratch/s.batch/shards/shard-'\"$i\".csv") != std::string::npos);
+  CHECK(s.find("${SLURM_CPUS_PER_TASK:-4}") != std::string::npos);
+  CHECK(sweep::shard_csv_path(job, 3) == "/scratch/s.batch/shards/shard-3.csv");
+}
+
+TEST_CASE("batch files: the HTCondor submit file queues N jobs numbered from 0", "[sweep][batch]") {
+  const std::string s = sweep::condor_submit(example_job());
+  for (const std::string line :
+       {"executable = /scratch/s.batch/shard.sh\n", "arguments = --zero-based $(Process)\n",
+        "request_cpus = 4\n", "request_memory = 2GB\n", "+JobFlavour = \"longlunch\"\n",
+        "initialdir = /home/planner/it's here\n"})
+    CHECK(s.find(line) != std::string::npos);
+  CHECK(s.substr(s.size() - 8) == "queue 7\n");
+}
+
+TEST_CASE("batch files: an option with a line break is refused, naming the flag",
+          "[sweep][batch]") {
+  auto job = example_job();
+  job.sbatch_options.push_back("--qos=a\necho injected");
+  try {
+    sweep::check_batch_options(job);
+    FAIL("no error");
+  } catch (const scenario::InputError& e) {
+    CHECK(std::string(e.what()).find("--sbatch-option") != std::string::npos);
+    CHECK(std::string(e.what()).find("line break") != std::string::npos);
+  }
+  CHECK_NOTHROW(sweep::check_batch_options(example_job()));
 }
