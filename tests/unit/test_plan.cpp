@@ -202,6 +202,32 @@ TEST_CASE("min-devices agrees with brute force, with fewer simulations", "[plan]
   WARN("min-devices: " << r.points.size() << " values against " << hi << " brute force");
 }
 
+TEST_CASE("min-devices under a p99 latency constraint agrees with brute force",
+          "[plan][simulation]") {
+  plan::Options o;
+  o.question = plan::Question::MinDevices;
+  o.constraint = plan::Constraint::P99Latency;
+  o.max_p99_latency_s = 0.004;
+  o.replications = 1;
+  const std::vector<scenario::Override> common{{"workload.jobs", "200"}};
+  Counting c{kKnee, common};
+  const auto r = plan::plan(kKnee, common, o, c.simulate());
+  REQUIRE(r.answer.status == "found");
+  // Below 200 / 53 = 3.8 devices the queue grows without bound; from 4 on, a request takes its
+  // 1 ms of compute and 2 ms of round trip: p99 = 3.0016 ms.
+  CHECK(r.answer.value == 4.0);
+  const int hi = 16;
+  const auto metric = brute_force(kKnee, common, r.options, 1, hi);
+  int brute = 0;
+  for (int v = hi; v >= 1; --v)
+    if (metric[v - 1] <= *r.threshold) brute = v;
+  CHECK(*r.answer.value == brute);
+  CHECK(metric[3] == Approx(0.0030016).epsilon(1e-6));
+  CHECK(c.count == r.simulations);
+  CHECK(r.simulations < hi);
+  WARN("min-devices (p99): " << r.simulations << " simulations against " << hi << " brute force");
+}
+
 TEST_CASE("cost finds the brute-force optimum and its hand-computed price", "[plan][simulation]") {
   plan::Options o;
   o.question = plan::Question::Cost;
