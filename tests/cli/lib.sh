@@ -24,6 +24,10 @@ STATUS=0
 OUT="$TMP/.stdout"
 ERR="$TMP/.stderr"
 
+# SONICSIM_TEST_QUICK=1 (the ASan pass of scripts/test.sh): leave out the statistical and
+# whole-dataset checks the Release pass makes; under ASan they would only cost minutes.
+QUICK="${SONICSIM_TEST_QUICK:-0}"
+
 pass() { CHECKS=$((CHECKS + 1)); echo "ok - $*"; }
 fail() {
   echo "not ok - $*"
