@@ -21,7 +21,9 @@ enum Stream : std::uint64_t {
   kThreadStream = 1,
   kDeviceStream = 2,
   kRoutingStream = 3,
-  kArrivalStream = 4
+  kArrivalStream = 4,
+  kRingStream = 6,        // ring_hash: the points of each device on the ring
+  kClientHashStream = 7,  // ring_hash: each client's key
 };
 
 int round_items(double x) {
@@ -152,6 +154,13 @@ struct Simulation::Impl {
   std::vector<std::vector<std::uint32_t>> hosts_of_model;  // devices per model
   std::vector<std::uint64_t> rr_next;
   Rng routing_rng;
+  // least_request: requests routed to each device whose response has not left it yet (what an
+  // Envoy in front of the servers counts as active).
+  std::vector<std::uint32_t> active;
+  // ring_hash: per model, (hash, device) sorted by hash; a client takes the first entry at or
+  // after its own hash, so removing a device moves only its clients.
+  std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> rings;
+  std::uint64_t arrivals_routed = 0;                     // ring_hash key of an open-loop arrival
   std::vector<scenario::Distribution> spreads;           // per model, mean 1
   std::vector<scenario::Distribution> overhead_spreads;  // per model, mean 1
   // Mean execution time by integer batch size, tabulated: executions are the hot path.
@@ -274,6 +283,25 @@ struct Simulation::Impl {
         }
         devices.push_back(std::move(dev));
       }
+    }
+    active.assign(devices.size(), 0);
+    if (sc.load_balancer.policy == scenario::BalancePolicy::RingHash) build_rings();
+  }
+
+  void build_rings() {
+    rings.assign(sc.models.size(), {});
+    for (std::size_t mi = 0; mi < sc.models.size(); ++mi) {
+      const auto& hosts = hosts_of_model[mi];
+      if (hosts.empty()) continue;
+      const auto per_host = static_cast<std::size_t>(sc.load_balancer.ring_entries_per_host);
+      auto& ring = rings[mi];
+      ring.reserve(per_host * hosts.size());
+      // A device's points depend on the seed and the device alone, not on the model or the other
+      // hosts: the same device holds the same arcs of every model's ring.
+      for (std::uint32_t d : hosts)
+        for (std::size_t k = 0; k < per_host; ++k)
+          ring.push_back({derive_seed(sc.seed, kRingStream, (std::uint64_t{d} << 24) | k), d});
+      std::sort(ring.begin(), ring.end());
     }
   }
 
@@ -602,11 +630,40 @@ struct Simulation::Impl {
     push_piece(t, {slot, true, work});
   }
 
-  std::uint32_t route(std::uint32_t model) {
+  std::uint32_t route(std::uint32_t model, std::uint32_t thread) {
     const auto& hosts = hosts_of_model[model];
-    if (sc.balance_policy == scenario::BalancePolicy::Random)
-      return hosts[routing_rng.below(hosts.size())];
+    switch (sc.load_balancer.policy) {
+      case scenario::BalancePolicy::RoundRobin:
+        break;
+      case scenario::BalancePolicy::Random:
+        return hosts[routing_rng.below(hosts.size())];
+      case scenario::BalancePolicy::LeastRequest: {
+        // Envoy draws the candidates independently (one may come twice); the first of the
+        // least loaded wins.
+        std::uint32_t best = hosts[routing_rng.below(hosts.size())];
+        for (int c = 1; c < sc.load_balancer.choice_count; ++c) {
+          const std::uint32_t d = hosts[routing_rng.below(hosts.size())];
+          if (active[d] < active[best]) best = d;
+        }
+        return best;
+      }
+      case scenario::BalancePolicy::RingHash: {
+        // The client is the job (open loop: each arrival is a client of its own).
+        const std::uint64_t client =
+            open ? arrivals_routed++ : thread / sc.workload.threads_per_job;
+        const std::uint64_t key = derive_seed(sc.seed, kClientHashStream, client);
+        const auto& ring = rings[model];
+        auto it = std::lower_bound(ring.begin(), ring.end(), std::make_pair(key, std::uint32_t{0}));
+        return (it == ring.end() ? ring.front() : *it).second;
+      }
+    }
     return hosts[rr_next[model]++ % hosts.size()];
+  }
+
+  // The response (or the error) leaves the server: the request is no longer active there.
+  void respond(std::uint32_t r, double bytes) {
+    --active[requests[r].device];
+    send(r, Direction::ToClient, bytes);
   }
 
   void issue_request(std::uint32_t t, std::uint32_t slot, const Step& st) {
@@ -626,7 +683,8 @@ struct Simulation::Impl {
     rq.kind = st.kind;
     rq.failed = false;
     rq.items = round_items(kinds[st.kind].items->sample(threads[t].rng));
-    rq.device = route(st.model);
+    rq.device = route(st.model, t);
+    ++active[rq.device];
     rq.batcher = devices[rq.device].batcher_of_model[st.model];
     rq.trace = kUntraced;
     if (tracing.every > 0 && now >= warmup && traceable++ % tracing.every == 0 &&
@@ -699,7 +757,7 @@ struct Simulation::Impl {
   void reject(std::uint32_t r, Rejection why) {
     requests[r].failed = true;
     requests[r].why = why;
-    send(r, Direction::ToClient, 0.0);
+    respond(r, 0.0);
   }
 
   void dispatch(std::uint32_t bi) {
@@ -821,7 +879,7 @@ struct Simulation::Impl {
     const auto& model = sc.models[b.model];
     for (const auto& q : e.batch) {
       if (auto* tr = traced(q.request)) tr->exec_end = now;
-      send(q.request, Direction::ToClient, q.items * model.output_bytes_per_item);
+      respond(q.request, q.items * model.output_bytes_per_item);
     }
   }
 

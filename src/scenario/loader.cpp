@@ -1668,10 +1668,31 @@ void Loader::scenario(const json& doc, Scenario& s) {
   if (const json* x = get(doc, "servers")) servers(*x, "servers", s);
   if (const json* x = get(doc, "load_balancer"); x && !x->is_null()) {
     if (expect_object(*x, "load_balancer", "an object {\"policy\": \"round_robin\"}")) {
-      check_keys(*x, "load_balancer", {"policy"});
+      check_keys(*x, "load_balancer", {"policy", "choice_count", "ring_entries_per_host"});
+      auto& lb = s.load_balancer;
       if (const json* p = get(*x, "policy")) {
-        if (auto name = choice(*p, "load_balancer.policy", {"round_robin", "random"}))
-          s.balance_policy = *name == "random" ? BalancePolicy::Random : BalancePolicy::RoundRobin;
+        if (auto name = choice(*p, "load_balancer.policy",
+                               {"round_robin", "random", "least_request", "ring_hash"}))
+          lb.policy = *name == "random"          ? BalancePolicy::Random
+                      : *name == "least_request" ? BalancePolicy::LeastRequest
+                      : *name == "ring_hash"     ? BalancePolicy::RingHash
+                                                 : BalancePolicy::RoundRobin;
+      }
+      if (const json* c = get(*x, "choice_count")) {
+        if (lb.policy != BalancePolicy::LeastRequest)
+          add("load_balancer.choice_count",
+              "found choice_count with policy other than least_request, expected it only with "
+              "\"policy\": \"least_request\"");
+        else if (auto n = integer(*c, "load_balancer.choice_count", 2, 100, "hosts"))
+          lb.choice_count = static_cast<int>(*n);
+      }
+      if (const json* e = get(*x, "ring_entries_per_host")) {
+        if (lb.policy != BalancePolicy::RingHash)
+          add("load_balancer.ring_entries_per_host",
+              "found ring_entries_per_host with policy other than ring_hash, expected it only "
+              "with \"policy\": \"ring_hash\"");
+        else if (auto n = integer(*e, "load_balancer.ring_entries_per_host", 1, 100000, "entries"))
+          lb.ring_entries_per_host = static_cast<int>(*n);
       }
     }
   }

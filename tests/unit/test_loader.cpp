@@ -138,7 +138,7 @@ TEST_CASE("minimal scenario gets the documented defaults", "[loader]") {
   CHECK(s.workload.offload_fraction() == 0.0);
   CHECK(s.models.empty());
   CHECK(s.servers.empty());
-  CHECK(s.balance_policy == BalancePolicy::RoundRobin);
+  CHECK(s.load_balancer.policy == BalancePolicy::RoundRobin);
   CHECK_FALSE(s.network.client_nic);
   CHECK_FALSE(s.network.site_uplink);
   CHECK_FALSE(s.network.wan);
@@ -235,7 +235,7 @@ TEST_CASE("extensions: async, load balancer, flow model, spread, Triton delay", 
   CHECK(s.workload.mode == Mode::Async);
   CHECK(s.workload.async.independent_work_fraction == 0.4);
   CHECK(s.workload.async.events_in_flight == 3);
-  CHECK(s.balance_policy == BalancePolicy::Random);
+  CHECK(s.load_balancer.policy == BalancePolicy::Random);
   CHECK(s.network.flow_model == FlowModel::Analytic);
   CHECK(s.network.auto_tolerance == 0.01);
   CHECK(s.network.wan->bandwidth == 1.25e9);

@@ -161,7 +161,19 @@ struct Model {
   const ServiceCurve& curve_for(const std::string& device) const;
 };
 
-enum class BalancePolicy { RoundRobin, Random };
+// How a model's requests are spread over the devices hosting it, as Envoy's policies do per
+// request: in turn, at random, to the one with fewer active requests of `choice_count` picked at
+// random (Envoy's least_request: power of two choices), or by a consistent hash of the client
+// (ring_hash: each job sticks to one device while the devices stay the same).
+enum class BalancePolicy { RoundRobin, Random, LeastRequest, RingHash };
+
+struct LoadBalancer {
+  BalancePolicy policy = BalancePolicy::RoundRobin;
+  int choice_count = 2;  // least_request
+  // ring_hash: a fixed number per device (not Envoy's ring of at least 1024 in total), so that
+  // a device going away moves its own clients and no others.
+  int ring_entries_per_host = 256;
+};
 
 struct ServerPool {
   std::string name;
@@ -199,7 +211,7 @@ struct Scenario {
   Workload workload;
   std::vector<Model> models;  // sorted by name
   std::vector<ServerPool> servers;
-  BalancePolicy balance_policy = BalancePolicy::RoundRobin;
+  LoadBalancer load_balancer;
   Network network;
   // Time series of the run (`timeseries`), one sample per this many simulated seconds; 0: none.
   double timeseries_interval = 0.0;
