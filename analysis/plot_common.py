@@ -215,3 +215,12 @@ def scale_for(values: Sequence[float], unit: str) -> tuple[float, str]:
             if top >= factor:
                 return factor, prefix + unit
     return 1.0, unit
+
+
+def log_axis(axis: Any) -> None:
+    """A logarithmic axis labelled with plain numbers at 1, 2, 5 x 10^k (not 10^k notation)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    axis.axes.set_xscale("log") if axis.axis_name == "x" else axis.axes.set_yscale("log")
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())

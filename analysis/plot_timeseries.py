@@ -142,7 +142,7 @@ def plot(doc: Doc, series: Doc, panels: Sequence[str], args: Any) -> Any:
         handles, labels = ax.get_legend_handles_labels()
         keep = [(h, lab) for h, lab in zip(handles, labels) if lab not in in_a_legend]
         if keep:
-            ax.legend(*zip(*keep), loc="best")
+            ax.legend(*zip(*keep), loc="best", ncol=2 if len(keep) > 3 else 1)
             in_a_legend.update(lab for _, lab in keep if lab not in ("p50", "p99"))
         ax.set_xlim(0, t[-1])
     for ax in flat[len(panels):]:
