@@ -266,17 +266,22 @@ COMPARE_COLUMNS = ("measured", "simulated", "formula", "mva")
 
 @dataclass
 class Comparison:
-    """The table of ``sonicsim compare --csv``: x, and per column its values (NaN if empty)."""
+    """The table of ``sonicsim compare``: x, and per column its values (NaN if empty)."""
 
     path: str
     x_name: str
     x: list[float]
     columns: dict[str, list[float]]
+    #: The compared results name (``per_job_throughput_per_s``); only the JSON report has it.
+    metric: str = ""
 
 
 def read_compare(path: str) -> Comparison:
-    """Read the CSV of ``sonicsim compare --csv``: first column x, then measured,
-    measured_stddev, simulated, formula, mva and their ``_error_percent``, and error."""
+    """Read ``sonicsim compare``'s table: the CSV of ``--csv`` (first column x, then measured,
+    measured_stddev, simulated, formula, mva and their ``_error_percent``, and error) or the JSON
+    report of ``-o`` (its ``points``, ``metric`` and ``x_column``)."""
+    if path.lower().endswith(".json"):
+        return _read_compare_json(path)
     rows = list(csv.reader(_open_text(path).splitlines()))
     if not rows or not rows[0]:
         raise InputError(path, "empty file")
@@ -301,3 +306,25 @@ def read_compare(path: str) -> Comparison:
     if not x:
         raise InputError(path, "no rows")
     return Comparison(path=path, x_name=header[0], x=x, columns=columns)
+
+
+def _read_compare_json(path: str) -> Comparison:
+    doc = _load_json(path)
+    points = doc.get("points") if isinstance(doc, dict) else None
+    if not isinstance(points, list) or not points:
+        raise InputError(path, "not a `sonicsim compare -o` report (no 'points')")
+    names = ("measured_stddev",) + COMPARE_COLUMNS + tuple(
+        f"{c}_error_percent" for c in COMPARE_COLUMNS[1:])
+    columns: dict[str, list[float]] = {c: [] for c in names}
+    x: list[float] = []
+    for i, point in enumerate(points):
+        try:
+            x.append(float(point["x"]))
+            for c in names:
+                v = point.get(c)
+                columns[c].append(math.nan if v is None else float(v))
+        except (KeyError, TypeError, ValueError):
+            raise InputError(path, f"points.{i}: no numeric 'x' or a value is not a number") \
+                from None
+    return Comparison(path=path, x_name=str(doc.get("x_column", "x")), x=x, columns=columns,
+                      metric=str(doc.get("metric", "")))
