@@ -68,8 +68,8 @@ def load_run(path: str, label: str) -> Run:
         compute = value(f"models.{model}.compute_time_s.mean")
         segments["queue"] += n * queue
         segments["compute"] += n * compute
-        latency = value(f"models.{model}.latency_s.mean")
-        segments["network"] += n * max(0.0, latency - queue - compute)
+        mean_latency = value(f"models.{model}.latency_s.mean")
+        segments["network"] += n * max(0.0, mean_latency - queue - compute)
     total = value("events.time_per_event_s.mean")
     segments["other"] = total - sum(segments.values())
     mode = str(results_value(doc, path, "analytic.mode", "sync"))
