@@ -72,6 +72,7 @@ assert_stderr_contains "fig.jpg: unsupported output format"
 
 # ---- plots ----------------------------------------------------------------------------------
 if [[ -z $PY ]]; then
+  : >"$OUT"; : >"$ERR"   # not the last command's output under the message
   [[ ${CI:-} == true ]] && fail "matplotlib is not installed (CI=true): apt-get install python3-matplotlib"
   skip "matplotlib is not installed (apt-get install python3-matplotlib); $CHECKS checks passed"
 fi
