@@ -18,7 +18,7 @@ import unittest
 ANALYSIS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "analysis")
 sys.path.insert(0, os.path.normpath(ANALYSIS))
 
-import sonicsim_io as io  # noqa: E402
+import sonicsim_io as sio  # noqa: E402
 
 SWEEP_HEADER = ("sweep_id,point,n_points,param.workload.jobs,param.servers.0.count,replications,"
                 "status,error,seed,events.throughput_per_s.mean,events.throughput_per_s.ci95,"
@@ -47,7 +47,7 @@ class TempFiles(unittest.TestCase):
         return self.write(name, json.dumps(doc))
 
     def assertInputError(self, path: str, fragment: str, call, *args) -> None:  # noqa: N802
-        with self.assertRaises(io.InputError) as caught:
+        with self.assertRaises(sio.InputError) as caught:
             call(*args)
         message = str(caught.exception)
         self.assertTrue(message.startswith(path + ": "), message)
@@ -56,29 +56,29 @@ class TempFiles(unittest.TestCase):
 
 class ParseTest(unittest.TestCase):
     def test_quantities(self) -> None:
-        self.assertEqual(io.parse_quantity("4"), (4.0, ""))
-        self.assertEqual(io.parse_quantity("-1.5e2"), (-150.0, ""))
-        value, kind = io.parse_quantity("2.5ms")
+        self.assertEqual(sio.parse_quantity("4"), (4.0, ""))
+        self.assertEqual(sio.parse_quantity("-1.5e2"), (-150.0, ""))
+        value, kind = sio.parse_quantity("2.5ms")
         self.assertAlmostEqual(value, 0.0025)
         self.assertEqual(kind, "time")
-        self.assertEqual(io.parse_quantity("10Gbps"), (1e10, "bandwidth"))
-        self.assertEqual(io.parse_quantity("9.8kB")[1], "bytes")
-        self.assertIsNone(io.parse_quantity("sync"))
-        self.assertIsNone(io.parse_quantity("3 parsecs"))
+        self.assertEqual(sio.parse_quantity("10Gbps"), (1e10, "bandwidth"))
+        self.assertEqual(sio.parse_quantity("9.8kB")[1], "bytes")
+        self.assertIsNone(sio.parse_quantity("sync"))
+        self.assertIsNone(sio.parse_quantity("3 parsecs"))
 
     def test_to_float(self) -> None:
-        self.assertTrue(math.isnan(io.to_float("")))
-        self.assertTrue(math.isnan(io.to_float(None)))
-        self.assertEqual(io.to_float("0.5"), 0.5)
+        self.assertTrue(math.isnan(sio.to_float("")))
+        self.assertTrue(math.isnan(sio.to_float(None)))
+        self.assertEqual(sio.to_float("0.5"), 0.5)
         with self.assertRaises(ValueError):
-            io.to_float("abc")
+            sio.to_float("abc")
 
     def test_get_path(self) -> None:
         doc = {"servers": [{"utilization": 0.5}], "a": {"b": 1}}
-        self.assertEqual(io.get_path(doc, "servers.0.utilization"), 0.5)
-        self.assertEqual(io.get_path(doc, "a.b"), 1)
+        self.assertEqual(sio.get_path(doc, "servers.0.utilization"), 0.5)
+        self.assertEqual(sio.get_path(doc, "a.b"), 1)
         with self.assertRaises(KeyError):
-            io.get_path(doc, "a.c")
+            sio.get_path(doc, "a.c")
 
 
 class SweepTest(TempFiles):
@@ -86,7 +86,7 @@ class SweepTest(TempFiles):
         return self.write("s.csv", "\n".join((SWEEP_HEADER,) + SWEEP_ROWS) + "\n")
 
     def test_columns_and_failed_points(self) -> None:
-        sweep = io.read_sweep(self.sweep_file())
+        sweep = sio.read_sweep(self.sweep_file())
         self.assertEqual(sweep.params, ["workload.jobs", "servers.0.count"])
         self.assertEqual(sweep.metrics, ["events.throughput_per_s", "analytic.n_gpu"])
         self.assertEqual(sweep.failed, 1)
@@ -99,32 +99,32 @@ class SweepTest(TempFiles):
         self.assertTrue(math.isnan(ci[1]))   # one replication: empty cell
 
     def test_keep_failed(self) -> None:
-        sweep = io.read_sweep(self.sweep_file(), keep_failed=True)
+        sweep = sio.read_sweep(self.sweep_file(), keep_failed=True)
         self.assertEqual(len(sweep.rows), 3)
         self.assertTrue(math.isnan(sweep.mean("events.throughput_per_s")[1]))
 
     def test_bad_inputs(self) -> None:
         missing = os.path.join(self._dir.name, "nope.csv")
-        self.assertInputError(missing, "no such file", io.read_sweep, missing)
+        self.assertInputError(missing, "no such file", sio.read_sweep, missing)
         other = self.write("other.csv", "a,b\n1,2\n")
-        self.assertInputError(other, "not a sonicsim sweep CSV", io.read_sweep, other)
+        self.assertInputError(other, "not a sonicsim sweep CSV", sio.read_sweep, other)
         empty = self.write("empty.csv", "")
-        self.assertInputError(empty, "empty file", io.read_sweep, empty)
+        self.assertInputError(empty, "empty file", sio.read_sweep, empty)
         failed = self.write("failed.csv", SWEEP_HEADER + "\n" + SWEEP_ROWS[1] + "\n")
-        self.assertInputError(failed, "all 1 points failed", io.read_sweep, failed)
-        sweep = io.read_sweep(self.sweep_file())
+        self.assertInputError(failed, "all 1 points failed", sio.read_sweep, failed)
+        sweep = sio.read_sweep(self.sweep_file())
         self.assertInputError(sweep.path, "did you mean events.throughput_per_s",
                               sweep.mean, "events.throughput_per_sec")
         self.assertInputError(sweep.path, "was not swept", sweep.param, "workload.mode")
         bad = self.write("bad.csv", SWEEP_HEADER + "\nabc,0,1,10,1,3,ok,,1,fast,,1,\n")
         self.assertInputError(bad, "'fast' is not a number",
-                              io.read_sweep(bad).mean, "events.throughput_per_s")
+                              sio.read_sweep(bad).mean, "events.throughput_per_s")
 
     def test_real_sweep_header(self) -> None:
         """The columns docs/sweep.md names, in its order, as `sonicsim sweep` writes them."""
         header = ("sweep_id,point,n_points,param.workload.jobs,replications,status,error,seed,"
                   "events.time_per_event_s.p99.mean,events.time_per_event_s.p99.ci95")
-        sweep = io.read_sweep(self.write("r.csv", header + "\nx,0,1,5,1,ok,,7,0.25,\n"))
+        sweep = sio.read_sweep(self.write("r.csv", header + "\nx,0,1,5,1,ok,,7,0.25,\n"))
         self.assertEqual(sweep.metrics, ["events.time_per_event_s.p99"])
         self.assertEqual(sweep.mean("events.time_per_event_s.p99"), [0.25])
 
@@ -143,31 +143,31 @@ class ResultsTest(TempFiles):
 
     def test_results(self) -> None:
         path = self.write_json("r.json", self.RESULTS)
-        doc = io.read_results(path)
-        self.assertEqual(io.results_value(doc, path, "events.throughput_per_s"), 10.0)
-        self.assertEqual(io.results_value(doc, path, "events.missing", 3), 3)
-        self.assertInputError(path, "no key 'events.missing'", io.results_value, doc, path,
+        doc = sio.read_results(path)
+        self.assertEqual(sio.results_value(doc, path, "events.throughput_per_s"), 10.0)
+        self.assertEqual(sio.results_value(doc, path, "events.missing", 3), 3)
+        self.assertInputError(path, "no key 'events.missing'", sio.results_value, doc, path,
                               "events.missing")
 
     def test_timeseries(self) -> None:
-        doc, series = io.read_timeseries(self.write_json("r.json", self.RESULTS))
+        doc, series = sio.read_timeseries(self.write_json("r.json", self.RESULTS))
         self.assertEqual(series["t_s"], [10.0, 20.0])
         self.assertEqual(doc["warmup_s"], 10.0)
 
     def test_bad_results(self) -> None:
         text = self.write("t.json", "{not json")
-        self.assertInputError(text, "not valid JSON", io.read_results, text)
+        self.assertInputError(text, "not valid JSON", sio.read_results, text)
         array = self.write_json("a.json", [1, 2])
-        self.assertInputError(array, "expected a JSON object", io.read_results, array)
+        self.assertInputError(array, "expected a JSON object", sio.read_results, array)
         other = self.write_json("o.json", {"events": {}})
-        self.assertInputError(other, "no requests", io.read_results, other)
+        self.assertInputError(other, "no requests", sio.read_results, other)
         no_series = self.write_json("n.json", {"events": {}, "requests": {}})
-        self.assertInputError(no_series, "--set timeseries=true", io.read_timeseries, no_series)
+        self.assertInputError(no_series, "--set timeseries=true", sio.read_timeseries, no_series)
         short = json.loads(json.dumps(self.RESULTS))
         short["timeseries"]["devices"][0]["utilization"] = [0.5]
         short_path = self.write_json("s.json", short)
         self.assertInputError(short_path, "timeseries.devices.0.utilization has 1 windows",
-                              io.read_timeseries, short_path)
+                              sio.read_timeseries, short_path)
 
 
 class CompareTest(TempFiles):
@@ -177,7 +177,7 @@ class CompareTest(TempFiles):
            "1,29,0.1,,,32,10.3,31,6.9,scenario rejected x\n")
 
     def test_csv(self) -> None:
-        table = io.read_compare(self.write("c.csv", self.CSV))
+        table = sio.read_compare(self.write("c.csv", self.CSV))
         self.assertEqual(table.x_name, "jobs")
         self.assertEqual(table.x, [2.0, 1.0])
         self.assertEqual(table.columns["measured"], [30.0, 29.0])
@@ -188,16 +188,16 @@ class CompareTest(TempFiles):
         doc = {"x_column": "jobs", "metric": "per_job_throughput_per_s",
                "points": [{"x": 1, "measured": 30, "measured_stddev": 0.2, "simulated": 32,
                            "simulated_error_percent": 6.6, "formula": 32, "mva": None}]}
-        table = io.read_compare(self.write_json("c.json", doc))
+        table = sio.read_compare(self.write_json("c.json", doc))
         self.assertEqual(table.metric, "per_job_throughput_per_s")
         self.assertEqual(table.columns["simulated"], [32.0])
         self.assertTrue(math.isnan(table.columns["mva"][0]))
 
     def test_bad(self) -> None:
         other = self.write("o.csv", SWEEP_HEADER + "\n")
-        self.assertInputError(other, "missing columns measured", io.read_compare, other)
+        self.assertInputError(other, "missing columns measured", sio.read_compare, other)
         results = self.write_json("r.json", {"events": {}})
-        self.assertInputError(results, "no 'points'", io.read_compare, results)
+        self.assertInputError(results, "no 'points'", sio.read_compare, results)
 
 
 class ScriptsExitCodeTest(TempFiles):
@@ -219,7 +219,7 @@ class ScriptsExitCodeTest(TempFiles):
         for script, path in cases.items():
             with self.subTest(script=script):
                 done = self.run_script(os.path.join(ANALYSIS, script), path, "-o", "out.png")
-                self.assertEqual(done.returncode, io.EXIT_BAD_INPUT, done.stderr)
+                self.assertEqual(done.returncode, sio.EXIT_BAD_INPUT, done.stderr)
                 self.assertIn(path, done.stderr)
                 self.assertNotIn("Traceback", done.stderr)
                 self.assertFalse(os.path.exists(os.path.join(self._dir.name, "out.png")))
@@ -227,7 +227,7 @@ class ScriptsExitCodeTest(TempFiles):
     def test_bad_output_format(self) -> None:
         sweep = self.write("s.csv", "\n".join((SWEEP_HEADER,) + SWEEP_ROWS) + "\n")
         done = self.run_script(os.path.join(ANALYSIS, "plot_sweep.py"), sweep, "-o", "out.jpg")
-        self.assertEqual(done.returncode, io.EXIT_BAD_INPUT, done.stderr)
+        self.assertEqual(done.returncode, sio.EXIT_BAD_INPUT, done.stderr)
         self.assertIn("out.jpg: unsupported output format", done.stderr)
 
 
