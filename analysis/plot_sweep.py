@@ -161,7 +161,7 @@ def knee_x(s: Series, x_name: str) -> float | None:
     """Where the formula's knee (N_CPU/N_GPU = t_ideal/t_GPU) lies on this series' x axis:
     directly for x = N_CPU/N_GPU, else by linear interpolation where the points' N_CPU/N_GPU
     crosses it. None when the sweep has no knee column or the knee is outside the range."""
-    if not s.sweep.has(KNEE) or not s.sweep.has("analytic.n_cpu"):
+    if not all(s.sweep.has(c) for c in (KNEE, "analytic.n_cpu", "analytic.n_gpu")):
         return None
     knee = s.values(KNEE)
     if x_name == N_CPU_PER_GPU:
