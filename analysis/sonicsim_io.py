@@ -328,3 +328,62 @@ def _read_compare_json(path: str) -> Comparison:
                 from None
     return Comparison(path=path, x_name=str(doc.get("x_column", "x")), x=x, columns=columns,
                       metric=str(doc.get("metric", "")))
+
+
+# ---- plan JSON ------------------------------------------------------------------------------
+
+@dataclass
+class Plan:
+    """What ``sonicsim plan -o`` simulated (docs/plan.md): per point its value, the metric's
+    mean and 95% CI half-width, and whether it met the constraint; and the answers."""
+
+    path: str
+    question: str
+    vary: str
+    link: str
+    metric: str
+    threshold: float
+    constraint_text: str
+    values: list[float]
+    means: list[float]
+    ci95: list[float]
+    ok: list[bool]
+    answer: float | None
+    formula: float | None
+    mva: float | None
+
+
+def _number_or_none(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+        else None
+
+
+def read_plan(path: str) -> Plan:
+    """Read the JSON of ``sonicsim plan -o``; points that did not run (no metric) are left out."""
+    doc = _load_json(path)
+    if not isinstance(doc, dict) or "question" not in doc or "points" not in doc:
+        raise InputError(path, "not a `sonicsim plan -o` file (no 'question' or 'points')")
+    constraint = doc.get("constraint") or {}
+    plan = Plan(path=path, question=str(doc["question"]), vary=str(doc.get("vary", "")),
+                link=str(doc.get("link") or ""), metric=str(constraint.get("metric", "")),
+                threshold=_number_or_none(constraint.get("threshold")) or math.nan,
+                constraint_text=str(constraint.get("text", "")), values=[], means=[],
+                ci95=[], ok=[], answer=_number_or_none((doc.get("answer") or {}).get("value")),
+                formula=_number_or_none((doc.get("analytic") or {}).get("formula")),
+                mva=_number_or_none((doc.get("analytic") or {}).get("mva")))
+    for i, point in enumerate(doc["points"] or []):
+        metric = point.get("metric") if isinstance(point, dict) else None
+        mean = _number_or_none((metric or {}).get("mean"))
+        value = _number_or_none(point.get("value")) if isinstance(point, dict) else None
+        if value is None:
+            raise InputError(path, f"points.{i}: no numeric 'value'")
+        if mean is None:
+            continue
+        ci = _number_or_none(metric.get("ci95"))
+        plan.values.append(value)
+        plan.means.append(mean)
+        plan.ci95.append(math.nan if ci is None else ci)
+        plan.ok.append(bool(point.get("ok")))
+    if not plan.values:
+        raise InputError(path, "no simulated point (an --analytic-only plan has nothing to plot)")
+    return plan

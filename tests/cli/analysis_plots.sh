@@ -1,5 +1,5 @@
 # cli_analysis_plots: the plotting scripts of analysis/ on real sonicsim outputs (a sweep, runs
-# with a timeseries, a compare report): every script writes PNG and SVG, the SVGs carry the
+# with a timeseries, a plan, a compare report): every script writes PNG and SVG, the SVGs carry the
 # expected axis labels and legend entries, the output is deterministic, and bad input exits 2
 # with a message naming the file. matplotlib (Debian's python3-matplotlib, installed by
 # scripts/test.sh) is optional: without it the test is skipped, or fails when CI=true.
@@ -38,6 +38,8 @@ run_ok "$SONICSIM" run scenarios/default.json --set timeseries=true --set durati
   --set warmup=20s -o "$TMP/run.json"
 run_ok "$SONICSIM" run scenarios/default.json --set servers.0.count=6 --set duration=90s \
   --set warmup=20s -o "$TMP/run6.json"
+run_ok "$SONICSIM" plan tests/data/plan_knee.json min-devices --set workload.jobs=200 \
+  --slowdown 0.5 --replications 2 --workers 1 --set duration=20s -o "$TMP/plan.json"
 run_ok "$SONICSIM" compare "$E/formula-knee.json" "$E/scan-measurements.csv" \
   --vary workload.jobs --workers 1 --set duration=20s -o "$TMP/compare.json" --csv "$TMP/compare.csv"
 
@@ -67,6 +69,8 @@ bad_input plot_run.py "$TMP/compare.json"
 assert_stderr_contains "not a sonicsim results file"
 bad_input plot_compare.py "$TMP/knee.csv"
 assert_stderr_contains "not a \`sonicsim compare --csv\` table"
+bad_input plot_plan.py "$TMP/run.json"
+assert_stderr_contains "not a \`sonicsim plan -o\` file"
 run_status 2 "$PY_ANY" "$A/plot_sweep.py" "$TMP/knee.csv" -o "$TMP/fig.jpg"
 assert_stderr_contains "fig.jpg: unsupported output format"
 
@@ -82,7 +86,7 @@ assert_figures() {
   [[ -s "$1.png" ]] || fail "missing or empty: $1.png"
   [[ "$(head -c 8 "$1.png" | od -An -tx1 | tr -d ' \n')" == 89504e470d0a1a0a ]] ||
     fail "not a PNG: $1.png"
-  [[ -s "$1.svg" ]] && grep -q '<svg' "$1.svg" || fail "missing or not an SVG: $1.svg"
+  { [[ -s "$1.svg" ]] && grep -q '<svg' "$1.svg"; } || fail "missing or not an SVG: $1.svg"
   pass "PNG and SVG written: ${1##*/}"
 }
 # assert_svg_text FILE TEXT...: each TEXT is a text element of the SVG (labels, legend entries).
@@ -142,6 +146,11 @@ assert_svg_text "$TMP/cmp.svg" "measured" "simulation" "SONIC formula" "MVA" "Er
   "Throughput per job (events/s)" "Jobs"
 plot "$TMP/cmpcsv" plot_compare.py "$TMP/compare.csv" --no-errors --ylabel "Events/s per job"
 assert_svg_text "$TMP/cmpcsv.svg" "Events/s per job"
+
+# Plan: the simulated values, the constraint, the answers.
+plot "$TMP/plan" plot_plan.py "$TMP/plan.json"
+assert_svg_text "$TMP/plan.svg" "Devices" "Time per event (ms)" "meets" "misses" "constraint" \
+  "answer" "formula's answer" "MVA's answer"
 
 # ---- deterministic output: the same inputs give the same bytes -----------------------------
 for fmt in svg pdf; do

@@ -200,6 +200,30 @@ class CompareTest(TempFiles):
         self.assertInputError(results, "no 'points'", sio.read_compare, results)
 
 
+class PlanTest(TempFiles):
+    PLAN = {"question": "min-devices", "vary": "servers.0.count",
+            "constraint": {"metric": "events.thread_time_per_event_s", "threshold": 0.05,
+                           "text": "t <= 50 ms"},
+            "answer": {"value": 4}, "analytic": {"formula": 4, "mva": None},
+            "points": [{"value": 18, "ok": True, "metric": {"mean": 0.04, "ci95": 0.001}},
+                       {"value": 3, "ok": False, "metric": {"mean": 0.06, "ci95": None}},
+                       {"value": 2, "ok": False, "metric": None}]}
+
+    def test_plan(self) -> None:
+        plan = sio.read_plan(self.write_json("p.json", self.PLAN))
+        self.assertEqual(plan.values, [18.0, 3.0])       # the point without a metric left out
+        self.assertEqual(plan.ok, [True, False])
+        self.assertTrue(math.isnan(plan.ci95[1]))
+        self.assertEqual((plan.answer, plan.formula, plan.mva), (4.0, 4.0, None))
+        self.assertEqual(plan.threshold, 0.05)
+
+    def test_bad(self) -> None:
+        results = self.write_json("r.json", {"events": {}, "requests": {}})
+        self.assertInputError(results, "not a `sonicsim plan -o` file", sio.read_plan, results)
+        empty = self.write_json("e.json", dict(self.PLAN, points=[]))
+        self.assertInputError(empty, "no simulated point", sio.read_plan, empty)
+
+
 class ScriptsExitCodeTest(TempFiles):
     """Bad input: exit 2 with a one-line message naming the file, never a traceback; this holds
     without matplotlib too (the scripts read their inputs before importing it)."""
@@ -215,6 +239,7 @@ class ScriptsExitCodeTest(TempFiles):
             "plot_timeseries.py": self.write_json("nots.json", {"events": {}, "requests": {}}),
             "plot_run.py": junk,
             "plot_compare.py": os.path.join(self._dir.name, "missing.csv"),
+            "plot_plan.py": self.write("plan.json", "[]"),
         }
         for script, path in cases.items():
             with self.subTest(script=script):
