@@ -41,7 +41,8 @@ run_ok "$SONICSIM" run scenarios/default.json --set servers.0.count=6 --set dura
 run_ok "$SONICSIM" plan tests/data/plan_knee.json min-devices --set workload.jobs=200 \
   --slowdown 0.5 --replications 2 --workers 1 --set duration=20s -o "$TMP/plan.json"
 run_ok "$SONICSIM" compare "$E/formula-knee.json" "$E/scan-measurements.csv" \
-  --vary workload.jobs --workers 1 --set duration=20s -o "$TMP/compare.json" --csv "$TMP/compare.csv"
+  --vary workload.jobs --workers 1 --set duration=20s -o "$TMP/compare.json" \
+  --csv "$TMP/compare.csv"
 
 # ---- bad input: exit 2, the file named, no traceback (matplotlib not needed) ---------------
 # bad_input SCRIPT FILE [ARGS...]: the script exits 2 naming FILE on stderr, writes no figure.
@@ -77,7 +78,8 @@ assert_stderr_contains "fig.jpg: unsupported output format"
 # ---- plots ----------------------------------------------------------------------------------
 if [[ -z $PY ]]; then
   : >"$OUT"; : >"$ERR"   # not the last command's output under the message
-  [[ ${CI:-} == true ]] && fail "matplotlib is not installed (CI=true): apt-get install python3-matplotlib"
+  [[ ${CI:-} == true ]] &&
+    fail "matplotlib is not installed (CI=true): apt-get install python3-matplotlib"
   skip "matplotlib is not installed (apt-get install python3-matplotlib); $CHECKS checks passed"
 fi
 
