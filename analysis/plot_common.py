@@ -111,6 +111,25 @@ def parser(description: str, default_width: float,
     return p
 
 
+def file_labels(p: argparse.ArgumentParser, files: Sequence[str],
+                labels: Sequence[str]) -> list[str]:
+    """The legend labels of input files: ``--label`` given once per file, or the file names
+    without extension; a parser error when the counts differ."""
+    if labels and len(labels) != len(files):
+        p.error(f"--label given {len(labels)} times for {len(files)} input files")
+    return list(labels) or [os.path.splitext(os.path.basename(f))[0] for f in files]
+
+
+def panel_list(p: argparse.ArgumentParser, text: str, choices: Sequence[str]) -> list[str]:
+    """The comma-separated ``--panels`` value as a list; a parser error for unknown names."""
+    panels = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in panels if name not in choices]
+    if unknown or not panels:
+        p.error(f"--panels: unknown {', '.join(unknown) or '(empty)'}; "
+                f"choose from {', '.join(choices)}")
+    return panels
+
+
 def output_format(path: str) -> str:
     """The format of an output path from its extension; InputError when unsupported."""
     ext = os.path.splitext(path)[1].lower().lstrip(".")

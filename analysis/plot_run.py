@@ -19,7 +19,6 @@ Examples:
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -165,12 +164,8 @@ def main(argv: Sequence[str] | None) -> None:
                         "of every event (default auto)")
     args = p.parse_args(argv)
     pc.output_format(args.output)
-    panels = [name.strip() for name in args.panels.split(",") if name.strip()]
-    if not panels or any(name not in PANEL_NAMES for name in panels):
-        p.error(f"--panels: choose from {', '.join(PANEL_NAMES)}")
-    if args.label and len(args.label) != len(args.results):
-        p.error(f"--label given {len(args.label)} times for {len(args.results)} files")
-    labels = args.label or [os.path.splitext(os.path.basename(f))[0] for f in args.results]
+    panels = pc.panel_list(p, args.panels, PANEL_NAMES)
+    labels = pc.file_labels(p, args.results, args.label)
     runs = [load_run(f, label) for f, label in zip(args.results, labels)]
     print_breakdown(runs)
     plt = pc.pyplot()

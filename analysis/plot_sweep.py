@@ -16,7 +16,6 @@ Examples (inputs: ``sonicsim sweep ... -o knee.csv``, see analysis/README.md):
 from __future__ import annotations
 
 import math
-import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -277,9 +276,7 @@ def main(argv: Sequence[str] | None) -> None:
                    help="legend placement (default best; outside: right of the top panel)")
     args = p.parse_args(argv)
     pc.output_format(args.output)
-    if args.label and len(args.label) != len(args.csv):
-        p.error(f"--label given {len(args.label)} times for {len(args.csv)} CSV files")
-    labels = args.label or [os.path.splitext(os.path.basename(f))[0] for f in args.csv]
+    labels = pc.file_labels(p, args.csv, args.label)
     sweeps = [read_sweep(f) for f in args.csv]
     metrics = args.metric or list(DEFAULT_METRICS)
     for sweep in sweeps:

@@ -169,11 +169,7 @@ def main(argv: Sequence[str] | None) -> None:
                         "--width >= 5 in")
     args = p.parse_args(argv)
     pc.output_format(args.output)
-    panels = [name.strip() for name in args.panels.split(",") if name.strip()]
-    unknown = [name for name in panels if name not in PANELS]
-    if unknown or not panels:
-        p.error(f"--panels: unknown {', '.join(unknown) or '(empty)'}; "
-                f"choose from {', '.join(PANELS)}")
+    panels = pc.panel_list(p, args.panels, list(PANELS))
     doc, series = read_timeseries(args.results)
     fig = plot(doc, series, panels, args)
     pc.save(fig, args.output, args.title)
