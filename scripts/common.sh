@@ -18,11 +18,12 @@ export DEBIAN_FRONTEND=noninteractive
 BUILD_PKGS=(g++ cmake ninja-build pkg-config libsimgrid-dev libboost-dev libeigen3-dev
   nlohmann-json3-dev libcli11-dev catch2 libssl-dev libprotobuf-dev protobuf-compiler)
 # Shell-level tests (tests/cli) read results JSON with jq; cli_shipped_scenarios checks the
-# scenarios against docs/scenario.schema.json with python3-jsonschema; cli_analysis_plots runs
-# the plotting scripts of analysis/ with python3-matplotlib (numpy comes with it).
-TEST_PKGS=(jq python3-jsonschema python3-matplotlib)
+# scenarios against docs/scenario.schema.json with python3-jsonschema.
+TEST_PKGS=(jq python3-jsonschema)
 # scripts/bench.sh and analysis/: the SimPy reference model runs on Debian's /usr/bin/python3.
 BENCH_PKGS=(jq python3 python3-simpy3)
+# cli_analysis_plots runs the plotting scripts of analysis/ (numpy comes with matplotlib).
+TEST_PKGS+=(python3-matplotlib)
 
 log() { printf '[sonicsim] %s\n' "$*" >&2; }
 die() { printf '[sonicsim] error: %s\n' "$*" >&2; exit 1; }
