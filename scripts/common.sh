@@ -24,6 +24,8 @@ TEST_PKGS=(jq python3-jsonschema)
 TEST_PKGS+=(slurm-wlm munge)
 # scripts/bench.sh and analysis/: the SimPy reference model runs on Debian's /usr/bin/python3.
 BENCH_PKGS=(jq python3 python3-simpy3)
+# cli_analysis_plots runs the plotting scripts of analysis/ (numpy comes with matplotlib).
+TEST_PKGS+=(python3-matplotlib)
 
 log() { printf '[sonicsim] %s\n' "$*" >&2; }
 die() { printf '[sonicsim] error: %s\n' "$*" >&2; exit 1; }
