@@ -24,6 +24,7 @@ enum Stream : std::uint64_t {
   kArrivalStream = 4,
   kRingStream = 6,        // ring_hash: the points of each device on the ring
   kClientHashStream = 7,  // ring_hash: each client's key
+  kJobStream = 8,         // job flow: each job's number of events
 };
 
 int round_items(double x) {
@@ -86,6 +87,17 @@ struct Simulation::Impl {
   };
   std::vector<Slot> slots;  // thread * slots_per_thread + slot
   std::vector<AsyncCpu> cpus;
+
+  // Job flow: each job's budget of events; its threads (and their slots) stop taking events
+  // when it is spent, and the job exits when the last of them has finished its event.
+  struct Job {
+    double start = 0.0;
+    std::int64_t events_left = 0;
+    std::uint32_t busy_slots = 0;
+    bool started = false;
+  };
+  std::vector<Job> jobs;
+  std::uint64_t running_jobs = 0;
 
   // Open loop: one client (thread 0, for its random stream and node) that never waits. Each
   // arrival is an event whose requests carry its index in Request::slot.
@@ -347,12 +359,54 @@ struct Simulation::Impl {
     // Jobs do not start in lock-step: each thread's first event starts at a uniformly random
     // offset within one mean event time, so the closed loop begins in its steady state.
     const double spread = sc.workload.cpu_time_per_event.expected();
+    if (sc.workload.flow) start_jobs();
     for (std::size_t t = 0; t < n; ++t) {
       Thread& th = threads[t];
       th.rng.reseed(derive_seed(sc.seed, kThreadStream, t));
       th.node = static_cast<std::uint32_t>((t / tpj) / jpn);
-      queue.push(spread * th.rng.uniform01(), EventKind::EventStart, static_cast<std::uint32_t>(t));
+      const double at = (jobs.empty() ? 0.0 : jobs[t / tpj].start) + spread * th.rng.uniform01();
+      if (at <= end) queue.push(at, EventKind::EventStart, static_cast<std::uint32_t>(t));
     }
+  }
+
+  void start_jobs() {
+    const auto& f = *sc.workload.flow;
+    const std::int64_t n = sc.workload.jobs;
+    jobs.resize(static_cast<std::size_t>(n));
+    const auto slots_per_job =
+        static_cast<std::uint32_t>(sc.workload.threads_per_job * slots_per_thread);
+    for (std::int64_t j = 0; j < n; ++j) {
+      Rng rng(derive_seed(sc.seed, kJobStream, static_cast<std::uint64_t>(j)));
+      Job& job = jobs[static_cast<std::size_t>(j)];
+      job.start = f.start_of(j, n);
+      job.events_left = std::max<std::int64_t>(1, std::llround(f.events_per_job.sample(rng)));
+      job.busy_slots = slots_per_job;
+    }
+    m.jobs.emplace();
+    m.jobs->total = static_cast<std::uint64_t>(n);
+  }
+
+  // Job flow: whether thread t's slot begins another event; if not, the slot retires, and the
+  // job exits with its last slot.
+  bool take_event(std::uint32_t t) {
+    Job& job = jobs[t / static_cast<std::uint32_t>(sc.workload.threads_per_job)];
+    auto& mj = *m.jobs;
+    if (!job.started) {
+      job.started = true;
+      ++mj.started;
+      mj.peak_running = std::max(mj.peak_running, ++running_jobs);
+    }
+    if (job.events_left > 0) {
+      --job.events_left;
+      return true;
+    }
+    if (--job.busy_slots == 0) {
+      ++mj.finished;
+      --running_jobs;
+      mj.wall_time.add(now - job.start);
+      mj.last_exit = now;
+    }
+    return false;
   }
 
   void start_arrivals() {
@@ -410,6 +464,7 @@ struct Simulation::Impl {
     const double dt = ts.interval;
     ts.t.push_back(now);
     ts.events_per_s.push_back(static_cast<double>(window_events) / dt);
+    if (!jobs.empty()) ts.running_jobs.push_back(static_cast<double>(running_jobs));
     window_events = 0;
     for (std::size_t di = 0; di < devices.size(); ++di) {
       const double busy = whole_busy[di].busy_seconds(now);
@@ -535,6 +590,7 @@ struct Simulation::Impl {
 
   // ---- client threads -------------------------------------------------------------------
   void start_event(std::uint32_t t, std::uint32_t slot) {
+    if (!jobs.empty() && !take_event(t)) return;
     Thread& th = threads[t];
     const double t_cpu = sc.workload.cpu_time_per_event.sample(th.rng);
     m.sent += fallback_per_event;  // fallback requests are issued and served on the CPU

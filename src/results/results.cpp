@@ -88,6 +88,20 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
     j["arrivals"] = ar;
   }
 
+  if (m.jobs) {
+    const auto& mj = *m.jobs;
+    ojson jb;
+    jb["total"] = mj.total;
+    jb["started"] = mj.started;
+    jb["finished"] = mj.finished;
+    jb["running_at_end"] = mj.started - mj.finished;
+    jb["not_started"] = mj.total - mj.started;
+    jb["peak_running"] = mj.peak_running;
+    jb["wall_time_s"] = quantiles(mj.wall_time, false);
+    jb["last_exit_s"] = mj.finished ? ojson(mj.last_exit) : ojson(nullptr);
+    j["jobs"] = jb;
+  }
+
   ojson models = ojson::object();
   for (const auto& mm : m.models) {
     ojson o;
@@ -155,6 +169,7 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
     t["interval_s"] = ts.interval;
     t["t_s"] = ts.t;
     t["events_per_s"] = ts.events_per_s;
+    if (m.jobs) t["running_jobs"] = ts.running_jobs;
     ojson devices = ojson::array();
     for (const auto& d : ts.devices)
       devices.push_back({{"pool", m.pools.at(d.pool).name},
@@ -230,7 +245,8 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
       format_time(m.time_per_event.mean()).c_str(),
       format_time(m.time_per_event.quantile(0.5)).c_str(),
       format_time(m.time_per_event.quantile(0.99)).c_str());
-  if (!open && analytic.is_object() && analytic.contains("t_sonic_s") &&
+  // The formula speaks of a fixed population; jobs that come and go are not one.
+  if (!open && !m.jobs && analytic.is_object() && analytic.contains("t_sonic_s") &&
       analytic["t_sonic_s"].is_number()) {
     const double t_sonic = analytic["t_sonic_s"].get<double>();
     const double thread_time = m.thread_time_per_event(s.workload.n_threads());
@@ -238,6 +254,18 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
         format_time(t_sonic).c_str(),
         analytic.value("saturated", false) ? "saturated" : "below saturation",
         t_sonic > 0 ? thread_time / t_sonic : 0.0);
+  }
+  if (m.jobs) {
+    const auto& mj = *m.jobs;
+    out("jobs       %llu of %llu started, %llu finished, %llu running at the end (peak %llu)\n",
+        static_cast<unsigned long long>(mj.started), static_cast<unsigned long long>(mj.total),
+        static_cast<unsigned long long>(mj.finished),
+        static_cast<unsigned long long>(mj.started - mj.finished),
+        static_cast<unsigned long long>(mj.peak_running));
+    if (mj.finished)
+      out("           wall time: mean %s  p50 %s  p99 %s; the last exited at %s\n",
+          format_time(mj.wall_time.mean()).c_str(), format_time(mj.wall_time.quantile(0.5)).c_str(),
+          format_time(mj.wall_time.quantile(0.99)).c_str(), format_time(mj.last_exit).c_str());
   }
   out("requests   %llu sent = %llu completed + %llu failed + %llu fallback + %llu in flight\n",
       static_cast<unsigned long long>(m.sent), static_cast<unsigned long long>(m.completed),

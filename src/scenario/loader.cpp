@@ -89,6 +89,7 @@ class Loader : public Checker {
                                            const DistSpec& spec);
   void workload(const json& v, const std::string& path, Workload& w);
   void arrivals(const json& workload, const json& v, const std::string& wpath, Workload& w);
+  void flow(const json& v, const std::string& wpath, Workload& w);
   void requests(const json& v, const std::string& path, Workload& w);
   void request(const json& v, const std::string& path, RequestSpec& r);
   void model(const json& v, const std::string& path, Model& m);
@@ -357,8 +358,12 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
     return;
   check_keys(v, path,
              {"jobs", "threads_per_job", "jobs_per_node", "mode", "async", "cpu_time_per_event",
-              "requests", "arrivals"});
+              "requests", "arrivals", "flow"});
   if (const json* x = get(v, "arrivals"); x && !x->is_null()) {
+    if (const json* f = get(v, "flow"); f && !f->is_null())
+      add(key_path(path, "flow"),
+          "found a job flow next to `arrivals`, expected one of them: an open loop has no jobs "
+          "to come and go");
     arrivals(v, *x, path, w);
     requests(v, path, w);
     return;
@@ -414,7 +419,88 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
     missing(key_path(path, "cpu_time_per_event"),
             "a time (t_CPU, e.g. \"1.03s\") or a distribution of times");
   }
+  if (const json* x = get(v, "flow"); x && !x->is_null()) flow(*x, path, w);
   requests(v, path, w);
+}
+
+// `workload.flow`: when the jobs start (one of waves, ramp, start_times; none: all at 0) and how
+// many events each processes before it exits.
+void Loader::flow(const json& v, const std::string& wpath, Workload& w) {
+  const std::string path = key_path(wpath, "flow");
+  if (!expect_object(v, path,
+                     "an object {\"events_per_job\": 1000, \"waves\": {\"size\": 50, "
+                     "\"every\": \"10min\"}} (or ramp, start_times), or null"))
+    return;
+  check_keys(v, path, {"events_per_job", "waves", "ramp", "start_times"});
+  JobFlow f;
+  if (const json* x = get(v, "events_per_job")) {
+    if (auto d = distribution(*x, key_path(path, "events_per_job"),
+                              DistSpec{false, 1.0, "a number of events"}))
+      f.events_per_job = *d;
+  } else {
+    missing(key_path(path, "events_per_job"),
+            "events each job processes before it exits: a number >= 1 or a distribution");
+  }
+  int starts = 0;
+  for (const char* key : {"waves", "ramp", "start_times"}) {
+    const json* x = get(v, key);
+    starts += x && !x->is_null() ? 1 : 0;
+  }
+  if (starts > 1)
+    add(path,
+        "found more than one of waves, ramp and start_times, expected at most one (none: "
+        "every job starts at time 0)");
+  if (const json* x = get(v, "waves"); x && !x->is_null()) {
+    const std::string p = key_path(path, "waves");
+    if (expect_object(*x, p, "an object {\"size\": 50, \"every\": \"10min\", \"first\": \"0s\"}")) {
+      check_keys(*x, p, {"size", "every", "first"});
+      f.start = JobFlow::Start::Waves;
+      if (const json* n = get(*x, "size")) {
+        if (auto k = integer(*n, key_path(p, "size"), 1, Limits::max_threads, "jobs per wave"))
+          f.wave_size = *k;
+      } else {
+        missing(key_path(p, "size"), "jobs per wave, an integer >= 1");
+      }
+      if (const json* t = get(*x, "every")) {
+        if (auto d = quantity(*t, key_path(p, "every"), Quantity::Time, Range::at_least(0)))
+          f.wave_every = *d;
+      } else {
+        missing(key_path(p, "every"), "the time between waves, e.g. \"10min\"");
+      }
+      if (const json* t = get(*x, "first")) {
+        if (auto d = quantity(*t, key_path(p, "first"), Quantity::Time, Range::at_least(0)))
+          f.first = *d;
+      }
+    }
+  }
+  if (const json* x = get(v, "ramp"); x && !x->is_null()) {
+    const std::string p = key_path(path, "ramp");
+    if (expect_object(*x, p, "an object {\"over\": \"30min\"}")) {
+      check_keys(*x, p, {"over"});
+      f.start = JobFlow::Start::Ramp;
+      if (const json* t = get(*x, "over")) {
+        if (auto d = quantity(*t, key_path(p, "over"), Quantity::Time, Range::at_least(0)))
+          f.ramp_over = *d;
+      } else {
+        missing(key_path(p, "over"), "the time over which the jobs start, evenly, e.g. \"30min\"");
+      }
+    }
+  }
+  if (const json* x = get(v, "start_times"); x && !x->is_null()) {
+    const std::string p = key_path(path, "start_times");
+    if (!x->is_array()) {
+      add(p, "found " + describe(*x) + ", expected an array of times, one per job");
+    } else {
+      f.start = JobFlow::Start::Times;
+      for (std::size_t i = 0; i < x->size(); ++i)
+        if (auto d = quantity((*x)[i], index_path(p, i), Quantity::Time, Range::at_least(0)))
+          f.start_times.push_back(*d);
+      if (static_cast<std::int64_t>(x->size()) != w.jobs)
+        add(p, "found " + std::to_string(x->size()) + " start times for " + std::to_string(w.jobs) +
+                   " jobs, expected one per job");
+    }
+  }
+  w.flow = std::move(f);
 }
 
 void Loader::requests(const json& v, const std::string& path, Workload& w) {

@@ -12,6 +12,20 @@ double Workload::offload_fraction() const {
   return p;
 }
 
+double JobFlow::start_of(std::int64_t job, std::int64_t jobs) const {
+  switch (start) {
+    case Start::Together:
+      return 0.0;
+    case Start::Waves:
+      return first + static_cast<double>(job / wave_size) * wave_every;
+    case Start::Ramp:
+      return jobs > 0 ? ramp_over * static_cast<double>(job) / static_cast<double>(jobs) : 0.0;
+    case Start::Times:
+      return static_cast<std::size_t>(job) < start_times.size() ? start_times[job] : 0.0;
+  }
+  return 0.0;
+}
+
 double ServiceCurve::at(double batch_size) const {
   if (batch.empty()) return 0.0;
   const std::size_t n = batch.size();

@@ -122,7 +122,8 @@ struct RunMetrics {
       std::vector<double> bytes_per_s[2];  // class total: [0] to the servers, [1] back
       std::vector<double> utilization;     // busier direction, over the class's capacity
     };
-    std::vector<Link> links;  // like `links`
+    std::vector<Link> links;           // like `links`
+    std::vector<double> running_jobs;  // job flow only: jobs running at the window's end
   };
   std::optional<TimeSeries> timeseries;
 
@@ -134,6 +135,17 @@ struct RunMetrics {
     std::uint64_t peak_in_flight = 0;  // requests outstanding at once
   };
   std::optional<OpenLoop> open_loop;
+
+  // Job flow (workload.flow) only; over the whole run, warm-up included: a job is one unit
+  // from its start to its exit, whenever those fall.
+  struct Jobs {
+    std::uint64_t total = 0, started = 0, finished = 0;  // started - finished run at the end
+    std::uint64_t peak_running = 0;
+    metrics::Histogram wall_time;  // finished jobs: from their start to their last event's end
+    double last_exit = 0.0;        // when the last finished job exited (0: none did)
+  };
+  std::optional<Jobs> jobs;
+
   // Requests in flight gained per second over the measured span (sent minus finished): about 0
   // while the servers keep up, the excess of the offered rate over what they finish past
   // saturation. Open loop only (a closed loop cannot grow its backlog).

@@ -46,6 +46,23 @@ struct Arrivals {
   std::int64_t max_in_flight = 1'000'000;  // requests
 };
 
+// Jobs that start at given times, each process a number of events and exit (`workload.flow`),
+// instead of a population that runs for the whole simulation: the waves of a batch system.
+// Job j (from 0) starts at:
+//   together: 0;  waves: first + floor(j / wave_size) x every;  ramp: over x j / jobs;
+//   times: start_times[j].
+// Each thread's first event then begins within one mean event time of it, as for a population.
+struct JobFlow {
+  enum class Start { Together, Waves, Ramp, Times };
+  Start start = Start::Together;
+  Distribution events_per_job = Distribution::constant(1.0);  // sampled per job, rounded, >= 1
+  std::int64_t wave_size = 1;
+  double wave_every = 0.0, first = 0.0;
+  double ramp_over = 0.0;
+  std::vector<double> start_times;  // seconds, one per job
+  double start_of(std::int64_t job, std::int64_t jobs) const;
+};
+
 struct Workload {
   std::int64_t jobs = 1;
   int threads_per_job = 1;
@@ -56,6 +73,8 @@ struct Workload {
   std::vector<RequestSpec> requests;
   // Set: an open loop (one client node, no threads; jobs and threads_per_job stay 1, t_CPU 0).
   std::optional<Arrivals> arrivals;
+  // Set: jobs come and go (JobFlow); unset: all jobs run from start to end.
+  std::optional<JobFlow> flow;
 
   bool open_loop() const { return arrivals.has_value(); }
   std::int64_t n_threads() const { return jobs * threads_per_job; }

@@ -1,0 +1,140 @@
+// Job flows: jobs that start in waves, on a ramp or at given times, process their events and
+// exit. Every job and every event is accounted for, and the start times are the ones asked for.
+#include "support.hpp"
+
+#include <sonicsim/results/results.hpp>
+
+using namespace test;
+
+namespace {
+
+// Deterministic: t_CPU = 1 s with p = 0.1 offloaded to a 10 ms model; an event takes
+// 0.9 s + 10 ms + the network's round trip when nothing queues.
+json flow(int jobs, const json& start, int events = 100) {
+  auto doc = deterministic(jobs, 4, 1.0, 0.1, 0.01);
+  doc["duration"] = 7200.0;
+  doc["warmup"] = 0.0;
+  doc["workload"]["flow"] = {{"events_per_job", events}};
+  for (const auto& [key, value] : start.items()) doc["workload"]["flow"][key] = value;
+  return doc;
+}
+
+std::string load_error(const json& doc) {
+  try {
+    scenario_of(doc);
+  } catch (const sonicsim::scenario::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("job flow: every job starts, processes its events and exits", "[engine][jobflow]") {
+  const auto m = run(flow(120, {{"waves", {{"size", 40}, {"every", "10min"}}}}));
+  REQUIRE(m.jobs);
+  CHECK(m.jobs->total == 120);
+  CHECK(m.jobs->started == 120);
+  CHECK(m.jobs->finished == 120);
+  CHECK(m.events_completed == 120 * 100);  // each job's budget, no more, no less
+  check_conservation(m);
+  CHECK(m.in_flight_at_end == 0);
+  // 100 events of about 0.912 s (plus a start within one event time): waves never overlap.
+  const double event = 0.9 + 0.01 + 2 * 600e-6 + 10100.0 / 1.25e9;
+  CHECK(m.jobs->wall_time.quantile(0.0) >= 100 * event - 1e-9);
+  CHECK(m.jobs->wall_time.max() <= 100 * event + 1.0 + 1e-9);
+  CHECK(m.jobs->peak_running == 40);
+  CHECK(m.jobs->last_exit > 1200.0 + 100 * event);
+  CHECK(m.jobs->last_exit <= 1200.0 + 100 * event + 1.0 + 1e-9);
+}
+
+TEST_CASE("job flow: the time series shows each wave come and go", "[engine][jobflow]") {
+  auto doc = flow(120, {{"waves", {{"size", 40}, {"every", "10min"}, {"first", "1min"}}}});
+  doc["timeseries"] = {{"interval", "1min"}};
+  const auto m = run(doc);
+  REQUIRE(m.timeseries);
+  const auto& running = m.timeseries->running_jobs;
+  REQUIRE(running.size() == 120);
+  // Window k ends at (k + 1) minutes. A wave's jobs start at 1, 11 and 21 min, each thread's
+  // first event within 1 s (one mean event time) of it, and run about 91.2 s.
+  int checked = 0;
+  for (std::size_t k = 0; k < running.size(); ++k) {
+    const double t = 60.0 * static_cast<double>(k + 1);
+    const double phase = std::fmod(t - 60.0, 600.0);
+    INFO("window ending at " << t << " s");
+    if (t < 1800.0 && phase >= 2.0 && phase <= 90.0) {
+      CHECK(running[k] == 40.0);
+      ++checked;
+    } else if (t >= 1800.0 || phase >= 93.0) {
+      CHECK(running[k] == 0.0);
+      ++checked;
+    }
+  }
+  CHECK(checked > 100);
+}
+
+TEST_CASE("job flow: ramps, explicit start times and budgets that vary per job", "[engine][jobflow]") {
+  SECTION("a ramp starts job j at over x j / jobs") {
+    sonicsim::scenario::JobFlow f;
+    f.start = sonicsim::scenario::JobFlow::Start::Ramp;
+    f.ramp_over = 100.0;
+    CHECK(f.start_of(0, 10) == 0.0);
+    CHECK(f.start_of(5, 10) == 50.0);
+    f.start = sonicsim::scenario::JobFlow::Start::Waves;
+    f.wave_size = 3;
+    f.wave_every = 60.0;
+    f.first = 5.0;
+    CHECK(f.start_of(2, 10) == 5.0);
+    CHECK(f.start_of(3, 10) == 65.0);
+  }
+  SECTION("start times: no job starts before its time, one at a time on an idle fleet") {
+    const auto m = run(flow(3, {{"start_times", {"0s", "1h", "90min"}}}, 50));
+    REQUIRE(m.jobs);
+    CHECK(m.jobs->finished == 3);
+    CHECK(m.jobs->peak_running == 1);
+    CHECK(m.jobs->last_exit > 5400.0 + 50 * 0.9);
+  }
+  SECTION("a distribution of events per job: the events are the sum of the budgets") {
+    auto doc = flow(50, {{"ramp", {{"over", "30min"}}}});
+    doc["workload"]["flow"]["events_per_job"] = {{"dist", "uniform"}, {"min", 10}, {"max", 200}};
+    const auto m = run(doc);
+    REQUIRE(m.jobs);
+    CHECK(m.jobs->finished == 50);
+    CHECK(m.events_completed > 50 * 10);
+    CHECK(m.events_completed < 50 * 200);
+    check_conservation(m);
+    const auto again = run(doc);
+    CHECK(again.events_completed == m.events_completed);
+    CHECK(again.jobs->last_exit == m.jobs->last_exit);
+  }
+}
+
+TEST_CASE("job flow: jobs still running or not started at the end are counted", "[engine][jobflow]") {
+  auto doc = flow(100, {{"waves", {{"size", 25}, {"every", "30min"}}}}, 1000);
+  doc["duration"] = 2400.0;  // waves at 0 and 30 min; each job needs about 15 min
+  const auto m = run(doc);
+  REQUIRE(m.jobs);
+  CHECK(m.jobs->started == 50);
+  CHECK(m.jobs->finished == 25);
+  CHECK(m.jobs->started - m.jobs->finished == 25);
+  CHECK(m.jobs->total - m.jobs->started == 50);
+  check_conservation(m);
+}
+
+TEST_CASE("job flow: bad settings name the key, what was found and what is expected",
+          "[loader][jobflow]") {
+  auto doc = flow(4, {{"waves", {{"size", 2}, {"every", "1min"}}}, {"ramp", {{"over", "1h"}}}});
+  CHECK_THAT(load_error(doc), Catch::Contains("workload.flow") &&
+                                  Catch::Contains("more than one of waves, ramp and start_times"));
+  doc = flow(4, {{"start_times", {"0s", "1s"}}});
+  CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.start_times") &&
+                                  Catch::Contains("found 2 start times for 4 jobs"));
+  doc = flow(4, {{"waves", {{"every", "1min"}}}});
+  CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.waves.size"));
+  doc = flow(4, json::object());
+  doc["workload"]["flow"].erase("events_per_job");
+  CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.events_per_job"));
+  doc = flow(4, json::object());
+  doc["workload"]["flow"]["events_per_job"] = 0;
+  CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.events_per_job"));
+}
