@@ -378,59 +378,60 @@ std::vector<Panel> sweep_panels(const std::vector<SweepData>& sweeps) {
   const std::string formula_note =
       "solid: simulated; dashed: SONIC formula; dotted: exact MVA; vertical: the formula's knee "
       "(t_ideal/t_GPU per device x devices)";
-  const auto pool = [](const SweepData& s, const std::string& k) {
-    return s.pool_name(std::stoul(k));
-  };
-  const auto link = [](const SweepData& s, const std::string& k) {
-    return s.link_name(std::stoul(k));
-  };
-  const SweepChart charts[] = {
-      {"Throughput",
-       formula_note,
-       {"events/s", Unit::Plain, true},
-       "",
-       {{"events.throughput_per_s", "simulated", Style::LinePoints, true},
-        {"analytic.throughput_per_s", "formula N_CPU/t_SONIC", Style::Dashed},
-        {"analytic.mva.throughput_per_s", "MVA", Style::Dotted}},
-       nullptr,
-       true},
-      {"Time per event",
-       formula_note,
-       {"time per event", Unit::Seconds, true},
-       "",
-       {{"events.thread_time_per_event_s", "simulated", Style::LinePoints, true},
-        {"analytic.t_sonic_s", "formula t_SONIC", Style::Dashed},
-        {"analytic.mva.time_per_event_s", "MVA", Style::Dotted}},
-       nullptr,
-       true},
-      {"Device utilization",
-       band_note,
-       {"utilization", Unit::Fraction, true},
-       "servers.",
-       {{".utilization", "", Style::LinePoints, true}},
-       pool},
-      {"Request latency p50 (solid) and p99 (dashed)",
-       band_note,
-       {"latency", Unit::Seconds, true},
-       "",
-       {{"requests.latency_s.p50", "p50", Style::LinePoints, true},
-        {"requests.latency_s.p99", "p99", Style::Dashed, true}},
-       nullptr},
-      {"Mean batch size",
-       band_note,
-       {"items per execution", Unit::Plain, true},
-       "models.",
-       {{".mean_batch_size", "", Style::LinePoints, true}},
-       nullptr},
-      {"Link utilization: peak 1 s window (solid) and mean (dashed)",
-       band_note,
-       {"utilization", Unit::Fraction, true},
-       "links.",
-       {{".peak_utilization", "peak", Style::LinePoints, true},
-        {".mean_utilization", "mean", Style::Dashed}},
-       link},
-  };
-  for (const auto& spec : charts) out.push_back(sweep_chart(sweeps, spec));
+  const auto pool = [](const SweepData& s, const std::string& k) { return s.pool_name(k); };
+  const auto link = [](const SweepData& s, const std::string& k) { return s.link_name(k); };
+  out.push_back(sweep_chart(
+      sweeps, SweepChart{"Throughput",
+                         formula_note,
+                         Axis{"events/s", Unit::Plain, true},
+                         "",
+                         {{"events.throughput_per_s", "simulated", Style::LinePoints, true},
+                          {"analytic.throughput_per_s", "formula N_CPU/t_SONIC", Style::Dashed},
+                          {"analytic.mva.throughput_per_s", "MVA", Style::Dotted}},
+                         nullptr,
+                         true}));
+  out.push_back(sweep_chart(
+      sweeps, SweepChart{"Time per event",
+                         formula_note,
+                         Axis{"time per event", Unit::Seconds, true},
+                         "",
+                         {{"events.thread_time_per_event_s", "simulated", Style::LinePoints, true},
+                          {"analytic.t_sonic_s", "formula t_SONIC", Style::Dashed},
+                          {"analytic.mva.time_per_event_s", "MVA", Style::Dotted}},
+                         nullptr,
+                         true}));
+  out.push_back(sweep_chart(sweeps, SweepChart{"Device utilization",
+                                               band_note,
+                                               Axis{"utilization", Unit::Fraction, true},
+                                               "servers.",
+                                               {{".utilization", "", Style::LinePoints, true}},
+                                               pool,
+                                               false}));
+  out.push_back(
+      sweep_chart(sweeps, SweepChart{"Request latency p50 (solid) and p99 (dashed)",
+                                     band_note,
+                                     Axis{"latency", Unit::Seconds, true},
+                                     "",
+                                     {{"requests.latency_s.p50", "p50", Style::LinePoints, true},
+                                      {"requests.latency_s.p99", "p99", Style::Dashed, true}},
+                                     nullptr,
+                                     false}));
+  out.push_back(sweep_chart(sweeps, SweepChart{"Mean batch size",
+                                               band_note,
+                                               Axis{"items per execution", Unit::Plain, true},
+                                               "models.",
+                                               {{".mean_batch_size", "", Style::LinePoints, true}},
+                                               nullptr,
+                                               false}));
+  out.push_back(
+      sweep_chart(sweeps, SweepChart{"Link utilization: peak 1 s window (solid) and mean (dashed)",
+                                     band_note,
+                                     Axis{"utilization", Unit::Fraction, true},
+                                     "links.",
+                                     {{".peak_utilization", "peak", Style::LinePoints, true},
+                                      {".mean_utilization", "mean", Style::Dashed}},
+                                     link,
+                                     false}));
   return out;
 }
 

@@ -55,12 +55,12 @@ void read_names(SweepData& s) {
   const auto doc = nlohmann::json::parse(line, nullptr, false);
   if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_object()) return;
   const auto& results = doc["results"];
-  const auto names = [&](const char* key, std::map<std::size_t, std::string>& out) {
+  const auto names = [&](const char* key, std::map<std::string, std::string>& out) {
     if (!results.contains(key) || !results[key].is_array()) return;
     for (std::size_t i = 0; i < results[key].size(); ++i)
       if (results[key][i].is_object() && results[key][i].contains("name") &&
           results[key][i]["name"].is_string())
-        out[i] = results[key][i]["name"].get<std::string>();
+        out[std::to_string(i)] = results[key][i]["name"].get<std::string>();
   };
   names("links", s.link_names);
   names("servers", s.pool_names);
@@ -111,14 +111,14 @@ double SweepPoint::ci95(const std::string& metric) const {
   return it == metrics.end() ? kNoValue : it->second.second;
 }
 
-std::string SweepData::link_name(std::size_t k) const {
-  const auto it = link_names.find(k);
-  return it == link_names.end() ? "link " + std::to_string(k) : it->second;
+std::string SweepData::link_name(const std::string& key) const {
+  const auto it = link_names.find(key);
+  return it == link_names.end() ? "link " + key : it->second;
 }
 
-std::string SweepData::pool_name(std::size_t k) const {
-  const auto it = pool_names.find(k);
-  return it == pool_names.end() ? "pool " + std::to_string(k) : it->second;
+std::string SweepData::pool_name(const std::string& key) const {
+  const auto it = pool_names.find(key);
+  return it == pool_names.end() ? "pool " + key : it->second;
 }
 
 bool SweepData::has(const std::string& metric) const {
@@ -291,8 +291,7 @@ SweepFigures sweep_figures(const SweepData& s) {
   }
   f.peak_latency_p99_s = max_of(s, "requests.latency_s.p99");
   for (const auto& k : s.keys("links.", ".peak_utilization"))
-    f.link_peak_utilization[s.link_name(std::stoul(k))] =
-        max_of(s, "links." + k + ".peak_utilization");
+    f.link_peak_utilization[s.link_name(k)] = max_of(s, "links." + k + ".peak_utilization");
   return f;
 }
 

@@ -52,8 +52,10 @@ std::string to_markdown(const Table& table) {
 std::string to_csv(const Table& table) {
   std::string out;
   for (const auto& cells : all_rows(table)) {
-    for (std::size_t i = 0; i < cells.size(); ++i)
-      out += (i ? "," : "") + sweep::csv_cell(cells[i]);
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (i) out += ',';
+      out += sweep::csv_cell(cells[i]);
+    }
     out += "\n";
   }
   return out;

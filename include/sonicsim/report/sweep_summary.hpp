@@ -43,9 +43,10 @@ struct SweepData {
   std::size_t n_points = 0, failed = 0, replications = 0;
   // Names the CSV cannot hold (only numbers are columns), from the first line of the JSONL
   // that sweep writes beside the CSV, when it is there; else "link K" / "pool K".
-  std::map<std::size_t, std::string> link_names, pool_names;
-  std::string link_name(std::size_t k) const;
-  std::string pool_name(std::size_t k) const;
+  // Keyed by the index as it appears in the column names ("0" in links.0.peak_utilization).
+  std::map<std::string, std::string> link_names, pool_names;
+  std::string link_name(const std::string& key) const;
+  std::string pool_name(const std::string& key) const;
   bool has(const std::string& metric) const;  // some point has it
   // The K of every metric named `prefix` K `suffix` (servers.K.utilization), sorted.
   std::vector<std::string> keys(const std::string& prefix, const std::string& suffix) const;
