@@ -121,6 +121,8 @@ struct ValueAxis {
 ValueAxis value_axis(double lo, double hi, const Axis& axis, double p0, double p1) {
   if (!std::isfinite(lo) || !std::isfinite(hi)) lo = 0.0, hi = 1.0;
   if (axis.include_zero) lo = std::min(lo, 0.0), hi = std::max(hi, 0.0);
+  // All zero (an idle queue): 0..1 rather than a range around zero with negative ticks.
+  if (axis.include_zero && lo == 0.0 && hi == 0.0) hi = 1.0;
   ValueAxis a;
   a.ticks = nice_ticks(lo, hi);
   a.scale = scale_for(axis.unit, std::max(std::abs(a.lo()), std::abs(a.hi())));
@@ -300,6 +302,7 @@ std::string tick_label(double value, double step, const Scale& scale) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, value / scale.divisor);
   std::string out = buf;
+  if (value == 0.0) return "0";  // not "0k"
   if (out == "-0" || out.rfind("-0.", 0) == 0) {
     if (std::all_of(out.begin() + 1, out.end(), [](char ch) { return ch == '0' || ch == '.'; }))
       out.erase(0, 1);

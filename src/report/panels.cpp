@@ -15,6 +15,12 @@ using namespace chart;
 using Timeseries = RunFigures::Timeseries;
 
 constexpr std::size_t kBlack = 6;  // palette index of black: markers that are not data
+constexpr std::size_t kPaletteSize = 8;
+
+// Past the palette's eight colours, lines repeat a colour dashed so that they stay apart.
+Style cycle_style(std::size_t index) {
+  return index < kPaletteSize ? Style::Line : Style::Dashed;
+}
 
 Panel skip(const std::string& title, const std::string& why) {
   return {title, "", why};
@@ -54,7 +60,7 @@ std::vector<Series> device_series(const Timeseries& ts,
                      ts.t_s,
                      ts.devices[d].*field,
                      {},
-                     Style::Line,
+                     cycle_style(d),
                      d});
     return out;
   }
@@ -88,8 +94,13 @@ void add_model_series(XYChart& c, const Timeseries& ts,
   std::size_t colour = 0;
   for (const auto& [name, m] : ts.models) {
     const auto& v = m.*field;
-    c.series.push_back(
-        {name + suffix, ts.t_s, zero_missing ? zero_as_missing(v) : v, {}, style, colour++});
+    c.series.push_back({name + suffix,
+                        ts.t_s,
+                        zero_missing ? zero_as_missing(v) : v,
+                        {},
+                        colour >= kPaletteSize ? Style::Dotted : style,
+                        colour});
+    ++colour;
   }
 }
 

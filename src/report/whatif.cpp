@@ -332,8 +332,9 @@ std::string comparison_paragraph(const std::string& file, const std::string& bas
 
 void devices_change(double base, double now, std::vector<std::string>& said) {
   if (unchanged(base, now)) return;
-  said.push_back((now > base ? "adding " + num(now - base) : "removing " + num(base - now)) +
-                 " devices (" + num(base) + " -> " + num(now) + ")");
+  const double n = std::abs(now - base);
+  said.push_back((now > base ? "adding " : "removing ") + num(n) +
+                 (n == 1 ? " device" : " devices") + " (" + num(base) + " -> " + num(now) + ")");
 }
 
 void throughput_change(const std::string& what, double base, double now,
