@@ -177,8 +177,29 @@ std::string path_data(const Series& s, const ValueAxis& x, const ValueAxis& y) {
   return d;
 }
 
+// Where a band may reach: a confidence interval of a quantity that cannot be negative (or, for
+// a utilization, above 100%) is cut there rather than widening the axis past what is possible.
+struct Clip {
+  double lo = -HUGE_VAL, hi = HUGE_VAL;
+  double operator()(double v) const { return std::clamp(v, lo, hi); }
+};
+
+Clip band_clip(const XYChart& chart) {
+  Clip clip;
+  bool non_negative = true, at_most_one = true;
+  for (const auto& s : chart.series)
+    for (double v : s.y)
+      if (std::isfinite(v)) {
+        non_negative = non_negative && v >= 0;
+        at_most_one = at_most_one && v <= 1;
+      }
+  if (non_negative) clip.lo = 0;
+  if (at_most_one && chart.y.unit == Unit::Fraction) clip.hi = 1;
+  return clip;
+}
+
 // The shaded band y ± band: along the upper edge, back along the lower one.
-std::string band_data(const Series& s, const ValueAxis& x, const ValueAxis& y) {
+std::string band_data(const Series& s, const ValueAxis& x, const ValueAxis& y, const Clip& clip) {
   std::vector<std::size_t> idx;
   for (std::size_t i = 0; i < s.x.size() && i < s.y.size() && i < s.band.size(); ++i)
     if (std::isfinite(s.x[i]) && std::isfinite(s.y[i]) && std::isfinite(s.band[i]))
@@ -186,9 +207,10 @@ std::string band_data(const Series& s, const ValueAxis& x, const ValueAxis& y) {
   if (idx.size() < 2) return "";
   std::string d;
   for (std::size_t k = 0; k < idx.size(); ++k)
-    d += (k ? " L" : "M") + c(x.at(s.x[idx[k]])) + " " + c(y.at(s.y[idx[k]] + s.band[idx[k]]));
+    d +=
+        (k ? " L" : "M") + c(x.at(s.x[idx[k]])) + " " + c(y.at(clip(s.y[idx[k]] + s.band[idx[k]])));
   for (std::size_t k = idx.size(); k-- > 0;)
-    d += " L" + c(x.at(s.x[idx[k]])) + " " + c(y.at(s.y[idx[k]] - s.band[idx[k]]));
+    d += " L" + c(x.at(s.x[idx[k]])) + " " + c(y.at(clip(s.y[idx[k]] - s.band[idx[k]])));
   return d + " Z";
 }
 
@@ -326,13 +348,14 @@ std::string format_value(double value, Unit unit) {
 std::string render(const XYChart& chart) {
   const double left = 64, right = chart.width - 16.0;
   const double top = 34 + (chart.x2_factor > 0 ? 24 : 0), bottom = chart.height - 46.0;
+  const Clip clip = band_clip(chart);
   std::vector<double> xs, ys;
   for (const auto& s : chart.series) {
     xs.insert(xs.end(), s.x.begin(), s.x.end());
     for (std::size_t i = 0; i < s.y.size(); ++i) {
       const double b = i < s.band.size() && std::isfinite(s.band[i]) ? s.band[i] : 0.0;
-      ys.push_back(s.y[i] + b);
-      ys.push_back(s.y[i] - b);
+      ys.push_back(clip(s.y[i] + b));
+      ys.push_back(clip(s.y[i] - b));
     }
   }
   const auto [xlo, xhi] = finite_range({&xs});
@@ -361,7 +384,7 @@ std::string render(const XYChart& chart) {
     out += text(right, top - 20, "axis-label", "end", chart.x2_label);
   }
   for (const auto& s : chart.series) {
-    const std::string band = band_data(s, x, y);
+    const std::string band = band_data(s, x, y, clip);
     if (!band.empty())
       out += "<path class=\"band\" d=\"" + band + "\" fill=\"" + colour(s.colour) +
              "\" fill-opacity=\"0.18\" stroke=\"none\"/>\n";

@@ -370,3 +370,17 @@ TEST_CASE("report: bad inputs name the file and what was expected, and never cra
     }
   for (const auto& p : {text, empty, header_only}) std::remove(p.c_str());
 }
+
+TEST_CASE("chart: confidence bands stop at what the quantity can reach", "[chart]") {
+  XYChart c;
+  c.title = "utilization";
+  c.x = {"jobs", Unit::Plain, false};
+  c.y = {"utilization", Unit::Fraction, true};
+  c.series.push_back({"gpu", {1, 2, 3}, {0.05, 0.6, 0.99}, {0.2, 0.2, 0.2}});
+  const auto svg = render(c);
+  check_chart(svg);
+  // 0.99 + 0.2 would need a 120% tick and 0.05 - 0.2 a negative one: both are cut.
+  CHECK_THAT(svg, Catch::Contains(">100</text>"));
+  CHECK_THAT(svg, !Catch::Contains(">120</text>"));
+  CHECK_THAT(svg, !Catch::Contains(">-20</text>"));
+}
