@@ -260,8 +260,8 @@ std::string escape(std::string_view in) {
 
 const std::string& colour(std::size_t index) {
   // Okabe & Ito (2008), ordered so the first few are far apart; yellow last (weak on white).
-  static const std::array<std::string, 8> palette{"#0072B2", "#E69F00", "#009E73", "#D55E00",
-                                                  "#CC79A7", "#56B4E9", "#000000", "#F0E442"};
+  static const std::array<std::string, kPaletteSize> palette{
+      "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"};
   return palette[index % palette.size()];
 }
 

@@ -14,9 +14,6 @@ namespace {
 using namespace chart;
 using Timeseries = RunFigures::Timeseries;
 
-constexpr std::size_t kBlack = 6;  // palette index of black: markers that are not data
-constexpr std::size_t kPaletteSize = 8;
-
 // Past the palette's eight colours, lines repeat a colour dashed so that they stay apart.
 Style cycle_style(std::size_t index) {
   return index < kPaletteSize ? Style::Line : Style::Dashed;

@@ -11,6 +11,7 @@
 #include <random>
 #include <regex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <sonicsim/report/chart.hpp>
@@ -81,8 +82,8 @@ void check_chart(const std::string& svg) {
   CHECK(count(svg, "class=\"tick\"") >= 2);
   CHECK(count(svg, "class=\"series") >= 1);
   CHECK(xml_problem(svg).empty());
-  CHECK(svg.find("nan") == std::string::npos);
-  CHECK(svg.find("inf") == std::string::npos);
+  // No coordinate or size from a missing value.
+  CHECK(!std::regex_search(svg, std::regex("=\"[^\"]*(nan|inf)", std::regex::icase)));
 }
 
 std::string write_file(const std::string& name, const std::string& text) {
@@ -383,4 +384,128 @@ TEST_CASE("chart: confidence bands stop at what the quantity can reach", "[chart
   CHECK_THAT(svg, Catch::Contains(">100</text>"));
   CHECK_THAT(svg, !Catch::Contains(">120</text>"));
   CHECK_THAT(svg, !Catch::Contains(">-20</text>"));
+}
+
+namespace {
+
+// A results file with the keys the run panels read: two models, one device, one link, and
+// (optionally) a time series of `windows` windows.
+nlohmann::json run_results(const std::string& mode, int windows) {
+  using nlohmann::json;
+  json models = json::object(), per_model = json::object(), ts_models = json::object();
+  const std::vector<double> window(windows, 1.0);
+  for (const auto& [name, latency, queue, compute] :
+       {std::tuple{"pn", 0.006, 0.0004, 0.005}, std::tuple{"met", 0.002, 0.0, 0.001}}) {
+    models[name] = {{"latency_s", {{"p50", latency}, {"p99", 2 * latency}, {"mean", latency}}},
+                    {"queue_time_s", {{"mean", queue}}},
+                    {"compute_time_s", {{"mean", compute}}},
+                    {"mean_batch_size", 4.0}};
+    per_model[name] = {{"requests_per_event", name == std::string("pn") ? 2 : 1}};
+    ts_models[name] = {{"inferences_per_s", window},
+                       {"mean_batch_size", window},
+                       {"latency_p50_s", window},
+                       {"latency_p99_s", window},
+                       {"executions_per_s", window}};
+  }
+  json doc = {{"scenario", "t"},
+              {"warmup_s", 10.0},
+              {"events",
+               {{"throughput_per_s", 100.0},
+                {"thread_time_per_event_s", 1.0},
+                {"time_per_event_s", {{"p99", 2.0}}}}},
+              {"requests",
+               {{"sent", 10},
+                {"failed", 0},
+                {"fallback", 0},
+                {"latency_s",
+                 {{"p50", 0.004}, {"p90", 0.006}, {"p95", 0.007}, {"p99", 0.01}, {"max", 0.02}}}}},
+              {"models", models},
+              {"servers", json::array({{{"count", 1}, {"utilization", 0.5}}})},
+              {"links", json::array({{{"name", "uplink"}, {"peak_utilization", 0.1}}})},
+              {"analytic",
+               {{"n_cpu", 100},
+                {"n_gpu", 1},
+                {"t_ideal_s", 0.95},
+                {"t_sonic_s", 1.0},
+                {"saturation_n_cpu_per_gpu", 90.0},
+                {"mode", mode},
+                {"t_cpu_s", 1.0},
+                {"p", 0.1},
+                {"t_gpu_s", 0.011},
+                {"t_latency_s", 0.003},
+                {"per_model", per_model}}}};
+  if (windows > 0) {
+    std::vector<double> t;
+    for (int i = 1; i <= windows; ++i) t.push_back(10.0 * i);
+    doc["timeseries"] = {
+        {"t_s", t},
+        {"events_per_s", window},
+        {"devices",
+         json::array(
+             {{{"pool", "gpu"}, {"index", 0}, {"utilization", window}, {"queue_length", window}}})},
+        {"models", ts_models},
+        {"links", json::array({{{"name", "uplink"},
+                                {"utilization", window},
+                                {"bytes_per_s_to_servers", window},
+                                {"bytes_per_s_to_clients", window}}})}};
+  }
+  return doc;
+}
+
+// The values of the stacked bar segments' tooltips, "BAR, PART: VALUE", in order.
+std::vector<std::string> segments(const std::string& svg, const std::string& bar) {
+  std::vector<std::string> out;
+  const std::regex tooltip("<title>" + bar + ", ([^:<]+): ([^<]+)</title>");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), tooltip);
+       it != std::sregex_iterator(); ++it)
+    out.push_back((*it)[1].str() + "=" + (*it)[2].str());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("report: a run's panels draw its time series and where an event's time goes",
+          "[report]") {
+  const auto path = write_file("run.json", run_results("sync", 6).dump());
+  const auto run = read_results(path);
+  REQUIRE(run.timeseries);
+  const auto panels = run_panels(run);
+  REQUIRE(panels.size() == 9);
+  for (const auto& p : panels) {
+    INFO(p.title << ": " << p.skipped);
+    REQUIRE(!p.svg.empty());
+    check_chart(p.svg);
+  }
+  // Sync: per event 2 x pn + 1 x met requests; CPU is the rest of the 1 s time per event.
+  const double requests = 2 * 0.006 + 0.002, queue = 2 * 0.0004, compute = 2 * 0.005 + 0.001;
+  const auto split = segments(panels.back().svg, "simulated");
+  CHECK(split ==
+        std::vector<std::string>{
+            "CPU=" + format_value(1.0 - requests, Unit::Seconds),
+            "network and overheads=" + format_value(requests - queue - compute, Unit::Seconds),
+            "queue=" + format_value(queue, Unit::Seconds),
+            "compute=" + format_value(compute, Unit::Seconds)});
+  // The formula's bar: (1 - p) t_CPU, t_latency, t_GPU; no queue.
+  const auto formula = segments(panels.back().svg, "formula \\(t_ideal\\)");
+  CHECK(formula ==
+        std::vector<std::string>{"CPU=" + format_value(0.9, Unit::Seconds),
+                                 "network and overheads=" + format_value(0.003, Unit::Seconds),
+                                 "compute=" + format_value(0.011, Unit::Seconds)});
+
+  // Without a time series: one note instead of the seven panels; the rest is still drawn.
+  const auto plain = write_file("plain.json", run_results("async", 0).dump());
+  const auto quiet = run_panels(read_results(plain));
+  REQUIRE(quiet.size() == 3);
+  CHECK(quiet[0].svg.empty());
+  CHECK_THAT(quiet[0].skipped, Catch::Contains("timeseries=true"));
+  // Async: the CPU part is the formula's, the bar says why.
+  CHECK(segments(quiet[2].svg, "simulated").front() == "CPU=" + format_value(0.9, Unit::Seconds));
+  CHECK_THAT(quiet[2].svg, Catch::Contains("async"));
+
+  // Two runs: grouped bars with a bar per run.
+  const auto both = comparison_panels({read_results(path), read_results(plain)});
+  REQUIRE(both.size() == 5);
+  for (const auto& p : both) check_chart(p.svg);
+  std::remove(path.c_str());
+  std::remove(plain.c_str());
 }

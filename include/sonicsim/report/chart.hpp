@@ -16,7 +16,9 @@ namespace sonicsim::report::chart {
 // Text and attribute escaping for XML/HTML: & < > " '.
 std::string escape(std::string_view text);
 
-// The Okabe-Ito palette, most distinct first; colour(i) cycles through it.
+// The Okabe-Ito palette, most distinct first; colour(i) cycles through it. Black is kept for
+// what is not data (marker lines).
+inline constexpr std::size_t kPaletteSize = 8, kBlack = 6;
 const std::string& colour(std::size_t index);
 
 // Ticks covering [lo, hi] with a step of 1, 2 or 5 x 10^k, about `target` intervals; the first
