@@ -133,12 +133,17 @@ Panel run_bars(const std::string& title, const Axis& y, const std::vector<RunFig
   c.title = title;
   c.y = y;
   c.categories = categories;
+  bool drawn = false;
   for (const auto& r : runs) {
     c.series.push_back(base_name(r.file));
     std::vector<double> v;
-    for (std::size_t k = 0; k < categories.size(); ++k) v.push_back(value(r, k));
+    for (std::size_t k = 0; k < categories.size(); ++k) {
+      v.push_back(value(r, k));
+      drawn = drawn || std::isfinite(v.back());
+    }
     c.values.push_back(v);
   }
+  if (!drawn) return skip(title, "none of the runs has these figures");
   return {title, render(c), ""};
 }
 
@@ -256,37 +261,40 @@ std::vector<Panel> run_panels(const RunFigures& run) {
   } else {
     const Timeseries& ts = *run.timeseries;
     auto add = [&](XYChart c, const std::string& empty_note) {
-      if (c.series.empty())
+      const bool drawn = std::any_of(c.series.begin(), c.series.end(), [](const Series& s) {
+        return std::any_of(s.y.begin(), s.y.end(), [](double v) { return std::isfinite(v); });
+      });
+      if (!drawn)
         out.push_back(skip(c.title, empty_note));
       else
         out.push_back({c.title, render(c), ""});
     };
     XYChart util = time_chart(run, "Device utilization", {"utilization", Unit::Fraction, true});
     util.series = device_series(ts, &Timeseries::Device::utilization);
-    add(util, "no devices in timeseries.devices");
+    add(util, "no windows or no devices in timeseries");
     XYChart queue = time_chart(run, "Queue length (requests queued at each window's end)",
                                {"requests", Unit::Plain, true});
     queue.series = device_series(ts, &Timeseries::Device::queue_length);
-    add(queue, "no devices in timeseries.devices");
+    add(queue, "no windows or no devices in timeseries");
     XYChart inf = time_chart(run, "Inferences per second", {"inferences/s", Unit::Plain, true});
     add_model_series(inf, ts, &Timeseries::Model::inferences_per_s, "", Style::Line, false);
-    add(inf, "no models in timeseries.models");
+    add(inf, "no windows or no models in timeseries");
     XYChart batch = time_chart(run, "Mean batch size", {"items per execution", Unit::Plain, true});
     add_model_series(batch, ts, &Timeseries::Model::mean_batch_size, "", Style::Line, true);
-    add(batch, "no models in timeseries.models");
+    add(batch, "no windows or no models in timeseries");
     XYChart lat = time_chart(run, "Request latency p50 (solid) and p99 (dashed)",
                              {"latency", Unit::Seconds, true});
     add_model_series(lat, ts, &Timeseries::Model::latency_p50_s, " p50", Style::Line, true);
     add_model_series(lat, ts, &Timeseries::Model::latency_p99_s, " p99", Style::Dashed, true);
-    add(lat, "no models in timeseries.models");
+    add(lat, "no windows or no models in timeseries");
     XYChart link = time_chart(run, "Link utilization", {"utilization", Unit::Fraction, true});
     for (std::size_t l = 0; l < ts.links.size(); ++l)
       link.series.push_back(
           {ts.links[l].name, ts.t_s, ts.links[l].utilization, {}, Style::Line, l});
-    add(link, "no links in timeseries.links");
+    add(link, "no windows or no links in timeseries");
     XYChart events = time_chart(run, "Events per second", {"events/s", Unit::Plain, true});
     events.series.push_back({"events/s", ts.t_s, ts.events_per_s, {}, Style::Line, 0});
-    add(events, "");
+    add(events, "no windows in timeseries");
   }
 
   if (run.latency_percentiles.size() < 2) {

@@ -502,6 +502,20 @@ TEST_CASE("report: a run's panels draw its time series and where an event's time
   CHECK(segments(quiet[2].svg, "simulated").front() == "CPU=" + format_value(0.9, Unit::Seconds));
   CHECK_THAT(quiet[2].svg, Catch::Contains("async"));
 
+  // A time series without windows: every time panel is a note, none an empty chart.
+  auto no_windows = run_results("sync", 0);
+  no_windows["timeseries"] = {{"t_s", nlohmann::json::array()},
+                              {"events_per_s", nlohmann::json::array()},
+                              {"devices", nlohmann::json::array()},
+                              {"models", nlohmann::json::object()},
+                              {"links", nlohmann::json::array()}};
+  const auto empty_path = write_file("empty-ts.json", no_windows.dump());
+  const auto empty_panels = run_panels(read_results(empty_path));
+  REQUIRE(empty_panels.size() == 9);
+  for (std::size_t i = 0; i < 7; ++i)
+    CHECK((empty_panels[i].svg.empty() && !empty_panels[i].skipped.empty()));
+  std::remove(empty_path.c_str());
+
   // Two runs: grouped bars with a bar per run.
   const auto both = comparison_panels({read_results(path), read_results(plain)});
   REQUIRE(both.size() == 5);
