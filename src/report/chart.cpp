@@ -112,22 +112,34 @@ struct ValueAxis {
   std::vector<double> ticks;
   Scale scale;
   double p0 = 0, p1 = 1;
+  bool log = false;
   double lo() const { return ticks.front(); }
   double hi() const { return ticks.back(); }
-  double at(double v) const { return p0 + (v - lo()) / (hi() - lo()) * (p1 - p0); }
-  std::string label(double v) const { return tick_label(v, ticks[1] - ticks[0], scale); }
+  // A value this axis can place: finite, and positive on a log axis.
+  bool holds(double v) const { return std::isfinite(v) && (!log || v > 0); }
+  double at(double v) const {
+    if (log) return p0 + std::log10(v / lo()) / std::log10(hi() / lo()) * (p1 - p0);
+    return p0 + (v - lo()) / (hi() - lo()) * (p1 - p0);
+  }
+  // On a log axis each tick carries the decimals it needs itself (0.01, 0.1, 1, 10).
+  std::string label(double v) const { return tick_label(v, log ? v : ticks[1] - ticks[0], scale); }
 };
 
 ValueAxis value_axis(double lo, double hi, const Axis& axis, double p0, double p1) {
-  if (!std::isfinite(lo) || !std::isfinite(hi)) lo = 0.0, hi = 1.0;
-  if (axis.include_zero) lo = std::min(lo, 0.0), hi = std::max(hi, 0.0);
-  // All zero (an idle queue): 0..1 rather than a range around zero with negative ticks.
-  if (axis.include_zero && lo == 0.0 && hi == 0.0) hi = 1.0;
   ValueAxis a;
-  a.ticks = nice_ticks(lo, hi);
-  a.scale = scale_for(axis.unit, std::max(std::abs(a.lo()), std::abs(a.hi())));
   a.p0 = p0;
   a.p1 = p1;
+  if (axis.log && std::isfinite(lo) && std::isfinite(hi) && lo > 0) {
+    a.log = true;
+    a.ticks = log_ticks(lo, hi);
+  } else {
+    if (!std::isfinite(lo) || !std::isfinite(hi)) lo = 0.0, hi = 1.0;
+    if (axis.include_zero) lo = std::min(lo, 0.0), hi = std::max(hi, 0.0);
+    // All zero (an idle queue): 0..1 rather than a range around zero with negative ticks.
+    if (axis.include_zero && lo == 0.0 && hi == 0.0) hi = 1.0;
+    a.ticks = nice_ticks(lo, hi);
+  }
+  a.scale = scale_for(axis.unit, std::max(std::abs(a.lo()), std::abs(a.hi())));
   return a;
 }
 
@@ -167,7 +179,7 @@ std::string path_data(const Series& s, const ValueAxis& x, const ValueAxis& y) {
   std::string d;
   bool pen_down = false;
   for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
-    if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i])) {
+    if (!x.holds(s.x[i]) || !y.holds(s.y[i])) {
       pen_down = false;
       continue;
     }
@@ -202,8 +214,7 @@ Clip band_clip(const XYChart& chart) {
 std::string band_data(const Series& s, const ValueAxis& x, const ValueAxis& y, const Clip& clip) {
   std::vector<std::size_t> idx;
   for (std::size_t i = 0; i < s.x.size() && i < s.y.size() && i < s.band.size(); ++i)
-    if (std::isfinite(s.x[i]) && std::isfinite(s.y[i]) && std::isfinite(s.band[i]))
-      idx.push_back(i);
+    if (x.holds(s.x[i]) && y.holds(s.y[i]) && std::isfinite(s.band[i])) idx.push_back(i);
   if (idx.size() < 2) return "";
   std::string d;
   for (std::size_t k = 0; k < idx.size(); ++k)
@@ -294,6 +305,24 @@ std::vector<double> nice_ticks(double lo, double hi, int target) {
   return ticks;
 }
 
+std::vector<double> log_ticks(double lo, double hi) {
+  if (!(lo > 0) || !(hi > 0) || !std::isfinite(lo) || !std::isfinite(hi)) return {1.0, 10.0};
+  if (lo > hi) std::swap(lo, hi);
+  const int first = static_cast<int>(std::floor(std::log10(lo) + 1e-9));
+  const int last = std::max(first + 1, static_cast<int>(std::ceil(std::log10(hi) - 1e-9)));
+  // Fewer than three decades: 1-2-5 within each so the axis has enough labels.
+  const bool fine = last - first < 3;
+  std::vector<double> ticks;
+  for (int e = first; e <= last; ++e) {
+    ticks.push_back(std::pow(10.0, e));
+    if (fine && e < last) {
+      ticks.push_back(2 * std::pow(10.0, e));
+      ticks.push_back(5 * std::pow(10.0, e));
+    }
+  }
+  return ticks;
+}
+
 Scale scale_for(Unit unit, double max_abs) {
   switch (unit) {
     case Unit::Seconds:
@@ -358,6 +387,8 @@ std::string render(const XYChart& chart) {
       ys.push_back(clip(s.y[i] - b));
     }
   }
+  if (chart.x.log)  // a log axis places positive values only
+    xs.erase(std::remove_if(xs.begin(), xs.end(), [](double v) { return !(v > 0); }), xs.end());
   const auto [xlo, xhi] = finite_range({&xs});
   const auto [ylo, yhi] = finite_range({&ys});
   const ValueAxis x = value_axis(xlo, xhi, chart.x, left, right);
@@ -372,7 +403,7 @@ std::string render(const XYChart& chart) {
   std::string out = open_svg(chart.width, height, chart.title);
   out += draw_y_axis(y, chart.y, left, right);
   out += draw_x_axis(x, chart.x, top, bottom, true);
-  if (chart.x2_factor > 0) {
+  if (chart.x2_factor > 0 && !x.log) {
     // The same axis in other units along the top: nice ticks of x * factor placed at x.
     const double f = chart.x2_factor;
     const auto t2 = nice_ticks(x.lo() * f, x.hi() * f);
@@ -401,13 +432,13 @@ std::string render(const XYChart& chart) {
            escape(s.label) + "</title></path>\n";
     if (points)
       for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
-        if (std::isfinite(s.x[i]) && std::isfinite(s.y[i]))
+        if (x.holds(s.x[i]) && y.holds(s.y[i]))
           out += "<circle class=\"point\" cx=\"" + c(x.at(s.x[i])) + "\" cy=\"" + c(y.at(s.y[i])) +
                  "\" r=\"2.5\" fill=\"" + col + "\"/>\n";
   }
   int shown = 0;
   for (const auto& m : chart.markers) {
-    if (!std::isfinite(m.x) || m.x < x.lo() || m.x > x.hi()) continue;
+    if (!x.holds(m.x) || m.x < x.lo() || m.x > x.hi()) continue;
     const double px = x.at(m.x);
     out +=
         line(px, top, px, bottom, "marker",

@@ -212,7 +212,9 @@ Panel sweep_chart(const std::vector<SweepData>& sweeps, const SweepChart& spec) 
   XYChart c;
   c.title = spec.title;
   c.note = spec.note;
-  c.x = {sweeps.front().x_label, sweeps.front().x_unit, false};
+  const bool log =
+      std::all_of(sweeps.begin(), sweeps.end(), [](const SweepData& s) { return s.x_log; });
+  c.x = {sweeps.front().x_label, sweeps.front().x_unit, false, log};
   c.y = spec.y;
   const double factor = threads_per_device_factor(sweeps.front());
   if (factor > 0 && std::all_of(sweeps.begin(), sweeps.end(), [&](const SweepData& s) {

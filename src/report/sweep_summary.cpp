@@ -94,9 +94,15 @@ double constant(const std::vector<double>& values) {
   return values.front();
 }
 
+// A value of x with its unit ("100 µs"), and in words ("116.0 jobs", "PATH = 100 µs").
+std::string x_value(const SweepFigures& f, double x) {
+  return f.x_unit == chart::Unit::Plain ? num(x) : chart::format_value(x, f.x_unit);
+}
+
 std::string x_text(const SweepFigures& f, double x) {
   if (!std::isfinite(x)) return "-";
-  return f.x_noun == "jobs" ? num(x) + " jobs" : f.x_param + " = " + num(x);
+  if (f.x_noun == "jobs") return num(x) + " jobs";
+  return f.x_param + " = " + x_value(f, x);
 }
 
 }  // namespace
@@ -228,6 +234,10 @@ SweepData read_sweep(const std::string& file) {
     s.groups = {""};
     for (auto& p : s.points) p.group = 0;
   }
+  const auto [lo, hi] =
+      std::minmax_element(s.points.begin(), s.points.end(),
+                          [](const SweepPoint& a, const SweepPoint& b) { return a.x < b.x; });
+  s.x_log = lo->x > 0 && hi->x >= 100 * lo->x;
   std::stable_sort(s.points.begin(), s.points.end(), [](const SweepPoint& a, const SweepPoint& b) {
     return a.group != b.group ? a.group < b.group : a.x < b.x;
   });
@@ -273,6 +283,7 @@ SweepFigures sweep_figures(const SweepData& s) {
   f.file = s.file;
   f.x_param = s.x_param;
   f.x_noun = s.x_param == "workload.jobs" ? "jobs" : s.x_param;
+  f.x_unit = s.x_unit;
   f.points = s.points.size();
   f.n_points = s.n_points;
   f.failed = s.failed;
@@ -350,7 +361,7 @@ std::vector<std::string> sweep_changes(const SweepFigures& base, const SweepFigu
   else if (std::isfinite(k0) && std::isfinite(k1) && !unchanged(k0, k1))
     said.push_back("moves the knee (formula) from " +
                    (r.x_noun == "jobs" ? num(k0) + " to " + num(k1) + " jobs"
-                                       : num(k0) + " to " + num(k1) + " (" + r.x_param + ")"));
+                                       : x_text(base, k0) + " to " + x_value(r, k1)));
   if (std::isfinite(base.peak_throughput) && std::isfinite(r.peak_throughput))
     throughput_change("peak throughput", base.peak_throughput, r.peak_throughput, said);
   if (std::isfinite(base.peak_device_utilization) && std::isfinite(r.peak_device_utilization) &&

@@ -294,6 +294,7 @@ TEST_CASE("report: a knee that moves with the devices is placed between the poin
            std::to_string(g) + ",,21.5,\n";
   const auto path = write_file("gpus.csv", csv);
   const auto s = read_sweep(path);
+  CHECK(!s.x_log);  // 6..12: a linear axis
   const double k = knee_x(s, 0);
   CHECK(k > 8);
   CHECK(k < 10);
@@ -522,4 +523,20 @@ TEST_CASE("report: a run's panels draw its time series and where an event's time
   for (const auto& p : both) check_chart(p.svg);
   std::remove(path.c_str());
   std::remove(plain.c_str());
+}
+
+TEST_CASE("chart: a log axis ticks every decade and places positive values only", "[chart]") {
+  CHECK(log_ticks(1e-5, 1e-2) == std::vector<double>{1e-5, 1e-4, 1e-3, 1e-2});
+  CHECK(log_ticks(3, 40) == std::vector<double>{1, 2, 5, 10, 20, 50, 100});
+  XYChart c;
+  c.title = "batch delay";
+  c.x = {"max_queue_delay", Unit::Seconds, false, true};
+  c.y = {"events/s", Unit::Plain, true};
+  c.series.push_back({"simulated", {0.0, 1e-5, 1e-4, 1e-3, 1e-2}, {1, 2, 3, 4, 5}, {}});
+  const auto svg = render(c);
+  check_chart(svg);
+  // Four points placed (0 cannot be), ticks read in ms: 0.01 ... 10.
+  CHECK(count(svg, "class=\"point\"") == 4);
+  CHECK_THAT(svg, Catch::Contains(">0.01</text>") && Catch::Contains(">10</text>"));
+  CHECK_THAT(svg, Catch::Contains("max_queue_delay (ms)"));
 }

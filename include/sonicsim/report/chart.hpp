@@ -25,6 +25,10 @@ const std::string& colour(std::size_t index);
 // tick <= lo and the last >= hi. lo == hi gives a small range around the value.
 std::vector<double> nice_ticks(double lo, double hi, int target = 5);
 
+// Ticks of a log axis: every power of ten from below lo to above hi (with 2 and 5 between when
+// that spans fewer than three decades). lo and hi must be positive.
+std::vector<double> log_ticks(double lo, double hi);
+
 enum class Unit {
   Plain,           // counts and rates: SI suffixes on the ticks (1.5k, 2M)
   Seconds,         // ns, µs, ms, s chosen for the axis
@@ -48,6 +52,7 @@ struct Axis {
   std::string label;
   Unit unit = Unit::Plain;
   bool include_zero = true;  // start a value axis at 0 (counts, utilizations)
+  bool log = false;          // logarithmic (x of a log-spaced sweep); places positive values only
 };
 
 enum class Style { Line, Dashed, Dotted, Points, LinePoints };

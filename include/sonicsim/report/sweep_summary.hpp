@@ -37,6 +37,7 @@ struct SweepData {
   // numeric); x_label adds the parameters zipped with it.
   std::string x_param, x_label;
   chart::Unit x_unit = chart::Unit::Plain;
+  bool x_log = false;  // positive x spanning 100x or more (a log range): drawn on a log axis
   // One line per value of the other parameters: "servers.0.count=4" ("" for a single line).
   std::vector<std::string> groups;
   std::vector<SweepPoint> points;  // by group, then x
@@ -66,6 +67,7 @@ double threads_per_device_factor(const SweepData& sweep);
 
 struct SweepFigures {
   std::string file, x_param, x_noun;  // x_noun: "jobs" for workload.jobs, else the path
+  chart::Unit x_unit = chart::Unit::Plain;
   std::size_t points = 0, n_points = 0, failed = 0, replications = 0;
   double devices = kNoValue;   // N_GPU when the same at every point
   std::vector<double> knee_x;  // per group
