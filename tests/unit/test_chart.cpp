@@ -540,3 +540,28 @@ TEST_CASE("chart: a log axis ticks every decade and places positive values only"
   CHECK_THAT(svg, Catch::Contains(">0.01</text>") && Catch::Contains(">10</text>"));
   CHECK_THAT(svg, Catch::Contains("max_queue_delay (ms)"));
 }
+
+TEST_CASE("report: a swept quantity with a unit is read in SI and a log range drawn on a log axis",
+          "[report]") {
+  std::string csv =
+      "sweep_id,point,n_points,param.models.m.dynamic_batching.max_queue_delay,replications,"
+      "status,error,seed,events.throughput_per_s.mean,events.throughput_per_s.ci95\n";
+  const char* delays[] = {"10us", "100us", "1000us", "10000us"};
+  for (int i = 0; i < 4; ++i)
+    csv += "x," + std::to_string(i) + ",4," + delays[i] + ",1,ok,,1," + std::to_string(700 + i) +
+           ",\n";
+  const auto path = write_file("delay.csv", csv);
+  const auto s = read_sweep(path);
+  CHECK(s.x_unit == Unit::Seconds);
+  CHECK(s.x_log);
+  REQUIRE(s.points.size() == 4);
+  CHECK(s.points[1].x == Approx(100e-6));
+  const auto f = sweep_figures(s);
+  CHECK(f.peak_throughput == 703);
+  const auto table = sweeps_table({f});
+  const auto peak = std::find_if(table.rows.begin(), table.rows.end(),
+                                 [](const auto& row) { return row[0] == "peak events/s"; });
+  REQUIRE(peak != table.rows.end());
+  CHECK((*peak)[1] == "703 at models.m.dynamic_batching.max_queue_delay = 10 ms");
+  std::remove(path.c_str());
+}
