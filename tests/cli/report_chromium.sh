@@ -44,6 +44,14 @@ load "$TMP/report.html" "$TMP/report.png" || fail "chromium failed: $(tail -5 "$
 if page_errors; then fail "console errors while loading the report"; fi
 pass "the report loads with no console error"
 
+# The DOM as the browser built it: every chart an <svg> element with its paths.
+timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
+  --user-data-dir="$TMP/profile" --dump-dom "file://$TMP/report.html" >"$TMP/dom.html" 2>/dev/null
+want=$(grep -c '<svg' "$TMP/report.html")
+got=$(grep -o '<svg' "$TMP/dom.html" | wc -l)
+((want >= 10 && got == want)) || fail "the browser's DOM has $got charts, the file $want"
+pass "the browser's DOM holds all $got charts"
+
 "$PY" - "$TMP/report.png" <<'EOF' || fail "the screenshot looks blank"
 import sys
 from PIL import Image
