@@ -11,7 +11,7 @@
 
 namespace sonicsim::report {
 
-// The figures of one results file (SPEC section 6) that a what-if comparison speaks of.
+// The figures of one results file (SPEC section 6) that the report speaks of and draws.
 struct RunFigures {
   std::string file, scenario;
   double threads = 0.0, devices = 0.0;  // N_CPU, N_GPU (analytic block)
