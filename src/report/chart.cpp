@@ -541,7 +541,7 @@ std::string render(const StackedBarChart& chart) {
                   chart.bars[b] + ", " + part + ": " + value);
       if (x1 - x0 > text_width(value) + 6)
         out += text((x0 + x1) / 2, by + bar_h / 2 + 4, "value", "middle", value,
-                    p == 6 ? " fill=\"#fff\"" : "");
+                    p % kPaletteSize == kBlack ? " fill=\"#fff\"" : "");
       at += v;
     }
   }
