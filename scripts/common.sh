@@ -18,8 +18,9 @@ export DEBIAN_FRONTEND=noninteractive
 BUILD_PKGS=(g++ cmake ninja-build pkg-config libsimgrid-dev libboost-dev libeigen3-dev
   nlohmann-json3-dev libcli11-dev catch2 libssl-dev libprotobuf-dev protobuf-compiler)
 # Shell-level tests (tests/cli) read results JSON with jq; cli_shipped_scenarios checks the
-# scenarios against docs/scenario.schema.json with python3-jsonschema.
-TEST_PKGS=(jq python3-jsonschema)
+# scenarios against docs/scenario.schema.json with python3-jsonschema; cli_report_chromium loads
+# the HTML report in headless Chromium and reads its screenshot with python3-pil.
+TEST_PKGS=(jq python3-jsonschema chromium python3-pil)
 # cli_sweep_slurm runs `sweep --slurm` on a single-node Slurm cluster (scripts/slurm-local.sh).
 TEST_PKGS+=(slurm-wlm munge)
 # scripts/bench.sh and analysis/: the SimPy reference model runs on Debian's /usr/bin/python3.

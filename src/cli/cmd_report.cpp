@@ -1,8 +1,10 @@
-// report: the figures of one or more runs side by side and, for several, what changed from the
-// first in words: what a planner pastes into a note to the site board.
+// report: the figures of runs and sweeps side by side and, for several, what changed from the
+// first in words: what a planner pastes into a note to the site board. As text, Markdown, one
+// self-contained HTML page with charts, or CSV tables.
+#include <filesystem>
 #include <iostream>
 
-#include <sonicsim/report/whatif.hpp>
+#include <sonicsim/report/report.hpp>
 #include <sonicsim/results/results.hpp>
 
 #include "command.hpp"
@@ -13,21 +15,39 @@ namespace {
 
 struct ReportArgs {
   std::vector<std::string> files;
-  std::string format = "text", output;
+  std::string format, output, csv_dir;
 };
 
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 int cmd_report(const ReportArgs& a) {
-  report::Format format;
-  if (a.format == "text")
-    format = report::Format::Text;
-  else if (a.format == "md")
-    format = report::Format::Markdown;
-  else
-    throw UsageError("--format: found \"" + a.format + "\", expected text or md");
+  // Without --format, the output file's extension decides (report.html, report.md).
+  std::string format = a.format;
+  if (format.empty())
+    format = ends_with(a.output, ".html") || ends_with(a.output, ".htm") ? "html"
+             : ends_with(a.output, ".md")                                ? "md"
+                                                                         : "text";
+  if (format != "text" && format != "md" && format != "html")
+    throw UsageError("--format: found \"" + format + "\", expected text, md or html");
   if (!a.output.empty()) results::check_writable(a.output);
-  std::vector<report::RunFigures> runs;
-  for (const auto& f : a.files) runs.push_back(report::read_results(f));
-  const std::string text = report::whatif(runs, format);
+  if (!a.csv_dir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(a.csv_dir, error);
+    if (error)
+      throw results::OutputError("--csv-dir " + a.csv_dir + ": cannot create the folder (" +
+                                 error.message() + ")");
+  }
+  const report::Inputs inputs = report::read_inputs(a.files);
+  const std::string text =
+      format == "html" ? report::html_report(inputs)
+                       : report::text_report(inputs, format == "md" ? report::Format::Markdown
+                                                                    : report::Format::Text);
+  for (const auto& [name, csv] : report::csv_tables(inputs))
+    if (!a.csv_dir.empty())
+      results::write_atomically((std::filesystem::path(a.csv_dir) / name).string(), csv);
   if (a.output.empty())
     std::cout << text;
   else
@@ -40,13 +60,19 @@ int cmd_report(const ReportArgs& a) {
 void add_report_command(CLI::App& app, Commands& out) {
   static ReportArgs args;
   auto* cmd = app.add_subcommand(
-      "report", "Key figures of results files side by side; what changed from the first, in words");
-  cmd->add_option("results", args.files,
-                  "Results JSON files (sonicsim run -o); the first is the "
-                  "baseline")
+      "report",
+      "Key figures of results files and sweeps side by side; what changed from the first, in "
+      "words; an HTML page with charts");
+  cmd->add_option("inputs", args.files,
+                  "Results JSON files (sonicsim run -o) and/or sweep CSVs (sonicsim sweep -o); "
+                  "the first of each kind is the baseline")
       ->required();
-  cmd->add_option("--format", args.format, "text or md (Markdown)")->capture_default_str();
+  cmd->add_option("--format", args.format,
+                  "text, md (Markdown) or html (default: html when -o ends in .html, md for "
+                  ".md, else text)");
   cmd->add_option("-o,--output", args.output, "Write the report here (default: stdout)");
+  cmd->add_option("--csv-dir", args.csv_dir,
+                  "Also write the figures tables as CSV here (runs.csv, sweeps.csv)");
   out.push_back({cmd, [] { return cmd_report(args); }});
 }
 

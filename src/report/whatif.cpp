@@ -35,6 +35,25 @@ class Reader {
     }
     return v.get<double>();
   }
+  // An array of numbers of `size` elements (the time series' windows).
+  std::vector<double> numbers(const std::string& pointer, std::size_t size) {
+    std::vector<double> out;
+    const json::json_pointer p(pointer);
+    if (!doc_.contains(p) || !doc_.at(p).is_array() || doc_.at(p).size() != size) {
+      problems_.push_back(
+          {pointer, std::string(doc_.contains(p) ? "found " + brief(doc_.at(p)) : "missing") +
+                        ", expected an array of " + std::to_string(size) + " numbers"});
+      return out;
+    }
+    for (const json& v : doc_.at(p)) {
+      if (!v.is_number()) {
+        problems_.push_back({pointer, "found " + brief(v) + ", expected numbers"});
+        return {};
+      }
+      out.push_back(v.get<double>());
+    }
+    return out;
+  }
   const json* object(const std::string& pointer) {
     const json::json_pointer p(pointer);
     if (doc_.contains(p) && (doc_.at(p).is_object() || doc_.at(p).is_array())) return &doc_.at(p);
@@ -47,6 +66,10 @@ class Reader {
   }
 
  private:
+  static std::string brief(const json& v) {
+    const std::string text = v.dump();
+    return text.size() > 40 ? text.substr(0, 37) + "..." : text;
+  }
   std::string file_;
   const json& doc_;
   std::vector<scenario::Problem> problems_;
@@ -71,6 +94,43 @@ std::string fmt(const char* f, double v) {
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
 }
+
+// The `timeseries` block: every series as long as t_s.
+RunFigures::Timeseries read_timeseries(Reader& r, const json& doc) {
+  RunFigures::Timeseries ts;
+  const json& block = doc.at("timeseries");
+  const std::size_t n = block.contains("t_s") && block["t_s"].is_array() ? block["t_s"].size() : 0;
+  ts.t_s = r.numbers("/timeseries/t_s", n);
+  ts.events_per_s = r.numbers("/timeseries/events_per_s", n);
+  if (const json* devices = r.object("/timeseries/devices"))
+    for (std::size_t i = 0; i < devices->size(); ++i) {
+      const std::string at = "/timeseries/devices/" + std::to_string(i);
+      RunFigures::Timeseries::Device d;
+      d.pool = (*devices)[i].value("pool", std::string("?"));
+      d.index = r.number(at + "/index");
+      d.utilization = r.numbers(at + "/utilization", n);
+      d.queue_length = r.numbers(at + "/queue_length", n);
+      ts.devices.push_back(std::move(d));
+    }
+  if (const json* models = r.object("/timeseries/models"))
+    for (const auto& [name, m] : models->items()) {
+      const std::string at = "/timeseries/models/" + pointer_token(name);
+      ts.models[name] = {r.numbers(at + "/inferences_per_s", n),
+                         r.numbers(at + "/mean_batch_size", n), r.numbers(at + "/latency_p50_s", n),
+                         r.numbers(at + "/latency_p99_s", n)};
+    }
+  if (const json* links = r.object("/timeseries/links"))
+    for (std::size_t i = 0; i < links->size(); ++i) {
+      const std::string at = "/timeseries/links/" + std::to_string(i);
+      ts.links.push_back({(*links)[i].value("name", "link " + std::to_string(i)),
+                          r.numbers(at + "/utilization", n),
+                          r.numbers(at + "/bytes_per_s_to_servers", n),
+                          r.numbers(at + "/bytes_per_s_to_clients", n)});
+    }
+  return ts;
+}
+
+}  // namespace
 
 // Three significant digits, no exponent for everyday magnitudes.
 std::string num(double v) {
@@ -107,8 +167,6 @@ bool same_share(double a, double b) {
   return std::abs(b - a) < 0.01;
 }
 
-}  // namespace
-
 RunFigures read_results(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError(path, {{"", "cannot read the file, expected a sonicsim results file"}});
@@ -144,11 +202,30 @@ RunFigures read_results(const std::string& path) {
     }
     f.device_utilization = count > 0.0 ? busy / count : 0.0;
   }
+  f.warmup_s = r.number("/warmup_s", true);
+  f.mode = doc.value(json::json_pointer("/analytic/mode"), std::string("sync"));
+  f.t_cpu_s = r.number("/analytic/t_cpu_s", true);
+  f.p = r.number("/analytic/p", true);
+  f.t_gpu_s = r.number("/analytic/t_gpu_s", true);
+  f.t_latency_s = r.number("/analytic/t_latency_s", true);
+  using Percentile = std::pair<double, const char*>;
+  for (const auto& [fraction, key] : std::initializer_list<Percentile>{
+           {0.5, "p50"}, {0.9, "p90"}, {0.95, "p95"}, {0.99, "p99"}, {1.0, "max"}})
+    if (doc.contains(json::json_pointer(std::string("/requests/latency_s/") + key)))
+      f.latency_percentiles.push_back(
+          {fraction, r.number(std::string("/requests/latency_s/") + key)});
   if (const json* models = r.object("/models"))
     for (const auto& [name, m] : models->items()) {
       const std::string at = "/models/" + pointer_token(name);
-      f.models[name] = {r.number(at + "/latency_s/p50"), r.number(at + "/latency_s/p99"),
-                        r.number(at + "/mean_batch_size")};
+      RunFigures::Model& fm = f.models[name];
+      fm.latency_p50_s = r.number(at + "/latency_s/p50");
+      fm.latency_p99_s = r.number(at + "/latency_s/p99");
+      fm.mean_batch_size = r.number(at + "/mean_batch_size");
+      fm.latency_mean_s = r.number(at + "/latency_s/mean", true);
+      fm.queue_mean_s = r.number(at + "/queue_time_s/mean", true);
+      fm.compute_mean_s = r.number(at + "/compute_time_s/mean", true);
+      fm.requests_per_event =
+          r.number("/analytic/per_model/" + pointer_token(name) + "/requests_per_event", true);
     }
   if (const json* links = r.object("/links"))
     for (std::size_t i = 0; i < links->size(); ++i) {
@@ -157,21 +234,19 @@ RunFigures read_results(const std::string& path) {
       f.link_peak_utilization[l.value("name", "link " + std::to_string(i))] =
           r.number(at + "/peak_utilization");
     }
+  if (doc.contains("timeseries")) f.timeseries = read_timeseries(r, doc);
   r.finish();
   return f;
 }
 
-std::string whatif(const std::vector<RunFigures>& runs, Format format) {
-  std::string out;
-  if (runs.empty()) return out;
-  const bool md = format == Format::Markdown;
-
-  // ---- the table: one row per figure, one column per run --------------------------------
-  std::vector<std::pair<std::string, std::vector<std::string>>> rows;
+Table figures_table(const std::vector<RunFigures>& runs) {
+  Table t;
+  t.headers.push_back("figure");
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    t.headers.push_back(runs.size() == 1 ? runs[i].file
+                                         : (i == 0 ? "baseline: " : "") + runs[i].file);
   auto row = [&](const std::string& name, auto value) {
-    std::vector<std::string> cells;
-    for (const auto& r : runs) cells.push_back(value(r));
-    rows.push_back({name, cells});
+    t.add(name, runs.size(), [&](std::size_t i) { return value(runs[i]); });
   };
   row("scenario", [](const RunFigures& r) { return r.scenario; });
   row("threads (N_CPU)", [](const RunFigures& r) { return num(r.threads); });
@@ -208,100 +283,87 @@ std::string whatif(const std::vector<RunFigures>& runs, Format format) {
       const auto it = r.link_peak_utilization.find(name);
       return it == r.link_peak_utilization.end() ? "-" : pct(it->second);
     });
+  return t;
+}
 
-  std::vector<std::string> headers{"figure"};
-  for (std::size_t i = 0; i < runs.size(); ++i)
-    headers.push_back(runs.size() == 1 ? runs[i].file
-                                       : (i == 0 ? "baseline: " : "") + runs[i].file);
-  if (md) {
-    auto line = [&](const std::vector<std::string>& cells) {
-      out += "|";
-      for (const auto& c : cells) out += " " + c + " |";
-      out += "\n";
-    };
-    line(headers);
-    out += "|";
-    for (std::size_t i = 0; i < headers.size(); ++i) out += "---|";
-    out += "\n";
-    for (const auto& [name, cells] : rows) {
-      std::vector<std::string> all{name};
-      all.insert(all.end(), cells.begin(), cells.end());
-      line(all);
-    }
-  } else {
-    std::vector<std::size_t> width(headers.size(), 0);
-    auto widen = [&](const std::vector<std::string>& cells) {
-      for (std::size_t i = 0; i < cells.size(); ++i) width[i] = std::max(width[i], cells[i].size());
-    };
-    widen(headers);
-    for (const auto& [name, cells] : rows) {
-      std::vector<std::string> all{name};
-      all.insert(all.end(), cells.begin(), cells.end());
-      widen(all);
-    }
-    auto line = [&](const std::vector<std::string>& cells) {
-      for (std::size_t i = 0; i < cells.size(); ++i)
-        out += cells[i] + std::string(width[i] - cells[i].size() + 2, ' ');
-      while (!out.empty() && out.back() == ' ') out.pop_back();
-      out += "\n";
-    };
-    line(headers);
-    for (const auto& [name, cells] : rows) {
-      std::vector<std::string> all{name};
-      all.insert(all.end(), cells.begin(), cells.end());
-      line(all);
-    }
+std::vector<std::string> changes(const RunFigures& base, const RunFigures& r) {
+  std::vector<std::string> said;
+  devices_change(base.devices, r.devices, said);
+  if (!unchanged(base.threads, r.threads))
+    said.push_back("N_CPU " + num(base.threads) + " -> " + num(r.threads));
+  if (!unchanged(base.knee_threads, r.knee_threads))
+    said.push_back("moves the knee from " + num(base.knee_threads) + " to " + num(r.knee_threads) +
+                   " threads");
+  throughput_change("throughput", base.events_per_s, r.events_per_s, said);
+  if (!unchanged(base.time_per_event_s, r.time_per_event_s))
+    said.push_back("the time per event by " +
+                   signed_pct(r.time_per_event_s / base.time_per_event_s - 1.0) + " (" +
+                   time_text(base.time_per_event_s) + " -> " + time_text(r.time_per_event_s) + ")");
+  if (!same_share(base.device_utilization, r.device_utilization))
+    said.push_back("device utilization " + pct(base.device_utilization) + " -> " +
+                   pct(r.device_utilization));
+  for (const auto& [name, m] : r.models) {
+    const auto it = base.models.find(name);
+    if (it != base.models.end() && !unchanged(it->second.latency_p99_s, m.latency_p99_s))
+      said.push_back(name + " p99 latency " + time_text(it->second.latency_p99_s) + " -> " +
+                     time_text(m.latency_p99_s));
   }
+  link_peak_changes(base.link_peak_utilization, r.link_peak_utilization, said);
+  if (!unchanged(base.requests_failed, r.requests_failed))
+    said.push_back("failed requests " + num(base.requests_failed) + " -> " +
+                   num(r.requests_failed));
+  return said;
+}
 
-  // ---- what changed, in words -----------------------------------------------------------
+std::string join_clauses(const std::vector<std::string>& clauses) {
+  std::string text;
+  for (std::size_t k = 0; k < clauses.size(); ++k)
+    text += (k == 0 ? "" : k + 1 == clauses.size() ? "; and " : "; ") + clauses[k];
+  return text;
+}
+
+std::string comparison_paragraph(const std::string& file, const std::string& base_file,
+                                 const std::vector<std::string>& clauses, Format format) {
+  const bool md = format == Format::Markdown;
+  return (md ? "\n**" + file + "** against **" + base_file + "**: "
+             : "\n" + file + " against " + base_file + ": ") +
+         join_clauses(clauses) + ".\n";
+}
+
+void devices_change(double base, double now, std::vector<std::string>& said) {
+  if (unchanged(base, now)) return;
+  const double n = std::abs(now - base);
+  said.push_back((now > base ? "adding " : "removing ") + num(n) +
+                 (n == 1 ? " device" : " devices") + " (" + num(base) + " -> " + num(now) + ")");
+}
+
+void throughput_change(const std::string& what, double base, double now,
+                       std::vector<std::string>& said) {
+  if (unchanged(base, now))
+    said.push_back("leaves the " + what + " unchanged (" + num(now) + " events/s)");
+  else
+    said.push_back("changes the " + what + " by " + signed_pct(now / base - 1.0) + " (" +
+                   num(base) + " -> " + num(now) + " events/s)");
+}
+
+void link_peak_changes(const std::map<std::string, double>& base,
+                       const std::map<std::string, double>& now, std::vector<std::string>& said) {
+  for (const auto& [name, u] : now) {
+    const auto it = base.find(name);
+    if (it == base.end() || !same_share(it->second, u))
+      said.push_back("the " + name + " peaks at " + pct(u) +
+                     (it == base.end() ? "" : " (was " + pct(it->second) + ")"));
+  }
+}
+
+std::string whatif(const std::vector<RunFigures>& runs, Format format) {
+  if (runs.empty()) return "";
+  const bool md = format == Format::Markdown;
+  const Table table = figures_table(runs);
+  std::string out = md ? to_markdown(table) : to_text(table);
   const RunFigures& base = runs.front();
-  for (std::size_t i = 1; i < runs.size(); ++i) {
-    const RunFigures& r = runs[i];
-    std::vector<std::string> said;
-    if (!unchanged(base.devices, r.devices))
-      said.push_back((r.devices > base.devices ? "adding " + num(r.devices - base.devices)
-                                               : "removing " + num(base.devices - r.devices)) +
-                     " devices (" + num(base.devices) + " -> " + num(r.devices) + ")");
-    if (!unchanged(base.threads, r.threads))
-      said.push_back("N_CPU " + num(base.threads) + " -> " + num(r.threads));
-    if (!unchanged(base.knee_threads, r.knee_threads))
-      said.push_back("moves the knee from " + num(base.knee_threads) + " to " +
-                     num(r.knee_threads) + " threads");
-    if (unchanged(base.events_per_s, r.events_per_s))
-      said.push_back("leaves the throughput unchanged (" + num(r.events_per_s) + " events/s)");
-    else
-      said.push_back("changes the throughput by " +
-                     signed_pct(r.events_per_s / base.events_per_s - 1.0) + " (" +
-                     num(base.events_per_s) + " -> " + num(r.events_per_s) + " events/s)");
-    if (!unchanged(base.time_per_event_s, r.time_per_event_s))
-      said.push_back(
-          "the time per event by " + signed_pct(r.time_per_event_s / base.time_per_event_s - 1.0) +
-          " (" + time_text(base.time_per_event_s) + " -> " + time_text(r.time_per_event_s) + ")");
-    if (!same_share(base.device_utilization, r.device_utilization))
-      said.push_back("device utilization " + pct(base.device_utilization) + " -> " +
-                     pct(r.device_utilization));
-    for (const auto& [name, m] : r.models) {
-      const auto it = base.models.find(name);
-      if (it != base.models.end() && !unchanged(it->second.latency_p99_s, m.latency_p99_s))
-        said.push_back(name + " p99 latency " + time_text(it->second.latency_p99_s) + " -> " +
-                       time_text(m.latency_p99_s));
-    }
-    for (const auto& [name, u] : r.link_peak_utilization) {
-      const auto it = base.link_peak_utilization.find(name);
-      if (it == base.link_peak_utilization.end() || !same_share(it->second, u))
-        said.push_back(
-            "the " + name + " peaks at " + pct(u) +
-            (it == base.link_peak_utilization.end() ? "" : " (was " + pct(it->second) + ")"));
-    }
-    if (!unchanged(base.requests_failed, r.requests_failed))
-      said.push_back("failed requests " + num(base.requests_failed) + " -> " +
-                     num(r.requests_failed));
-    std::string text = (md ? "\n**" + r.file + "** against **" + base.file + "**: "
-                           : "\n" + r.file + " against " + base.file + ": ");
-    for (std::size_t k = 0; k < said.size(); ++k)
-      text += (k == 0 ? "" : k + 1 == said.size() ? "; and " : "; ") + said[k];
-    out += text + ".\n";
-  }
+  for (std::size_t i = 1; i < runs.size(); ++i)
+    out += comparison_paragraph(runs[i].file, base.file, changes(base, runs[i]), format);
   return out;
 }
 

@@ -24,8 +24,8 @@ pass "Markdown table"
 run_status 2 "$SONICSIM" report "$TMP/a.json" scenarios/default.json
 assert_stderr_contains "default.json (a sonicsim results file"
 assert_stderr_contains "/events/throughput_per_s"
-run_status 2 "$SONICSIM" report "$TMP/a.json" --format html
-assert_stderr_contains "--format: found \"html\", expected text or md"
+run_status 2 "$SONICSIM" report "$TMP/a.json" --format pdf
+assert_stderr_contains "--format: found \"pdf\", expected text, md or html"
 run_status 2 "$SONICSIM" report "$TMP/missing.json"
 assert_stderr_contains "cannot read the file"
 

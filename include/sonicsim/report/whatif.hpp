@@ -3,12 +3,15 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <sonicsim/report/table.hpp>
+
 namespace sonicsim::report {
 
-// The figures of one results file (SPEC section 6) that a what-if comparison speaks of.
+// The figures of one results file (SPEC section 6) that the report speaks of and draws.
 struct RunFigures {
   std::string file, scenario;
   double threads = 0.0, devices = 0.0;  // N_CPU, N_GPU (analytic block)
@@ -18,11 +21,41 @@ struct RunFigures {
   double knee_threads = 0.0;        // N_CPU where the formula saturates: per device x devices
   double device_utilization = 0.0;  // device-weighted over the pools
   double requests_failed = 0.0, requests_fallback = 0.0, requests_sent = 0.0;
+  double warmup_s = 0.0;
+  std::string mode;               // sync or async (analytic block)
+  double t_cpu_s = 0.0, p = 0.0;  // formula inputs: CPU time per event, offloaded fraction
+  double t_gpu_s = 0.0, t_latency_s = 0.0;
+  // Request latency over all models at the stored percentiles: (cumulative fraction, seconds)
+  // for p50, p90, p95, p99 and max; the results hold no histogram.
+  std::vector<std::pair<double, double>> latency_percentiles;
   struct Model {
     double latency_p50_s = 0.0, latency_p99_s = 0.0, mean_batch_size = 0.0;
+    // Where a request's time goes: mean latency, queue wait and execution; requests per event.
+    double latency_mean_s = 0.0, queue_mean_s = 0.0, compute_mean_s = 0.0;
+    double requests_per_event = 0.0;
   };
   std::map<std::string, Model> models;
   std::map<std::string, double> link_peak_utilization;  // by link name
+  // The run in windows (results `timeseries`, when the scenario asked for it).
+  struct Timeseries {
+    std::vector<double> t_s, events_per_s;
+    struct Device {
+      std::string pool;
+      double index = 0.0;
+      std::vector<double> utilization, queue_length;
+    };
+    std::vector<Device> devices;
+    struct Model {
+      std::vector<double> inferences_per_s, mean_batch_size, latency_p50_s, latency_p99_s;
+    };
+    std::map<std::string, Model> models;
+    struct Link {
+      std::string name;
+      std::vector<double> utilization, bytes_per_s_to_servers, bytes_per_s_to_clients;
+    };
+    std::vector<Link> links;
+  };
+  std::optional<Timeseries> timeseries;
 };
 
 // Throws scenario::InputError naming the file and the JSON path of what is missing or wrong.
@@ -30,8 +63,40 @@ RunFigures read_results(const std::string& path);
 
 enum class Format { Text, Markdown };
 
+// The key figures, one row per figure and one column per run.
+Table figures_table(const std::vector<RunFigures>& runs);
+
+// What differs in `run` from `base`, as clauses ("adding 2 devices (8 -> 10)", "moves the knee
+// from 928 to 1160 threads", ...); changes under 1% (one point for utilizations) are left out.
+std::vector<std::string> changes(const RunFigures& base, const RunFigures& run);
+
+// Clauses as one sentence: "a; b; and c".
+std::string join_clauses(const std::vector<std::string>& clauses);
+// "\nOTHER against BASE: a; b; and c.\n" (file names in bold for Markdown).
+std::string comparison_paragraph(const std::string& file, const std::string& base_file,
+                                 const std::vector<std::string>& clauses, Format format);
+
+// Clauses shared by the run and sweep comparisons; each appends nothing when nothing changed.
+void devices_change(double base, double now, std::vector<std::string>& said);
+// `what` is "throughput" or "peak throughput"; always says something (unchanged or by how much).
+void throughput_change(const std::string& what, double base, double now,
+                       std::vector<std::string>& said);
+void link_peak_changes(const std::map<std::string, double>& base,
+                       const std::map<std::string, double>& now, std::vector<std::string>& said);
+
 // One run: its figures. Several: a table of figures by run, then one paragraph per run after
 // the first saying what differs from it (changes under 1% are called unchanged).
 std::string whatif(const std::vector<RunFigures>& runs, Format format);
+
+// Shared wording of the report's numbers: three significant digits ("791.6", "0.0123"), times
+// with their unit ("14.04 ms"), fractions as whole percent ("38%"), changes signed ("+12.0%").
+std::string num(double v);
+std::string time_text(double seconds);
+std::string pct(double fraction);
+std::string signed_pct(double change);
+// Changes the what-if sentences leave unsaid: under 1% of the larger value, and for shares
+// (utilizations) under one point.
+bool unchanged(double a, double b);
+bool same_share(double a, double b);
 
 }  // namespace sonicsim::report

@@ -1,0 +1,33 @@
+// `sonicsim report`'s inputs and outputs: results JSON files and sweep CSVs told apart by
+// content, rendered as text, Markdown, one self-contained HTML page, or CSV tables.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <sonicsim/report/sweep_summary.hpp>
+#include <sonicsim/report/whatif.hpp>
+
+namespace sonicsim::report {
+
+struct Inputs {
+  std::vector<RunFigures> runs;   // in the order given; the first is the baseline
+  std::vector<SweepData> sweeps;  // likewise
+};
+
+// Reads each file as a results JSON (it starts with '{') or a sweep CSV (its header starts with
+// sweep_id). Throws scenario::InputError naming the file, what was found and what is expected.
+Inputs read_inputs(const std::vector<std::string>& files);
+
+// --format text or md: the runs' figures and what-if sentences, then the sweeps' summary.
+std::string text_report(const Inputs& inputs, Format format);
+
+// One HTML page, no external reference: tables, what changed in words, inline SVG charts.
+// Well-formed XML as well as HTML (every element closed, only XML's own entities).
+std::string html_report(const Inputs& inputs);
+
+// The figures tables as CSV: ("runs.csv", ...) and ("sweeps.csv", ...) for what is present.
+std::vector<std::pair<std::string, std::string>> csv_tables(const Inputs& inputs);
+
+}  // namespace sonicsim::report

@@ -1,0 +1,65 @@
+#include <sonicsim/report/report.hpp>
+
+#include <fstream>
+
+#include <sonicsim/scenario/loader.hpp>
+
+namespace sonicsim::report {
+
+namespace {
+
+enum class Kind { Results, Sweep };
+
+// The first bytes decide; an extension only breaks the tie for a file that is neither.
+Kind detect(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    return file.size() > 4 && file.substr(file.size() - 4) == ".csv" ? Kind::Sweep : Kind::Results;
+  std::string head(64, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  const auto start = head.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
+  if (start != std::string::npos && head[start] == '{') return Kind::Results;
+  if (head.rfind("sweep_id", 0) == 0) return Kind::Sweep;
+  std::string found = start == std::string::npos ? "an empty file" : head.substr(start, 40);
+  for (char& c : found)
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  throw scenario::InputError(
+      file, {{"", "found " + (start == std::string::npos ? found : "\"" + found + "...\"") +
+                      ", expected a results JSON (sonicsim run -o FILE.json) or a sweep CSV "
+                      "(sonicsim sweep -o FILE.csv)"}});
+}
+
+}  // namespace
+
+Inputs read_inputs(const std::vector<std::string>& files) {
+  Inputs in;
+  for (const auto& f : files) {
+    if (detect(f) == Kind::Results)
+      in.runs.push_back(read_results(f));
+    else
+      in.sweeps.push_back(read_sweep(f));
+  }
+  return in;
+}
+
+std::string text_report(const Inputs& in, Format format) {
+  std::string out = whatif(in.runs, format);
+  std::vector<SweepFigures> sweeps;
+  for (const auto& s : in.sweeps) sweeps.push_back(sweep_figures(s));
+  if (!out.empty() && !sweeps.empty()) out += "\n";
+  return out + sweep_summary(sweeps, format);
+}
+
+std::vector<std::pair<std::string, std::string>> csv_tables(const Inputs& in) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!in.runs.empty()) out.push_back({"runs.csv", to_csv(figures_table(in.runs))});
+  if (!in.sweeps.empty()) {
+    std::vector<SweepFigures> sweeps;
+    for (const auto& s : in.sweeps) sweeps.push_back(sweep_figures(s));
+    out.push_back({"sweeps.csv", to_csv(sweeps_table(sweeps))});
+  }
+  return out;
+}
+
+}  // namespace sonicsim::report
