@@ -24,11 +24,13 @@ node_line() {  # the node as slurmd sees it: CPUs, sockets, cores, memory
 write_config() {
   local node
   node="$(hostname -s)"
+  # A fresh cluster each time: saved state would restore old node addresses and jobs.
+  rm -rf "$DIR/state" "$DIR/spool"
   mkdir -p "$DIR/state" "$DIR/spool" "$DIR/log"
   cat >"$CONF" <<EOF
 # Written by sonicsim scripts/slurm-local.sh: one node, root, no cgroups, no accounting.
 ClusterName=sonicsim
-SlurmctldHost=$node
+SlurmctldHost=$node(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -51,13 +53,34 @@ SlurmdLogFile=$DIR/log/slurmd.log
 SlurmctldPort=6817
 SlurmdPort=6818
 MaxArraySize=100001
-$(node_line) State=UNKNOWN
+$(node_line) NodeAddr=127.0.0.1 State=UNKNOWN
 PartitionName=sonicsim Nodes=$node Default=YES MaxTime=INFINITE State=UP
 EOF
 }
 
+# slurmd 22.05 loads its cgroup plugin even with proctrack/linuxproc and task/none. A bare
+# root (debootstrap, chroot, container) may have /sys without the cgroup hierarchies: mount the
+# cgroup v1 ones it needs, as systemd would have. (A cgroup-v2-only host needs dbus for slurmd's
+# cgroup/v2 plugin; not covered.)
+ensure_cgroups() {
+  local c
+  [[ -e /sys/fs/cgroup/freezer || -e /sys/fs/cgroup/cgroup.controllers ]] && return
+  mkdir -p /sys/fs/cgroup
+  mountpoint -q /sys/fs/cgroup || mount -t tmpfs -o mode=755 cgroup_root /sys/fs/cgroup ||
+    die "no cgroup filesystem under /sys/fs/cgroup and none can be mounted (slurmd needs one)"
+  for c in freezer cpuset memory devices pids cpu cpuacct; do
+    mkdir -p "/sys/fs/cgroup/$c"
+    mount -t cgroup -o "$c" cgroup "/sys/fs/cgroup/$c" 2>/dev/null || rmdir "/sys/fs/cgroup/$c"
+  done
+  mkdir -p /sys/fs/cgroup/systemd
+  mount -t cgroup -o none,name=systemd cgroup /sys/fs/cgroup/systemd ||
+    die "cannot mount the cgroup hierarchies slurmd needs under /sys/fs/cgroup"
+  log "mounted the cgroup v1 hierarchies slurmd needs under /sys/fs/cgroup"
+}
+
 start_munge() {
-  if pgrep -x munged >/dev/null; then return; fi
+  # A working daemon answers on its socket (pgrep would also see one outside a chroot).
+  if munge -n </dev/null >/dev/null 2>&1; then return; fi
   if [[ ! -s /etc/munge/munge.key ]]; then
     mungekey --create --force
   fi
@@ -73,9 +96,10 @@ start() {
   ensure_packages slurm-wlm munge
   stop_daemons 2>/dev/null || true
   write_config
+  ensure_cgroups
   start_munge
-  slurmctld -f "$CONF"
-  slurmd -f "$CONF"
+  slurmctld -f "$CONF" || { tail -20 "$DIR/log/slurmctld.log" >&2; die "slurmctld did not start"; }
+  slurmd -f "$CONF" || { tail -20 "$DIR/log/slurmd.log" >&2; die "slurmd did not start"; }
   export SLURM_CONF="$CONF"
   local _
   for _ in $(seq 1 60); do

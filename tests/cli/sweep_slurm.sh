@@ -59,13 +59,13 @@ if [[ $EUID -ne 0 ]] || { ! command -v sbatch >/dev/null && [[ "${CI:-}" != true
   skip "the Slurm part needs root and slurm-wlm (scripts/slurm-local.sh start)"
 fi
 started=0
-if ! pgrep -x slurmctld >/dev/null; then
+eval "$("$SRC/scripts/slurm-local.sh" env)"
+if ! scontrol ping 2>/dev/null | grep -q "is UP"; then
   "$SRC/scripts/slurm-local.sh" start >"$TMP/slurm-start.log" 2>&1 ||
     fail "scripts/slurm-local.sh start failed: $(tail -20 "$TMP/slurm-start.log")"
   started=1
 fi
 trap '((started)) && "$SRC/scripts/slurm-local.sh" stop >/dev/null 2>&1; rm -rf "$TMP"' EXIT
-eval "$("$SRC/scripts/slurm-local.sh" env)"
 pass "a single-node Slurm cluster is up (SLURM_CONF=$SLURM_CONF)"
 
 run_status 3 "$SONICSIM" "${SWEEP[@]}" --slurm --tasks 3 --max-running 2 --time 10 \
