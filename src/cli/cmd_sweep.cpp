@@ -46,6 +46,34 @@ extern "C" void on_stop_signal(int) {
   g_stop = 1;
 }
 
+// Ctrl-C and SIGTERM only raise g_stop while this lives (the work finishes its files); the
+// previous handlers come back on restore() or when it goes.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop = 0;
+    struct sigaction action {};
+    action.sa_handler = on_stop_signal;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGINT, &action, &old_int_);
+    ::sigaction(SIGTERM, &action, &old_term_);
+  }
+  ~StopSignals() { restore(); }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+  void restore() {
+    if (restored_) return;
+    restored_ = true;
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+  }
+
+ private:
+  struct sigaction old_int_ {
+  }, old_term_{};
+  bool restored_ = false;
+};
+
 std::string jsonl_path_of(const std::string& csv) {
   const std::string ext = ".csv";
   if (csv.size() > ext.size() && csv.compare(csv.size() - ext.size(), ext.size(), ext) == 0)
@@ -505,26 +533,15 @@ int cmd_sweep(const SweepArgs& a) {
     progress.point_done(failed);
   };
 
-  g_stop = 0;
-  struct sigaction action {
-  }, old_int{}, old_term{};
-  action.sa_handler = on_stop_signal;
-  sigemptyset(&action.sa_mask);
-  ::sigaction(SIGINT, &action, &old_int);
-  ::sigaction(SIGTERM, &action, &old_term);
+  StopSignals stop_signals;
   const int workers = a.workers > 0 ? a.workers : runner::default_workers();
   bool completed = false;
-  try {
+  {
     std::vector<std::size_t> indices(items.size());
     for (std::size_t k = 0; k < items.size(); ++k) indices[k] = k;
     completed = runner::run_in_children_streaming(indices, work, hooks, workers);
-  } catch (...) {
-    ::sigaction(SIGINT, &old_int, nullptr);
-    ::sigaction(SIGTERM, &old_term, nullptr);
-    throw;
   }
-  ::sigaction(SIGINT, &old_int, nullptr);
-  ::sigaction(SIGTERM, &old_term, nullptr);
+  stop_signals.restore();
   progress.finish();
 
   std::size_t complete = 0;
@@ -855,13 +872,7 @@ int sweep_on_batch_system(const SweepArgs& a, const sweep::Grid& grid, const std
   const auto start = std::chrono::steady_clock::now();
   auto last_report = start;
   std::string job_id, error;
-  g_stop = 0;
-  struct sigaction action {
-  }, old_int{}, old_term{};
-  action.sa_handler = on_stop_signal;
-  sigemptyset(&action.sa_mask);
-  ::sigaction(SIGINT, &action, &old_int);
-  ::sigaction(SIGTERM, &action, &old_term);
+  StopSignals stop_signals;
   const int status = run_watched(
       argv,
       [&](const std::string& line) {
@@ -882,8 +893,7 @@ int sweep_on_batch_system(const SweepArgs& a, const sweep::Grid& grid, const std
                   << " elapsed" << (tty ? "\033[K" : "\n") << std::flush;
       },
       error);
-  ::sigaction(SIGINT, &old_int, nullptr);
-  ::sigaction(SIGTERM, &old_term, nullptr);
+  stop_signals.restore();
   if (tty) std::cerr << "\r\033[K";
   if (status < 0)
     throw UsageError("sweep --slurm: cannot run sbatch: " + error +

@@ -16,6 +16,16 @@ inline sonicsim::scenario::Scenario scenario_of(const json& doc) {
   return sonicsim::scenario::load_json(doc, "<test>");
 }
 
+// The loader's message for a scenario it refuses; empty when it accepts it.
+inline std::string load_error(const json& doc) {
+  try {
+    scenario_of(doc);
+  } catch (const sonicsim::scenario::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 // One simulation with the transport forced (flow = SimGrid; one such run per process).
 inline sonicsim::engine::RunMetrics run(const json& doc, bool flow = false) {
   const auto s = scenario_of(doc);

@@ -19,15 +19,6 @@ json flow(int jobs, const json& start, int events = 100) {
   return doc;
 }
 
-std::string load_error(const json& doc) {
-  try {
-    scenario_of(doc);
-  } catch (const sonicsim::scenario::InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 }  // namespace
 
 TEST_CASE("job flow: every job starts, processes its events and exits", "[engine][jobflow]") {
@@ -73,7 +64,8 @@ TEST_CASE("job flow: the time series shows each wave come and go", "[engine][job
   CHECK(checked > 100);
 }
 
-TEST_CASE("job flow: ramps, explicit start times and budgets that vary per job", "[engine][jobflow]") {
+TEST_CASE("job flow: ramps, explicit start times and budgets that vary per job",
+          "[engine][jobflow]") {
   SECTION("a ramp starts job j at over x j / jobs") {
     sonicsim::scenario::JobFlow f;
     f.start = sonicsim::scenario::JobFlow::Start::Ramp;
@@ -109,7 +101,8 @@ TEST_CASE("job flow: ramps, explicit start times and budgets that vary per job",
   }
 }
 
-TEST_CASE("job flow: jobs still running or not started at the end are counted", "[engine][jobflow]") {
+TEST_CASE("job flow: jobs still running or not started at the end are counted",
+          "[engine][jobflow]") {
   auto doc = flow(100, {{"waves", {{"size", 25}, {"every", "30min"}}}}, 1000);
   doc["duration"] = 2400.0;  // waves at 0 and 30 min; each job needs about 15 min
   const auto m = run(doc);

@@ -41,15 +41,6 @@ std::map<std::uint32_t, std::set<std::uint32_t>> devices_by_job(
   return out;
 }
 
-std::string load_error(const json& doc) {
-  try {
-    scenario_of(doc);
-  } catch (const sonicsim::scenario::InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 }  // namespace
 
 TEST_CASE("least_request beats round_robin on tail latency with slow and fast devices",
