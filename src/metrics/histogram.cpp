@@ -77,6 +77,30 @@ double Histogram::quantile(double q) const {
   return max_;
 }
 
+Histogram::Bins Histogram::log_bins(int per_decade) const {
+  Bins out;
+  if (per_decade <= 0) return out;
+  const double k = static_cast<double>(per_decade);
+  // A fine bucket is 0.07% wide: it goes where its middle falls, within the samples' range.
+  const auto middle = [this](std::size_t b) {
+    return std::clamp(0.5 * (bucket_low(b) + bucket_low(b + 1)), min_, max_);
+  };
+  const auto bin_of = [k](double v) { return static_cast<long>(std::floor(k * std::log10(v))); };
+  std::size_t lowest = 0;
+  while (lowest < buckets_.size() && buckets_[lowest] == 0) ++lowest;
+  if (lowest == buckets_.size()) return out;  // no positive sample
+  const long first = bin_of(middle(lowest));
+  const long last = std::max(first, bin_of(max_));
+  out.counts.assign(static_cast<std::size_t>(last - first + 1), 0);
+  for (long b = first; b <= last + 1; ++b) out.edges.push_back(std::pow(10.0, b / k));
+  out.counts.front() += zeros_;
+  for (std::size_t b = lowest; b < buckets_.size(); ++b)
+    if (buckets_[b] > 0)
+      out.counts[static_cast<std::size_t>(std::clamp(bin_of(middle(b)), first, last) - first)] +=
+          buckets_[b];
+  return out;
+}
+
 double BusyTime::overlap(double a, double b) const {
   return std::max(0.0, std::min(b, to_) - std::max(a, from_));
 }

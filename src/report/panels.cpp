@@ -299,12 +299,24 @@ std::vector<Panel> run_panels(const RunFigures& run) {
     add(events, "no windows in timeseries");
   }
 
-  if (run.latency_percentiles.size() < 2) {
+  if (!run.latency_counts.empty()) {
+    BarChart c;
+    c.title = "Request latency histogram";
+    c.note = "requests.latency_s.histogram: 8 bins per decade, labelled by their lower edge";
+    c.y = {"requests", Unit::Plain, true};
+    c.series = {"all requests"};
+    c.values.emplace_back();
+    for (std::size_t i = 0; i < run.latency_counts.size(); ++i) {
+      c.categories.push_back(format_value(run.latency_edges_s[i], Unit::Seconds));
+      c.values.back().push_back(run.latency_counts[i]);
+    }
+    out.push_back({c.title, render(c), ""});
+  } else if (run.latency_percentiles.size() < 2) {
     out.push_back(skip("Request latency percentiles", "no requests.latency_s percentiles"));
   } else {
     XYChart c;
     c.title = "Request latency at the stored percentiles";
-    c.note = "the results hold p50, p90, p95, p99 and max (no histogram); lines join them";
+    c.note = "results without a histogram: p50, p90, p95, p99 and max, joined by lines";
     c.x = {"request latency", Unit::Seconds, true};
     c.y = {"requests at or below", Unit::Fraction, false};
     Series s{"all requests", {}, {}, {}, Style::LinePoints, 0};

@@ -377,7 +377,9 @@ namespace {
 void flatten(const nlohmann::ordered_json& j, const std::string& prefix, Metrics& out) {
   if (j.is_object()) {
     for (const auto& item : j.items())
-      flatten(item.value(), prefix.empty() ? item.key() : prefix + "." + item.key(), out);
+      // A histogram's bins differ from run to run: columns of their own would not line up.
+      if (item.key() != "histogram")
+        flatten(item.value(), prefix.empty() ? item.key() : prefix + "." + item.key(), out);
   } else if (j.is_array()) {
     for (std::size_t i = 0; i < j.size(); ++i) flatten(j[i], prefix + "." + std::to_string(i), out);
   } else if (j.is_boolean()) {
@@ -392,7 +394,8 @@ void flatten(const nlohmann::ordered_json& j, const std::string& prefix, Metrics
 Metrics flatten_metrics(const nlohmann::ordered_json& results) {
   Metrics out;
   static const std::set<std::string> skipped = {
-      "perf", "seed", "scenario_sha256", "sonicsim_version", "scenario", "files"};
+      "perf",     "seed",  "scenario_sha256", "sonicsim_version",
+      "scenario", "files", "timeseries"};  // per window: in the JSONL, not one column per window
   if (!results.is_object()) return out;
   for (const auto& item : results.items())
     if (!skipped.count(item.key())) flatten(item.value(), item.key(), out);

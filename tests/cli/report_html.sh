@@ -54,7 +54,7 @@ run_ok "$SONICSIM" sweep "$scenario" --param workload.jobs=1:8:1 --replications 
 run_ok "$SONICSIM" report "$TMP/run.json" -o "$TMP/run.html"
 check_page "$TMP/run.html" 9
 for title in "Device utilization" "Queue length" "Inferences per second" "Mean batch size" \
-  "Request latency p50" "Link utilization" "Events per second" "stored percentiles" \
+  "Request latency p50" "Link utilization" "Events per second" "Request latency histogram" \
   "Where an event"; do
   grep -q "<title>[^<]*$title" "$TMP/run.html" || fail "run.html has no \"$title\" chart"
 done

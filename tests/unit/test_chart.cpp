@@ -517,6 +517,20 @@ TEST_CASE("report: a run's panels draw its time series and where an event's time
     CHECK((empty_panels[i].svg.empty() && !empty_panels[i].skipped.empty()));
   std::remove(empty_path.c_str());
 
+  // With the results' histogram, its bins replace the percentile curve: a bar per bin.
+  auto with_bins = run_results("sync", 0);
+  with_bins["requests"]["latency_s"]["histogram"] = {{"edges_s", {0.001, 0.01, 0.1}},
+                                                     {"counts", {30, 7}}};
+  const auto bins_path = write_file("bins.json", with_bins.dump());
+  const auto binned = run_panels(read_results(bins_path));
+  REQUIRE(binned.size() == 3);
+  CHECK(binned[1].title == "Request latency histogram");
+  check_chart(binned[1].svg);
+  CHECK(count(binned[1].svg, "class=\"series bar\"") == 2);
+  CHECK_THAT(binned[1].svg, Catch::Contains(">1 ms</text>") && Catch::Contains(">10 ms</text>"));
+  CHECK(quiet[1].title == "Request latency at the stored percentiles");
+  std::remove(bins_path.c_str());
+
   // Two runs: grouped bars with a bar per run.
   const auto both = comparison_panels({read_results(path), read_results(plain)});
   REQUIRE(both.size() == 5);

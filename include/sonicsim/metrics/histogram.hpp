@@ -22,6 +22,16 @@ class Histogram {
   // q in [0, 1]; 0 with no samples. Interpolates inside the bucket, clamped to [min, max].
   double quantile(double q) const;
 
+  // The samples in log-spaced bins of `per_decade` per factor of ten (edges 10^(k/per_decade)),
+  // from the bin holding the smallest sample to the one holding the largest: what a histogram
+  // plot needs, in a few dozen numbers. Zeros count in the first bin. Empty without a positive
+  // sample.
+  struct Bins {
+    std::vector<double> edges;          // counts.size() + 1, increasing
+    std::vector<std::uint64_t> counts;  // samples in [edges[i], edges[i + 1])
+  };
+  Bins log_bins(int per_decade) const;
+
  private:
   static constexpr int kSubBits = 10;
   static constexpr int kMinExp = -40;  // values below 2^-40 s (~1 ps) are counted as zero

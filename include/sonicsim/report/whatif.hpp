@@ -26,8 +26,11 @@ struct RunFigures {
   double t_cpu_s = 0.0, p = 0.0;  // formula inputs: CPU time per event, offloaded fraction
   double t_gpu_s = 0.0, t_latency_s = 0.0;
   // Request latency over all models at the stored percentiles: (cumulative fraction, seconds)
-  // for p50, p90, p95, p99 and max; the results hold no histogram.
+  // for p50, p90, p95, p99 and max.
   std::vector<std::pair<double, double>> latency_percentiles;
+  // requests.latency_s.histogram: log-spaced bins (edges one longer than counts); empty in
+  // results written before it existed.
+  std::vector<double> latency_edges_s, latency_counts;
   struct Model {
     double latency_p50_s = 0.0, latency_p99_s = 0.0, mean_batch_size = 0.0;
     // Where a request's time goes: mean latency, queue wait and execution; requests per event.
