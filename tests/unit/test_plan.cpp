@@ -45,6 +45,21 @@ std::vector<double> brute_force(const std::string& file,
   return metric;
 }
 
+// The brute-force answers over values 1..metric.size(): the largest value meeting the threshold
+// (max-cpu) and the smallest (min-*); 0 when none does.
+int largest_meeting(const std::vector<double>& metric, double threshold) {
+  int best = 0;
+  for (int v = 1; v <= static_cast<int>(metric.size()); ++v)
+    if (metric[v - 1] <= threshold) best = v;
+  return best;
+}
+int smallest_meeting(const std::vector<double>& metric, double threshold) {
+  int best = 0;
+  for (int v = static_cast<int>(metric.size()); v >= 1; --v)
+    if (metric[v - 1] <= threshold) best = v;
+  return best;
+}
+
 }  // namespace
 
 TEST_CASE("student t quantiles and the confidence interval of replications", "[plan][stats]") {
@@ -169,10 +184,7 @@ TEST_CASE("max-cpu finds the formula's knee and the brute-force answer with fewe
 
   const int hi = 80;
   const auto metric = brute_force(kKnee, {}, r.options, 1, hi);
-  int brute = 0;
-  for (int v = 1; v <= hi; ++v)
-    if (metric[v - 1] <= *r.threshold) brute = v;
-  CHECK(*r.answer.value == brute);
+  CHECK(*r.answer.value == largest_meeting(metric, *r.threshold));
   CHECK(c.count == r.simulations);
   CHECK(r.simulations < hi);
   WARN("max-cpu: " << r.simulations << " simulations against " << hi << " brute force");
@@ -193,10 +205,7 @@ TEST_CASE("min-devices agrees with brute force, with fewer simulations", "[plan]
   CHECK(r.answer.interval_high == 4.0);
   const int hi = 16;
   const auto metric = brute_force(kKnee, common, r.options, 1, hi);
-  int brute = 0;
-  for (int v = hi; v >= 1; --v)
-    if (metric[v - 1] <= *r.threshold) brute = v;
-  CHECK(*r.answer.value == brute);
+  CHECK(*r.answer.value == smallest_meeting(metric, *r.threshold));
   CHECK(r.points.size() < static_cast<std::size_t>(hi));
   CHECK(r.simulations == static_cast<int>(r.points.size()) * 2);
   WARN("min-devices: " << r.points.size() << " values against " << hi << " brute force");
@@ -218,10 +227,7 @@ TEST_CASE("min-devices under a p99 latency constraint agrees with brute force",
   CHECK(r.answer.value == 4.0);
   const int hi = 16;
   const auto metric = brute_force(kKnee, common, r.options, 1, hi);
-  int brute = 0;
-  for (int v = hi; v >= 1; --v)
-    if (metric[v - 1] <= *r.threshold) brute = v;
-  CHECK(*r.answer.value == brute);
+  CHECK(*r.answer.value == smallest_meeting(metric, *r.threshold));
   CHECK(metric[3] == Approx(0.0030016).epsilon(1e-6));
   CHECK(c.count == r.simulations);
   CHECK(r.simulations < hi);
