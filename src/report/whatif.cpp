@@ -214,23 +214,14 @@ RunFigures read_results(const std::string& path) {
     if (doc.contains(json::json_pointer(std::string("/requests/latency_s/") + key)))
       f.latency_percentiles.push_back(
           {fraction, r.number(std::string("/requests/latency_s/") + key)});
-  const json::json_pointer histogram("/requests/latency_s/histogram");
-  if (doc.contains(histogram) && doc[histogram].is_object()) {
-    const auto& h = doc[histogram];
-    const auto numbers = [](const json& a, std::vector<double>& out) {
-      if (!a.is_array()) return false;
-      for (const auto& v : a) {
-        if (!v.is_number()) return false;
-        out.push_back(v.get<double>());
-      }
-      return true;
-    };
-    std::vector<double> edges, counts;
-    if (h.contains("edges_s") && h.contains("counts") && numbers(h["edges_s"], edges) &&
-        numbers(h["counts"], counts) && edges.size() == counts.size() + 1) {
-      f.latency_edges_s = std::move(edges);
-      f.latency_counts = std::move(counts);
-    }  // else: the percentile curve, as for older results
+  // Results written before the histogram existed have none: the report draws the percentiles.
+  const std::string histogram = "/requests/latency_s/histogram";
+  if (doc.contains(json::json_pointer(histogram))) {
+    const json::json_pointer counts(histogram + "/counts");
+    const std::size_t bins =
+        doc.contains(counts) && doc.at(counts).is_array() ? doc.at(counts).size() : 0;
+    f.latency_counts = r.numbers(histogram + "/counts", bins);
+    f.latency_edges_s = r.numbers(histogram + "/edges_s", bins + 1);
   }
   if (const json* models = r.object("/models"))
     for (const auto& [name, m] : models->items()) {

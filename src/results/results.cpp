@@ -68,11 +68,9 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
   rq["fallback"] = m.fallback;
   rq["in_flight_at_end"] = m.in_flight_at_end;
   rq["latency_s"] = quantiles(m.latency, true);
-  if (m.latency.count()) {
-    // Eight bins per decade: the shape of the distribution for plots (sweeps leave it out).
-    const auto bins = m.latency.log_bins(8);
+  // Eight bins per decade: the shape of the distribution for plots (sweeps leave it out).
+  if (const auto bins = m.latency.log_bins(8); !bins.counts.empty())
     rq["latency_s"]["histogram"] = {{"edges_s", bins.edges}, {"counts", bins.counts}};
-  }
   j["requests"] = rq;
 
   if (m.open_loop && s.workload.arrivals) {

@@ -530,6 +530,13 @@ TEST_CASE("report: a run's panels draw its time series and where an event's time
   CHECK_THAT(binned[1].svg, Catch::Contains(">1 ms</text>") && Catch::Contains(">10 ms</text>"));
   CHECK(quiet[1].title == "Request latency at the stored percentiles");
   std::remove(bins_path.c_str());
+  // A histogram whose edges do not bound its bins is bad input, named like any other key.
+  with_bins["requests"]["latency_s"]["histogram"]["edges_s"] = {0.001, 0.01};
+  const auto bad_path = write_file("bad-bins.json", with_bins.dump());
+  CHECK_THROWS_WITH(read_results(bad_path),
+                    Catch::Contains("/requests/latency_s/histogram/edges_s") &&
+                        Catch::Contains("expected an array of 3 numbers"));
+  std::remove(bad_path.c_str());
 
   // Two runs: grouped bars with a bar per run.
   const auto both = comparison_panels({read_results(path), read_results(plain)});
