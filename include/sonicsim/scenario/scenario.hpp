@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -75,6 +76,7 @@ struct Workload {
   std::optional<Arrivals> arrivals;
   // Set: jobs come and go (JobFlow); unset: all jobs run from start to end.
   std::optional<JobFlow> flow;
+  ClientPolicy client;
 
   bool open_loop() const { return arrivals.has_value(); }
   std::int64_t n_threads() const { return jobs * threads_per_job; }
@@ -194,11 +196,71 @@ struct LoadBalancer {
   int ring_entries_per_host = 256;
 };
 
+// KEDA in front of a Kubernetes HorizontalPodAutoscaler, scaling one pool's Triton servers (one
+// device each). At every poll (k x polling_interval, k >= 1) the metric is read over the last
+// `window` seconds and HPA's algorithm runs on it, see docs/operations.md:
+//   raw = ceil(current x value / threshold)   (target Value; AverageValue: ceil(value / threshold))
+//   kept at current while |value / threshold - 1| <= tolerance (AverageValue: value / (threshold x
+//   current)); then stabilized (scale up to the least raw of the last scale_up.stabilization_window
+//   seconds, down to the largest of the last scale_down one), limited to `step` replicas added
+//   (removed) within any `period` seconds, and clamped to [max(min_replicas, 1), max_replicas].
+// `current` is the replicas asked for: starting and up, not draining. With min_replicas = 0, KEDA
+// scales 1 -> 0 once no request reached the pool for `cooldown` seconds and 0 -> 1 at the first
+// poll after a request found no server.
+struct Autoscaler {
+  enum class Metric {
+    QueueTime,    // Triton's queue time per execution: sum of the requests' queue times over the
+                  // window / executions in it (SuperSONIC's KEDA query), seconds
+    Utilization,  // mean busy fraction of the up replicas over the window
+    QueueLength,  // requests queued on the pool's replicas at the poll, all models
+  };
+  enum class Target { Value, AverageValue };
+  struct Behavior {  // HPA's scaleUp / scaleDown
+    double stabilization_window = 0.0;  // seconds
+    int step = 1;                       // replicas per period (a Pods policy)
+    double period = 15.0;               // seconds
+  };
+  Metric metric = Metric::QueueTime;
+  double threshold = 0.1;  // in the metric's unit (seconds, fraction, requests); > 0
+  Target target = Target::Value;
+  double window = 30.0;            // seconds; queue_time and utilization
+  double polling_interval = 30.0;  // seconds, > 0
+  double cooldown = 300.0;         // seconds; KEDA's cooldownPeriod (scale to zero only)
+  double tolerance = 0.1;          // HPA's default
+  int min_replicas = 1;            // >= 0
+  int max_replicas = 1;            // <= the pool's count (the loader defaults it to count)
+  int initial_replicas = 1;        // in [min_replicas, max_replicas] (default min_replicas)
+  Behavior scale_up{0.0, 1, 15.0};
+  Behavior scale_down{300.0, 1, 15.0};
+};
+
 struct ServerPool {
   std::string name;
-  int count = 1;  // devices in the pool
+  int count = 1;  // devices in the pool (with an autoscaler: the most replicas it can hold)
   std::string device;
   std::vector<std::string> models;
+  // A server that starts (scaled up, or restarted after a crash) serves only this long after:
+  // pod start plus model load.
+  double startup_delay = 0.0;
+  // Scaled down, a server takes no new requests and finishes those it holds; any left after
+  // this long (Kubernetes' terminationGracePeriodSeconds) fail back to their clients.
+  double drain_timeout = 30.0;
+  std::optional<Autoscaler> autoscaler;
+};
+
+// What a client does when a request fails: the server refused it (queue full, queue timeout,
+// too large), no server was up to take it, the server crashed with it, or no answer came within
+// `timeout`. CMSSW's SonicClient: retry up to allowed_tries in all, the first retry on the same
+// server and later ones on another if there is one, then fall back to local inference.
+struct ClientPolicy {
+  double timeout = 0.0;  // seconds per try, from its send until its response is back; 0: none
+  int allowed_tries = 1;
+  double retry_delay = 0.0;  // seconds between a failed try and the next
+  // Fallback::Cpu: the request is computed on the job's own CPU, p_i x t_CPU of the event (split
+  // evenly over the kind's per_event requests), blocking the thread, and counts as `fallback`;
+  // Fallback::None: it counts as `failed` and the event goes on without it.
+  enum class Fallback { None, Cpu };
+  Fallback fallback = Fallback::None;
 };
 
 struct LinkSpec {
@@ -221,6 +283,50 @@ struct Network {
   double path_bandwidth() const;  // narrowest link, +inf without links
 };
 
+// Things going wrong at given times or at random (`faults`), see docs/operations.md.
+struct Faults {
+  // Devices of a pool crash at `at` and start again `down_for` later (then startup_delay before
+  // they serve); what they held fails back to the clients.
+  struct Crash {
+    std::size_t pool = 0;
+    int device = -1;  // index in the pool; -1: every device of the pool
+    double at = 0.0;
+    double down_for = std::numeric_limits<double>::infinity();
+  };
+  // Each device of a pool alternates exponential times up (mean mtbf) and down (mean mttr).
+  struct RandomCrashes {
+    std::size_t pool = 0;
+    double mtbf = 0.0, mttr = 0.0;  // seconds, > 0
+  };
+  // A link class's bandwidth times `bandwidth_factor` (0: an outage, transfers stall) from `at`
+  // for `duration` seconds.
+  struct LinkDegradation {
+    std::string link;  // client_nic, site_uplink, wan or server_nic
+    double at = 0.0, duration = 0.0;
+    double bandwidth_factor = 0.0;  // in [0, 1)
+  };
+  // Batch-system preemption of client jobs: the job's events in progress are lost (their
+  // requests still in flight are abandoned) and the job starts again `restart_after` later.
+  struct Preemption {
+    double at = 0.0;
+    std::int64_t jobs = 0;  // the first `jobs` jobs running at `at`, in job order
+    double restart_after = 0.0;
+  };
+  struct RandomPreemption {
+    double mtbf = 0.0;  // per running job, seconds
+    double restart_after = 0.0;
+  };
+  std::vector<Crash> crashes;
+  std::vector<RandomCrashes> random_crashes;
+  std::vector<LinkDegradation> links;
+  std::vector<Preemption> preemptions;
+  std::optional<RandomPreemption> random_preemption;
+  bool empty() const {
+    return crashes.empty() && random_crashes.empty() && links.empty() && preemptions.empty() &&
+           !random_preemption;
+  }
+};
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -232,6 +338,7 @@ struct Scenario {
   std::vector<ServerPool> servers;
   LoadBalancer load_balancer;
   Network network;
+  Faults faults;
   // Time series of the run (`timeseries`), one sample per this many simulated seconds; 0: none.
   double timeseries_interval = 0.0;
 
