@@ -1,5 +1,7 @@
 #include <sonicsim/engine/simulation.hpp>
 
+#include <sonicsim/engine/autoscaler.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -25,7 +27,29 @@ enum Stream : std::uint64_t {
   kRingStream = 6,        // ring_hash: the points of each device on the ring
   kClientHashStream = 7,  // ring_hash: each client's key
   kJobStream = 8,         // job flow: each job's number of events
+  kFaultStream = 9,       // random crashes: each device's times up and down
+  kPreemptStream = 10,    // random preemption
+  kRetryStream = 11,      // retries: the other server a later try goes to
 };
+
+// What an EventKind::Operation does, in its stamp's low bits; the rest is the device's epoch,
+// so that an operation planned for a device that has since changed state is ignored.
+enum Op : std::uint32_t {
+  kPoll,          // id: pool; the autoscaler reads its metric and decides
+  kPollMark,      // id: pool; the start of the next poll's metric window
+  kStarted,       // id: device; its server is ready (epoch)
+  kDrainTimeout,  // id: device; the drain's grace period is over (epoch)
+  kCrash,         // id: device; a scheduled crash
+  kRestart,       // id: device; back after a scheduled crash (epoch)
+  kRandomCrash,   // id: device; the next random crash
+  kRandomRepair,  // id: device; back after a random crash (epoch)
+  kLinkChange,    // id: link fault; its window begins (epoch 0) or ends (epoch 1)
+};
+constexpr std::uint32_t kOpBits = 4;
+std::uint32_t op_stamp(Op op, std::uint32_t epoch) {
+  return static_cast<std::uint32_t>(op) | (epoch << kOpBits);
+}
+constexpr std::uint32_t kEpochMask = EventQueue::kStampMask >> kOpBits;
 
 int round_items(double x) {
   return std::max(1, static_cast<int>(std::lround(x)));
@@ -64,8 +88,11 @@ struct Simulation::Impl {
   struct Thread {
     Rng rng;
     double event_start = 0.0;
+    double t_cpu = 0.0;  // of the event in progress (sync): what a CPU fallback costs
     std::uint32_t node = 0;
     std::uint32_t step = 0;
+    std::uint32_t epoch = 0;  // its job's preemptions: older CPU events are stale
+    bool in_event = false;    // sync: an event is in progress
   };
   std::vector<Thread> threads;
 
@@ -75,10 +102,12 @@ struct Simulation::Impl {
     std::uint32_t pending = 0;
     bool independent_done = false;
   };
+  enum class PieceKind : std::uint8_t { Independent, Dependent, Fallback };
   struct Piece {
     std::uint32_t slot;
-    bool dependent;
+    PieceKind kind;
     double seconds;
+    std::uint32_t request = 0;  // Fallback: whose local inference this is
   };
   struct AsyncCpu {
     std::deque<Piece> ready;
@@ -115,14 +144,31 @@ struct Simulation::Impl {
   std::uint64_t max_in_flight = 0;
 
   // ---- requests -------------------------------------------------------------------------
-  enum class Rejection : std::uint8_t { QueueFull, Timeout, TooLarge };
+  // Why a try failed.
+  enum class Rejection : std::uint8_t {
+    QueueFull,
+    Timeout,   // Triton's queue timeout (REJECT)
+    TooLarge,  // items > max_batch_size
+    NoServer,  // no server up for the model, or it was not serving when the try arrived
+    Lost,      // queued or executing when its server crashed or ended its drain
+    ClientTimeout,
+  };
+  // One try of a request. A request that retries reuses its record once the failed try is back;
+  // a try the client gives up on (timeout, preemption) stays behind as an orphan, still moving
+  // through the network and the server, and the request goes on in a new record.
   struct Request {
     double sent = 0.0, enqueued = 0.0;
+    double first_sent = 0.0;  // the request's first try: latency runs from here
     std::uint32_t thread = 0, slot = 0, device = 0, batcher = 0;
+    std::uint32_t gen = 0;  // changes with every try: stale client timeouts are ignored
     std::uint16_t kind = 0;
+    std::uint16_t tries = 0;
     int items = 1;
     Direction dir = Direction::ToServer;
     bool failed = false;
+    bool orphan = false;
+    bool out = false;                      // the try is on its way (not back at the client)
+    bool routed = false;                   // sent to `device` (counted in `active` until it responds)
     Rejection why = Rejection::QueueFull;  // when failed
     std::uint32_t trace = kUntraced;       // index in m.trace
   };
@@ -161,9 +207,18 @@ struct Simulation::Impl {
     std::uint32_t stamp = 0;
     metrics::BusyTime busy;
     std::vector<std::uint32_t> batcher_of_model;  // by model index, UINT32_MAX if not hosted
+    // Site operations: Off (not a replica), Starting (pod start + model load), Up, Draining
+    // (takes no new requests, finishes those it holds), Down (crashed).
+    enum class State : std::uint8_t { Off, Starting, Up, Draining, Down };
+    State state = State::Up;
+    std::uint32_t epoch = 0;  // changes with every state change but Starting -> Up
+    double started_at = 0.0;
+    Rng fault_rng;
   };
   std::vector<Device> devices;
+  using State = Device::State;
   std::vector<std::vector<std::uint32_t>> hosts_of_model;  // devices per model
+  std::vector<std::vector<std::uint32_t>> up_hosts;        // those up, per model: routing's choice
   std::vector<std::uint64_t> rr_next;
   Rng routing_rng;
   // least_request: requests routed to each device whose response has not left it yet (what an
@@ -189,6 +244,29 @@ struct Simulation::Impl {
   std::vector<std::uint32_t> freed_scratch;
   std::vector<std::vector<Batcher::Queued>> spare_batches;
 
+  // ---- site operations ------------------------------------------------------------------
+  // A pool with an autoscaler or faults: its replicas and the counters its metric reads.
+  struct PoolOps {
+    std::vector<std::uint32_t> devices;  // global indices, in pool order
+    std::optional<Autoscaler> scaler;
+    int asked = 0;  // replicas asked for (whatever their state but Off and Draining)
+    int up = 0;     // replicas up
+    // Cumulative over the whole run, for the metric's window.
+    double queue_seconds = 0.0, executions = 0.0;
+    struct Mark {
+      double queue_seconds, executions, busy_seconds;
+    };
+    std::deque<Mark> marks;  // at the start of each pending poll's window
+    std::uint64_t polls = 0, marks_taken = 0;
+    bool active = false, refused = false;  // since the last poll
+    double up_since = 0.0;                 // for replica_seconds_up
+  };
+  std::vector<PoolOps> pool_ops;
+  bool operated = false;  // some pool has an autoscaler or faults
+  const scenario::ClientPolicy& client;
+  Rng retry_rng;
+  std::uint64_t orphans = 0;  // tries abandoned by their client, still on their way
+
   // ---- network --------------------------------------------------------------------------
   double path_latency = 0.0, path_bandwidth = kInf;
   enum LinkId { kClientNic, kUplink, kWan, kServerNic };
@@ -199,12 +277,15 @@ struct Simulation::Impl {
       : sc(s),
         end(s.duration),
         warmup(s.warmup),
-        routing_rng(derive_seed(s.seed, kRoutingStream, 0)) {
+        routing_rng(derive_seed(s.seed, kRoutingStream, 0)),
+        client(s.workload.client),
+        retry_rng(derive_seed(s.seed, kRetryStream, 0)) {
     m.duration = s.duration;
     m.warmup = s.warmup;
     build_workload();
     build_servers();
     build_network();
+    build_operations();
     if (open)
       start_arrivals();
     else
@@ -272,7 +353,8 @@ struct Simulation::Impl {
         const auto d = static_cast<std::uint32_t>(devices.size());
         Device dev{
             static_cast<std::uint32_t>(p),  Rng(derive_seed(sc.seed, kDeviceStream, d)), {}, 0.0, 0,
-            metrics::BusyTime(warmup, end), std::vector<std::uint32_t>(nm, UINT32_MAX)};
+            metrics::BusyTime(warmup, end), std::vector<std::uint32_t>(nm, UINT32_MAX), State::Up,
+            0, 0.0, Rng(0)};
         for (const auto& name : pool.models) {
           const int mi = sc.model_index(name);
           const auto& model = sc.models[mi];
@@ -424,6 +506,293 @@ struct Simulation::Impl {
     if (first <= end) queue.push(first, EventKind::Arrival, 0);
   }
 
+  // ---- site operations ------------------------------------------------------------------
+  void build_operations() {
+    up_hosts = hosts_of_model;
+    const auto& faults = sc.faults;
+    pool_ops.resize(sc.servers.size());
+    for (std::size_t di = 0; di < devices.size(); ++di)
+      pool_ops[devices[di].pool].devices.push_back(static_cast<std::uint32_t>(di));
+    std::vector<bool> faulty(sc.servers.size(), false);
+    for (const auto& c : faults.crashes) faulty[c.pool] = true;
+    for (const auto& c : faults.random_crashes) faulty[c.pool] = true;
+    for (std::size_t p = 0; p < sc.servers.size(); ++p) {
+      const auto& pool = sc.servers[p];
+      PoolOps& po = pool_ops[p];
+      po.asked = po.up = pool.count;
+      if (!pool.autoscaler && !faulty[p]) continue;
+      operated = true;
+      m.pools[p].operated = true;
+      m.pools[p].peak_replicas = pool.count;
+      if (!pool.autoscaler) continue;
+      const auto& a = *pool.autoscaler;
+      po.scaler.emplace(a);
+      // The first initial_replicas devices are serving when the run begins; the others are off.
+      for (std::size_t k = static_cast<std::size_t>(a.initial_replicas); k < po.devices.size(); ++k)
+        devices[po.devices[k]].state = State::Off;
+      po.asked = po.up = a.initial_replicas;
+      m.pools[p].peak_replicas = a.initial_replicas;
+      queue.push(a.polling_interval, EventKind::Operation, static_cast<std::uint32_t>(p),
+                 op_stamp(kPoll, 0));
+      schedule_mark(static_cast<std::uint32_t>(p));
+    }
+    if (!operated) return;
+    rebuild_up_hosts();
+    whole_busy.reserve(devices.size());
+    for (std::size_t di = 0; di < devices.size(); ++di) whole_busy.emplace_back(0.0, end);
+    for (const auto& c : faults.crashes) {
+      const auto& devs = pool_ops[c.pool].devices;
+      for (std::size_t k = 0; k < devs.size(); ++k)
+        if (c.device < 0 || static_cast<std::size_t>(c.device) == k)
+          queue.push(c.at, EventKind::Operation, devs[k],
+                     op_stamp(kCrash, static_cast<std::uint32_t>(&c - faults.crashes.data())));
+    }
+    for (const auto& c : faults.random_crashes)
+      for (std::uint32_t d : pool_ops[c.pool].devices) {
+        devices[d].fault_rng.reseed(derive_seed(sc.seed, kFaultStream, d));
+        queue.push(devices[d].fault_rng.exponential(c.mtbf), EventKind::Operation, d,
+                   op_stamp(kRandomCrash, 0));
+      }
+  }
+
+  // The random-crash settings of a device's pool (the scenario allows one per pool).
+  const scenario::Faults::RandomCrashes& random_crashes_of(std::uint32_t d) const {
+    for (const auto& c : sc.faults.random_crashes)
+      if (c.pool == devices[d].pool) return c;
+    throw std::logic_error("random crash planned for a pool without random_crashes");
+  }
+
+  void rebuild_up_hosts() {
+    for (std::size_t mi = 0; mi < hosts_of_model.size(); ++mi) {
+      auto& up = up_hosts[mi];
+      up.clear();
+      for (std::uint32_t d : hosts_of_model[mi])
+        if (devices[d].state == State::Up) up.push_back(d);
+    }
+  }
+
+  // Replica-seconds up count after the warm-up only, like utilization.
+  void account_up(PoolOps& po) {
+    const double from = std::max(po.up_since, warmup);
+    if (now > from) m.pools[&po - pool_ops.data()].replica_seconds_up += po.up * (now - from);
+    po.up_since = now;
+  }
+
+  void set_state(std::uint32_t d, State next) {
+    Device& dev = devices[d];
+    PoolOps& po = pool_ops[dev.pool];
+    const bool was_up = dev.state == State::Up, is_up = next == State::Up;
+    if (was_up != is_up) {
+      account_up(po);
+      po.up += is_up ? 1 : -1;
+    }
+    // Starting -> Up keeps the epoch: the start-up event that made it up is the one planned.
+    if (!(dev.state == State::Starting && is_up)) dev.epoch = (dev.epoch + 1) & kEpochMask;
+    dev.state = next;
+    if (was_up != is_up) rebuild_up_hosts();
+  }
+
+  void start_server(std::uint32_t d) {
+    Device& dev = devices[d];
+    set_state(d, State::Starting);
+    dev.started_at = now;
+    const double delay = sc.servers[dev.pool].startup_delay;
+    if (delay <= 0.0) return set_state(d, State::Up);
+    queue.push(now + delay, EventKind::Operation, d, op_stamp(kStarted, dev.epoch));
+  }
+
+  bool holds_work(std::uint32_t d) const {
+    const Device& dev = devices[d];
+    if (!dev.running.empty()) return true;
+    for (std::uint32_t bi : dev.batcher_of_model)
+      if (bi != UINT32_MAX && batchers[bi].batcher.queued() > 0) return true;
+    return false;
+  }
+
+  // Scaled down: a server not yet serving goes at once; one serving stops taking requests and
+  // goes when it holds none, or when the grace period ends.
+  void drain_server(std::uint32_t d) {
+    Device& dev = devices[d];
+    if (dev.state != State::Up) return stop_server(d, State::Off);
+    set_state(d, State::Draining);
+    if (!holds_work(d)) return stop_server(d, State::Off);
+    queue.push(now + sc.servers[dev.pool].drain_timeout, EventKind::Operation, d,
+               op_stamp(kDrainTimeout, dev.epoch));
+  }
+
+  // The server goes away (Off: scaled down; Down: crashed): what it holds fails back to the
+  // clients, who see the connection drop.
+  void stop_server(std::uint32_t d, State next) {
+    Device& dev = devices[d];
+    std::vector<Batcher::Queued> lost;
+    for (std::uint32_t bi : dev.batcher_of_model)
+      if (bi != UINT32_MAX) batchers[bi].batcher.drop_all(lost, sc.models[batchers[bi].model].instances);
+    for (Exec& e : dev.running) {
+      lost.insert(lost.end(), e.batch.begin(), e.batch.end());
+      e.batch.clear();
+      spare_batches.push_back(std::move(e.batch));
+    }
+    if (!dev.running.empty()) {
+      dev.running.clear();
+      dev.busy.set_busy(false, now);
+      whole_busy[d].set_busy(false, now);
+      ++dev.stamp;  // its pending ExecutionDone is stale
+    }
+    set_state(d, next);
+    for (const auto& q : lost) reject(q.request, Rejection::Lost);
+  }
+
+  void crash(std::uint32_t d, double down_for, Op back) {
+    Device& dev = devices[d];
+    if (dev.state == State::Off || dev.state == State::Down) return;
+    if (now >= warmup) ++m.pools[dev.pool].crashes;
+    stop_server(d, State::Down);
+    if (std::isfinite(down_for))
+      queue.push(now + down_for, EventKind::Operation, d, op_stamp(back, dev.epoch));
+  }
+
+  void on_operation(std::uint32_t id, std::uint32_t stamp) {
+    const auto op = static_cast<Op>(stamp & ((1u << kOpBits) - 1));
+    const std::uint32_t epoch = stamp >> kOpBits;
+    switch (op) {
+      case kPoll:
+        return poll(id);
+      case kPollMark:
+        return take_mark(id);
+      case kStarted:
+        if (devices[id].state == State::Starting && devices[id].epoch == epoch)
+          set_state(id, State::Up);
+        return;
+      case kDrainTimeout:
+        if (devices[id].state == State::Draining && devices[id].epoch == epoch)
+          stop_server(id, State::Off);
+        return;
+      case kCrash:
+        return crash(id, sc.faults.crashes[epoch].down_for, kRestart);
+      case kRestart:
+        if (devices[id].state == State::Down && devices[id].epoch == epoch) start_server(id);
+        return;
+      case kRandomCrash: {
+        const auto& rc = random_crashes_of(id);
+        if (devices[id].state == State::Off || devices[id].state == State::Down) {
+          // Nothing to crash: the next failure is drawn from now.
+          queue.push(now + devices[id].fault_rng.exponential(rc.mtbf), EventKind::Operation, id,
+                     op_stamp(kRandomCrash, 0));
+          return;
+        }
+        return crash(id, devices[id].fault_rng.exponential(rc.mttr), kRandomRepair);
+      }
+      case kRandomRepair: {
+        if (devices[id].state == State::Down && devices[id].epoch == epoch) start_server(id);
+        queue.push(now + devices[id].fault_rng.exponential(random_crashes_of(id).mtbf),
+                   EventKind::Operation, id, op_stamp(kRandomCrash, 0));
+        return;
+      }
+      case kLinkChange:
+        return;
+    }
+  }
+
+  // ---- autoscaling ----------------------------------------------------------------------
+  PoolOps::Mark pool_counters(std::uint32_t p) const {
+    const PoolOps& po = pool_ops[p];
+    double busy = 0.0;
+    for (std::uint32_t d : po.devices) busy += whole_busy[d].busy_seconds(now);
+    return {po.queue_seconds, po.executions, busy};
+  }
+
+  // The window of poll k (at k x interval) starts at k x interval - window, or at 0.
+  void schedule_mark(std::uint32_t p) {
+    PoolOps& po = pool_ops[p];
+    const auto& a = *sc.servers[p].autoscaler;
+    const double at =
+        std::max(0.0, static_cast<double>(po.marks_taken + 1) * a.polling_interval - a.window);
+    if (at <= end) queue.push(std::max(at, now), EventKind::Operation, p, op_stamp(kPollMark, 0));
+  }
+
+  void take_mark(std::uint32_t p) {
+    PoolOps& po = pool_ops[p];
+    po.marks.push_back(now <= 0.0 ? PoolOps::Mark{0.0, 0.0, 0.0} : pool_counters(p));
+    ++po.marks_taken;
+    schedule_mark(p);
+  }
+
+  double read_metric(std::uint32_t p) {
+    PoolOps& po = pool_ops[p];
+    const auto& a = *sc.servers[p].autoscaler;
+    const PoolOps::Mark from = po.marks.front();
+    po.marks.pop_front();
+    const PoolOps::Mark to = pool_counters(p);
+    switch (a.metric) {
+      case scenario::Autoscaler::Metric::QueueTime: {
+        const double execs = to.executions - from.executions;
+        return execs > 0.0 ? (to.queue_seconds - from.queue_seconds) / execs : 0.0;
+      }
+      case scenario::Autoscaler::Metric::Utilization: {
+        const double span = std::min(a.window, now);
+        return span > 0.0 ? (to.busy_seconds - from.busy_seconds) / (span * std::max(po.up, 1))
+                          : 0.0;
+      }
+      case scenario::Autoscaler::Metric::QueueLength: {
+        std::size_t queued = 0;
+        for (std::uint32_t d : po.devices)
+          for (std::uint32_t bi : devices[d].batcher_of_model)
+            if (bi != UINT32_MAX) queued += batchers[bi].batcher.queued();
+        return static_cast<double>(queued);
+      }
+    }
+    return 0.0;
+  }
+
+  void poll(std::uint32_t p) {
+    PoolOps& po = pool_ops[p];
+    const auto& a = *sc.servers[p].autoscaler;
+    Autoscaler::Poll in;
+    in.time = now;
+    in.metric = read_metric(p);
+    in.current = po.asked;
+    in.active = po.active;
+    in.refused = po.refused;
+    po.active = po.refused = false;
+    const Autoscaler::Decision d = po.scaler->decide(in);
+    if (d.replicas != po.asked) {
+      m.pools[p].scaling.push_back({now, po.asked, d.replicas, d.raw, in.metric, d.why});
+      scale_to(p, d.replicas);
+    }
+    const double next = static_cast<double>(++po.polls + 1) * a.polling_interval;
+    if (next <= end) queue.push(next, EventKind::Operation, p, op_stamp(kPoll, 0));
+  }
+
+  void scale_to(std::uint32_t p, int target) {
+    PoolOps& po = pool_ops[p];
+    auto replicas = [&](State s) {
+      std::vector<std::uint32_t> out;
+      for (std::uint32_t d : po.devices)
+        if (devices[d].state == s) out.push_back(d);
+      return out;
+    };
+    // Up: the first devices that are off, in pool order.
+    for (std::uint32_t d : replicas(State::Off)) {
+      if (po.asked >= target) break;
+      start_server(d);
+      ++po.asked;
+    }
+    // Down: as a ReplicaSet picks pods to delete: crashed ones first, then those not ready,
+    // then the newest.
+    for (State s : {State::Down, State::Starting, State::Up}) {
+      auto victims = replicas(s);
+      std::stable_sort(victims.begin(), victims.end(), [&](std::uint32_t x, std::uint32_t y) {
+        return devices[x].started_at > devices[y].started_at;
+      });
+      for (std::uint32_t d : victims) {
+        if (po.asked <= target) break;
+        drain_server(d);
+        --po.asked;
+      }
+    }
+    m.pools[p].peak_replicas = std::max(m.pools[p].peak_replicas, po.asked);
+  }
+
   // ---- time series ----------------------------------------------------------------------
   // Windows of the run for plots, warm-up included: their own busy clocks and counters, so
   // that the measured figures above stay exactly what they are without a time series.
@@ -449,13 +818,14 @@ struct Simulation::Impl {
       sd.pool = d.pool;
       sd.index = in_pool[d.pool]++;
       ts.devices.push_back(std::move(sd));
-      whole_busy.emplace_back(0.0, end);
+      if (whole_busy.size() < devices.size()) whole_busy.emplace_back(0.0, end);
     }
     busy_before.assign(devices.size(), 0.0);
     model_window.assign(sc.models.size(), {});
     ts.models.assign(sc.models.size(), {});
     link_window_bytes.assign(m.links.size(), {0.0, 0.0});
     ts.links.assign(m.links.size(), {});
+    ts.pools.assign(sc.servers.size(), {});
     if (ts.interval <= end) queue.push(ts.interval, EventKind::Sample, 0);
   }
 
@@ -465,6 +835,11 @@ struct Simulation::Impl {
     ts.t.push_back(now);
     ts.events_per_s.push_back(static_cast<double>(window_events) / dt);
     if (!jobs.empty()) ts.running_jobs.push_back(static_cast<double>(running_jobs));
+    for (std::size_t p = 0; p < pool_ops.size(); ++p)
+      if (m.pools[p].operated) {
+        ts.pools[p].replicas.push_back(pool_ops[p].asked);
+        ts.pools[p].ready.push_back(pool_ops[p].up);
+      }
     window_events = 0;
     for (std::size_t di = 0; di < devices.size(); ++di) {
       const double busy = whole_busy[di].busy_seconds(now);
@@ -597,6 +972,7 @@ struct Simulation::Impl {
     live_fallbacks += fallback_per_event;
     if (!async) {
       th.event_start = now;
+      th.t_cpu = t_cpu;
       th.step = 0;
       queue.push(now + (1.0 - p_served) * t_cpu, EventKind::CpuDone, t);
       return;
@@ -607,7 +983,8 @@ struct Simulation::Impl {
     s.independent_done = false;
     s.pending = static_cast<std::uint32_t>(steps.size());
     for (const Step& st : steps) issue_request(t, slot, st);
-    push_piece(t, {slot, false, indep_fraction * (1.0 - p_served - p_unserved) * t_cpu});
+    push_piece(t, {slot, PieceKind::Independent,
+                   indep_fraction * (1.0 - p_served - p_unserved) * t_cpu});
   }
 
   // The CPU fallback of unserved models ends with the event's CPU work: count those requests.
@@ -662,13 +1039,19 @@ struct Simulation::Impl {
     // The CPU counts as busy while the finished piece's consequences are queued, so that new
     // pieces go behind those already waiting (first come, first served; no starvation).
     Slot& s = slots[t * slots_per_thread + done.slot];
-    if (!done.dependent) {
-      s.independent_done = true;
-      if (s.pending == 0) queue_dependent(t, done.slot);
-    } else {
-      finish_fallbacks();
-      complete_event(s.event_start);
-      start_event(t, done.slot);
+    switch (done.kind) {
+      case PieceKind::Independent:
+        s.independent_done = true;
+        if (s.pending == 0) queue_dependent(t, done.slot);
+        break;
+      case PieceKind::Dependent:
+        finish_fallbacks();
+        complete_event(s.event_start);
+        start_event(t, done.slot);
+        break;
+      case PieceKind::Fallback:
+        on_fallback_done(done.request, requests[done.request].gen);
+        break;
     }
     if (cpu.ready.empty()) {
       cpu.busy = false;
@@ -683,11 +1066,14 @@ struct Simulation::Impl {
     const Slot& s = slots[t * slots_per_thread + slot];
     const double work =
         (1.0 - indep_fraction) * (1.0 - p_served - p_unserved) * s.t_cpu + p_unserved * s.t_cpu;
-    push_piece(t, {slot, true, work});
+    push_piece(t, {slot, PieceKind::Dependent, work});
   }
 
+  // The device a try goes to, or kNoDevice when no server is up for the model.
+  static constexpr std::uint32_t kNoDevice = UINT32_MAX;
   std::uint32_t route(std::uint32_t model, std::uint32_t thread) {
-    const auto& hosts = hosts_of_model[model];
+    const auto& hosts = up_hosts[model];
+    if (hosts.empty()) return kNoDevice;
     switch (sc.load_balancer.policy) {
       case scenario::BalancePolicy::RoundRobin:
         break;
@@ -704,16 +1090,34 @@ struct Simulation::Impl {
         return best;
       }
       case scenario::BalancePolicy::RingHash: {
-        // The client is the job (open loop: each arrival is a client of its own).
+        // The client is the job (open loop: each arrival is a client of its own). A device that
+        // is not up is skipped: its clients move to the next point on the ring, no one else.
         const std::uint64_t client =
             open ? arrivals_routed++ : thread / sc.workload.threads_per_job;
         const std::uint64_t key = derive_seed(sc.seed, kClientHashStream, client);
         const auto& ring = rings[model];
         auto it = std::lower_bound(ring.begin(), ring.end(), std::make_pair(key, std::uint32_t{0}));
-        return (it == ring.end() ? ring.front() : *it).second;
+        for (std::size_t k = 0; k < ring.size(); ++k, ++it) {
+          if (it == ring.end()) it = ring.begin();
+          if (devices[it->second].state == State::Up) return it->second;
+        }
+        return kNoDevice;
       }
     }
     return hosts[rr_next[model]++ % hosts.size()];
+  }
+
+  // A retry goes to the server of the failed try if it still serves (the first retry), else to
+  // another server that is up when there is one.
+  std::uint32_t route_retry(const Request& rq, std::uint32_t model) {
+    const std::uint32_t last = rq.routed ? rq.device : kNoDevice;
+    const bool last_up = last != kNoDevice && devices[last].state == State::Up;
+    if (rq.tries == 1 && last_up) return last;
+    const auto& hosts = up_hosts[model];
+    if (!last_up || hosts.size() < 2) return route(model, rq.thread);
+    std::uint32_t pick = hosts[retry_rng.below(hosts.size() - 1)];
+    if (pick == last) pick = hosts.back();
+    return pick;
   }
 
   // The response (or the error) leaves the server: the request is no longer active there.
@@ -722,7 +1126,7 @@ struct Simulation::Impl {
     send(r, Direction::ToClient, bytes);
   }
 
-  void issue_request(std::uint32_t t, std::uint32_t slot, const Step& st) {
+  std::uint32_t new_request() {
     std::uint32_t r;
     if (!free_requests.empty()) {
       r = free_requests.back();
@@ -731,58 +1135,213 @@ struct Simulation::Impl {
       r = static_cast<std::uint32_t>(requests.size());
       requests.emplace_back();
     }
+    return r;
+  }
+
+  void free_request(std::uint32_t r) {
+    requests[r].gen = (requests[r].gen + 1) & EventQueue::kStampMask;  // its timers go stale
+    free_requests.push_back(r);
+  }
+
+  void issue_request(std::uint32_t t, std::uint32_t slot, const Step& st) {
+    const std::uint32_t r = new_request();
     ++live_requests;
     Request& rq = requests[r];
-    rq.sent = now;
+    rq.first_sent = now;
     rq.thread = t;
     rq.slot = slot;
     rq.kind = st.kind;
-    rq.failed = false;
+    rq.tries = 0;
+    rq.orphan = false;
+    rq.routed = false;
     rq.items = round_items(kinds[st.kind].items->sample(threads[t].rng));
-    rq.device = route(st.model, t);
-    ++active[rq.device];
-    rq.batcher = devices[rq.device].batcher_of_model[st.model];
     rq.trace = kUntraced;
     if (tracing.every > 0 && now >= warmup && traceable++ % tracing.every == 0 &&
         m.trace.size() < tracing.max) {
       constexpr double nan = std::numeric_limits<double>::quiet_NaN();
       rq.trace = static_cast<std::uint32_t>(m.trace.size());
-      m.trace.push_back({st.model, t, rq.device, rq.items, 0, now, nan, nan, nan, nan, false});
+      m.trace.push_back({st.model, t, 0, rq.items, 0, now, nan, nan, nan, nan, false});
     }
     ++m.sent;
-    const auto& model = sc.models[st.model];
-    send(r, Direction::ToServer, rq.items * model.input_bytes_per_item);
+    send_try(r);
   }
 
+  void send_try(std::uint32_t r) {
+    Request& rq = requests[r];
+    const std::uint32_t model = kinds[rq.kind].model;
+    const bool retry = rq.tries > 0;
+    const std::uint32_t d = retry ? route_retry(rq, model) : route(model, rq.thread);
+    ++rq.tries;
+    rq.gen = (rq.gen + 1) & EventQueue::kStampMask;
+    rq.sent = now;
+    rq.failed = false;
+    rq.out = true;
+    if (counts(now)) {
+      ++m.resilience.tries;
+      if (retry) ++m.resilience.retries;
+    }
+    if (client.timeout > 0.0)
+      queue.push(now + client.timeout, EventKind::ClientTimeout, r, rq.gen);
+    if (d == kNoDevice) {
+      rq.routed = false;
+      for (std::size_t p = 0; p < sc.servers.size(); ++p)
+        if (devices_of_pool_host(p, model)) pool_ops[p].refused = true;
+      // The load balancer answers at once that no server is there (Envoy's 503): the error is
+      // back after a round trip, with no payload.
+      rq.failed = true;
+      rq.why = Rejection::NoServer;
+      rq.dir = Direction::ToClient;
+      queue.push(now + 2.0 * path_latency, EventKind::TransferDone, r);
+      return;
+    }
+    rq.device = d;
+    rq.routed = true;
+    ++active[d];
+    pool_ops[devices[d].pool].active = true;
+    rq.batcher = devices[d].batcher_of_model[model];
+    if (auto* tr = traced(r)) tr->device = d;
+    send(r, Direction::ToServer, rq.items * sc.models[model].input_bytes_per_item);
+  }
+
+  bool devices_of_pool_host(std::size_t pool, std::uint32_t model) const {
+    const auto& names = sc.servers[pool].models;
+    return std::find(names.begin(), names.end(), sc.models[model].name) != names.end();
+  }
+
+  // A try is back at the client: done, or failed (then retried, computed locally, or failed).
   void request_back(std::uint32_t r) {
     Request& rq = requests[r];
-    if (sampling && !rq.failed) model_window[kinds[rq.kind].model].latency.add(now - rq.sent);
+    if (rq.orphan) {  // its client gave up on it: nobody waits for this answer
+      --orphans;
+      return free_request(r);
+    }
+    rq.out = false;
+    if (rq.failed) return try_failed(r);
+    finish_request(r, Outcome::Completed);
+  }
+
+  void try_failed(std::uint32_t r) {
+    Request& rq = requests[r];
+    if (counts(now)) {
+      auto& res = m.resilience;
+      auto& mm = m.models[kinds[rq.kind].model];
+      switch (rq.why) {
+        case Rejection::QueueFull:
+          ++mm.rejected_queue_full;
+          ++res.refused;
+          break;
+        case Rejection::Timeout:
+          ++mm.rejected_timeout;
+          ++res.refused;
+          break;
+        case Rejection::TooLarge:
+          ++mm.rejected_too_large;
+          ++res.refused;
+          break;
+        case Rejection::NoServer:
+          ++res.no_server;
+          break;
+        case Rejection::Lost:
+          ++res.server_lost;
+          break;
+        case Rejection::ClientTimeout:
+          ++res.client_timeout;
+          break;
+      }
+    }
+    if (rq.tries < client.allowed_tries) {
+      if (client.retry_delay <= 0.0) return send_try(r);
+      queue.push(now + client.retry_delay, EventKind::Retry, r, rq.gen);
+      return;
+    }
+    if (client.fallback == scenario::ClientPolicy::Fallback::Cpu) return start_fallback(r);
+    finish_request(r, Outcome::Failed);
+  }
+
+  // The client gives up on a try that is still out; the try goes on as an orphan (its bytes
+  // still move, the server still works on it) and the request continues in a new record.
+  void on_client_timeout(std::uint32_t r, std::uint32_t gen) {
+    if (requests[r].gen != gen || !requests[r].out || requests[r].orphan) return;
+    const std::uint32_t r2 = new_request();
+    requests[r2] = requests[r];
+    abandon(r);
+    Request& rq = requests[r2];
+    rq.out = false;
+    rq.failed = true;
+    rq.why = Rejection::ClientTimeout;
+    try_failed(r2);
+  }
+
+  void abandon(std::uint32_t r) {
+    requests[r].orphan = true;
+    requests[r].trace = kUntraced;
+    ++orphans;
+    if (counts(now)) ++m.resilience.abandoned;
+  }
+
+  // Local inference on the job's CPU: this request's share of the event's CPU time, blocking
+  // the thread (an async thread's CPU runs it as one more piece, in turn).
+  void start_fallback(std::uint32_t r) {
+    const Request& rq = requests[r];
+    const auto& spec = sc.workload.requests[rq.kind];
+    const double t_cpu =
+        async ? slots[rq.thread * slots_per_thread + rq.slot].t_cpu : threads[rq.thread].t_cpu;
+    const double seconds = spec.offload_fraction / spec.per_event * t_cpu;
+    if (!async) {
+      queue.push(now + seconds, EventKind::FallbackDone, r, rq.gen);
+      return;
+    }
+    push_piece(rq.thread, {rq.slot, PieceKind::Fallback, seconds, r});
+  }
+
+  void on_fallback_done(std::uint32_t r, std::uint32_t gen) {
+    if (requests[r].gen != gen || requests[r].orphan) return;
+    finish_request(r, Outcome::Fallback);
+  }
+
+  enum class Outcome { Completed, Failed, Fallback };
+
+  // The request's last word: counted (after the warm-up) and its client goes on.
+  void finish_request(std::uint32_t r, Outcome outcome) {
+    Request& rq = requests[r];
+    const std::uint32_t model = kinds[rq.kind].model;
+    const double latency = now - rq.first_sent;
+    if (sampling && outcome == Outcome::Completed) model_window[model].latency.add(latency);
     if (auto* tr = traced(r)) {
       tr->back = now;
-      tr->failed = rq.failed;
+      tr->failed = outcome != Outcome::Completed;
     }
     --live_requests;
     if (counts(now)) {
-      if (rq.failed) {
-        ++m.failed;
-        auto& mm = m.models[kinds[rq.kind].model];
-        ++(rq.why == Rejection::QueueFull ? mm.rejected_queue_full
-           : rq.why == Rejection::Timeout ? mm.rejected_timeout
-                                          : mm.rejected_too_large);
-      } else {
-        ++m.completed;
-        const double lat = now - rq.sent;
-        m.latency.add(lat);
-        auto& mm = m.models[kinds[rq.kind].model];
-        ++mm.requests;
-        mm.latency.add(lat);
+      switch (outcome) {
+        case Outcome::Completed: {
+          ++m.completed;
+          m.latency.add(latency);
+          auto& mm = m.models[model];
+          ++mm.requests;
+          mm.latency.add(latency);
+          if (rq.tries > 1) ++m.resilience.completed_after_retry;
+          break;
+        }
+        case Outcome::Failed:
+          ++m.failed;
+          break;
+        case Outcome::Fallback: {
+          ++m.fallback;
+          ++m.resilience.fallback_after_failure;
+          const auto& spec = sc.workload.requests[rq.kind];
+          const double t_cpu = async ? slots[rq.thread * slots_per_thread + rq.slot].t_cpu
+                                     : threads[rq.thread].t_cpu;
+          m.resilience.fallback_cpu_seconds += spec.offload_fraction / spec.per_event * t_cpu;
+          break;
+        }
       }
     } else {
       --m.sent;
     }
-    if (!rq.failed) ++m.requests_simulated;
+    if (outcome == Outcome::Completed) ++m.requests_simulated;
     const std::uint32_t t = rq.thread, slot = rq.slot;
-    free_requests.push_back(r);
+    free_request(r);
     if (open) {
       Arrival& a = arrivals[slot];
       if (--a.pending == 0) {
@@ -801,6 +1360,10 @@ struct Simulation::Impl {
     Request& rq = requests[r];
     rq.enqueued = now;
     if (auto* tr = traced(r)) tr->at_server = now;
+    // A server that is not serving refuses the connection (a draining one still takes what
+    // was already on its way).
+    const State state = devices[rq.device].state;
+    if (state != State::Up && state != State::Draining) return reject(r, Rejection::NoServer);
     BatcherState& b = batchers[rq.batcher];
     // Triton refuses a request larger than max_batch_size, or one that finds the queue full
     // (max_queue_size); the error travels back.
@@ -863,7 +1426,7 @@ struct Simulation::Impl {
     update_progress(d);
     if (d.running.empty()) {
       d.busy.set_busy(true, now);
-      if (sampling) whole_busy[b.device].set_busy(true, now);
+      if (!whole_busy.empty()) whole_busy[b.device].set_busy(true, now);
     }
     Exec e{work, now, bi, items, {}};
     if (!spare_batches.empty()) {
@@ -907,15 +1470,19 @@ struct Simulation::Impl {
     }
     if (d.running.empty()) {
       d.busy.set_busy(false, now);
-      if (sampling) whole_busy[di].set_busy(false, now);
+      if (!whole_busy.empty()) whole_busy[di].set_busy(false, now);
     }
     reschedule(di);
     for (std::uint32_t bi : freed) dispatch(bi);
+    if (d.state == State::Draining && !holds_work(di)) stop_server(di, State::Off);
   }
 
   void finish_execution(std::uint32_t di, const Exec& e) {
     BatcherState& b = batchers[e.batcher];
     b.batcher.release_instance();
+    PoolOps& po = pool_ops[devices[di].pool];  // Triton's counters, for the autoscaler
+    po.executions += 1.0;
+    for (const auto& q : e.batch) po.queue_seconds += e.start - requests[q.request].enqueued;
     if (sampling) {
       auto& w = model_window[b.model];
       w.items += static_cast<std::uint64_t>(e.items);
@@ -970,6 +1537,21 @@ struct Simulation::Impl {
         break;
       case EventKind::Sample:
         on_sample();
+        break;
+      case EventKind::Operation:
+        on_operation(e.id, e.stamp);
+        break;
+      case EventKind::ClientTimeout:
+        on_client_timeout(e.id, e.stamp);
+        break;
+      case EventKind::Retry:
+        if (requests[e.id].gen == e.stamp && !requests[e.id].out && !requests[e.id].orphan)
+          send_try(e.id);
+        break;
+      case EventKind::FallbackDone:
+        on_fallback_done(e.id, e.stamp);
+        break;
+      case EventKind::Preemption:
         break;
     }
   }

@@ -24,6 +24,16 @@ sc::ServiceCurve curve(std::vector<double> batch, std::vector<double> seconds) {
   return c;
 }
 
+sc::ServerPool pool(const std::string& name, int count, const std::string& device,
+                   std::vector<std::string> models) {
+  sc::ServerPool p;
+  p.name = name;
+  p.count = count;
+  p.device = device;
+  p.models = std::move(models);
+  return p;
+}
+
 sc::Model model(const std::string& name, sc::ServiceCurve c) {
   sc::Model m;
   m.name = name;
@@ -49,7 +59,7 @@ sc::Scenario one_pool() {
   r.items = sc::Distribution::constant(8);
   s.workload.requests.push_back(r);
   s.models.push_back(model("pn", curve({1, 16}, {0.001, 0.004})));
-  s.servers.push_back({"t4", 1, "T4", {"pn"}});
+  s.servers.push_back(pool("t4", 1, "T4", {"pn"}));
   s.network.client_nic = sc::LinkSpec{1.25e9, 50e-6};
   s.network.server_nic = sc::LinkSpec{1.25e9, 50e-6};
   return s;
@@ -201,8 +211,8 @@ TEST_CASE("Several pools: per-pool demand and the binding pool", "[analytic]") {
   m1.service_time["T4"] = curve({1}, {0.004});
   m1.service_time["A100"] = curve({1}, {0.001});
   s.models = {m1, model("m2", curve({1}, {0.002}))};
-  s.servers = {
-      {"t4s", 2, "T4", {"m1"}}, {"a100", 1, "A100", {"m1", "m2"}}, {"idle", 5, "T4", {"other"}}};
+  s.servers = {pool("t4s", 2, "T4", {"m1"}), pool("a100", 1, "A100", {"m1", "m2"}),
+               pool("idle", 5, "T4", {"other"})};
 
   auto pr = predict(s);
   CHECK(pr.n_gpu == 3);  // the idle pool hosts nothing requested

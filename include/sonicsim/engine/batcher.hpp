@@ -69,6 +69,16 @@ class Batcher {
     out.swap(rejected_);
   }
 
+  // The server went away (crash, end of a drain): everything queued moves to `out` (appended),
+  // and the instances its executions held are free again.
+  void drop_all(std::vector<Queued>& out, int instances) {
+    out.insert(out.end(), queue_.begin(), queue_.end());
+    out.insert(out.end(), delayed_.begin(), delayed_.end());
+    queue_.clear();
+    delayed_.clear();
+    free_instances_ = instances;
+  }
+
   void release_instance() { ++free_instances_; }
   int free_instances() const { return free_instances_; }
   // Delayed requests still wait in Triton's queue, so they count against max_queue_size.

@@ -12,17 +12,22 @@
 namespace sonicsim::engine {
 
 enum class EventKind : std::uint8_t {
-  CpuDone,        // id: thread (its current CPU work ends)
+  CpuDone,        // id: thread (its current CPU work ends); stale unless `stamp` is its epoch
   TransferDone,   // id: request; direction in the request
   BatcherWake,    // id: batcher (max_queue_delay expired)
   ExecutionDone,  // id: device; stale unless `stamp` matches the device's
-  EventStart,     // id: thread; staggered start of the first event
+  EventStart,     // id: thread; its first event (or its job's restart); stamp: its epoch
   Arrival,        // open loop: the next event arrives (one pending at a time)
   Sample,         // the time series takes its next sample
+  Operation,      // id: pool or device; stamp: what happens (site operations: scaling, faults)
+  ClientTimeout,  // id: request; stale unless `stamp` matches the request's try
+  Retry,          // id: request; its next try is due
+  FallbackDone,   // id: request; its local CPU inference (sync thread) ends
+  Preemption,     // id: job (or a random-preemption draw)
 };
 
-// The queue packs the kind in 3 bits.
-static_assert(static_cast<int>(EventKind::Sample) < 8, "EventKind no longer fits in 3 bits");
+// The queue packs the kind in 4 bits.
+static_assert(static_cast<int>(EventKind::Preemption) < 16, "EventKind no longer fits in 4 bits");
 
 struct Event {
   double time;
@@ -95,7 +100,7 @@ class EventQueue {
   static constexpr std::uint32_t kStampMask = (1u << 24) - 1;
 
   void push(double time, EventKind kind, std::uint32_t id, std::uint32_t stamp = 0) {
-    const std::uint64_t payload = (static_cast<std::uint64_t>(kind) << 61) |
+    const std::uint64_t payload = (static_cast<std::uint64_t>(kind) << 60) |
                                   (static_cast<std::uint64_t>(stamp & kStampMask) << 32) | id;
     const bool client = kind == EventKind::CpuDone || kind == EventKind::EventStart;
     (client ? far_ : near_).push({time, payload});
@@ -106,7 +111,7 @@ class EventQueue {
     const EventHeap::Entry top = first().pop();
     return {top.time, static_cast<std::uint32_t>(top.payload),
             static_cast<std::uint32_t>(top.payload >> 32) & kStampMask,
-            static_cast<EventKind>(top.payload >> 61)};
+            static_cast<EventKind>(top.payload >> 60)};
   }
 
  private:

@@ -47,7 +47,27 @@ struct RunMetrics {
   // sent = completed + failed + fallback + in_flight_at_end holds exactly.
   std::uint64_t sent = 0, completed = 0, failed = 0, fallback = 0, in_flight_at_end = 0;
   std::uint64_t requests_simulated = 0;  // served requests finished over the whole run
-  metrics::Histogram latency;
+  metrics::Histogram latency;  // completed requests, from their first try to their response
+
+  // What happened to requests that met trouble (Triton refusals, no server, crashes, client
+  // timeouts, preemption), counted like the identity above: when the client learns it, after
+  // warm-up.
+  struct Resilience {
+    std::uint64_t tries = 0, retries = 0;  // tries sent: first tries and retries
+    // Failed tries, by why.
+    std::uint64_t refused = 0;         // by Triton: queue full, queue timeout, too large
+    std::uint64_t no_server = 0;       // no server up for the model, or it was down on arrival
+    std::uint64_t server_lost = 0;     // queued or executing when its server crashed or drained
+    std::uint64_t client_timeout = 0;  // no response within the client's timeout
+    std::uint64_t completed_after_retry = 0;
+    std::uint64_t fallback_after_failure = 0;  // part of `fallback`
+    double fallback_cpu_seconds = 0.0;         // client CPU those fallbacks took
+    // Part of `failed`: requests of events lost when their job was preempted.
+    std::uint64_t preempted = 0;
+    // Tries the client gave up on (timeout, preemption) that the server may still work on.
+    std::uint64_t abandoned = 0;
+  };
+  Resilience resilience;
 
   struct Model {
     std::string name;
@@ -76,6 +96,21 @@ struct RunMetrics {
     std::vector<double> utilization;  // per device, after warm-up
     std::uint64_t executions = 0;
     double mean_utilization() const;
+
+    // Site operations (autoscaler, crashes); after warm-up unless said otherwise.
+    bool operated = false;            // the pool has an autoscaler or faults: fields below set
+    double replica_seconds_up = 0.0;  // device-seconds serving (GPU-hours x 3600)
+    double mean_replicas_up = 0.0;    // time-weighted
+    int peak_replicas = 0;            // asked for, whole run
+    std::uint64_t crashes = 0;        // whole run
+    // Every change of the replicas asked for, whole run, and why.
+    struct Scaling {
+      double time = 0.0;
+      int from = 0, to = 0, raw = 0;
+      double metric = 0.0;
+      std::string why;
+    };
+    std::vector<Scaling> scaling;
   };
   std::vector<Pool> pools;
 
@@ -124,6 +159,11 @@ struct RunMetrics {
     };
     std::vector<Link> links;           // like `links`
     std::vector<double> running_jobs;  // job flow only: jobs running at the window's end
+    struct Pool {
+      std::vector<double> replicas;  // asked for, at the window's end
+      std::vector<double> ready;     // up and serving, at the window's end
+    };
+    std::vector<Pool> pools;  // operated pools only (others: empty vectors)
   };
   std::optional<TimeSeries> timeseries;
 
@@ -144,6 +184,12 @@ struct RunMetrics {
     metrics::Histogram wall_time;  // finished jobs: from their start to their last event's end
     double last_exit = 0.0;        // when the last finished job exited (0: none did)
   };
+  // Preemption (faults); whole run.
+  struct Preemptions {
+    std::uint64_t jobs = 0;         // preemptions of a job
+    std::uint64_t events_lost = 0;  // events in progress when their job was preempted
+  };
+  Preemptions preemptions;
   std::optional<Jobs> jobs;
 
   // Requests in flight gained per second over the measured span (sent minus finished): about 0

@@ -1,0 +1,49 @@
+// KEDA + HorizontalPodAutoscaler decisions for one server pool, as plain arithmetic on the
+// metric values the engine reads at each poll: no clock, no servers. Kept apart from the event
+// core so that a replica timeline can be checked by hand, poll by poll.
+#pragma once
+
+#include <deque>
+#include <string>
+
+#include <sonicsim/scenario/scenario.hpp>
+
+namespace sonicsim::engine {
+
+class Autoscaler {
+ public:
+  explicit Autoscaler(const scenario::Autoscaler& cfg);
+
+  struct Poll {
+    double time = 0.0;
+    double metric = 0.0;  // over the last window (queue_time, utilization) or now (queue_length)
+    int current = 0;      // replicas asked for: starting and up, not draining
+    // KEDA's activity: a request reached the pool, or found no server, since the last poll.
+    bool active = false;
+    bool refused = false;  // a request found no server since the last poll
+  };
+  struct Decision {
+    int replicas = 0;  // to ask for from now on
+    int raw = 0;       // HPA's recommendation before stabilization and rate limits
+    std::string why;   // one phrase, for the replica timeline
+  };
+  Decision decide(const Poll& p);
+
+  const scenario::Autoscaler& config() const { return cfg_; }
+
+ private:
+  int recommend(const Poll& p) const;
+  int stabilize(double now, int raw, int current);
+  int limit_rate(double now, int desired, int current) const;
+
+  scenario::Autoscaler cfg_;
+  struct Sample {
+    double time;
+    int replicas;
+  };
+  std::deque<Sample> recommendations_;  // HPA's unstabilized recommendations, oldest first
+  std::deque<Sample> changes_;          // replicas added (> 0) or removed (< 0) at each time
+  double last_active_ = 0.0;
+};
+
+}  // namespace sonicsim::engine
