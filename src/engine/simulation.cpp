@@ -1564,6 +1564,11 @@ struct Simulation::Impl {
   RunMetrics finish() {
     now = end;
     m.in_flight_at_end = live_requests + live_fallbacks;
+    for (std::size_t p = 0; p < pool_ops.size(); ++p)
+      if (m.pools[p].operated) {
+        account_up(pool_ops[p]);
+        m.pools[p].mean_replicas_up = m.pools[p].replica_seconds_up / m.span();
+      }
     for (std::size_t di = 0; di < devices.size(); ++di)
       m.pools[devices[di].pool].utilization.push_back(devices[di].busy.utilization(end));
     auto busiest = [](const std::vector<double>(&v)[2]) {

@@ -71,6 +71,22 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
   // Eight bins per decade: the shape of the distribution for plots (sweeps leave it out).
   if (const auto bins = m.latency.log_bins(8); !bins.counts.empty())
     rq["latency_s"]["histogram"] = {{"edges_s", bins.edges}, {"counts", bins.counts}};
+  {
+    const auto& r = m.resilience;
+    ojson res;
+    res["tries"] = r.tries;
+    res["retries"] = r.retries;
+    res["failed_tries"] = {{"refused", r.refused},
+                           {"no_server", r.no_server},
+                           {"server_lost", r.server_lost},
+                           {"client_timeout", r.client_timeout}};
+    res["completed_after_retry"] = r.completed_after_retry;
+    res["fallback_after_failure"] = r.fallback_after_failure;
+    res["fallback_cpu_s"] = r.fallback_cpu_seconds;
+    res["preempted"] = r.preempted;
+    res["abandoned_tries"] = r.abandoned;
+    rq["resilience"] = res;
+  }
   j["requests"] = rq;
 
   if (m.open_loop && s.workload.arrivals) {
@@ -135,6 +151,22 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
         p.utilization.empty() ? 0.0 : *std::min_element(p.utilization.begin(), p.utilization.end());
     o["utilization_max"] =
         p.utilization.empty() ? 0.0 : *std::max_element(p.utilization.begin(), p.utilization.end());
+    if (p.operated) {
+      o["utilization_per_device"] = p.utilization;
+      o["replicas"] = {{"mean_up", p.mean_replicas_up},
+                       {"peak", p.peak_replicas},
+                       {"device_hours_up", p.replica_seconds_up / 3600.0},
+                       {"crashes", p.crashes}};
+      ojson scaling = ojson::array();
+      for (const auto& e : p.scaling)
+        scaling.push_back({{"t_s", e.time},
+                           {"from", e.from},
+                           {"to", e.to},
+                           {"recommended", e.raw},
+                           {"metric", e.metric},
+                           {"why", e.why}});
+      o["scaling"] = scaling;
+    }
     servers.push_back(o);
   }
   j["servers"] = servers;
@@ -180,6 +212,13 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
                          {"utilization", d.utilization},
                          {"queue_length", d.queue_length}});
     t["devices"] = devices;
+    ojson pools = ojson::array();
+    for (std::size_t p = 0; p < m.pools.size(); ++p)
+      if (m.pools[p].operated)
+        pools.push_back({{"pool", m.pools[p].name},
+                         {"replicas", ts.pools.at(p).replicas},
+                         {"ready", ts.pools.at(p).ready}});
+    if (!pools.empty()) t["pools"] = pools;
     ojson tm = ojson::object();
     for (std::size_t i = 0; i < ts.models.size(); ++i) {
       const auto& sm = ts.models[i];
@@ -335,7 +374,10 @@ void write_atomically(const std::string& path, const std::string& content) {
   namespace fs = std::filesystem;
   const fs::path target(path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string tmpl = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
+  // Appended rather than "." + ...: GCC 12 warns (-Wrestrict) on the temporary's concatenation.
+  std::string hidden(".");
+  hidden.append(target.filename().string()).append(".XXXXXX");
+  std::string tmpl = (dir / hidden).string();
   const int fd = mkstemp(tmpl.data());
   if (fd < 0) throw OutputError(path + ": cannot write (" + std::strerror(errno) + ")");
   std::size_t done = 0;
