@@ -64,6 +64,21 @@ struct JobFlow {
   double start_of(std::int64_t job, std::int64_t jobs) const;
 };
 
+// What a client does when a request fails: the server refused it (queue full, queue timeout,
+// too large), no server was up to take it, the server crashed with it, or no answer came within
+// `timeout`. CMSSW's SonicClient: retry up to allowed_tries in all, the first retry on the same
+// server and later ones on another if there is one, then fall back to local inference.
+struct ClientPolicy {
+  double timeout = 0.0;  // seconds per try, from its send until its response is back; 0: none
+  int allowed_tries = 1;
+  double retry_delay = 0.0;  // seconds between a failed try and the next
+  // Fallback::Cpu: the request is computed on the job's own CPU, p_i x t_CPU of the event (split
+  // evenly over the kind's per_event requests), blocking the thread, and counts as `fallback`;
+  // Fallback::None: it counts as `failed` and the event goes on without it.
+  enum class Fallback { None, Cpu };
+  Fallback fallback = Fallback::None;
+};
+
 struct Workload {
   std::int64_t jobs = 1;
   int threads_per_job = 1;
@@ -215,7 +230,7 @@ struct Autoscaler {
     QueueLength,  // requests queued on the pool's replicas at the poll, all models
   };
   enum class Target { Value, AverageValue };
-  struct Behavior {  // HPA's scaleUp / scaleDown
+  struct Behavior {                     // HPA's scaleUp / scaleDown
     double stabilization_window = 0.0;  // seconds
     int step = 1;                       // replicas per period (a Pods policy)
     double period = 15.0;               // seconds
@@ -246,21 +261,6 @@ struct ServerPool {
   // this long (Kubernetes' terminationGracePeriodSeconds) fail back to their clients.
   double drain_timeout = 30.0;
   std::optional<Autoscaler> autoscaler;
-};
-
-// What a client does when a request fails: the server refused it (queue full, queue timeout,
-// too large), no server was up to take it, the server crashed with it, or no answer came within
-// `timeout`. CMSSW's SonicClient: retry up to allowed_tries in all, the first retry on the same
-// server and later ones on another if there is one, then fall back to local inference.
-struct ClientPolicy {
-  double timeout = 0.0;  // seconds per try, from its send until its response is back; 0: none
-  int allowed_tries = 1;
-  double retry_delay = 0.0;  // seconds between a failed try and the next
-  // Fallback::Cpu: the request is computed on the job's own CPU, p_i x t_CPU of the event (split
-  // evenly over the kind's per_event requests), blocking the thread, and counts as `fallback`;
-  // Fallback::None: it counts as `failed` and the event goes on without it.
-  enum class Fallback { None, Cpu };
-  Fallback fallback = Fallback::None;
 };
 
 struct LinkSpec {
