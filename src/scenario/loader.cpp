@@ -91,6 +91,7 @@ class Loader : public Checker {
   void arrivals(const json& workload, const json& v, const std::string& wpath, Workload& w);
   void flow(const json& v, const std::string& wpath, Workload& w);
   void requests(const json& v, const std::string& path, Workload& w);
+  void client(const json& v, const std::string& wpath, Workload& w);
   void request(const json& v, const std::string& path, RequestSpec& r);
   void model(const json& v, const std::string& path, Model& m);
   double tensor_bytes(const json& v, const std::string& path, std::vector<TensorSpec>& tensors);
@@ -122,6 +123,14 @@ class Loader : public Checker {
   std::optional<RequestOverhead> overhead_table(const json& v, const std::string& path);
   void request_overhead(const json& v, const std::string& path, Model& m);
   void servers(const json& v, const std::string& path, Scenario& s);
+  // `count`: the pool's device count, nullopt when it was invalid (no check against it then).
+  std::optional<Autoscaler> autoscaler(const json& v, const std::string& path,
+                                       std::optional<int> count);
+  std::optional<Autoscaler::Behavior> behavior(const json& v, const std::string& path,
+                                               Autoscaler::Behavior b);
+  void faults(const json& v, const std::string& path, Scenario& s);
+  void fault(const json& v, const std::string& path, Scenario& s, std::string& random_preemption);
+  std::optional<std::size_t> pool_of(const json& v, const std::string& path, const Scenario& s);
   void network(const json& v, const std::string& path, Network& n);
   std::optional<LinkSpec> link(const json& v, const std::string& path);
   void cross_check(const json& doc, Scenario& s);
@@ -129,6 +138,8 @@ class Loader : public Checker {
   std::string base_dir_;
   // Which models parsed cleanly, so cross-checks do not pile consequences onto a broken model.
   std::set<std::string> defined_models_;
+  // workload.jobs as read, if it was valid (a preemption may take at most that many jobs).
+  std::optional<std::int64_t> jobs_;
 };
 
 std::optional<double> Loader::scalar(const json& v, const std::string& path, const DistSpec& spec,
@@ -358,7 +369,7 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
     return;
   check_keys(v, path,
              {"jobs", "threads_per_job", "jobs_per_node", "mode", "async", "cpu_time_per_event",
-              "requests", "arrivals", "flow"});
+              "requests", "arrivals", "flow", "client"});
   if (const json* x = get(v, "arrivals"); x && !x->is_null()) {
     if (const json* f = get(v, "flow"); f && !f->is_null())
       add(key_path(path, "flow"),
@@ -366,6 +377,7 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
           "to come and go");
     arrivals(v, *x, path, w);
     requests(v, path, w);
+    if (const json* c = get(v, "client"); c && !c->is_null()) client(*c, path, w);
     return;
   }
   const std::string jobs_path = key_path(path, "jobs");
@@ -382,6 +394,7 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
     missing(threads_path, "an integer >= 1 (threads per client job)");
   }
   if (jobs) w.jobs = *jobs;
+  jobs_ = jobs;
   if (threads) w.threads_per_job = static_cast<int>(*threads);
   // Both are at most 1e7, so the product cannot overflow 64 bits.
   if (jobs && threads && *jobs * *threads > Limits::max_threads) {
@@ -421,6 +434,44 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
   }
   if (const json* x = get(v, "flow"); x && !x->is_null()) flow(*x, path, w);
   requests(v, path, w);
+  if (const json* x = get(v, "client"); x && !x->is_null()) client(*x, path, w);
+}
+
+// `workload.client`: what a client does when a request fails (CMSSW's SonicClient: retries, then
+// the fallback). Called after `arrivals` is read, so w.open_loop() is known.
+void Loader::client(const json& v, const std::string& wpath, Workload& w) {
+  const std::string path = key_path(wpath, "client");
+  if (!expect_object(v, path,
+                     "an object {\"timeout\": \"1s\", \"allowed_tries\": 3, \"retry_delay\": "
+                     "\"0s\", \"fallback\": \"cpu\"}, or null"))
+    return;
+  check_keys(v, path, {"timeout", "allowed_tries", "retry_delay", "fallback"});
+  ClientPolicy& c = w.client;
+  if (const json* x = get(v, "timeout")) {
+    if (auto t = quantity(*x, key_path(path, "timeout"), Quantity::Time, Range::at_least(0)))
+      c.timeout = *t;
+  }
+  if (const json* x = get(v, "allowed_tries")) {
+    if (auto n = integer(*x, key_path(path, "allowed_tries"), 1, 100,
+                         "tries per request in all, the first one included"))
+      c.allowed_tries = static_cast<int>(*n);
+  }
+  if (const json* x = get(v, "retry_delay")) {
+    if (auto t = quantity(*x, key_path(path, "retry_delay"), Quantity::Time, Range::at_least(0)))
+      c.retry_delay = *t;
+  }
+  if (const json* x = get(v, "fallback")) {
+    if (auto f = choice(*x, key_path(path, "fallback"), {"none", "cpu"})) {
+      if (*f == "cpu" && w.open_loop()) {
+        add(key_path(path, "fallback"),
+            "found \"cpu\" next to `workload.arrivals`, expected \"none\": an open loop has no "
+            "client CPU to fall back on (remove `arrivals` for client jobs that compute a failed "
+            "request themselves)");
+      } else {
+        c.fallback = *f == "cpu" ? ClientPolicy::Fallback::Cpu : ClientPolicy::Fallback::None;
+      }
+    }
+  }
 }
 
 // `workload.flow`: when the jobs start (one of waves, ramp, start_times; none: all at 0) and how
@@ -1541,8 +1592,11 @@ void Loader::servers(const json& v, const std::string& path, Scenario& s) {
     const json& p = v[i];
     if (!expect_object(p, ppath, "a server pool {\"name\", \"count\", \"device\", \"models\"}"))
       continue;
-    check_keys(p, ppath, {"name", "count", "device", "models"});
+    check_keys(
+        p, ppath,
+        {"name", "count", "device", "models", "startup_delay", "drain_timeout", "autoscaler"});
     ServerPool pool;
+    bool count_ok = true;
     if (const json* x = get(p, "name")) {
       if (auto n = string(*x, key_path(ppath, "name"))) {
         pool.name = *n;
@@ -1557,6 +1611,8 @@ void Loader::servers(const json& v, const std::string& path, Scenario& s) {
     if (const json* x = get(p, "count")) {
       if (auto c = integer(*x, key_path(ppath, "count"), 1, Limits::max_devices, "devices"))
         pool.count = static_cast<int>(*c);
+      else
+        count_ok = false;
     }
     devices += pool.count;
     if (const json* x = get(p, "device")) {
@@ -1583,11 +1639,411 @@ void Loader::servers(const json& v, const std::string& path, Scenario& s) {
     } else {
       missing(mpath, "an array of the names of the models this pool serves");
     }
+    if (const json* x = get(p, "startup_delay")) {
+      if (auto t =
+              quantity(*x, key_path(ppath, "startup_delay"), Quantity::Time, Range::at_least(0)))
+        pool.startup_delay = *t;
+    }
+    if (const json* x = get(p, "drain_timeout")) {
+      if (auto t =
+              quantity(*x, key_path(ppath, "drain_timeout"), Quantity::Time, Range::at_least(0)))
+        pool.drain_timeout = *t;
+    }
+    if (const json* x = get(p, "autoscaler"); x && !x->is_null())
+      pool.autoscaler = autoscaler(*x, key_path(ppath, "autoscaler"),
+                                   count_ok ? std::optional<int>(pool.count) : std::nullopt);
     s.servers.push_back(std::move(pool));
   }
   if (devices > Limits::max_devices) {
     add(path, "found " + std::to_string(devices) + " devices in all pools, expected at most " +
                   std::to_string(Limits::max_devices));
+  }
+}
+
+// `servers[i].autoscaler`: KEDA + HPA scaling the pool between min_replicas and max_replicas.
+std::optional<Autoscaler> Loader::autoscaler(const json& v, const std::string& path,
+                                             std::optional<int> count) {
+  if (!expect_object(v, path,
+                     "an object {\"metric\": \"queue_time\", \"threshold\": \"20ms\", "
+                     "\"min_replicas\": 1, \"max_replicas\": 4}, or null (no autoscaling)"))
+    return std::nullopt;
+  check_keys(
+      v, path,
+      {"metric", "threshold", "target", "window", "polling_interval", "cooldown", "tolerance",
+       "min_replicas", "max_replicas", "initial_replicas", "scale_up", "scale_down"});
+  const std::size_t before = problems.size();
+  Autoscaler a;
+  std::optional<std::string> metric = "queue_time";
+  if (const json* x = get(v, "metric")) {
+    metric = choice(*x, key_path(path, "metric"), {"queue_time", "utilization", "queue_length"});
+    if (metric)
+      a.metric = *metric == "utilization"    ? Autoscaler::Metric::Utilization
+                 : *metric == "queue_length" ? Autoscaler::Metric::QueueLength
+                                             : Autoscaler::Metric::QueueTime;
+  }
+  // The threshold is in the metric's unit; without a valid metric there is nothing to check.
+  const std::string tpath = key_path(path, "threshold");
+  const std::string expected_threshold =
+      !metric ? std::string()
+      : *metric == "utilization"
+          ? "a busy fraction in (0, 1] for metric \"utilization\" (e.g. 0.8: scale up when the "
+            "replicas are busy more than 80% of the time)"
+      : *metric == "queue_length"
+          ? "a number of queued requests > 0 for metric \"queue_length\" (e.g. 10)"
+          : "a time > 0 for metric \"queue_time\" (the queue time per execution, e.g. \"20ms\")";
+  if (const json* x = get(v, "threshold")) {
+    if (metric) {
+      std::optional<double> t;
+      if (*metric == "queue_time") {
+        std::string error;
+        t = parse_quantity(*x, Quantity::Time, error);
+        if (!t) {
+          add(tpath, error +
+                         " (the threshold of metric \"queue_time\" is a time > 0 such as "
+                         "\"20ms\")");
+        } else if (!(*t > 0)) {
+          add(tpath, "found " + describe(*x) + ", expected " + expected_threshold);
+          t.reset();
+        }
+      } else {
+        const Range range =
+            *metric == "utilization" ? Range{0.0, 1.0, true, false} : Range::positive();
+        if (x->is_number() && std::isfinite(x->get<double>()) && range.contains(x->get<double>()))
+          t = x->get<double>();
+        else
+          add(tpath, "found " + describe(*x) + ", expected " + expected_threshold);
+      }
+      if (t) a.threshold = *t;
+    }
+  } else {
+    missing(tpath, metric ? expected_threshold
+                          : std::string("the value of the metric to hold the replicas at"));
+  }
+  if (const json* x = get(v, "target")) {
+    if (auto t = choice(*x, key_path(path, "target"), {"value", "average_value"}))
+      a.target =
+          *t == "average_value" ? Autoscaler::Target::AverageValue : Autoscaler::Target::Value;
+  }
+  const auto time = [&](const char* key, Range range, double& out) {
+    if (const json* x = get(v, key)) {
+      if (auto t = quantity(*x, key_path(path, key), Quantity::Time, range)) out = *t;
+    }
+  };
+  time("window", Range::positive(), a.window);
+  time("polling_interval", Range::positive(), a.polling_interval);
+  time("cooldown", Range::at_least(0), a.cooldown);
+  if (const json* x = get(v, "tolerance")) {
+    if (auto t = number(*x, key_path(path, "tolerance"), Range{0.0, 1.0, false, true}))
+      a.tolerance = *t;
+  }
+
+  // Replicas: min <= initial <= max <= count. Each is checked on its own first.
+  const std::string count_text = count ? std::to_string(*count) : std::string();
+  const auto replicas = [&](const char* key, std::int64_t lo) -> std::optional<int> {
+    const json* x = get(v, key);
+    if (!x) return std::nullopt;
+    const std::string rpath = key_path(path, key);
+    auto n = integer(*x, rpath, lo, Limits::max_devices, "replicas");
+    if (!n) return std::nullopt;
+    if (count && *n > *count) {
+      add(rpath, "found " + describe(*x) + ", expected at most the pool's count " + count_text +
+                     ": count is the most devices the pool can hold (raise count to let the "
+                     "autoscaler add more)");
+      return std::nullopt;
+    }
+    return static_cast<int>(*n);
+  };
+  const json* min_x = get(v, "min_replicas");
+  const json* max_x = get(v, "max_replicas");
+  const json* initial_x = get(v, "initial_replicas");
+  const auto min_r = replicas("min_replicas", 0);
+  const auto max_r = replicas("max_replicas", 1);
+  const auto initial_r = replicas("initial_replicas", 0);
+  const bool min_ok = !min_x || min_r, max_ok = !max_x || max_r;
+  if (min_r) a.min_replicas = *min_r;
+  a.max_replicas = max_r ? *max_r : count.value_or(a.max_replicas);
+  if (min_ok && max_ok && (count || max_x) && a.min_replicas > a.max_replicas) {
+    add(key_path(path, "min_replicas"),
+        "found min_replicas " + std::to_string(a.min_replicas) + " above max_replicas " +
+            std::to_string(a.max_replicas) + ", expected min_replicas <= max_replicas");
+  } else if (initial_r) {
+    // Against the bounds that are valid (an invalid one is reported already).
+    const int lo = min_ok ? a.min_replicas : 0;
+    const int hi =
+        max_ok && (count || max_x) ? a.max_replicas : static_cast<int>(Limits::max_devices);
+    if (*initial_r < lo || *initial_r > hi)
+      add(key_path(path, "initial_replicas"),
+          "found " + describe(*initial_x) + ", expected an integer in [" + std::to_string(lo) +
+              ", " + std::to_string(hi) +
+              "] (between min_replicas and max_replicas: the replicas at time 0)");
+  }
+  a.initial_replicas = initial_r ? *initial_r : a.min_replicas;
+
+  if (const json* x = get(v, "scale_up"); x && !x->is_null()) {
+    if (auto b = behavior(*x, key_path(path, "scale_up"), a.scale_up)) a.scale_up = *b;
+  }
+  if (const json* x = get(v, "scale_down"); x && !x->is_null()) {
+    if (auto b = behavior(*x, key_path(path, "scale_down"), a.scale_down)) a.scale_down = *b;
+  }
+  if (problems.size() != before) return std::nullopt;
+  return a;
+}
+
+// HPA's scaleUp / scaleDown behaviour; `b` holds the direction's defaults.
+std::optional<Autoscaler::Behavior> Loader::behavior(const json& v, const std::string& path,
+                                                     Autoscaler::Behavior b) {
+  if (!expect_object(v, path,
+                     "an object {\"stabilization_window\": \"5min\", \"step\": 1, \"period\": "
+                     "\"15s\"}, or null"))
+    return std::nullopt;
+  check_keys(v, path, {"stabilization_window", "step", "period"});
+  bool ok = true;
+  if (const json* x = get(v, "stabilization_window")) {
+    if (auto t = quantity(*x, key_path(path, "stabilization_window"), Quantity::Time,
+                          Range::at_least(0)))
+      b.stabilization_window = *t;
+    else
+      ok = false;
+  }
+  if (const json* x = get(v, "step")) {
+    if (auto n = integer(*x, key_path(path, "step"), 1, Limits::max_devices,
+                         "replicas added or removed per period"))
+      b.step = static_cast<int>(*n);
+    else
+      ok = false;
+  }
+  if (const json* x = get(v, "period")) {
+    if (auto t = quantity(*x, key_path(path, "period"), Quantity::Time, Range::positive()))
+      b.period = *t;
+    else
+      ok = false;
+  }
+  if (!ok) return std::nullopt;
+  return b;
+}
+
+// A fault's `pool`: the index of the named pool in s.servers.
+std::optional<std::size_t> Loader::pool_of(const json& v, const std::string& path,
+                                           const Scenario& s) {
+  const auto name = string(v, path);
+  if (!name) return std::nullopt;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < s.servers.size(); ++i) {
+    if (s.servers[i].name == *name) return i;
+    if (!s.servers[i].name.empty()) names.push_back(s.servers[i].name);
+  }
+  std::string message = "found " + describe(v) + ", expected the name of a pool in `servers`";
+  if (names.empty()) {
+    message += " (none is defined)";
+  } else {
+    message += " (defined: " + join(names) + ")";
+    if (const std::string hint = did_you_mean(*name, names); !hint.empty()) message += "; " + hint;
+  }
+  add(path, message);
+  return std::nullopt;
+}
+
+// The top-level `faults`: crashes, link degradations and preemptions, at given times or random.
+// Read after servers, network and workload, whose names and sizes it refers to.
+void Loader::faults(const json& v, const std::string& path, Scenario& s) {
+  if (v.is_null()) return;
+  if (!v.is_array()) {
+    add(path, "found " + describe(v) +
+                  ", expected an array of faults such as [{\"kind\": \"crash\", \"pool\": "
+                  "\"gpu\", \"at\": \"10min\"}], or null");
+    return;
+  }
+  std::string random_preemption;  // path of the first one
+  for (std::size_t i = 0; i < v.size(); ++i) fault(v[i], index_path(path, i), s, random_preemption);
+}
+
+void Loader::fault(const json& v, const std::string& path, Scenario& s,
+                   std::string& random_preemption) {
+  if (!expect_object(v, path, "a fault object {\"kind\": \"crash\", ...}")) return;
+  const std::initializer_list<std::string_view> all_keys = {
+      "kind", "pool",     "device",           "at",   "for",          "mtbf", "mttr",
+      "link", "duration", "bandwidth_factor", "jobs", "restart_after"};
+  const char* kinds_text =
+      "the kind of fault: one of \"crash\", \"random_crashes\", \"link\", \"preemption\", "
+      "\"random_preemption\"";
+  const json* kind_value = get(v, "kind");
+  if (!kind_value) {
+    missing(key_path(path, "kind"), kinds_text);
+    check_keys(v, path, all_keys);
+    return;
+  }
+  const auto kind = choice(*kind_value, key_path(path, "kind"),
+                           {"crash", "random_crashes", "link", "preemption", "random_preemption"});
+  if (!kind) {
+    check_keys(v, path, all_keys);
+    return;
+  }
+  const std::string applies = "does not apply to a " + *kind + " fault";
+  bool ok = true;
+  // A required key: reported missing with what it expects.
+  const auto need = [&](const char* key, std::string_view expected) -> const json* {
+    const json* x = get(v, key);
+    if (!x) {
+      missing(key_path(path, key), expected);
+      ok = false;
+    }
+    return x;
+  };
+  const auto time = [&](const json* x, const char* key, Range range, double& out) {
+    if (!x) return;
+    if (auto t = quantity(*x, key_path(path, key), Quantity::Time, range))
+      out = *t;
+    else
+      ok = false;
+  };
+  const auto pool = [&](std::size_t& out) -> const ServerPool* {
+    const json* x = need("pool", "the name of a pool in `servers`");
+    if (!x) return nullptr;
+    auto p = pool_of(*x, key_path(path, "pool"), s);
+    if (!p) {
+      ok = false;
+      return nullptr;
+    }
+    out = *p;
+    return &s.servers[*p];
+  };
+  const auto restart_after = [&](double& out) {
+    time(get(v, "restart_after"), "restart_after", Range::at_least(0), out);
+  };
+  // Preemption takes client jobs: an open loop has none.
+  const auto need_jobs = [&] {
+    if (!s.workload.open_loop()) return true;
+    add(key_path(path, "kind"), "found \"" + *kind +
+                                    "\" with an open loop (`workload.arrivals`), expected no "
+                                    "preemption: an open loop has no client jobs to preempt");
+    return false;
+  };
+
+  if (*kind == "crash") {
+    check_keys(v, path, {"kind", "pool", "device", "at", "for"},
+               {"mtbf", "mttr", "link", "duration", "bandwidth_factor", "jobs", "restart_after"},
+               applies + " (keys: kind, pool, device, at, for)");
+    Faults::Crash c;
+    const ServerPool* p = pool(c.pool);
+    if (const json* x = get(v, "device"); x && !x->is_null()) {
+      const std::string dpath = key_path(path, "device");
+      const std::int64_t hi = p ? p->count - 1 : Limits::max_devices - 1;
+      const std::string why =
+          p ? "a device of pool `" + p->name + "`, which has " + std::to_string(p->count) +
+                  (p->count == 1 ? " device" : " devices") + "; absent: every device"
+            : std::string("a device index in the pool; absent: every device");
+      if (auto d = integer(*x, dpath, 0, hi, why))
+        c.device = static_cast<int>(*d);
+      else
+        ok = false;
+    }
+    time(need("at", "the time of the crash, a time >= 0 such as \"10min\""), "at",
+         Range::at_least(0), c.at);
+    if (const json* x = get(v, "for"); x && !x->is_null())
+      time(x, "for", Range::positive(), c.down_for);
+    if (ok) s.faults.crashes.push_back(c);
+  } else if (*kind == "random_crashes") {
+    check_keys(
+        v, path, {"kind", "pool", "mtbf", "mttr"},
+        {"device", "at", "for", "link", "duration", "bandwidth_factor", "jobs", "restart_after"},
+        applies + " (keys: kind, pool, mtbf, mttr)");
+    Faults::RandomCrashes r;
+    pool(r.pool);
+    time(need("mtbf", "the mean time between failures of each device, a time > 0 such as \"2h\""),
+         "mtbf", Range::positive(), r.mtbf);
+    time(need("mttr", "the mean time to repair a device, a time > 0 such as \"5min\""), "mttr",
+         Range::positive(), r.mttr);
+    if (ok) s.faults.random_crashes.push_back(r);
+  } else if (*kind == "link") {
+    check_keys(v, path, {"kind", "link", "at", "duration", "bandwidth_factor"},
+               {"pool", "device", "for", "mtbf", "mttr", "jobs", "restart_after"},
+               applies + " (keys: kind, link, at, duration, bandwidth_factor)");
+    Faults::LinkDegradation l;
+    if (const json* x = need("link",
+                             "one of \"client_nic\", \"site_uplink\", \"wan\", "
+                             "\"server_nic\" (a link of `network`)")) {
+      const std::string lpath = key_path(path, "link");
+      if (auto name = choice(*x, lpath, {"client_nic", "site_uplink", "wan", "server_nic"})) {
+        const Network& n = s.network;
+        const std::pair<const char*, bool> links[] = {{"client_nic", n.client_nic.has_value()},
+                                                      {"site_uplink", n.site_uplink.has_value()},
+                                                      {"wan", n.wan.has_value()},
+                                                      {"server_nic", n.server_nic.has_value()}};
+        std::vector<std::string> present;
+        bool found = false;
+        for (const auto& [link_name, has] : links) {
+          if (has) present.push_back(link_name);
+          if (has && *name == link_name) found = true;
+        }
+        if (found) {
+          l.link = *name;
+        } else {
+          add(lpath,
+              "found " + describe(*x) +
+                  ", expected a link present in `network`: the "
+                  "scenario's network has no `" +
+                  *name + "` link (" +
+                  (present.empty() ? std::string("it has none") : "it has: " + join(present)) +
+                  ")");
+          ok = false;
+        }
+      } else {
+        ok = false;
+      }
+    }
+    time(need("at", "the time the degradation starts, a time >= 0 such as \"10min\""), "at",
+         Range::at_least(0), l.at);
+    time(need("duration", "how long the degradation lasts, a time > 0 such as \"5min\""),
+         "duration", Range::positive(), l.duration);
+    if (const json* x = get(v, "bandwidth_factor")) {
+      if (auto f = number(*x, key_path(path, "bandwidth_factor"), Range{0.0, 1.0, false, true},
+                          "a fraction of the bandwidth left"))
+        l.bandwidth_factor = *f;
+      else
+        ok = false;
+    }
+    if (ok) s.faults.links.push_back(l);
+  } else if (*kind == "preemption") {
+    check_keys(v, path, {"kind", "at", "jobs", "restart_after"},
+               {"pool", "device", "for", "mtbf", "mttr", "link", "duration", "bandwidth_factor"},
+               applies + " (keys: kind, at, jobs, restart_after)");
+    Faults::Preemption pr;
+    ok = need_jobs() && ok;
+    time(need("at", "the time of the preemption, a time >= 0 such as \"10min\""), "at",
+         Range::at_least(0), pr.at);
+    if (const json* x = need("jobs", "the number of jobs preempted, an integer >= 1")) {
+      if (!s.workload.open_loop()) {
+        const std::int64_t hi = jobs_.value_or(Limits::max_threads);
+        if (auto n = integer(*x, key_path(path, "jobs"), 1, hi,
+                             jobs_ ? "jobs preempted, at most workload.jobs" : "jobs preempted"))
+          pr.jobs = *n;
+        else
+          ok = false;
+      }
+    }
+    restart_after(pr.restart_after);
+    if (ok) s.faults.preemptions.push_back(pr);
+  } else {  // random_preemption
+    check_keys(
+        v, path, {"kind", "mtbf", "restart_after"},
+        {"pool", "device", "at", "for", "mttr", "link", "duration", "bandwidth_factor", "jobs"},
+        applies + " (keys: kind, mtbf, restart_after)");
+    Faults::RandomPreemption r;
+    ok = need_jobs() && ok;
+    if (!random_preemption.empty()) {
+      add(key_path(path, "kind"), "found a second \"random_preemption\" (the first is " +
+                                      random_preemption +
+                                      "), expected at most one: it applies to every job");
+      ok = false;
+    } else {
+      random_preemption = path;
+    }
+    time(need("mtbf",
+              "the mean time between preemptions of each running job, a time > 0 such "
+              "as \"6h\""),
+         "mtbf", Range::positive(), r.mtbf);
+    restart_after(r.restart_after);
+    if (ok) s.faults.random_preemption = r;
   }
 }
 
@@ -1677,9 +2133,9 @@ void Loader::scenario(const json& doc, Scenario& s) {
   // Workload keys written at the top level (e.g. `--set mode=async`) get pointed home.
   check_keys(doc, "",
              {"$schema", "name", "description", "seed", "duration", "warmup", "workload", "models",
-              "servers", "load_balancer", "network", "timeseries"},
+              "servers", "load_balancer", "network", "timeseries", "faults"},
              {"jobs", "threads_per_job", "jobs_per_node", "mode", "async", "cpu_time_per_event",
-              "requests", "arrivals"},
+              "requests", "arrivals", "client"},
              "belongs inside `workload`, not at the top level");
   if (const json* x = get(doc, "$schema")) string(*x, "$schema");
   if (const json* x = get(doc, "name")) {
@@ -1783,6 +2239,7 @@ void Loader::scenario(const json& doc, Scenario& s) {
     }
   }
   if (const json* x = get(doc, "network")) network(*x, "network", s.network);
+  if (const json* x = get(doc, "faults")) faults(*x, "faults", s);
   // nlohmann keeps object keys sorted, so the models already are; sort anyway for in-code docs.
   std::sort(s.models.begin(), s.models.end(),
             [](const Model& a, const Model& b) { return a.name < b.name; });
@@ -1794,6 +2251,24 @@ struct AppliedOverride {
   std::string path;
   std::string text;
 };
+
+// `name[2][0]` (a key and array indices, as problem paths spell them) as {"name", "2", "0"}; an
+// empty vector when `part` is not of that form.
+std::vector<std::string> split_indices(const std::string& part) {
+  const std::size_t open = part.find('[');
+  if (open == 0 || open == std::string::npos || part.back() != ']') return {};
+  std::vector<std::string> out{part.substr(0, open)};
+  for (std::size_t i = open; i < part.size();) {
+    const std::size_t close = part.find(']', i);
+    if (part[i] != '[' || close == std::string::npos || close == i + 1) return {};
+    const std::string index = part.substr(i + 1, close - i - 1);
+    if (!std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return {};
+    out.push_back(index);
+    i = close + 1;
+  }
+  return out;
+}
 
 json override_value(const std::string& text) {
   try {
@@ -1826,6 +2301,15 @@ void apply_override(json& doc, const Override& o, std::vector<Problem>& problems
     const std::string& part = parts[i];
     const bool last = i + 1 == parts.size();
     if (part.empty()) return fail("empty component in the key path");
+    // `servers[0]` as in the problem paths is `servers.0`, unless the object has that very key.
+    if (node->is_object() && !node->contains(part)) {
+      if (auto split = split_indices(part); !split.empty()) {
+        parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(i));
+        parts.insert(parts.begin() + static_cast<std::ptrdiff_t>(i), split.begin(), split.end());
+        --i;
+        continue;
+      }
+    }
     if (node->is_object()) {
       const std::string next = key_path(where, part);
       if (last) {

@@ -125,4 +125,17 @@ r seed5 --seed 5
 expect_eq seed5 seed 5
 run_ok "$SONICSIM" validate "$BASE" --set workload.jobs=80 --set models.m.dynamic_batching=null
 
+# The site-operations keys: whole objects, nested keys (brackets as messages spell paths work like
+# dots), arrays; a bad value is reported at its path and names its override.
+run_ok "$SONICSIM" validate "$BASE" --set 'servers[0].autoscaler={"threshold": "20ms"}' \
+  --set servers.0.autoscaler.threshold=10ms --set 'servers[0].startup_delay=30s' \
+  --set 'workload.client={"allowed_tries": 2}' --set workload.client.fallback=cpu \
+  --set 'faults=[{"kind": "crash", "pool": "gpu", "at": "10s", "for": "5s"}]'
+run_status 2 "$SONICSIM" validate "$BASE" --set 'servers[0].autoscaler={"threshold": "20ms"}' \
+  --set 'servers[0].autoscaler.max_replicas=3'
+assert_stderr_contains "servers[0].autoscaler.max_replicas: found 3, expected at most the pool's count 1"
+assert_stderr_contains "(value from --set servers[0].autoscaler.max_replicas=3)"
+run_status 2 "$SONICSIM" validate "$BASE" --set 'faults=[{"kind": "crash", "pool": "gpus", "at": 1}]'
+assert_stderr_contains 'faults[0].pool: found "gpus", expected the name of a pool in `servers` (defined: gpu)'
+
 finish

@@ -230,7 +230,7 @@ struct Autoscaler {
     QueueLength,  // requests queued on the pool's replicas at the poll, all models
   };
   enum class Target { Value, AverageValue };
-  struct Behavior {  // HPA's scaleUp / scaleDown
+  struct Behavior {                     // HPA's scaleUp / scaleDown
     double stabilization_window = 0.0;  // seconds
     int step = 1;                       // replicas per period (a Pods policy)
     double period = 15.0;               // seconds
