@@ -13,7 +13,8 @@ int Autoscaler::recommend(const Poll& p) const {
   const bool average = cfg_.target == scenario::Autoscaler::Target::AverageValue;
   const double ratio = average ? p.metric / (cfg_.threshold * current) : p.metric / cfg_.threshold;
   if (std::fabs(ratio - 1.0) <= cfg_.tolerance) return p.current;
-  return static_cast<int>(average ? std::ceil(p.metric / cfg_.threshold) : std::ceil(ratio * current));
+  return static_cast<int>(average ? std::ceil(p.metric / cfg_.threshold)
+                                  : std::ceil(ratio * current));
 }
 
 // HPA's stabilization: scale up no further than the least recommendation of the scale-up window,

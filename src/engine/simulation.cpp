@@ -167,8 +167,8 @@ struct Simulation::Impl {
     Direction dir = Direction::ToServer;
     bool failed = false;
     bool orphan = false;
-    bool out = false;                      // the try is on its way (not back at the client)
-    bool routed = false;                   // sent to `device` (counted in `active` until it responds)
+    bool out = false;     // the try is on its way (not back at the client)
+    bool routed = false;  // sent to `device` (counted in `active` until it responds)
     Rejection why = Rejection::QueueFull;  // when failed
     std::uint32_t trace = kUntraced;       // index in m.trace
   };
@@ -351,10 +351,17 @@ struct Simulation::Impl {
       }
       for (int c = 0; c < pool.count; ++c) {
         const auto d = static_cast<std::uint32_t>(devices.size());
-        Device dev{
-            static_cast<std::uint32_t>(p),  Rng(derive_seed(sc.seed, kDeviceStream, d)), {}, 0.0, 0,
-            metrics::BusyTime(warmup, end), std::vector<std::uint32_t>(nm, UINT32_MAX), State::Up,
-            0, 0.0, Rng(0)};
+        Device dev{static_cast<std::uint32_t>(p),
+                   Rng(derive_seed(sc.seed, kDeviceStream, d)),
+                   {},
+                   0.0,
+                   0,
+                   metrics::BusyTime(warmup, end),
+                   std::vector<std::uint32_t>(nm, UINT32_MAX),
+                   State::Up,
+                   0,
+                   0.0,
+                   Rng(0)};
         for (const auto& name : pool.models) {
           const int mi = sc.model_index(name);
           const auto& model = sc.models[mi];
@@ -626,7 +633,8 @@ struct Simulation::Impl {
     Device& dev = devices[d];
     std::vector<Batcher::Queued> lost;
     for (std::uint32_t bi : dev.batcher_of_model)
-      if (bi != UINT32_MAX) batchers[bi].batcher.drop_all(lost, sc.models[batchers[bi].model].instances);
+      if (bi != UINT32_MAX)
+        batchers[bi].batcher.drop_all(lost, sc.models[batchers[bi].model].instances);
     for (Exec& e : dev.running) {
       lost.insert(lost.end(), e.batch.begin(), e.batch.end());
       e.batch.clear();
@@ -983,8 +991,8 @@ struct Simulation::Impl {
     s.independent_done = false;
     s.pending = static_cast<std::uint32_t>(steps.size());
     for (const Step& st : steps) issue_request(t, slot, st);
-    push_piece(t, {slot, PieceKind::Independent,
-                   indep_fraction * (1.0 - p_served - p_unserved) * t_cpu});
+    push_piece(
+        t, {slot, PieceKind::Independent, indep_fraction * (1.0 - p_served - p_unserved) * t_cpu});
   }
 
   // The CPU fallback of unserved models ends with the event's CPU work: count those requests.
@@ -1180,8 +1188,7 @@ struct Simulation::Impl {
       ++m.resilience.tries;
       if (retry) ++m.resilience.retries;
     }
-    if (client.timeout > 0.0)
-      queue.push(now + client.timeout, EventKind::ClientTimeout, r, rq.gen);
+    if (client.timeout > 0.0) queue.push(now + client.timeout, EventKind::ClientTimeout, r, rq.gen);
     if (d == kNoDevice) {
       rq.routed = false;
       for (std::size_t p = 0; p < sc.servers.size(); ++p)

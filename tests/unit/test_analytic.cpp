@@ -25,7 +25,7 @@ sc::ServiceCurve curve(std::vector<double> batch, std::vector<double> seconds) {
 }
 
 sc::ServerPool pool(const std::string& name, int count, const std::string& device,
-                   std::vector<std::string> models) {
+                    std::vector<std::string> models) {
   sc::ServerPool p;
   p.name = name;
   p.count = count;
