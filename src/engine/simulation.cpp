@@ -93,6 +93,7 @@ struct Simulation::Impl {
     std::uint32_t step = 0;
     std::uint32_t epoch = 0;  // its job's preemptions: older CPU events are stale
     bool in_event = false;    // sync: an event is in progress
+    bool cpu_phase = false;   // sync: ... and its CPU work is not done
   };
   std::vector<Thread> threads;
 
@@ -101,6 +102,7 @@ struct Simulation::Impl {
     double event_start = 0.0, t_cpu = 0.0;
     std::uint32_t pending = 0;
     bool independent_done = false;
+    bool in_event = false;
   };
   enum class PieceKind : std::uint8_t { Independent, Dependent, Fallback };
   struct Piece {
@@ -167,6 +169,7 @@ struct Simulation::Impl {
     Direction dir = Direction::ToServer;
     bool failed = false;
     bool orphan = false;
+    bool live = false;    // in use (orphans included)
     bool out = false;     // the try is on its way (not back at the client)
     bool routed = false;  // sent to `device` (counted in `active` until it responds)
     Rejection why = Rejection::QueueFull;  // when failed
@@ -269,6 +272,8 @@ struct Simulation::Impl {
 
   // ---- network --------------------------------------------------------------------------
   double path_latency = 0.0, path_bandwidth = kInf;
+  // With link degradations: the path's narrowest bandwidth over time, (from, bytes/s) steps.
+  std::vector<std::pair<double, double>> bandwidth_steps;
   enum LinkId { kClientNic, kUplink, kWan, kServerNic };
   std::vector<int> link_slot;  // LinkId -> index in m.links, -1 if absent
   std::vector<double> client_nic_bytes[2], server_nic_bytes[2];  // per link and direction
@@ -286,10 +291,12 @@ struct Simulation::Impl {
     build_servers();
     build_network();
     build_operations();
-    if (open)
+    if (open) {
       start_arrivals();
-    else
+    } else {
       start_threads();
+      build_preemption();
+    }
     if (sc.timeseries_interval > 0.0) start_sampling();
   }
 
@@ -410,6 +417,7 @@ struct Simulation::Impl {
     const auto& net = sc.network;
     path_latency = net.path_latency();
     path_bandwidth = net.path_bandwidth();
+    if (!sc.faults.links.empty()) bandwidth_steps = scenario::path_bandwidth_steps(net, sc.faults);
     link_slot.assign(4, -1);
     auto add = [&](LinkId id, const std::optional<scenario::LinkSpec>& spec, const char* name,
                    int count) {
@@ -701,6 +709,143 @@ struct Simulation::Impl {
     }
   }
 
+  // ---- preemption -----------------------------------------------------------------------
+  // A job's preemptions, and its random-preemption clock (stamp: 1 | epoch << 1).
+  struct JobRun {
+    std::uint32_t epoch = 0;
+    bool down = false;  // preempted, not started again yet
+    Rng rng;
+  };
+  std::vector<JobRun> job_runs;
+
+  void build_preemption() {
+    const auto& f = sc.faults;
+    if (f.preemptions.empty() && !f.random_preemption) return;
+    job_runs.resize(static_cast<std::size_t>(sc.workload.jobs));
+    for (std::size_t i = 0; i < f.preemptions.size(); ++i)
+      queue.push(f.preemptions[i].at, EventKind::Preemption, static_cast<std::uint32_t>(i), 0);
+    if (!f.random_preemption) return;
+    for (std::size_t j = 0; j < job_runs.size(); ++j) {
+      job_runs[j].rng.reseed(derive_seed(sc.seed, kPreemptStream, j));
+      arm_random_preemption(static_cast<std::uint32_t>(j), jobs.empty() ? 0.0 : jobs[j].start);
+    }
+  }
+
+  void arm_random_preemption(std::uint32_t j, double from) {
+    JobRun& jr = job_runs[j];
+    const double at = from + jr.rng.exponential(sc.faults.random_preemption->mtbf);
+    if (at <= end)
+      queue.push(at, EventKind::Preemption, j, 1u | ((jr.epoch << 1) & EventQueue::kStampMask));
+  }
+
+  // A thread of a preempted job starts again: the job is back (and its clock runs again).
+  void job_thread_starts(std::uint32_t t) {
+    const auto tpj = static_cast<std::uint32_t>(sc.workload.threads_per_job);
+    JobRun& jr = job_runs[t / tpj];
+    if (!jr.down) return;
+    jr.down = false;
+    if (sc.faults.random_preemption) arm_random_preemption(t / tpj, now);
+  }
+
+  bool job_running(std::uint32_t j) const {
+    if (job_runs[j].down) return false;
+    return jobs.empty() || (jobs[j].started && jobs[j].busy_slots > 0);
+  }
+
+  void on_preemption(std::uint32_t id, std::uint32_t stamp) {
+    const auto& f = sc.faults;
+    if ((stamp & 1u) == 0) {
+      const auto& p = f.preemptions[id];
+      std::int64_t done = 0;
+      for (std::uint32_t j = 0; j < job_runs.size() && done < p.jobs; ++j)
+        if (job_running(j)) {
+          preempt(j, p.restart_after);
+          ++done;
+        }
+      return;
+    }
+    if ((stamp >> 1) != ((job_runs[id].epoch << 1) & EventQueue::kStampMask) >> 1) return;
+    if (job_running(id)) return preempt(id, f.random_preemption->restart_after);
+    // Not running (waiting for its start, or done): a running job's clock only.
+    if (!jobs.empty() && !jobs[id].started) arm_random_preemption(id, now);
+  }
+
+  // The batch system takes the job's slot back: its events in progress are lost with their
+  // requests (counted as failed, `preempted`), and it starts again `restart_after` later,
+  // redoing those events.
+  void preempt(std::uint32_t j, double restart_after) {
+    JobRun& jr = job_runs[j];
+    jr.down = true;
+    jr.epoch = (jr.epoch + 1) & (EventQueue::kStampMask >> 1);
+    ++m.preemptions.jobs;
+    const auto tpj = static_cast<std::uint32_t>(sc.workload.threads_per_job);
+    std::uint64_t lost = 0;
+    for (std::uint32_t t = j * tpj; t < (j + 1) * tpj; ++t) {
+      Thread& th = threads[t];
+      th.epoch = (th.epoch + 1) & EventQueue::kStampMask;  // its CPU work is stale
+      if (!async) {
+        if (th.in_event) {
+          ++lost;
+          if (th.cpu_phase) drop_fallbacks();
+        }
+        th.in_event = th.cpu_phase = false;
+        continue;
+      }
+      for (int k = 0; k < slots_per_thread; ++k) {
+        Slot& s = slots[t * slots_per_thread + k];
+        if (!s.in_event) continue;
+        ++lost;
+        drop_fallbacks();
+        s.in_event = false;
+      }
+      cpus[t].ready.clear();
+      cpus[t].busy = false;
+    }
+    for (std::uint32_t r = 0; r < requests.size(); ++r) {
+      const Request& rq = requests[r];
+      if (rq.live && !rq.orphan && rq.thread / tpj == j) drop_request(r);
+    }
+    m.preemptions.events_lost += lost;
+    if (!jobs.empty()) {
+      jobs[j].events_left += static_cast<std::int64_t>(lost);
+      jobs[j].busy_slots = static_cast<std::uint32_t>(tpj * slots_per_thread);
+    }
+    for (std::uint32_t t = j * tpj; t < (j + 1) * tpj; ++t)
+      if (now + restart_after <= end)
+        queue.push(now + restart_after, EventKind::EventStart, t, threads[t].epoch);
+  }
+
+  // The unserved models' CPU inference of an event lost to preemption.
+  void drop_fallbacks() {
+    live_fallbacks -= fallback_per_event;
+    if (counts(now)) {
+      m.failed += fallback_per_event;
+      m.resilience.preempted += fallback_per_event;
+    } else {
+      m.sent -= fallback_per_event;
+    }
+  }
+
+  void drop_request(std::uint32_t r) {
+    if (auto* tr = traced(r)) {
+      tr->back = now;
+      tr->failed = true;
+    }
+    --live_requests;
+    if (counts(now)) {
+      ++m.failed;
+      ++m.resilience.preempted;
+    } else {
+      --m.sent;
+    }
+    // A try on its way goes on without a client; one waiting to retry or computing locally
+    // just ends (its timers are stale with it).
+    if (requests[r].out)
+      abandon(r);
+    else
+      free_request(r);
+  }
+
   // ---- autoscaling ----------------------------------------------------------------------
   PoolOps::Mark pool_counters(std::uint32_t p) const {
     const PoolOps& po = pool_ops[p];
@@ -917,8 +1062,30 @@ struct Simulation::Impl {
     if (flow_dir[dir == Direction::ToServer ? 0 : 1]) {
       transport->send(now, node, rq.device, dir, bytes, r);
     } else {
-      const double t = now + path_latency + (bytes > 0.0 ? bytes / path_bandwidth : 0.0);
+      const double t = bandwidth_steps.empty()
+                           ? now + path_latency + (bytes > 0.0 ? bytes / path_bandwidth : 0.0)
+                           : degraded_transfer_end(bytes) + path_latency;
       queue.push(t + overhead_after_transfer(r), EventKind::TransferDone, r);
+    }
+  }
+
+  // When `bytes` sent now have passed the narrowest link as its bandwidth changes: an outage
+  // (bandwidth 0) holds everything, even an empty message, until it ends.
+  double degraded_transfer_end(double bytes) const {
+    auto it =
+        std::upper_bound(bandwidth_steps.begin(), bandwidth_steps.end(), std::make_pair(now, kInf));
+    std::size_t i = static_cast<std::size_t>(it - bandwidth_steps.begin()) - 1;
+    double t = now, left = bytes;
+    while (true) {
+      const double bw = bandwidth_steps[i].second;
+      const double until = i + 1 < bandwidth_steps.size() ? bandwidth_steps[i + 1].first : kInf;
+      if (bw > 0.0) {
+        if (!std::isfinite(bw)) return t;
+        if (t + left / bw <= until) return t + left / bw;
+        left = std::max(0.0, left - bw * (until - t));
+      }
+      t = until;
+      ++i;
     }
   }
 
@@ -982,13 +1149,15 @@ struct Simulation::Impl {
       th.event_start = now;
       th.t_cpu = t_cpu;
       th.step = 0;
-      queue.push(now + (1.0 - p_served) * t_cpu, EventKind::CpuDone, t);
+      th.in_event = th.cpu_phase = true;
+      queue.push(now + (1.0 - p_served) * t_cpu, EventKind::CpuDone, t, th.epoch);
       return;
     }
     Slot& s = slots[t * slots_per_thread + slot];
     s.event_start = now;
     s.t_cpu = t_cpu;
     s.independent_done = false;
+    s.in_event = true;
     s.pending = static_cast<std::uint32_t>(steps.size());
     for (const Step& st : steps) issue_request(t, slot, st);
     push_piece(
@@ -1014,6 +1183,7 @@ struct Simulation::Impl {
 
   void on_cpu_done(std::uint32_t t) {
     if (async) return on_piece_done(t);
+    threads[t].cpu_phase = false;
     finish_fallbacks();
     next_step(t);
   }
@@ -1026,6 +1196,7 @@ struct Simulation::Impl {
       ++th.step;
       return;
     }
+    th.in_event = false;
     complete_event(th.event_start);
     start_event(t, 0);
   }
@@ -1038,7 +1209,7 @@ struct Simulation::Impl {
     }
     cpu.busy = true;
     cpu.running = p;
-    queue.push(now + p.seconds, EventKind::CpuDone, t);
+    queue.push(now + p.seconds, EventKind::CpuDone, t, threads[t].epoch);
   }
 
   void on_piece_done(std::uint32_t t) {
@@ -1053,6 +1224,7 @@ struct Simulation::Impl {
         if (s.pending == 0) queue_dependent(t, done.slot);
         break;
       case PieceKind::Dependent:
+        s.in_event = false;
         finish_fallbacks();
         complete_event(s.event_start);
         start_event(t, done.slot);
@@ -1067,7 +1239,7 @@ struct Simulation::Impl {
     }
     cpu.running = cpu.ready.front();
     cpu.ready.pop_front();
-    queue.push(now + cpu.running.seconds, EventKind::CpuDone, t);
+    queue.push(now + cpu.running.seconds, EventKind::CpuDone, t, threads[t].epoch);
   }
 
   void queue_dependent(std::uint32_t t, std::uint32_t slot) {
@@ -1148,6 +1320,7 @@ struct Simulation::Impl {
 
   void free_request(std::uint32_t r) {
     requests[r].gen = (requests[r].gen + 1) & EventQueue::kStampMask;  // its timers go stale
+    requests[r].live = false;
     free_requests.push_back(r);
   }
 
@@ -1161,6 +1334,7 @@ struct Simulation::Impl {
     rq.kind = st.kind;
     rq.tries = 0;
     rq.orphan = false;
+    rq.live = true;
     rq.routed = false;
     rq.items = round_items(kinds[st.kind].items->sample(threads[t].rng));
     rq.trace = kUntraced;
@@ -1518,12 +1692,15 @@ struct Simulation::Impl {
     now = e.time;
     switch (e.kind) {
       case EventKind::EventStart:
+        if (e.stamp != threads[e.id].epoch) break;  // its job was preempted since
+        if (!job_runs.empty()) job_thread_starts(e.id);
         start_event(e.id, 0);
         if (async)
           for (int s = 1; s < slots_per_thread; ++s)
             start_event(e.id, static_cast<std::uint32_t>(s));
         break;
       case EventKind::CpuDone:
+        if (e.stamp != threads[e.id].epoch) break;  // its job was preempted since
         on_cpu_done(e.id);
         break;
       case EventKind::TransferDone:
@@ -1559,6 +1736,7 @@ struct Simulation::Impl {
         on_fallback_done(e.id, e.stamp);
         break;
       case EventKind::Preemption:
+        on_preemption(e.id, e.stamp);
         break;
     }
   }

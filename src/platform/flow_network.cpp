@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -73,10 +74,12 @@ struct FlowNetwork::Impl {
     const auto& net = s.network;
     path_latency = net.path_latency();
     path_bandwidth = net.path_bandwidth();
+    std::map<std::string, std::vector<sg4::SplitDuplexLink*>> by_class;
     auto make_link = [&](const std::string& name, const scenario::LinkSpec& spec) {
-      return zone->create_split_duplex_link(name, spec.bandwidth)
-          ->set_latency(spec.latency)
-          ->seal();
+      auto* link = zone->create_split_duplex_link(name, spec.bandwidth);
+      link->set_latency(spec.latency)->seal();
+      by_class[name.substr(0, name.find('-'))].push_back(link);
+      return link;
     };
     sg4::Link* uplink = net.site_uplink ? make_link("site_uplink", *net.site_uplink) : nullptr;
     sg4::Link* wan = net.wan ? make_link("wan", *net.wan) : nullptr;
@@ -106,6 +109,36 @@ struct FlowNetwork::Impl {
         devices.push_back(host);
       }
     zone->seal();
+    degrade(s, by_class);
+  }
+
+  // Link degradations change the links' bandwidths at their times, by SimGrid's own timers: the
+  // flows crossing them slow down or stall, and resume. An outage keeps a trickle (1e-9 of the
+  // bandwidth): a link of bandwidth 0 is not something SimGrid's sharing model accepts.
+  void degrade(const scenario::Scenario& s,
+               const std::map<std::string, std::vector<sg4::SplitDuplexLink*>>& by_class) {
+    const std::pair<const char*, const std::optional<scenario::LinkSpec>*> classes[] = {
+        {"client_nic", &s.network.client_nic},
+        {"site_uplink", &s.network.site_uplink},
+        {"wan", &s.network.wan},
+        {"server_nic", &s.network.server_nic}};
+    for (const auto& [name, spec] : classes) {
+      if (!*spec) continue;
+      const auto found = by_class.find(name);
+      if (found == by_class.end()) continue;
+      const double bandwidth = (*spec)->bandwidth;
+      const auto& links = found->second;
+      for (const auto& [at, factor] : s.faults.link_factors(name)) {
+        if (at <= 0.0 && factor == 1.0) continue;
+        const double value = bandwidth * std::max(factor, 1e-9);
+        Timer::set(at, [links, value] {
+          for (auto* link : links) {
+            link->get_link_up()->set_bandwidth(value);
+            link->get_link_down()->set_bandwidth(value);
+          }
+        });
+      }
+    }
   }
 
   void arm(double t) {

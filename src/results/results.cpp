@@ -317,6 +317,27 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
     out("           latency: mean %s  p50 %s  p99 %s\n", format_time(m.latency.mean()).c_str(),
         format_time(m.latency.quantile(0.5)).c_str(),
         format_time(m.latency.quantile(0.99)).c_str());
+  {
+    const auto& r = m.resilience;
+    const std::uint64_t failed_tries = r.refused + r.no_server + r.server_lost + r.client_timeout;
+    if (failed_tries > 0 || r.preempted > 0)
+      out("trouble    %llu failed tries (%llu refused, %llu no server, %llu lost in a crash or "
+          "drain, %llu timed out), %llu retries; %llu completed after a retry, %llu fell back "
+          "to the CPU (%s of CPU), %llu lost to preemption\n",
+          static_cast<unsigned long long>(failed_tries), static_cast<unsigned long long>(r.refused),
+          static_cast<unsigned long long>(r.no_server),
+          static_cast<unsigned long long>(r.server_lost),
+          static_cast<unsigned long long>(r.client_timeout),
+          static_cast<unsigned long long>(r.retries),
+          static_cast<unsigned long long>(r.completed_after_retry),
+          static_cast<unsigned long long>(r.fallback_after_failure),
+          format_time(r.fallback_cpu_seconds).c_str(),
+          static_cast<unsigned long long>(r.preempted));
+    if (m.preemptions.jobs > 0)
+      out("preempted  %llu times a job, %llu events in progress lost and redone\n",
+          static_cast<unsigned long long>(m.preemptions.jobs),
+          static_cast<unsigned long long>(m.preemptions.events_lost));
+  }
   if (open) {
     const auto& ol = *m.open_loop;
     out("arrivals   peak %llu requests in flight, backlog %+.4g /s, %llu dropped at "
@@ -343,6 +364,11 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
   for (const auto& p : m.pools) {
     out("servers    %-20s %zu x %s  utilization %.1f%%\n", p.name.c_str(), p.utilization.size(),
         p.device.c_str(), 100.0 * p.mean_utilization());
+    if (p.operated)
+      out("replicas   %-20s mean %.2f up, peak %d, %.3g device-hours, %zu scaling changes, %llu "
+          "crashes\n",
+          "", p.mean_replicas_up, p.peak_replicas, p.replica_seconds_up / 3600.0, p.scaling.size(),
+          static_cast<unsigned long long>(p.crashes));
   }
   for (const auto& l : m.links) {
     out("link       %-20s %s  mean %s per link  peak %.1f%%\n", l.name.c_str(),

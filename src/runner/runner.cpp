@@ -45,19 +45,25 @@ TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Pr
   // A transfer of S bytes over a link at utilization rho takes S/B/(1-rho) under processor
   // sharing instead of S/B: that excess, per direction, is what the analytic path leaves out.
   double excess[2] = {0.0, 0.0};
-  std::string worst;
+  std::string worst, outage;
   auto consider = [&](const std::optional<scenario::LinkSpec>& spec, const char* name,
                       double share) {
     if (!spec) return;
     const double rate = events_per_s * share;  // events per second crossing one such link
+    // Judged at the link's worst degradation: contention there is what the flows must capture
+    // (after an outage, the transfers it held all resume at once).
+    double factor = 1.0;
+    for (const auto& step : s.faults.link_factors(name)) factor = std::min(factor, step.second);
+    if (factor <= 0.0) outage = name;
     for (int d = 0; d < 2; ++d) {
-      const double rho = rate * bytes[d] / spec->bandwidth;
+      const double rho = factor > 0.0 ? rate * bytes[d] / (spec->bandwidth * factor)
+                                      : rate * bytes[d] / spec->bandwidth;
       if (rho > c.worst_link_utilization) {
         c.worst_link_utilization = rho;
         worst = std::string(name) + (d == 0 ? " (to servers)" : " (to clients)");
       }
-      excess[d] += rho >= 1.0 ? std::numeric_limits<double>::infinity()
-                              : bytes[d] / spec->bandwidth * rho / (1.0 - rho);
+      excess[d] += rho >= 1.0 || factor <= 0.0 ? std::numeric_limits<double>::infinity()
+                                               : bytes[d] / spec->bandwidth * rho / (1.0 - rho);
     }
   };
   consider(net.client_nic, "client_nic", per_node / threads);
@@ -94,6 +100,11 @@ TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Pr
   c.flow_to_servers = major == 0 || both;
   c.flow_to_clients = major == 1 || both;
   auto pct = [](double x) { return std::isfinite(x) ? percent(x) : std::string("over 100%"); };
+  if (!outage.empty()) {
+    c.flow_to_servers = c.flow_to_clients = true;
+    c.reason = "an outage of " + outage + " (faults): the transfers it holds resume together";
+    return c;
+  }
   c.reason = "contention (" + load + ") would change the remote time per event by " +
              pct(c.predicted_error) + ", above network.auto_tolerance; analytic error left: " +
              (both ? std::string("none") : pct(error[1 - major]));

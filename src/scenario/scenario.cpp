@@ -84,6 +84,56 @@ double Network::path_bandwidth() const {
   return narrowest;
 }
 
+std::vector<std::pair<double, double>> Faults::link_factors(const std::string& link) const {
+  std::vector<double> cuts = {0.0};
+  for (const auto& l : links)
+    if (l.link == link) {
+      cuts.push_back(l.at);
+      cuts.push_back(l.at + l.duration);
+    }
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  std::vector<std::pair<double, double>> steps;
+  for (double t : cuts) {
+    double factor = 1.0;
+    for (const auto& l : links)
+      if (l.link == link && l.at <= t && t < l.at + l.duration)
+        factor = std::min(factor, l.bandwidth_factor);
+    if (steps.empty() || steps.back().second != factor) steps.emplace_back(t, factor);
+  }
+  return steps;
+}
+
+std::vector<std::pair<double, double>> path_bandwidth_steps(const Network& net,
+                                                            const Faults& faults) {
+  const std::pair<const char*, const std::optional<LinkSpec>*> classes[] = {
+      {"client_nic", &net.client_nic},
+      {"site_uplink", &net.site_uplink},
+      {"wan", &net.wan},
+      {"server_nic", &net.server_nic}};
+  std::vector<std::vector<std::pair<double, double>>> factors;
+  std::vector<double> cuts = {0.0};
+  for (const auto& [name, spec] : classes) {
+    factors.push_back(faults.link_factors(name));
+    for (const auto& step : factors.back()) cuts.push_back(step.first);
+  }
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  std::vector<std::pair<double, double>> steps;
+  for (double t : cuts) {
+    double narrowest = std::numeric_limits<double>::infinity();
+    for (std::size_t c = 0; c < factors.size(); ++c) {
+      if (!*classes[c].second) continue;
+      double factor = 1.0;
+      for (const auto& step : factors[c])
+        if (step.first <= t) factor = step.second;
+      narrowest = std::min(narrowest, (*classes[c].second)->bandwidth * factor);
+    }
+    if (steps.empty() || steps.back().second != narrowest) steps.emplace_back(t, narrowest);
+  }
+  return steps;
+}
+
 double TensorSpec::bytes() const {
   double size = 0.0;
   if (dtype == "FP32" || dtype == "INT32" || dtype == "UINT32") {

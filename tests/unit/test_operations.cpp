@@ -282,11 +282,100 @@ TEST_CASE("client timeout: abandoned tries still load the server, then fall back
   CHECK(m.pools[0].mean_utilization() > 0.99);
 }
 
+TEST_CASE("preemption: events in progress are lost, counted and redone",
+          "[engine][operations][faults]") {
+  // 10 single-thread jobs, t_CPU = 1 s; 4 of them preempted at 100 s, back 60 s later.
+  auto doc = deterministic(10, 2, 1.0, 0.1, 0.010);
+  const auto base = run(doc);
+  doc["faults"] =
+      json::array({{{"kind", "preemption"}, {"at", 100}, {"jobs", 4}, {"restart_after", 60}}});
+  const auto m = run(doc);
+  check_conservation(m);
+  CHECK(m.preemptions.jobs == 4);
+  CHECK(m.preemptions.events_lost == 4);  // one event in progress per job
+  // Each preempted job was away for 60 s and lost the part of its event already done.
+  const double event = base.time_per_event.mean();
+  const double missing = static_cast<double>(base.events_completed - m.events_completed);
+  CHECK(missing >= 4 * 60 / event - 1);
+  CHECK(missing <= 4 * (60 / event + 1) + 1);
+
+  SECTION("a job flow still processes every job's whole budget") {
+    auto flow = deterministic(10, 2, 1.0, 0.1, 0.010);
+    flow["warmup"] = 0.0;
+    flow["workload"]["flow"] = {{"events_per_job", 100}};
+    flow["faults"] =
+        json::array({{{"kind", "preemption"}, {"at", 30}, {"jobs", 3}},
+                     {{"kind", "random_preemption"}, {"mtbf", "60s"}, {"restart_after", "5s"}}});
+    const auto f = run(flow);
+    check_conservation(f);
+    CHECK(f.preemptions.jobs > 3);
+    CHECK(f.preemptions.events_lost == f.preemptions.jobs);  // sync: one event per job
+    REQUIRE(f.jobs);
+    CHECK(f.jobs->finished == 10);
+    CHECK(f.events_completed == 10 * 100);
+  }
+}
+
+namespace {
+
+// The only link is out from 100 to 130 s: no event completes while it lasts.
+void check_outage(bool flows) {
+  auto doc = deterministic(20, 2, 0.1, 0.1, 0.010);
+  doc["warmup"] = 0.0;
+  doc["duration"] = 300.0;
+  doc["network"] = {{"site_uplink", {{"bandwidth", "1Gbps"}, {"latency", "1ms"}}}};
+  doc["faults"] =
+      json::array({{{"kind", "link"}, {"link", "site_uplink"}, {"at", 100}, {"duration", 30}}});
+  doc["timeseries"] = {{"interval", "10s"}};
+  const auto m = run(doc, flows);
+  check_conservation(m);
+  REQUIRE(m.timeseries);
+  const auto& rate = m.timeseries->events_per_s;
+  CHECK(rate[9] > 150.0);  // 90-100 s
+  CHECK(rate[10] == 0.0);  // 100-130 s: every thread waits on a stalled transfer
+  CHECK(rate[11] == 0.0);
+  CHECK(rate[12] == 0.0);
+  CHECK(rate[13] > 150.0);  // resumed
+}
+
+}  // namespace
+
+// One SimGrid run per test case: SimGrid allows one engine per process.
+TEST_CASE("link outage: transfers stall and resume (analytic)", "[engine][operations][faults]") {
+  check_outage(false);
+}
+
+TEST_CASE("link outage: transfers stall and resume (flows)", "[engine][operations][faults][flow]") {
+  check_outage(true);
+}
+
+TEST_CASE("link degradation slows a bandwidth-bound service by its factor (flows)",
+          "[engine][operations][faults][flow]") {
+  auto slow = deterministic(50, 4, 0.01, 0.1, 0.001);
+  slow["warmup"] = 0.0;
+  slow["duration"] = 60.0;
+  slow["models"]["m"]["input_bytes_per_item"] = "1MB";
+  slow["network"] = {{"site_uplink", {{"bandwidth", "1Gbps"}, {"latency", "1ms"}}}};
+  slow["faults"] = json::array({{{"kind", "link"},
+                                 {"link", "site_uplink"},
+                                 {"at", 20},
+                                 {"duration", 20},
+                                 {"bandwidth_factor", 0.25}}});
+  slow["timeseries"] = {{"interval", "10s"}};
+  const auto m = run(slow, true);
+  check_conservation(m);
+  const auto& rate = m.timeseries->events_per_s;
+  // 125 MB/s carries 125 events/s of 1 MB, then a quarter of that.
+  CHECK(rate[1] == Approx(125.0).epsilon(0.02));
+  CHECK(rate[3] == Approx(125.0 / 4).epsilon(0.02));
+  CHECK(rate[5] == Approx(125.0).epsilon(0.02));
+}
+
 TEST_CASE("conservation holds under random combinations of faults and client policies",
           "[engine][operations][conservation]") {
   sonicsim::Rng rng(20261122);
   sonicsim::engine::RunMetrics::Resilience seen;  // what the cases exercised, all together
-  std::uint64_t crashes = 0, scalings = 0;
+  std::uint64_t crashes = 0, scalings = 0, preempted = 0;
   for (int k = 0; k < 40; ++k) {
     auto doc =
         deterministic(8 + static_cast<int>(rng.below(40)), 1 + static_cast<int>(rng.below(4)), 0.05,
@@ -324,6 +413,20 @@ TEST_CASE("conservation holds under random combinations of faults and client pol
     if (rng.below(2))
       faults.push_back(
           {{"kind", "random_crashes"}, {"pool", "gpu"}, {"mtbf", 20.0}, {"mttr", 5.0}});
+    if (rng.below(3) == 0)
+      faults.push_back({{"kind", "preemption"},
+                        {"at", 120.0 * rng.uniform01()},
+                        {"jobs", 1 + rng.below(5)},
+                        {"restart_after", 10.0 * rng.uniform01()}});
+    if (rng.below(3) == 0)
+      faults.push_back({{"kind", "random_preemption"}, {"mtbf", 30.0}, {"restart_after", 2.0}});
+    if (rng.below(3) == 0)
+      faults.push_back({{"kind", "link"},
+                        {"link", rng.below(2) ? "site_uplink" : "server_nic"},
+                        {"at", 100.0 * rng.uniform01()},
+                        {"duration", 10.0 * rng.uniform01() + 0.1},
+                        {"bandwidth_factor", rng.below(2) ? 0.0 : 0.3}});
+    if (rng.below(4) == 0) doc["workload"]["flow"] = {{"events_per_job", 500 + rng.below(1000)}};
     doc["faults"] = faults;
     doc["workload"]["client"] = {{"timeout", rng.below(2) ? 0.0 : 0.02 + 0.2 * rng.uniform01()},
                                  {"allowed_tries", 1 + rng.below(3)},
@@ -342,6 +445,7 @@ TEST_CASE("conservation holds under random combinations of faults and client pol
     seen.fallback_after_failure += m.resilience.fallback_after_failure;
     seen.completed_after_retry += m.resilience.completed_after_retry;
     crashes += m.pools[0].crashes;
+    preempted += m.resilience.preempted;
     scalings += m.pools[0].scaling.size();
   }
   // The cases did meet every kind of trouble.
@@ -353,4 +457,5 @@ TEST_CASE("conservation holds under random combinations of faults and client pol
   CHECK(seen.completed_after_retry > 0);
   CHECK(crashes > 0);
   CHECK(scalings > 0);
+  CHECK(preempted > 0);
 }

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <sonicsim/scenario/distribution.hpp>
@@ -325,7 +326,15 @@ struct Faults {
     return crashes.empty() && random_crashes.empty() && links.empty() && preemptions.empty() &&
            !random_preemption;
   }
+  // A link class's bandwidth factor over time: (from, factor) steps, the first at time 0;
+  // where windows overlap the smallest factor holds.
+  std::vector<std::pair<double, double>> link_factors(const std::string& link) const;
 };
+
+// The narrowest bandwidth of the clients' path to the servers over time, degradations included:
+// (from, bytes per second) steps, the first at time 0.
+std::vector<std::pair<double, double>> path_bandwidth_steps(const Network& net,
+                                                            const Faults& faults);
 
 struct Scenario {
   std::string name;
