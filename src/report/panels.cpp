@@ -294,6 +294,22 @@ std::vector<Panel> run_panels(const RunFigures& run) {
       link.series.push_back(
           {ts.links[l].name, ts.t_s, ts.links[l].utilization, {}, Style::Line, l});
     add(link, "no windows or no links in timeseries");
+    if (!ts.pools.empty()) {
+      XYChart rep = time_chart(run, "Replicas asked for (solid) and ready (dashed)",
+                               {"replicas", Unit::Plain, true});
+      for (std::size_t p = 0; p < ts.pools.size(); ++p) {
+        rep.series.push_back(
+            {ts.pools[p].name + " asked", ts.t_s, ts.pools[p].replicas, {}, Style::Line, p});
+        rep.series.push_back(
+            {ts.pools[p].name + " ready", ts.t_s, ts.pools[p].ready, {}, Style::Dashed, p});
+      }
+      add(rep, "no windows in timeseries");
+    }
+    if (!ts.running_jobs.empty()) {
+      XYChart jobs = time_chart(run, "Jobs running", {"jobs", Unit::Plain, true});
+      jobs.series.push_back({"running jobs", ts.t_s, ts.running_jobs, {}, Style::Line, 0});
+      add(jobs, "no windows in timeseries");
+    }
     XYChart events = time_chart(run, "Events per second", {"events/s", Unit::Plain, true});
     events.series.push_back({"events/s", ts.t_s, ts.events_per_s, {}, Style::Line, 0});
     add(events, "no windows in timeseries");

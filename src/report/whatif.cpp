@@ -127,6 +127,14 @@ RunFigures::Timeseries read_timeseries(Reader& r, const json& doc) {
                           r.numbers(at + "/bytes_per_s_to_servers", n),
                           r.numbers(at + "/bytes_per_s_to_clients", n)});
     }
+  if (block.contains("running_jobs")) ts.running_jobs = r.numbers("/timeseries/running_jobs", n);
+  if (block.contains("pools"))
+    if (const json* pools = r.object("/timeseries/pools"))
+      for (std::size_t i = 0; i < pools->size(); ++i) {
+        const std::string at = "/timeseries/pools/" + std::to_string(i);
+        ts.pools.push_back({(*pools)[i].value("pool", "pool " + std::to_string(i)),
+                            r.numbers(at + "/replicas", n), r.numbers(at + "/ready", n)});
+      }
   return ts;
 }
 

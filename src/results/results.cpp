@@ -58,7 +58,12 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
   ev["time_per_event_s"] = quantiles(m.time_per_event, false);
   // Thread time per event, N_CPU / throughput: equals the mean above in sync mode, and stays
   // comparable with t_SONIC when async threads hold several events at once.
-  ev["thread_time_per_event_s"] = m.thread_time_per_event(s.workload.n_threads());
+  // A job flow's threads are not all running at once, so N_CPU / throughput says nothing there:
+  // it gets the mean time per event over the events a thread holds at once instead.
+  const double in_flight =
+      s.workload.mode == scenario::Mode::Async ? s.workload.async.events_in_flight : 1.0;
+  ev["thread_time_per_event_s"] = s.workload.flow ? m.time_per_event.mean() / in_flight
+                                                  : m.thread_time_per_event(s.workload.n_threads());
   j["events"] = ev;
 
   ojson rq;
@@ -120,6 +125,9 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
     jb["last_exit_s"] = mj.finished ? ojson(mj.last_exit) : ojson(nullptr);
     j["jobs"] = jb;
   }
+
+  if (!s.faults.preemptions.empty() || s.faults.random_preemption)
+    j["preemptions"] = {{"jobs", m.preemptions.jobs}, {"events_lost", m.preemptions.events_lost}};
 
   ojson models = ojson::object();
   for (const auto& mm : m.models) {

@@ -1953,6 +1953,14 @@ void Loader::fault(const json& v, const std::string& path, Scenario& s,
          "mtbf", Range::positive(), r.mtbf);
     time(need("mttr", "the mean time to repair a device, a time > 0 such as \"5min\""), "mttr",
          Range::positive(), r.mttr);
+    for (const auto& other : s.faults.random_crashes)
+      if (ok && other.pool == r.pool) {
+        add(key_path(path, "pool"), "found a second \"random_crashes\" for pool `" +
+                                        s.servers[r.pool].name +
+                                        "`, expected at most one per pool: one mtbf and mttr "
+                                        "apply to each of its devices");
+        ok = false;
+      }
     if (ok) s.faults.random_crashes.push_back(r);
   } else if (*kind == "link") {
     check_keys(v, path, {"kind", "link", "at", "duration", "bandwidth_factor"},

@@ -464,6 +464,8 @@ TEST_CASE("bad operations input: faults", "[loader][bad]") {
        "faults[0].mtbf", {"does not apply to a crash fault", "keys: kind, pool, device, at, for"}},
       {"random_crashes without mttr", with_faults(json::parse(R"([{"kind": "random_crashes", "pool": "gpu", "mtbf": "1h"}])")),
        "faults[0].mttr", {"missing", "mean time to repair"}},
+      {"two random_crashes for one pool", with_faults(json::parse(R"([{"kind": "random_crashes", "pool": "gpu", "mtbf": "1h", "mttr": 1}, {"kind": "random_crashes", "pool": "gpu", "mtbf": "2h", "mttr": 1}])")),
+       "faults[1].pool", {"second \"random_crashes\" for pool `gpu`", "at most one per pool"}},
       {"random_crashes mtbf 0", with_faults(json::parse(R"([{"kind": "random_crashes", "pool": "gpu", "mtbf": 0, "mttr": 1}])")),
        "faults[0].mtbf", {"found 0", "a time > 0"}},
       {"link absent from the network", with_faults(json::parse(R"([{"kind": "link", "link": "wan", "at": 1, "duration": 1}])")),

@@ -57,6 +57,12 @@ struct RunFigures {
       std::vector<double> utilization, bytes_per_s_to_servers, bytes_per_s_to_clients;
     };
     std::vector<Link> links;
+    std::vector<double> running_jobs;  // job flows only
+    struct Pool {                      // pools with an autoscaler or faults only
+      std::string name;
+      std::vector<double> replicas, ready;
+    };
+    std::vector<Pool> pools;
   };
   std::optional<Timeseries> timeseries;
 };
