@@ -1378,7 +1378,7 @@ struct Simulation::Impl {
     rq.device = d;
     rq.routed = true;
     ++active[d];
-    pool_ops[devices[d].pool].active = true;
+    if (operated) pool_ops[devices[d].pool].active = true;
     rq.batcher = devices[d].batcher_of_model[model];
     if (auto* tr = traced(r)) tr->device = d;
     send(r, Direction::ToServer, rq.items * sc.models[model].input_bytes_per_item);
@@ -1616,8 +1616,7 @@ struct Simulation::Impl {
     }
     e.batch.swap(scratch);
     if (counts(now))
-      for (const auto& q : e.batch)
-        m.models[b.model].queue_time.add(now - requests[q.request].enqueued);
+      for (const auto& q : e.batch) m.models[b.model].queue_time.add(now - q.enqueued);
     for (const auto& q : e.batch)
       if (auto* tr = traced(q.request)) {
         tr->exec_start = now;
@@ -1663,7 +1662,7 @@ struct Simulation::Impl {
     b.batcher.release_instance();
     PoolOps& po = pool_ops[devices[di].pool];  // Triton's counters, for the autoscaler
     po.executions += 1.0;
-    for (const auto& q : e.batch) po.queue_seconds += e.start - requests[q.request].enqueued;
+    for (const auto& q : e.batch) po.queue_seconds += e.start - q.enqueued;
     if (sampling) {
       auto& w = model_window[b.model];
       w.items += static_cast<std::uint64_t>(e.items);
