@@ -262,6 +262,7 @@ struct Simulation::Impl {
     std::deque<Mark> marks;  // at the start of each pending poll's window
     std::uint64_t polls = 0, marks_taken = 0;
     bool active = false, refused = false;  // since the last poll
+    double last_metric = 0.0;              // read at the last poll (admission)
     double up_since = 0.0;                 // for replica_seconds_up
   };
   std::vector<PoolOps> pool_ops;
@@ -296,6 +297,7 @@ struct Simulation::Impl {
     } else {
       start_threads();
       build_preemption();
+      build_admission();
     }
     if (sc.timeseries_interval > 0.0) start_sampling();
   }
@@ -709,6 +711,51 @@ struct Simulation::Impl {
     }
   }
 
+  // ---- admission ------------------------------------------------------------------------
+  struct Connection {
+    bool connected = false;
+    double retry_at = 0.0;  // refused: no new attempt before
+  };
+  std::vector<Connection> connections;  // per job, with load_balancer.admission
+  double tokens = 0.0, tokens_at = 0.0;
+
+  void build_admission() {
+    if (!sc.load_balancer.admission || open) return;
+    connections.resize(static_cast<std::size_t>(sc.workload.jobs));
+    tokens = sc.load_balancer.admission->burst;
+    m.admission.emplace();
+  }
+
+  // Whether the job is connected, connecting it now if it may try: the autoscaled pools' last
+  // readings must be within their thresholds, then the bucket must hold a token.
+  bool admitted(std::uint32_t job) {
+    Connection& c = connections[job];
+    if (c.connected) return true;
+    if (now < c.retry_at) return false;
+    const auto& a = *sc.load_balancer.admission;
+    bool ok = true;
+    if (a.above_threshold)
+      for (std::size_t p = 0; p < pool_ops.size(); ++p)
+        if (pool_ops[p].scaler && pool_ops[p].last_metric > sc.servers[p].autoscaler->threshold)
+          ok = false;
+    if (ok && a.rate > 0.0) {
+      tokens = std::min(a.burst, tokens + (now - tokens_at) * a.rate);
+      tokens_at = now;
+      if (tokens >= 1.0)
+        tokens -= 1.0;
+      else
+        ok = false;
+    }
+    if (ok) {
+      c.connected = true;
+      ++m.admission->connections;
+    } else {
+      c.retry_at = now + a.retry_after;
+      ++m.admission->refused;
+    }
+    return ok;
+  }
+
   // ---- preemption -----------------------------------------------------------------------
   // A job's preemptions, and its random-preemption clock (stamp: 1 | epoch << 1).
   struct JobRun {
@@ -776,6 +823,7 @@ struct Simulation::Impl {
   void preempt(std::uint32_t j, double restart_after) {
     JobRun& jr = job_runs[j];
     jr.down = true;
+    if (!connections.empty()) connections[j] = {};  // a new slot connects anew
     jr.epoch = (jr.epoch + 1) & (EventQueue::kStampMask >> 1);
     ++m.preemptions.jobs;
     const auto tpj = static_cast<std::uint32_t>(sc.workload.threads_per_job);
@@ -902,7 +950,7 @@ struct Simulation::Impl {
     const auto& a = *sc.servers[p].autoscaler;
     Autoscaler::Poll in;
     in.time = now;
-    in.metric = read_metric(p);
+    in.metric = po.last_metric = read_metric(p);
     in.current = po.asked;
     in.active = po.active;
     in.refused = po.refused;
@@ -1192,8 +1240,10 @@ struct Simulation::Impl {
   void next_step(std::uint32_t t) {
     Thread& th = threads[t];
     if (th.step < steps.size()) {
-      issue_request(t, 0, steps[th.step]);
+      // The step moves on first: a request that ends at once (a refused connection) comes
+      // straight back here for the next one.
       ++th.step;
+      issue_request(t, 0, steps[th.step - 1]);
       return;
     }
     th.in_event = false;
@@ -1352,6 +1402,12 @@ struct Simulation::Impl {
     Request& rq = requests[r];
     const std::uint32_t model = kinds[rq.kind].model;
     const bool retry = rq.tries > 0;
+    if (!connections.empty() && !admitted(rq.thread / sc.workload.threads_per_job)) {
+      // Not connected: no try at all; straight to the fallback (or the request fails).
+      if (counts(now)) ++m.admission->requests;
+      if (client.fallback == scenario::ClientPolicy::Fallback::Cpu) return start_fallback(r);
+      return finish_request(r, Outcome::Failed);
+    }
     const std::uint32_t d = retry ? route_retry(rq, model) : route(model, rq.thread);
     ++rq.tries;
     rq.gen = (rq.gen + 1) & EventQueue::kStampMask;

@@ -126,6 +126,10 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
     j["jobs"] = jb;
   }
 
+  if (m.admission)
+    j["admission"] = {{"connections", m.admission->connections},
+                      {"refused", m.admission->refused},
+                      {"requests_not_admitted", m.admission->requests}};
   if (!s.faults.preemptions.empty() || s.faults.random_preemption)
     j["preemptions"] = {{"jobs", m.preemptions.jobs}, {"events_lost", m.preemptions.events_lost}};
 

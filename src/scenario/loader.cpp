@@ -123,6 +123,7 @@ class Loader : public Checker {
   std::optional<RequestOverhead> overhead_table(const json& v, const std::string& path);
   void request_overhead(const json& v, const std::string& path, Model& m);
   void servers(const json& v, const std::string& path, Scenario& s);
+  void admission(const json& v, const std::string& path, Scenario& s);
   // `count`: the pool's device count, nullopt when it was invalid (no check against it then).
   std::optional<Autoscaler> autoscaler(const json& v, const std::string& path,
                                        std::optional<int> count);
@@ -552,6 +553,69 @@ void Loader::flow(const json& v, const std::string& wpath, Workload& w) {
     }
   }
   w.flow = std::move(f);
+}
+
+// `load_balancer.admission`: a token bucket on new connections and/or refusal while an
+// autoscaled pool is above its threshold.
+void Loader::admission(const json& v, const std::string& path, Scenario& s) {
+  if (!expect_object(v, path,
+                     "an object {\"rate\": 1, \"burst\": 10, \"refuse_above_threshold\": "
+                     "true, \"retry_after\": \"1min\"}, or null"))
+    return;
+  check_keys(v, path, {"rate", "burst", "refuse_above_threshold", "retry_after"});
+  Admission a;
+  bool ok = true;
+  if (const json* x = get(v, "rate")) {
+    if (auto r = quantity(*x, key_path(path, "rate"), Quantity::Rate, Range::at_least(0)))
+      a.rate = *r;
+    else
+      ok = false;
+  }
+  if (const json* x = get(v, "burst")) {
+    if (!x->is_number() || x->get<double>() < 1.0) {
+      add(key_path(path, "burst"),
+          "found " + describe(*x) + ", expected a number >= 1 (connections the bucket holds)");
+      ok = false;
+    } else {
+      a.burst = x->get<double>();
+    }
+  }
+  if (const json* x = get(v, "refuse_above_threshold")) {
+    if (!x->is_boolean()) {
+      add(key_path(path, "refuse_above_threshold"),
+          "found " + describe(*x) + ", expected true or false");
+      ok = false;
+    } else {
+      a.above_threshold = x->get<bool>();
+    }
+  }
+  if (const json* x = get(v, "retry_after")) {
+    if (auto t = quantity(*x, key_path(path, "retry_after"), Quantity::Time, Range::positive()))
+      a.retry_after = *t;
+    else
+      ok = false;
+  }
+  if (ok && a.rate <= 0.0 && !a.above_threshold) {
+    add(path,
+        "found neither a rate nor \"refuse_above_threshold\": true, expected at least one (or "
+        "null: every connection admitted)");
+    ok = false;
+  }
+  if (a.above_threshold &&
+      std::none_of(s.servers.begin(), s.servers.end(),
+                   [](const ServerPool& p) { return p.autoscaler.has_value(); })) {
+    add(key_path(path, "refuse_above_threshold"),
+        "found true with no autoscaled pool, expected a pool with an `autoscaler` (its metric "
+        "and threshold decide)");
+    ok = false;
+  }
+  if (s.workload.open_loop()) {
+    add(path,
+        "found an admission policy with an open loop (`workload.arrivals`), expected none: "
+        "an open loop has no client jobs to connect");
+    ok = false;
+  }
+  if (ok) s.load_balancer.admission = a;
 }
 
 void Loader::requests(const json& v, const std::string& path, Workload& w) {
@@ -2218,7 +2282,10 @@ void Loader::scenario(const json& doc, Scenario& s) {
   if (const json* x = get(doc, "servers")) servers(*x, "servers", s);
   if (const json* x = get(doc, "load_balancer"); x && !x->is_null()) {
     if (expect_object(*x, "load_balancer", "an object {\"policy\": \"round_robin\"}")) {
-      check_keys(*x, "load_balancer", {"policy", "choice_count", "ring_entries_per_host"});
+      check_keys(*x, "load_balancer",
+                 {"policy", "choice_count", "ring_entries_per_host", "admission"});
+      if (const json* a = get(*x, "admission"); a && !a->is_null())
+        admission(*a, "load_balancer.admission", s);
       auto& lb = s.load_balancer;
       if (const json* p = get(*x, "policy")) {
         if (auto name = choice(*p, "load_balancer.policy",

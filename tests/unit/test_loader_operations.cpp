@@ -527,3 +527,38 @@ TEST_CASE("one bad autoscaler does not hide the other problems", "[loader][bad]"
   CHECK(has_problem(problems, "workload.client.allowed_tries", {"found 0"}));
   CHECK(has_problem(problems, "faults[0].pool", {"found \"nope\""}));
 }
+
+TEST_CASE("load_balancer.admission is parsed and refused where it cannot apply", "[loader]") {
+  json d = with_autoscaler({{"threshold", "20ms"}})();
+  d["load_balancer"] = {
+      {"admission",
+       {{"rate", 2}, {"burst", 10}, {"refuse_above_threshold", true}, {"retry_after", "1min"}}}};
+  const auto s = load_json(d, "<test>");
+  REQUIRE(s.load_balancer.admission);
+  CHECK(s.load_balancer.admission->rate == 2.0);
+  CHECK(s.load_balancer.admission->burst == 10.0);
+  CHECK(s.load_balancer.admission->above_threshold);
+  CHECK(s.load_balancer.admission->retry_after == 60.0);
+
+  json none = base();
+  none["load_balancer"] = {{"admission", json::object()}};
+  auto problems = problems_of(none);
+  CHECK(has_problem(problems, "load_balancer.admission",
+                    {"found neither a rate nor", "expected at least one"}));
+
+  json no_scaler = base();
+  no_scaler["load_balancer"] = {{"admission", {{"refuse_above_threshold", true}}}};
+  problems = problems_of(no_scaler);
+  CHECK(has_problem(problems, "load_balancer.admission.refuse_above_threshold",
+                    {"found true with no autoscaled pool"}));
+
+  json small = base();
+  small["load_balancer"] = {{"admission", {{"rate", 1}, {"burst", 0.5}}}};
+  problems = problems_of(small);
+  CHECK(has_problem(problems, "load_balancer.admission.burst", {"found 0.5", "a number >= 1"}));
+
+  json typo = base();
+  typo["load_balancer"] = {{"admission", {{"rate", 1}, {"retry", "1min"}}}};
+  problems = problems_of(typo);
+  CHECK(has_problem(problems, "load_balancer.admission.retry", {"unknown key `retry`"}));
+}

@@ -371,11 +371,57 @@ TEST_CASE("link degradation slows a bandwidth-bound service by its factor (flows
   CHECK(rate[5] == Approx(125.0).epsilon(0.02));
 }
 
+TEST_CASE("admission: a token bucket on new connections admits its burst, then its rate",
+          "[engine][operations][admission]") {
+  // 100 jobs all want to connect within their first 0.2 s. The bucket holds 10 and refills at
+  // 0.1/s: 10 connect at once, the 90 others run on their CPUs and try again 100 s later, when
+  // the bucket is full again: 10 more each round, until all are in after 9 rounds.
+  auto doc = deterministic(100, 2, 0.1, 0.2, 0.0005);
+  doc["duration"] = 1000.0;
+  doc["warmup"] = 0.0;
+  doc["workload"]["client"] = {{"fallback", "cpu"}};
+  doc["load_balancer"] = {{"admission", {{"rate", 0.1}, {"burst", 10}, {"retry_after", "100s"}}}};
+  doc["timeseries"] = {{"interval", "100s"}};
+  const auto m = run(doc);
+  check_conservation(m);
+  REQUIRE(m.admission);
+  CHECK(m.admission->connections == 100);
+  CHECK(m.admission->refused == 90 + 80 + 70 + 60 + 50 + 40 + 30 + 20 + 10);
+  CHECK(m.failed == 0);
+  CHECK(m.fallback == m.admission->requests);  // the refused jobs' requests ran on their CPUs
+  CHECK(m.resilience.tries == m.completed + m.in_flight_at_end);  // no try for those
+  // While refused, a job's event takes t_CPU (its inference local); connected, t_CPU minus the
+  // offloaded 20% plus a short remote call: the event rate grows round after round.
+  REQUIRE(m.timeseries);
+  const auto& rate = m.timeseries->events_per_s;
+  for (std::size_t k = 1; k < 9; ++k) CHECK(rate[k] > rate[k - 1]);
+}
+
+TEST_CASE("admission: new connections are refused while the pool is above its threshold",
+          "[engine][operations][admission]") {
+  // Waves of jobs on an autoscaled pool that starts slowly: with refusal above the threshold,
+  // jobs that arrive while the pool is saturated run on their CPUs instead of queueing.
+  auto doc = burst();
+  doc["workload"]["flow"] = {{"events_per_job", 230}, {"waves", {{"size", 50}, {"every", "60s"}}}};
+  doc["workload"]["client"] = {{"fallback", "cpu"}};
+  const auto open_door = run(doc);
+  doc["load_balancer"] = {
+      {"admission", {{"refuse_above_threshold", true}, {"retry_after", "30s"}}}};
+  const auto m = run(doc);
+  check_conservation(m);
+  REQUIRE(m.admission);
+  CHECK(m.admission->refused > 0);
+  CHECK(m.admission->requests > 0);
+  CHECK(m.fallback == m.admission->requests);
+  // The connected jobs see a shorter queue than when everyone got in.
+  CHECK(m.latency.quantile(0.99) < open_door.latency.quantile(0.99));
+}
+
 TEST_CASE("conservation holds under random combinations of faults and client policies",
           "[engine][operations][conservation]") {
   sonicsim::Rng rng(20261122);
   sonicsim::engine::RunMetrics::Resilience seen;  // what the cases exercised, all together
-  std::uint64_t crashes = 0, scalings = 0, preempted = 0;
+  std::uint64_t crashes = 0, scalings = 0, preempted = 0, not_admitted = 0;
   for (int k = 0; k < 40; ++k) {
     auto doc =
         deterministic(8 + static_cast<int>(rng.below(40)), 1 + static_cast<int>(rng.below(4)), 0.05,
@@ -427,6 +473,13 @@ TEST_CASE("conservation holds under random combinations of faults and client pol
                         {"duration", 10.0 * rng.uniform01() + 0.1},
                         {"bandwidth_factor", rng.below(2) ? 0.0 : 0.3}});
     if (rng.below(4) == 0) doc["workload"]["flow"] = {{"events_per_job", 500 + rng.below(1000)}};
+    if (rng.below(3) == 0)
+      doc["load_balancer"] = {{"admission",
+                               {{"rate", 0.5},
+                                {"burst", 1 + rng.below(10)},
+                                {"retry_after", 5.0},
+                                {"refuse_above_threshold",
+                                 doc["servers"][0].contains("autoscaler") && rng.below(2) == 1}}}};
     doc["faults"] = faults;
     doc["workload"]["client"] = {{"timeout", rng.below(2) ? 0.0 : 0.02 + 0.2 * rng.uniform01()},
                                  {"allowed_tries", 1 + rng.below(3)},
@@ -446,6 +499,7 @@ TEST_CASE("conservation holds under random combinations of faults and client pol
     seen.completed_after_retry += m.resilience.completed_after_retry;
     crashes += m.pools[0].crashes;
     preempted += m.resilience.preempted;
+    if (m.admission) not_admitted += m.admission->requests;
     scalings += m.pools[0].scaling.size();
   }
   // The cases did meet every kind of trouble.
@@ -458,4 +512,5 @@ TEST_CASE("conservation holds under random combinations of faults and client pol
   CHECK(crashes > 0);
   CHECK(scalings > 0);
   CHECK(preempted > 0);
+  CHECK(not_admitted > 0);
 }

@@ -190,6 +190,14 @@ struct RunMetrics {
     std::uint64_t events_lost = 0;  // events in progress when their job was preempted
   };
   Preemptions preemptions;
+  // Admission (load_balancer.admission); whole run.
+  struct Admission {
+    std::uint64_t connections = 0;  // admitted
+    std::uint64_t refused = 0;      // connection attempts refused
+    std::uint64_t requests = 0;     // requests of jobs not admitted (after warm-up), part of
+                                    // fallback or failed
+  };
+  std::optional<Admission> admission;
   std::optional<Jobs> jobs;
 
   // Requests in flight gained per second over the measured span (sent minus finished): about 0

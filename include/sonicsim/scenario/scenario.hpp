@@ -204,12 +204,25 @@ struct Model {
 // (ring_hash: each job sticks to one device while the devices stay the same).
 enum class BalancePolicy { RoundRobin, Random, LeastRequest, RingHash };
 
+// SuperSONIC's rate limiter in front of the servers: it admits new client connections (a job
+// connects with its first request), not inference calls; connected jobs keep being served. A
+// refused job runs without the servers (its requests go straight to the client's fallback, or
+// fail) and connects again with its first request `retry_after` later.
+struct Admission {
+  double rate = 0.0;   // token bucket: connections per second; 0: no bucket
+  double burst = 1.0;  // connections the bucket holds; it starts full
+  // Refuse while an autoscaled pool's metric, as read at its last poll, is above its threshold.
+  bool above_threshold = false;
+  double retry_after = 60.0;  // seconds
+};
+
 struct LoadBalancer {
   BalancePolicy policy = BalancePolicy::RoundRobin;
   int choice_count = 2;  // least_request
   // ring_hash: a fixed number per device (not Envoy's ring of at least 1024 in total), so that
   // a device going away moves its own clients and no others.
   int ring_entries_per_host = 256;
+  std::optional<Admission> admission;
 };
 
 // KEDA in front of a Kubernetes HorizontalPodAutoscaler, scaling one pool's Triton servers (one
