@@ -15,7 +15,11 @@
 
 #include <sonicsim/scenario/loader.hpp>
 
+#include "problems.hpp"
+
 using nlohmann::json;
+using test::dump;
+using test::has_problem;
 using namespace sonicsim::scenario;
 
 namespace {
@@ -90,23 +94,6 @@ std::vector<Override> overrides_of(const std::vector<std::string>& texts) {
   std::vector<Override> out;
   for (const auto& t : texts) out.push_back(parse_override(t));
   return out;
-}
-
-std::string dump(const std::vector<Problem>& problems) {
-  std::ostringstream out;
-  for (const Problem& p : problems) out << "  [" << p.path << "] " << p.message << "\n";
-  return out.str();
-}
-
-bool has_problem(const std::vector<Problem>& problems, const std::string& path,
-                 const std::vector<std::string>& fragments) {
-  for (const Problem& p : problems) {
-    if (p.path != path) continue;
-    bool all = true;
-    for (const auto& f : fragments) all = all && p.message.find(f) != std::string::npos;
-    if (all) return true;
-  }
-  return false;
 }
 
 Scenario load_text(const std::string& text, const std::vector<std::string>& overrides = {}) {

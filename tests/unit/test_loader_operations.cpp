@@ -16,7 +16,11 @@
 
 #include <sonicsim/scenario/loader.hpp>
 
+#include "problems.hpp"
+
 using nlohmann::json;
+using test::dump;
+using test::has_problem;
 using namespace sonicsim::scenario;
 
 namespace {
@@ -77,23 +81,6 @@ std::vector<Problem> problems_of(const json& doc, const std::vector<std::string>
 
 Scenario load(const json& doc) {
   return load_json(doc, "<test>");
-}
-
-std::string dump(const std::vector<Problem>& problems) {
-  std::ostringstream out;
-  for (const Problem& p : problems) out << "  [" << p.path << "] " << p.message << "\n";
-  return out.str();
-}
-
-bool has_problem(const std::vector<Problem>& problems, const std::string& path,
-                 const std::vector<std::string>& fragments) {
-  for (const Problem& p : problems) {
-    if (p.path != path) continue;
-    bool all = true;
-    for (const auto& f : fragments) all = all && p.message.find(f) != std::string::npos;
-    if (all) return true;
-  }
-  return false;
 }
 
 struct BadCase {
