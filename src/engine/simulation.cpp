@@ -160,7 +160,8 @@ struct Simulation::Impl {
   // through the network and the server, and the request goes on in a new record.
   struct Request {
     double sent = 0.0, enqueued = 0.0;
-    double first_sent = 0.0;  // the request's first try: latency runs from here
+    double first_sent = 0.0;             // the request's first try: latency runs from here
+    double lb_in = 0.0, lb_bytes = 0.0;  // its message in the load balancer: since, size
     std::uint32_t thread = 0, slot = 0, device = 0, batcher = 0;
     std::uint32_t gen = 0;  // changes with every try: stale client timeouts are ignored
     std::uint16_t kind = 0;
@@ -292,6 +293,7 @@ struct Simulation::Impl {
     build_servers();
     build_network();
     build_operations();
+    build_balancer();
     if (open) {
       start_arrivals();
     } else {
@@ -709,6 +711,82 @@ struct Simulation::Impl {
       case kLinkChange:
         return;
     }
+  }
+
+  // ---- the load balancer as a server -------------------------------------------------------
+  // Two stages in tandem, each first come first served: the worker threads (per_message each),
+  // then the NIC (bytes / bandwidth). A stage with no cost is skipped.
+  struct BalancerStage {
+    int servers = 1, busy = 0;
+    std::deque<std::uint32_t> waiting;
+    double busy_area = 0.0, last = 0.0;  // busy servers x seconds, after warm-up
+  };
+  BalancerStage lb_stage[2];
+  bool balancer = false;
+
+  void build_balancer() {
+    if (!sc.load_balancer.capacity) return;
+    balancer = true;
+    lb_stage[0].servers = sc.load_balancer.capacity->workers;
+    m.balancer.emplace();
+  }
+
+  double stage_cost(int stage, std::uint32_t r) const {
+    const auto& c = *sc.load_balancer.capacity;
+    if (stage == 0) return c.per_message;
+    return c.bandwidth > 0.0 ? requests[r].lb_bytes / c.bandwidth : 0.0;
+  }
+
+  void account_stage(BalancerStage& st) {
+    const double from = std::max(st.last, warmup);
+    if (now > from) st.busy_area += st.busy * (now - from);
+    st.last = now;
+  }
+
+  void enter_balancer(std::uint32_t r, double bytes) {
+    requests[r].lb_in = now;
+    requests[r].lb_bytes = bytes;
+    if (counts(now)) ++m.balancer->messages;
+    next_stage(r, 0);
+  }
+
+  void next_stage(std::uint32_t r, int stage) {
+    for (; stage < 2; ++stage) {
+      if (stage_cost(stage, r) <= 0.0) continue;
+      BalancerStage& st = lb_stage[stage];
+      if (st.busy < st.servers) {
+        account_stage(st);
+        ++st.busy;
+        queue.push(now + stage_cost(stage, r), EventKind::BalancerDone, r,
+                   static_cast<std::uint32_t>(stage));
+      } else {
+        st.waiting.push_back(r);
+      }
+      return;
+    }
+    leave_balancer(r);
+  }
+
+  void on_balancer_done(std::uint32_t r, int stage) {
+    BalancerStage& st = lb_stage[stage];
+    account_stage(st);
+    --st.busy;
+    if (!st.waiting.empty()) {
+      const std::uint32_t next = st.waiting.front();
+      st.waiting.pop_front();
+      ++st.busy;
+      queue.push(now + stage_cost(stage, next), EventKind::BalancerDone, next,
+                 static_cast<std::uint32_t>(stage));
+    }
+    next_stage(r, stage + 1);
+  }
+
+  void leave_balancer(std::uint32_t r) {
+    Request& rq = requests[r];
+    if (counts(now))
+      m.balancer->wait.add(std::max(0.0, now - rq.lb_in - stage_cost(0, r) - stage_cost(1, r)));
+    if (rq.dir == Direction::ToServer) return arrive_at_server(r);
+    send(r, Direction::ToClient, rq.lb_bytes);
   }
 
   // ---- admission ------------------------------------------------------------------------
@@ -1353,7 +1431,9 @@ struct Simulation::Impl {
   // The response (or the error) leaves the server: the request is no longer active there.
   void respond(std::uint32_t r, double bytes) {
     --active[requests[r].device];
-    send(r, Direction::ToClient, bytes);
+    if (!balancer) return send(r, Direction::ToClient, bytes);
+    requests[r].dir = Direction::ToClient;
+    enter_balancer(r, bytes);
   }
 
   std::uint32_t new_request() {
@@ -1759,10 +1839,17 @@ struct Simulation::Impl {
         on_cpu_done(e.id);
         break;
       case EventKind::TransferDone:
-        if (requests[e.id].dir == Direction::ToServer)
-          arrive_at_server(e.id);
-        else
+        if (requests[e.id].dir != Direction::ToServer)
           request_back(e.id);
+        else if (balancer)
+          enter_balancer(e.id,
+                         requests[e.id].items *
+                             sc.models[kinds[requests[e.id].kind].model].input_bytes_per_item);
+        else
+          arrive_at_server(e.id);
+        break;
+      case EventKind::BalancerDone:
+        on_balancer_done(e.id, static_cast<int>(e.stamp));
         break;
       case EventKind::BatcherWake:
         if (now + kTimeEps >= batchers[e.id].wake_at) batchers[e.id].wake_at = kInf;
@@ -1804,6 +1891,12 @@ struct Simulation::Impl {
   RunMetrics finish() {
     now = end;
     m.in_flight_at_end = live_requests + live_fallbacks;
+    if (balancer) {
+      const double span = m.span();
+      for (auto& st : lb_stage) account_stage(st);
+      m.balancer->cpu_utilization = lb_stage[0].busy_area / (span * lb_stage[0].servers);
+      m.balancer->nic_utilization = lb_stage[1].busy_area / span;
+    }
     for (std::size_t p = 0; p < pool_ops.size(); ++p)
       if (m.pools[p].operated) {
         account_up(pool_ops[p]);

@@ -126,6 +126,11 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
     j["jobs"] = jb;
   }
 
+  if (m.balancer)
+    j["load_balancer"] = {{"messages", m.balancer->messages},
+                          {"cpu_utilization", m.balancer->cpu_utilization},
+                          {"nic_utilization", m.balancer->nic_utilization},
+                          {"wait_s", quantiles(m.balancer->wait, false)}};
   if (m.admission)
     j["admission"] = {{"connections", m.admission->connections},
                       {"refused", m.admission->refused},

@@ -124,6 +124,7 @@ class Loader : public Checker {
   void request_overhead(const json& v, const std::string& path, Model& m);
   void servers(const json& v, const std::string& path, Scenario& s);
   void admission(const json& v, const std::string& path, Scenario& s);
+  void balancer_capacity(const json& v, const std::string& path, LoadBalancer& lb);
   // `count`: the pool's device count, nullopt when it was invalid (no check against it then).
   std::optional<Autoscaler> autoscaler(const json& v, const std::string& path,
                                        std::optional<int> count);
@@ -553,6 +554,42 @@ void Loader::flow(const json& v, const std::string& wpath, Workload& w) {
     }
   }
   w.flow = std::move(f);
+}
+
+// `load_balancer.capacity`: the balancer's worker threads and NIC, so that it can saturate.
+void Loader::balancer_capacity(const json& v, const std::string& path, LoadBalancer& lb) {
+  if (!expect_object(v, path,
+                     "an object {\"per_message\": \"20us\", \"workers\": 4, \"bandwidth\": "
+                     "\"25Gbps\"}, or null"))
+    return;
+  check_keys(v, path, {"per_message", "workers", "bandwidth"});
+  BalancerCapacity c;
+  bool ok = true;
+  if (const json* x = get(v, "per_message")) {
+    if (auto t = quantity(*x, key_path(path, "per_message"), Quantity::Time, Range::at_least(0)))
+      c.per_message = *t;
+    else
+      ok = false;
+  }
+  if (const json* x = get(v, "workers")) {
+    if (auto n = integer(*x, key_path(path, "workers"), 1, 4096, "worker threads"))
+      c.workers = static_cast<int>(*n);
+    else
+      ok = false;
+  }
+  if (const json* x = get(v, "bandwidth")) {
+    if (auto b = quantity(*x, key_path(path, "bandwidth"), Quantity::Bandwidth, Range::positive()))
+      c.bandwidth = *b;
+    else
+      ok = false;
+  }
+  if (ok && c.per_message <= 0.0 && c.bandwidth <= 0.0) {
+    add(path,
+        "found neither per_message nor bandwidth, expected at least one (or null: a balancer "
+        "that never limits)");
+    ok = false;
+  }
+  if (ok) lb.capacity = c;
 }
 
 // `load_balancer.admission`: a token bucket on new connections and/or refusal while an
@@ -2283,7 +2320,9 @@ void Loader::scenario(const json& doc, Scenario& s) {
   if (const json* x = get(doc, "load_balancer"); x && !x->is_null()) {
     if (expect_object(*x, "load_balancer", "an object {\"policy\": \"round_robin\"}")) {
       check_keys(*x, "load_balancer",
-                 {"policy", "choice_count", "ring_entries_per_host", "admission"});
+                 {"policy", "choice_count", "ring_entries_per_host", "admission", "capacity"});
+      if (const json* c = get(*x, "capacity"); c && !c->is_null())
+        balancer_capacity(*c, "load_balancer.capacity", s.load_balancer);
       if (const json* a = get(*x, "admission"); a && !a->is_null())
         admission(*a, "load_balancer.admission", s);
       auto& lb = s.load_balancer;

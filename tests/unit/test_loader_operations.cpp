@@ -549,3 +549,25 @@ TEST_CASE("load_balancer.admission is parsed and refused where it cannot apply",
   problems = problems_of(typo);
   CHECK(has_problem(problems, "load_balancer.admission.retry", {"unknown key `retry`"}));
 }
+
+TEST_CASE("load_balancer.capacity is parsed and needs a cost", "[loader]") {
+  json d = base();
+  d["load_balancer"] = {
+      {"capacity", {{"per_message", "20us"}, {"workers", 4}, {"bandwidth", "25Gbps"}}}};
+  const auto s = load_json(d, "<test>");
+  REQUIRE(s.load_balancer.capacity);
+  CHECK(s.load_balancer.capacity->per_message == Approx(20e-6));
+  CHECK(s.load_balancer.capacity->workers == 4);
+  CHECK(s.load_balancer.capacity->bandwidth == Approx(25e9 / 8));
+
+  json none = base();
+  none["load_balancer"] = {{"capacity", {{"workers", 2}}}};
+  auto problems = problems_of(none);
+  CHECK(has_problem(problems, "load_balancer.capacity",
+                    {"found neither per_message nor bandwidth", "expected at least one"}));
+
+  json zero = base();
+  zero["load_balancer"] = {{"capacity", {{"per_message", "1ms"}, {"workers", 0}}}};
+  problems = problems_of(zero);
+  CHECK(has_problem(problems, "load_balancer.capacity.workers", {"found 0"}));
+}

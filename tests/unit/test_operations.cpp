@@ -417,6 +417,37 @@ TEST_CASE("admission: new connections are refused while the pool is above its th
   CHECK(m.latency.quantile(0.99) < open_door.latency.quantile(0.99));
 }
 
+TEST_CASE("load balancer capacity: its workers or its NIC can cap the service",
+          "[engine][operations][balancer]") {
+  // 200 threads want about 2200 requests/s from 8 fast GPUs; every request and response also
+  // passes the balancer.
+  auto doc = deterministic(200, 8, 0.1, 0.1, 0.001);
+  SECTION("one worker at 0.5 ms per message: 2000 messages/s, 1000 events/s") {
+    doc["load_balancer"] = {{"capacity", {{"per_message", "0.5ms"}, {"workers", 1}}}};
+    const auto m = run(doc);
+    check_conservation(m);
+    REQUIRE(m.balancer);
+    CHECK(throughput(m) == Approx(1000.0).epsilon(0.01));
+    CHECK(m.balancer->cpu_utilization == Approx(1.0).epsilon(0.01));
+    CHECK(m.balancer->wait.mean() > 0.01);  // the queue is in front of the balancer
+  }
+  SECTION("four workers: no longer the bottleneck") {
+    doc["load_balancer"] = {{"capacity", {{"per_message", "0.5ms"}, {"workers", 4}}}};
+    const auto m = run(doc);
+    REQUIRE(m.balancer);
+    CHECK(throughput(m) > 2000.0);
+    CHECK(m.balancer->cpu_utilization < 0.6);
+  }
+  SECTION("a 100 Mbps NIC carries 12.5 MB/s: 10100 bytes per event, 1238 events/s") {
+    doc["load_balancer"] = {{"capacity", {{"bandwidth", "100Mbps"}}}};
+    const auto m = run(doc);
+    check_conservation(m);
+    REQUIRE(m.balancer);
+    CHECK(throughput(m) == Approx(12.5e6 / 10100.0).epsilon(0.01));
+    CHECK(m.balancer->nic_utilization == Approx(1.0).epsilon(0.01));
+  }
+}
+
 TEST_CASE("conservation holds under random combinations of faults and client policies",
           "[engine][operations][conservation]") {
   sonicsim::Rng rng(20261122);
@@ -473,6 +504,7 @@ TEST_CASE("conservation holds under random combinations of faults and client pol
                         {"duration", 10.0 * rng.uniform01() + 0.1},
                         {"bandwidth_factor", rng.below(2) ? 0.0 : 0.3}});
     if (rng.below(4) == 0) doc["workload"]["flow"] = {{"events_per_job", 500 + rng.below(1000)}};
+    const bool capped = rng.below(3) == 0;
     if (rng.below(3) == 0)
       doc["load_balancer"] = {{"admission",
                                {{"rate", 0.5},
@@ -480,6 +512,10 @@ TEST_CASE("conservation holds under random combinations of faults and client pol
                                 {"retry_after", 5.0},
                                 {"refuse_above_threshold",
                                  doc["servers"][0].contains("autoscaler") && rng.below(2) == 1}}}};
+    if (capped)
+      doc["load_balancer"]["capacity"] = {{"per_message", 0.0005 * rng.uniform01()},
+                                          {"workers", 1 + rng.below(3)},
+                                          {"bandwidth", "1Gbps"}};
     doc["faults"] = faults;
     doc["workload"]["client"] = {{"timeout", rng.below(2) ? 0.0 : 0.02 + 0.2 * rng.uniform01()},
                                  {"allowed_tries", 1 + rng.below(3)},

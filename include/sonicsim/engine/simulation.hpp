@@ -198,6 +198,14 @@ struct RunMetrics {
                                     // fallback or failed
   };
   std::optional<Admission> admission;
+  // The load balancer as a server (load_balancer.capacity); after warm-up.
+  struct Balancer {
+    std::uint64_t messages = 0;    // requests and responses through it
+    double cpu_utilization = 0.0;  // busy workers / workers, time-averaged
+    double nic_utilization = 0.0;  // its NIC's busy fraction
+    metrics::Histogram wait;       // per message: arrival to leaving the NIC, minus service
+  };
+  std::optional<Balancer> balancer;
   std::optional<Jobs> jobs;
 
   // Requests in flight gained per second over the measured span (sent minus finished): about 0

@@ -216,6 +216,15 @@ struct Admission {
   double retry_after = 60.0;  // seconds
 };
 
+// The load balancer as a machine that can saturate: every request and every response passes
+// through it, first its worker threads (`per_message` of CPU each, `workers` at once, first come
+// first served), then its NIC (bytes / `bandwidth`, one message at a time).
+struct BalancerCapacity {
+  double per_message = 0.0;  // seconds of CPU per message (request or response)
+  int workers = 1;           // Envoy's worker threads (--concurrency)
+  double bandwidth = 0.0;    // bytes per second of its NIC; 0: not limiting
+};
+
 struct LoadBalancer {
   BalancePolicy policy = BalancePolicy::RoundRobin;
   int choice_count = 2;  // least_request
@@ -223,6 +232,7 @@ struct LoadBalancer {
   // a device going away moves its own clients and no others.
   int ring_entries_per_host = 256;
   std::optional<Admission> admission;
+  std::optional<BalancerCapacity> capacity;
 };
 
 // KEDA in front of a Kubernetes HorizontalPodAutoscaler, scaling one pool's Triton servers (one
