@@ -113,4 +113,12 @@ t="$(get $n events.time_per_event_s.mean)"
 check "$n (constant, f=0.8): Little's law, time per event $t s = 2 n_cpu / throughput = $(calc "2 * 80 / $x") s (both open events progress)" \
   near "$t" "$(calc "2 * 80 / $x")" 0.02
 
+# columnar-coffea: few huge requests; batches of about a thousand items, the uplink loaded enough
+# that the automatic transport models the requests as flows, and the time per chunk near t_SONIC.
+R columnar-coffea
+n=columnar-coffea
+check "$n: batches of ~1000 items" float_cmp "$(get $n models.particlenet_ak4.mean_batch_size)" '>' 900
+check "$n: requests as SimGrid flows" test "$(get $n network.transport)" == "flow to servers, analytic to clients"
+check "$n: time per chunk within 5% of t_SONIC" near "$(get $n events.time_per_event_s.mean)" "$(get $n analytic.t_sonic_s)" 0.05
+
 finish
