@@ -43,7 +43,6 @@ enum Op : std::uint32_t {
   kRestart,       // id: device; back after a scheduled crash (epoch)
   kRandomCrash,   // id: device; the next random crash
   kRandomRepair,  // id: device; back after a random crash (epoch)
-  kLinkChange,    // id: link fault; its window begins (epoch 0) or ends (epoch 1)
 };
 constexpr std::uint32_t kOpBits = 4;
 std::uint32_t op_stamp(Op op, std::uint32_t epoch) {
@@ -708,8 +707,6 @@ struct Simulation::Impl {
                    EventKind::Operation, id, op_stamp(kRandomCrash, 0));
         return;
       }
-      case kLinkChange:
-        return;
     }
   }
 
@@ -813,9 +810,15 @@ struct Simulation::Impl {
     const auto& a = *sc.load_balancer.admission;
     bool ok = true;
     if (a.above_threshold)
-      for (std::size_t p = 0; p < pool_ops.size(); ++p)
-        if (pool_ops[p].scaler && pool_ops[p].last_metric > sc.servers[p].autoscaler->threshold)
-          ok = false;
+      for (std::size_t p = 0; p < pool_ops.size(); ++p) {
+        if (!pool_ops[p].scaler) continue;
+        const auto& as = *sc.servers[p].autoscaler;
+        // An average_value target compares the metric per replica.
+        const double per = as.target == scenario::Autoscaler::Target::AverageValue
+                               ? std::max(pool_ops[p].asked, 1)
+                               : 1.0;
+        if (pool_ops[p].last_metric / per > as.threshold) ok = false;
+      }
     if (ok && a.rate > 0.0) {
       tokens = std::min(a.burst, tokens + (now - tokens_at) * a.rate);
       tokens_at = now;
