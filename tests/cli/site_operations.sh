@@ -23,8 +23,8 @@ assert_jq "$R" '.servers[0].scaling | length > 10' "the autoscaler followed the 
 assert_jq "$R" '[.servers[0].scaling[] | select(.to > .from)] | all(.to - .from == 1)' "scale up one replica per step"
 assert_jq "$R" '[.servers[0].scaling[].t_s] | all(. / 30 == (. / 30 | floor))' "decisions only at 30 s polls"
 assert_jq "$R" ".timeseries.pools[0].replicas | length == $MINUTES" "replicas asked for, per minute"
-assert_jq "$R" '.timeseries.pools[0] | [.replicas, .ready] | transpose | all(.[1] <= .[0] + 1)' \
-  "ready follows asked (a draining replica may still count one window)"
+assert_jq "$R" '.timeseries.pools[0] | [.replicas, .ready] | transpose | all(.[1] <= .[0])' \
+  "never more replicas ready than asked for"
 assert_jq "$R" '.timeseries.pools[0].ready | max > 2' "replicas ready over time"
 
 # Same seed, same bytes (perf aside).
