@@ -661,13 +661,20 @@ struct Simulation::Impl {
     for (const auto& q : lost) reject(q.request, Rejection::Lost);
   }
 
-  void crash(std::uint32_t d, double down_for, Op back) {
+  // Whether the device went down (and will come back after `down_for`). A draining server that
+  // crashes just goes: it was leaving, and no one asked for it any more.
+  bool crash(std::uint32_t d, double down_for, Op back) {
     Device& dev = devices[d];
-    if (dev.state == State::Off || dev.state == State::Down) return;
+    if (dev.state == State::Off || dev.state == State::Down) return false;
     if (now >= warmup) ++m.pools[dev.pool].crashes;
+    if (dev.state == State::Draining) {
+      stop_server(d, State::Off);
+      return false;
+    }
     stop_server(d, State::Down);
     if (std::isfinite(down_for))
       queue.push(now + down_for, EventKind::Operation, d, op_stamp(back, dev.epoch));
+    return true;
   }
 
   void on_operation(std::uint32_t id, std::uint32_t stamp) {
@@ -687,19 +694,19 @@ struct Simulation::Impl {
           stop_server(id, State::Off);
         return;
       case kCrash:
-        return crash(id, sc.faults.crashes[epoch].down_for, kRestart);
+        crash(id, sc.faults.crashes[epoch].down_for, kRestart);
+        return;
       case kRestart:
         if (devices[id].state == State::Down && devices[id].epoch == epoch) start_server(id);
         return;
       case kRandomCrash: {
         const auto& rc = random_crashes_of(id);
-        if (devices[id].state == State::Off || devices[id].state == State::Down) {
-          // Nothing to crash: the next failure is drawn from now.
+        const double down_for = devices[id].fault_rng.exponential(rc.mttr);
+        // Not serving (nothing to crash), or leaving anyway: the next failure is drawn from now.
+        if (!crash(id, down_for, kRandomRepair))
           queue.push(now + devices[id].fault_rng.exponential(rc.mtbf), EventKind::Operation, id,
                      op_stamp(kRandomCrash, 0));
-          return;
-        }
-        return crash(id, devices[id].fault_rng.exponential(rc.mttr), kRandomRepair);
+        return;
       }
       case kRandomRepair: {
         if (devices[id].state == State::Down && devices[id].epoch == epoch) start_server(id);

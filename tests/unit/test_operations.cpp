@@ -261,6 +261,45 @@ TEST_CASE("crash: queued and executing requests fail back and are retried elsewh
   CHECK(m.pools[0].utilization[1] < m.pools[0].utilization[0]);
 }
 
+TEST_CASE("crash during a drain: the server goes for good, as nobody asked for it any more",
+          "[engine][operations][faults]") {
+  // Two threads keep two devices busy with 20 s executions. The poll at 30 s sees no queueing
+  // and scales to one replica: device 0 drains while it executes; it crashes at 31 s "for 10 s".
+  // It must not come back: one replica was asked for.
+  auto doc = deterministic(2, 2, 1.0, 0.1, 20.0);
+  doc["warmup"] = 0.0;
+  doc["duration"] = 120.0;
+  doc["servers"][0]["drain_timeout"] = "60s";
+  doc["servers"][0]["autoscaler"] = {{"threshold", "20ms"},
+                                     {"initial_replicas", 2},
+                                     {"scale_down", {{"stabilization_window", 0}}}};
+  doc["faults"] =
+      json::array({{{"kind", "crash"}, {"pool", "gpu"}, {"device", 0}, {"at", 31}, {"for", 10}}});
+  doc["workload"]["client"] = {{"allowed_tries", 2}};
+  doc["timeseries"] = {{"interval", "1s"}};
+  const auto m = run(doc);
+  check_conservation(m);
+  REQUIRE(m.pools[0].scaling.size() >= 1);
+  CHECK(m.pools[0].scaling[0].time == 30.0);
+  CHECK(m.pools[0].scaling[0].to == 1);
+  CHECK(m.pools[0].crashes == 1);
+  CHECK(m.resilience.server_lost == 1);  // the execution it held
+  // Until the next scale-up (the one replica left queues the two threads' requests), one
+  // replica asked for and one serving; never more serving than asked for.
+  const double next = m.pools[0].scaling.size() > 1 ? m.pools[0].scaling[1].time : 120.0;
+  CHECK(next > 41.0);  // after the crashed device's "restart"
+  const auto& tp = m.timeseries->pools[0];
+  for (std::size_t w = 0; w < tp.ready.size(); ++w) {
+    const double t = static_cast<double>(w + 1);
+    INFO("window ending at " << t << " s");
+    CHECK(tp.ready[w] <= tp.replicas[w]);
+    if (t >= 31.0 && t < next) {
+      CHECK(tp.replicas[w] == 1.0);
+      CHECK(tp.ready[w] == 1.0);
+    }
+  }
+}
+
 TEST_CASE("client timeout: abandoned tries still load the server, then fall back",
           "[engine][operations][fallback]") {
   // A 2 s model behind a 0.5 s client timeout: no try ever answers in time.
@@ -521,9 +560,19 @@ TEST_CASE("conservation holds under random combinations of faults and client pol
                                  {"allowed_tries", 1 + rng.below(3)},
                                  {"retry_delay", rng.below(2) ? 0.0 : 0.01},
                                  {"fallback", rng.below(2) ? "cpu" : "none"}};
+    doc["timeseries"] = {{"interval", "1s"}};
     INFO("case " << k << ": " << doc.dump());
     const auto m = run(doc);
     check_conservation(m);
+    // Never more servers serving than asked for, never more asked for than the pool holds.
+    if (m.pools[0].operated) {
+      REQUIRE(m.timeseries);
+      const auto& tp = m.timeseries->pools[0];
+      for (std::size_t w = 0; w < tp.ready.size(); ++w) {
+        CHECK(tp.ready[w] <= tp.replicas[w]);
+        CHECK(tp.replicas[w] <= count);
+      }
+    }
     CHECK(m.resilience.completed_after_retry <= m.completed);
     CHECK(m.resilience.fallback_after_failure <= m.fallback);
     CHECK(m.resilience.tries >= m.resilience.retries);
