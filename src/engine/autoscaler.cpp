@@ -7,11 +7,17 @@ namespace sonicsim::engine {
 
 Autoscaler::Autoscaler(const scenario::Autoscaler& cfg) : cfg_(cfg) {}
 
+double Autoscaler::usage_ratio(double metric, int current) const {
+  if (cfg_.target == scenario::Autoscaler::Target::AverageValue)
+    return metric / (cfg_.threshold * static_cast<double>(std::max(current, 1)));
+  return metric / cfg_.threshold;
+}
+
 // HPA's replica calculator for one external metric.
 int Autoscaler::recommend(const Poll& p) const {
   const double current = static_cast<double>(p.current);
   const bool average = cfg_.target == scenario::Autoscaler::Target::AverageValue;
-  const double ratio = average ? p.metric / (cfg_.threshold * current) : p.metric / cfg_.threshold;
+  const double ratio = usage_ratio(p.metric, p.current);
   if (std::fabs(ratio - 1.0) <= cfg_.tolerance) return p.current;
   return static_cast<int>(average ? std::ceil(p.metric / cfg_.threshold)
                                   : std::ceil(ratio * current));

@@ -619,13 +619,15 @@ struct Simulation::Impl {
     queue.push(now + delay, EventKind::Operation, d, op_stamp(kStarted, dev.epoch));
   }
 
-  bool holds_work(std::uint32_t d) const {
-    const Device& dev = devices[d];
-    if (!dev.running.empty()) return true;
-    for (std::uint32_t bi : dev.batcher_of_model)
-      if (bi != UINT32_MAX && batchers[bi].batcher.queued() > 0) return true;
-    return false;
+  // Requests waiting in the device's queues, all models.
+  std::size_t queued_on(std::uint32_t d) const {
+    std::size_t queued = 0;
+    for (std::uint32_t bi : devices[d].batcher_of_model)
+      if (bi != UINT32_MAX) queued += batchers[bi].batcher.queued();
+    return queued;
   }
+
+  bool holds_work(std::uint32_t d) const { return !devices[d].running.empty() || queued_on(d) > 0; }
 
   // Scaled down: a server not yet serving goes at once; one serving stops taking requests and
   // goes when it holds none, or when the grace period ends.
@@ -817,15 +819,8 @@ struct Simulation::Impl {
     const auto& a = *sc.load_balancer.admission;
     bool ok = true;
     if (a.above_threshold)
-      for (std::size_t p = 0; p < pool_ops.size(); ++p) {
-        if (!pool_ops[p].scaler) continue;
-        const auto& as = *sc.servers[p].autoscaler;
-        // An average_value target compares the metric per replica.
-        const double per = as.target == scenario::Autoscaler::Target::AverageValue
-                               ? std::max(pool_ops[p].asked, 1)
-                               : 1.0;
-        if (pool_ops[p].last_metric / per > as.threshold) ok = false;
-      }
+      for (const PoolOps& po : pool_ops)
+        if (po.scaler && po.scaler->usage_ratio(po.last_metric, po.asked) > 1.0) ok = false;
     if (ok && a.rate > 0.0) {
       tokens = std::min(a.burst, tokens + (now - tokens_at) * a.rate);
       tokens_at = now;
@@ -1024,9 +1019,7 @@ struct Simulation::Impl {
       }
       case scenario::Autoscaler::Metric::QueueLength: {
         std::size_t queued = 0;
-        for (std::uint32_t d : po.devices)
-          for (std::uint32_t bi : devices[d].batcher_of_model)
-            if (bi != UINT32_MAX) queued += batchers[bi].batcher.queued();
+        for (std::uint32_t d : po.devices) queued += queued_on(d);
         return static_cast<double>(queued);
       }
     }
@@ -1134,10 +1127,8 @@ struct Simulation::Impl {
       const double busy = whole_busy[di].busy_seconds(now);
       ts.devices[di].utilization.push_back((busy - busy_before[di]) / dt);
       busy_before[di] = busy;
-      std::size_t queued = 0;
-      for (std::uint32_t bi : devices[di].batcher_of_model)
-        if (bi != UINT32_MAX) queued += batchers[bi].batcher.queued();
-      ts.devices[di].queue_length.push_back(static_cast<double>(queued));
+      ts.devices[di].queue_length.push_back(
+          static_cast<double>(queued_on(static_cast<std::uint32_t>(di))));
     }
     for (std::size_t mi = 0; mi < model_window.size(); ++mi) {
       auto& w = model_window[mi];
@@ -1511,8 +1502,7 @@ struct Simulation::Impl {
     if (client.timeout > 0.0) queue.push(now + client.timeout, EventKind::ClientTimeout, r, rq.gen);
     if (d == kNoDevice) {
       rq.routed = false;
-      for (std::size_t p = 0; p < sc.servers.size(); ++p)
-        if (devices_of_pool_host(p, model)) pool_ops[p].refused = true;
+      for (std::uint32_t host : hosts_of_model[model]) pool_ops[devices[host].pool].refused = true;
       // The load balancer answers at once that no server is there (Envoy's 503): the error is
       // back after a round trip, with no payload.
       rq.failed = true;
@@ -1528,11 +1518,6 @@ struct Simulation::Impl {
     rq.batcher = devices[d].batcher_of_model[model];
     if (auto* tr = traced(r)) tr->device = d;
     send(r, Direction::ToServer, rq.items * sc.models[model].input_bytes_per_item);
-  }
-
-  bool devices_of_pool_host(std::size_t pool, std::uint32_t model) const {
-    const auto& names = sc.servers[pool].models;
-    return std::find(names.begin(), names.end(), sc.models[model].name) != names.end();
   }
 
   // A try is back at the client: done, or failed (then retried, computed locally, or failed).
@@ -1610,15 +1595,21 @@ struct Simulation::Impl {
   // the thread (an async thread's CPU runs it as one more piece, in turn).
   void start_fallback(std::uint32_t r) {
     const Request& rq = requests[r];
-    const auto& spec = sc.workload.requests[rq.kind];
-    const double t_cpu =
-        async ? slots[rq.thread * slots_per_thread + rq.slot].t_cpu : threads[rq.thread].t_cpu;
-    const double seconds = spec.offload_fraction / spec.per_event * t_cpu;
+    const double seconds = fallback_seconds(r);
     if (!async) {
       queue.push(now + seconds, EventKind::FallbackDone, r, rq.gen);
       return;
     }
     push_piece(rq.thread, {rq.slot, PieceKind::Fallback, seconds, r});
+  }
+
+  // p_i x t_CPU of the request's event, split evenly over its kind's per_event requests.
+  double fallback_seconds(std::uint32_t r) const {
+    const Request& rq = requests[r];
+    const auto& spec = sc.workload.requests[rq.kind];
+    const double t_cpu =
+        async ? slots[rq.thread * slots_per_thread + rq.slot].t_cpu : threads[rq.thread].t_cpu;
+    return spec.offload_fraction / spec.per_event * t_cpu;
   }
 
   void on_fallback_done(std::uint32_t r, std::uint32_t gen) {
@@ -1656,10 +1647,7 @@ struct Simulation::Impl {
         case Outcome::Fallback: {
           ++m.fallback;
           ++m.resilience.fallback_after_failure;
-          const auto& spec = sc.workload.requests[rq.kind];
-          const double t_cpu = async ? slots[rq.thread * slots_per_thread + rq.slot].t_cpu
-                                     : threads[rq.thread].t_cpu;
-          m.resilience.fallback_cpu_seconds += spec.offload_fraction / spec.per_event * t_cpu;
+          m.resilience.fallback_cpu_seconds += fallback_seconds(r);
           break;
         }
       }

@@ -28,8 +28,9 @@ class Autoscaler {
     std::string why;   // one phrase, for the replica timeline
   };
   Decision decide(const Poll& p);
-
-  const scenario::Autoscaler& config() const { return cfg_; }
+  // The metric over its target, as HPA compares them: value / threshold, or value /
+  // (threshold x current) for an average_value target. Above 1: the pool is above threshold.
+  double usage_ratio(double metric, int current) const;
 
  private:
   int recommend(const Poll& p) const;
