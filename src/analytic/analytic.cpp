@@ -96,12 +96,7 @@ Prediction predict(const scenario::Scenario& sc) {
   pr.n_cpu = w.n_threads();
 
   // The request path, in the order the SPEC lists it.
-  const std::pair<const char*, const std::optional<scenario::LinkSpec>*> path[] = {
-      {"client_nic", &sc.network.client_nic},
-      {"site_uplink", &sc.network.site_uplink},
-      {"wan", &sc.network.wan},
-      {"server_nic", &sc.network.server_nic}};
-  for (const auto& [name, link] : path) {
+  for (const auto& [name, link] : sc.network.link_classes()) {
     if (!link->has_value()) continue;
     const scenario::LinkSpec& l = **link;
     pr.links.push_back({name, l.bandwidth, l.latency, 0.0, 0.0});

@@ -117,12 +117,7 @@ struct FlowNetwork::Impl {
   // bandwidth): a link of bandwidth 0 is not something SimGrid's sharing model accepts.
   void degrade(const scenario::Scenario& s,
                const std::map<std::string, std::vector<sg4::SplitDuplexLink*>>& by_class) {
-    const std::pair<const char*, const std::optional<scenario::LinkSpec>*> classes[] = {
-        {"client_nic", &s.network.client_nic},
-        {"site_uplink", &s.network.site_uplink},
-        {"wan", &s.network.wan},
-        {"server_nic", &s.network.server_nic}};
-    for (const auto& [name, spec] : classes) {
+    for (const auto& [name, spec] : s.network.link_classes()) {
       if (!*spec) continue;
       const auto found = by_class.find(name);
       if (found == by_class.end()) continue;

@@ -367,6 +367,15 @@ std::optional<double> Checker::number(const json& value, const std::string& path
   return v;
 }
 
+bool Checker::optional_quantity(const json& object, const std::string& path, std::string_view key,
+                                Quantity kind, Range range, double& out) {
+  const json* x = get(object, key);
+  if (!x) return true;
+  const auto v = quantity(*x, key_path(path, key), kind, range);
+  if (v) out = *v;
+  return v.has_value();
+}
+
 std::optional<std::int64_t> Checker::integer(const json& value, const std::string& path,
                                              std::int64_t lo, std::int64_t hi,
                                              std::string_view why) {

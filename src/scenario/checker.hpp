@@ -83,6 +83,10 @@ class Checker {
   std::optional<std::uint64_t> unsigned_integer(const json& value, const std::string& path);
   std::optional<double> quantity(const json& value, const std::string& path, Quantity kind,
                                  Range range);
+  // An optional key of `object` (at `path`): `out` takes its value when present and valid and
+  // keeps its default when absent. False only when present and refused (the problem is added).
+  bool optional_quantity(const json& object, const std::string& path, std::string_view key,
+                         Quantity kind, Range range, double& out);
 };
 
 }  // namespace sonicsim::scenario::detail

@@ -564,25 +564,17 @@ void Loader::balancer_capacity(const json& v, const std::string& path, LoadBalan
     return;
   check_keys(v, path, {"per_message", "workers", "bandwidth"});
   BalancerCapacity c;
-  bool ok = true;
-  if (const json* x = get(v, "per_message")) {
-    if (auto t = quantity(*x, key_path(path, "per_message"), Quantity::Time, Range::at_least(0)))
-      c.per_message = *t;
-    else
-      ok = false;
-  }
+  bool ok =
+      optional_quantity(v, path, "per_message", Quantity::Time, Range::at_least(0), c.per_message);
   if (const json* x = get(v, "workers")) {
     if (auto n = integer(*x, key_path(path, "workers"), 1, 4096, "worker threads"))
       c.workers = static_cast<int>(*n);
     else
       ok = false;
   }
-  if (const json* x = get(v, "bandwidth")) {
-    if (auto b = quantity(*x, key_path(path, "bandwidth"), Quantity::Bandwidth, Range::positive()))
-      c.bandwidth = *b;
-    else
-      ok = false;
-  }
+  ok = optional_quantity(v, path, "bandwidth", Quantity::Bandwidth, Range::positive(),
+                         c.bandwidth) &&
+       ok;
   if (ok && c.per_message <= 0.0 && c.bandwidth <= 0.0) {
     add(path,
         "found neither per_message nor bandwidth, expected at least one (or null: a balancer "
@@ -601,21 +593,12 @@ void Loader::admission(const json& v, const std::string& path, Scenario& s) {
     return;
   check_keys(v, path, {"rate", "burst", "refuse_above_threshold", "retry_after"});
   Admission a;
-  bool ok = true;
-  if (const json* x = get(v, "rate")) {
-    if (auto r = quantity(*x, key_path(path, "rate"), Quantity::Rate, Range::at_least(0)))
-      a.rate = *r;
+  bool ok = optional_quantity(v, path, "rate", Quantity::Rate, Range::at_least(0), a.rate);
+  if (const json* x = get(v, "burst")) {
+    if (auto b = number(*x, key_path(path, "burst"), Range::at_least(1), "a number"))
+      a.burst = *b;
     else
       ok = false;
-  }
-  if (const json* x = get(v, "burst")) {
-    if (!x->is_number() || x->get<double>() < 1.0) {
-      add(key_path(path, "burst"),
-          "found " + describe(*x) + ", expected a number >= 1 (connections the bucket holds)");
-      ok = false;
-    } else {
-      a.burst = x->get<double>();
-    }
   }
   if (const json* x = get(v, "refuse_above_threshold")) {
     if (!x->is_boolean()) {
@@ -626,12 +609,9 @@ void Loader::admission(const json& v, const std::string& path, Scenario& s) {
       a.above_threshold = x->get<bool>();
     }
   }
-  if (const json* x = get(v, "retry_after")) {
-    if (auto t = quantity(*x, key_path(path, "retry_after"), Quantity::Time, Range::positive()))
-      a.retry_after = *t;
-    else
-      ok = false;
-  }
+  ok =
+      optional_quantity(v, path, "retry_after", Quantity::Time, Range::positive(), a.retry_after) &&
+      ok;
   if (ok && a.rate <= 0.0 && !a.above_threshold) {
     add(path,
         "found neither a rate nor \"refuse_above_threshold\": true, expected at least one (or "
@@ -1825,14 +1805,10 @@ std::optional<Autoscaler> Loader::autoscaler(const json& v, const std::string& p
       a.target =
           *t == "average_value" ? Autoscaler::Target::AverageValue : Autoscaler::Target::Value;
   }
-  const auto time = [&](const char* key, Range range, double& out) {
-    if (const json* x = get(v, key)) {
-      if (auto t = quantity(*x, key_path(path, key), Quantity::Time, range)) out = *t;
-    }
-  };
-  time("window", Range::positive(), a.window);
-  time("polling_interval", Range::positive(), a.polling_interval);
-  time("cooldown", Range::at_least(0), a.cooldown);
+  optional_quantity(v, path, "window", Quantity::Time, Range::positive(), a.window);
+  optional_quantity(v, path, "polling_interval", Quantity::Time, Range::positive(),
+                    a.polling_interval);
+  optional_quantity(v, path, "cooldown", Quantity::Time, Range::at_least(0), a.cooldown);
   if (const json* x = get(v, "tolerance")) {
     if (auto t = number(*x, key_path(path, "tolerance"), Range{0.0, 1.0, false, true}))
       a.tolerance = *t;

@@ -106,15 +106,11 @@ std::vector<std::pair<double, double>> Faults::link_factors(const std::string& l
 
 std::vector<std::pair<double, double>> path_bandwidth_steps(const Network& net,
                                                             const Faults& faults) {
-  const std::pair<const char*, const std::optional<LinkSpec>*> classes[] = {
-      {"client_nic", &net.client_nic},
-      {"site_uplink", &net.site_uplink},
-      {"wan", &net.wan},
-      {"server_nic", &net.server_nic}};
+  const auto classes = net.link_classes();
   std::vector<std::vector<std::pair<double, double>>> factors;
   std::vector<double> cuts = {0.0};
-  for (const auto& [name, spec] : classes) {
-    factors.push_back(faults.link_factors(name));
+  for (const auto& c : classes) {
+    factors.push_back(faults.link_factors(c.name));
     for (const auto& step : factors.back()) cuts.push_back(step.first);
   }
   std::sort(cuts.begin(), cuts.end());
@@ -123,11 +119,11 @@ std::vector<std::pair<double, double>> path_bandwidth_steps(const Network& net,
   for (double t : cuts) {
     double narrowest = std::numeric_limits<double>::infinity();
     for (std::size_t c = 0; c < factors.size(); ++c) {
-      if (!*classes[c].second) continue;
+      if (!*classes[c].spec) continue;
       double factor = 1.0;
       for (const auto& step : factors[c])
         if (step.first <= t) factor = step.second;
-      narrowest = std::min(narrowest, (*classes[c].second)->bandwidth * factor);
+      narrowest = std::min(narrowest, (*classes[c].spec)->bandwidth * factor);
     }
     if (steps.empty() || steps.back().second != narrowest) steps.emplace_back(t, narrowest);
   }

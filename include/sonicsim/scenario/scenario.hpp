@@ -5,6 +5,7 @@
 // the engine and the analytic models never re-check them.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -305,6 +306,19 @@ struct Network {
   // Every request crosses the same links (client NIC, uplink, WAN, server NIC, those present):
   double path_latency() const;    // one way, sum of the links' latencies
   double path_bandwidth() const;  // narrowest link, +inf without links
+
+  // The four link classes in path order, named as results and faults name them; `spec` is
+  // empty for a class the scenario leaves out.
+  struct LinkClass {
+    const char* name;
+    const std::optional<LinkSpec>* spec;
+  };
+  std::array<LinkClass, 4> link_classes() const {
+    return {{{"client_nic", &client_nic},
+             {"site_uplink", &site_uplink},
+             {"wan", &wan},
+             {"server_nic", &server_nic}}};
+  }
 };
 
 // Things going wrong at given times or at random (`faults`), see docs/operations.md.
