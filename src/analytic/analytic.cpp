@@ -89,7 +89,7 @@ double expected_items(const scenario::Distribution& items) {
 
 Prediction predict(const scenario::Scenario& sc) {
   Prediction pr;
-  const scenario::Workload& w = sc.workload;
+  const scenario::Workload& w = sc.workload();
   pr.scenario = sc.name;
   pr.mode = w.mode;
   pr.t_cpu_s = w.cpu_time_per_event.expected();
@@ -331,6 +331,10 @@ Prediction predict(const scenario::Scenario& sc) {
   }
 
   // Caveats, most consequential first.
+  if (!sc.single_workload())
+    pr.notes.push_back("several workloads (" + std::to_string(sc.workloads.size()) +
+                       "): these formulas are for the first one, `" + w.name +
+                       "`, as if it had the servers to itself; the simulation shares them");
   if (pr.arrival_rate_per_s)
     pr.notes.push_back(
         "open loop (workload.arrivals): no client threads, so the closed-loop knee and MVA do not "

@@ -77,7 +77,7 @@ std::string names_of(const std::vector<ScanParam>& list, const char* sep = ",") 
 // Models whose requests some pool serves: the ones t_gpu and t_latency act on.
 std::vector<std::string> served_models(const scenario::Scenario& s) {
   std::vector<std::string> out;
-  for (const auto& r : s.workload.requests)
+  for (const auto& r : s.workload().requests)
     if (s.devices_hosting(r.model) > 0 && std::find(out.begin(), out.end(), r.model) == out.end())
       out.push_back(r.model);
   return out;
@@ -86,7 +86,7 @@ std::vector<std::string> served_models(const scenario::Scenario& s) {
 // Served requests per event carried by each served model.
 std::map<std::string, double> requests_per_model(const scenario::Scenario& s) {
   std::map<std::string, double> out;
-  for (const auto& r : s.workload.requests)
+  for (const auto& r : s.workload().requests)
     if (s.devices_hosting(r.model) > 0) out[r.model] += r.per_event;
   return out;
 }
@@ -457,7 +457,11 @@ const char* model_name(AnalyticModel m) {
 }
 
 AnalyticModel resolve_model(AnalyticModel m, const scenario::Scenario& s) {
-  if (s.workload.mode == scenario::Mode::Async) {
+  if (!s.single_workload())
+    throw InputError(s.source_file, {{"workloads", "found " + std::to_string(s.workloads.size()) +
+                                                       " workloads, expected one: a scan is "
+                                                       "fitted to one workload's measurements"}});
+  if (s.workload().mode == scenario::Mode::Async) {
     if (m == AnalyticModel::Mva)
       throw InputError("--model", {{"",
                                     "found mva, expected formula or auto: exact MVA does not "
@@ -466,8 +470,8 @@ AnalyticModel resolve_model(AnalyticModel m, const scenario::Scenario& s) {
   }
   if (m != AnalyticModel::Auto) return m;
   using K = scenario::Distribution::Kind;
-  bool constant = s.workload.cpu_time_per_event.kind == K::Constant;
-  for (const auto& r : s.workload.requests)
+  bool constant = s.workload().cpu_time_per_event.kind == K::Constant;
+  for (const auto& r : s.workload().requests)
     constant = constant && (r.items.kind == K::Constant ||
                             (r.items.kind == K::Empirical && r.items.values.size() == 1));
   for (const auto& name : served_models(s))
@@ -526,7 +530,7 @@ ScanPoint scan_point(const scenario::Scenario& s, double x) {
   pt.p_fallback = pr.p_fallback;
   pt.n_cpu = static_cast<double>(pr.n_cpu);
   pt.n_gpu = static_cast<double>(pr.n_gpu);
-  pt.jobs = static_cast<double>(s.workload.jobs);
+  pt.jobs = static_cast<double>(s.workload().jobs);
   int in_use = 0;
   for (const auto& pool : pr.pools) in_use += pool.in_use ? 1 : 0;
   if (in_use == 1)
@@ -797,8 +801,8 @@ json apply_values(const json& doc, const scenario::Scenario& s, const ScanValues
   if (moves(ScanParam::P)) {
     const double factor = v.p / base.p;
     double total = 0.0;
-    for (std::size_t i = 0; i < s.workload.requests.size(); ++i) {
-      const auto& r = s.workload.requests[i];
+    for (std::size_t i = 0; i < s.workload().requests.size(); ++i) {
+      const auto& r = s.workload().requests[i];
       const bool is_served = s.devices_hosting(r.model) > 0;
       const double p = is_served ? r.offload_fraction * factor : r.offload_fraction;
       total += p;
@@ -816,7 +820,7 @@ json apply_values(const json& doc, const scenario::Scenario& s, const ScanValues
   }
   if (moves(ScanParam::TCpu))
     out["workload"]["cpu_time_per_event"] =
-        distribution_json(s.workload.cpu_time_per_event, v.t_cpu / base.t_cpu);
+        distribution_json(s.workload().cpu_time_per_event, v.t_cpu / base.t_cpu);
   if (moves(ScanParam::TLatency)) {
     const double delta = v.t_latency - base.t_latency;
     const auto overheads = server_overheads(s, delta);
@@ -867,11 +871,11 @@ std::vector<std::string> describe_mapping(const scenario::Scenario& s, const Sca
       out.push_back("models." + name + ".service_time: every seconds value x " +
                     fmt("%.4f", v.t_gpu / base.t_gpu) + " (explicit batch/seconds tables)");
   if (has(free, ScanParam::P))
-    for (std::size_t i = 0; i < s.workload.requests.size(); ++i)
-      if (s.devices_hosting(s.workload.requests[i].model) > 0)
+    for (std::size_t i = 0; i < s.workload().requests.size(); ++i)
+      if (s.devices_hosting(s.workload().requests[i].model) > 0)
         out.push_back("workload.requests[" + std::to_string(i) + "].offload_fraction: " +
-                      fmt("%.4g", s.workload.requests[i].offload_fraction) + " -> " +
-                      fmt("%.4g", s.workload.requests[i].offload_fraction * v.p / base.p));
+                      fmt("%.4g", s.workload().requests[i].offload_fraction) + " -> " +
+                      fmt("%.4g", s.workload().requests[i].offload_fraction * v.p / base.p));
   if (has(free, ScanParam::TCpu))
     out.push_back("workload.cpu_time_per_event: mean x " + fmt("%.4f", v.t_cpu / base.t_cpu) +
                   " (cv kept)");

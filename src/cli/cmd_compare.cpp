@@ -65,8 +65,8 @@ int cmd_compare(const CompareArgs& a) {
       overrides.push_back(set);
       const auto s = scenario::load_file(a.scenario.scenario_path, overrides);
       const auto p = analytic::predict(s);
-      const double threads = static_cast<double>(s.workload.n_threads());
-      const double jobs = static_cast<double>(s.workload.jobs);
+      const double threads = static_cast<double>(s.workload().n_threads());
+      const double jobs = static_cast<double>(s.workload().jobs);
       row.formula = calibration::metric_of_throughput(m.metric, p.throughput_per_s, threads, jobs);
       if (p.mva)
         row.mva =

@@ -10,14 +10,27 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kTimeEps = 1e-9;
 }  // namespace
 
+Batcher::Batcher(BatcherConfig config, int instances)
+    : config_(std::move(config)), free_instances_(instances) {
+  if (config_.levels.empty())
+    levels_.push_back(
+        {{config_.max_queue_size, config_.default_timeout, config_.delay_timed_out}, {}, {}});
+  for (const LevelPolicy& p : config_.levels) levels_.push_back({p, {}, {}});
+}
+
 void Batcher::apply_timeouts(double now) {
-  if (config_.default_timeout <= 0.0) return;
-  while (!queue_.empty() && now > queue_.front().enqueued + config_.default_timeout + kTimeEps) {
-    if (config_.delay_timed_out)
-      delayed_.push_back(queue_.front());
-    else
-      rejected_.push_back(queue_.front());
-    queue_.pop_front();
+  for (Level& l : levels_) {
+    const LevelPolicy& p = l.policy;
+    if (p.default_timeout <= 0.0) continue;
+    while (!l.queue.empty() && now > l.queue.front().enqueued + p.default_timeout + kTimeEps) {
+      if (p.delay_timed_out) {
+        l.delayed.push_back(l.queue.front());
+      } else {
+        rejected_.push_back(l.queue.front());
+        --queued_;
+      }
+      l.queue.pop_front();
+    }
   }
 }
 
@@ -26,30 +39,29 @@ int Batcher::form(double now, std::vector<Queued>& batch, double& wake_at) {
   wake_at = kInf;
   if (free_instances_ == 0) return 0;
   apply_timeouts(now);
-  if (queue_.empty() && delayed_.empty()) return 0;
+  if (queued_ == 0) return 0;
 
-  // Triton's queue reads as the requests in time, then the delayed ones.
-  const std::size_t n = queue_.size() + delayed_.size();
-  const auto at = [&](std::size_t i) -> const Queued& {
-    return i < queue_.size() ? queue_[i] : delayed_[i - queue_.size()];
-  };
-  const double oldest = std::min(queue_.empty() ? kInf : queue_.front().enqueued,
-                                 delayed_.empty() ? kInf : delayed_.front().enqueued);
+  // Triton's queue reads level by level, each as its requests in time, then its delayed ones.
   std::size_t take = 0;
   int items = 0;
   if (!config_.dynamic) {
     take = 1;
-    items = at(0).items;
+    for (const Level& l : levels_) {
+      if (l.queue.empty() && l.delayed.empty()) continue;
+      items = (l.queue.empty() ? l.delayed : l.queue).front().items;
+      break;
+    }
   } else {
     const int cap = config_.max_batch_size;
     std::size_t count = 0, preferred_count = 0;
     int total = 0, preferred_items = 0;
     bool full = false;
-    for (std::size_t i = 0; i < n; ++i) {
-      const Queued& q = at(i);
+    double oldest = kInf;
+    // Takes q if it fits; false when the batch cannot grow any further.
+    const auto grow = [&](const Queued& q) {
       if (cap > 0 && total + q.items > cap) {
         full = true;
-        break;
+        return false;
       }
       total += q.items;
       ++count;
@@ -57,10 +69,15 @@ int Batcher::form(double now, std::vector<Queued>& batch, double& wake_at) {
         preferred_count = count;
         preferred_items = total;
       }
-      if (cap > 0 && total == cap) {
-        full = true;
-        break;
-      }
+      full = cap > 0 && total == cap;
+      return !full;
+    };
+    bool growing = true;
+    for (const Level& l : levels_) {
+      if (!l.queue.empty()) oldest = std::min(oldest, l.queue.front().enqueued);
+      if (!l.delayed.empty()) oldest = std::min(oldest, l.delayed.front().enqueued);
+      for (const auto* d : {&l.queue, &l.delayed})
+        for (auto it = d->begin(); growing && it != d->end(); ++it) growing = grow(*it);
     }
     if (preferred_count > 0) {
       take = preferred_count;
@@ -73,12 +90,15 @@ int Batcher::form(double now, std::vector<Queued>& batch, double& wake_at) {
       return 0;
     }
   }
-  const auto from_queue = static_cast<std::ptrdiff_t>(std::min(take, queue_.size()));
-  const auto from_delayed = static_cast<std::ptrdiff_t>(take) - from_queue;
-  batch.assign(queue_.begin(), queue_.begin() + from_queue);
-  batch.insert(batch.end(), delayed_.begin(), delayed_.begin() + from_delayed);
-  queue_.erase(queue_.begin(), queue_.begin() + from_queue);
-  delayed_.erase(delayed_.begin(), delayed_.begin() + from_delayed);
+  std::size_t left = take;
+  for (Level& l : levels_)
+    for (auto* d : {&l.queue, &l.delayed}) {
+      const auto n = static_cast<std::ptrdiff_t>(std::min(left, d->size()));
+      batch.insert(batch.end(), d->begin(), d->begin() + n);
+      d->erase(d->begin(), d->begin() + n);
+      left -= static_cast<std::size_t>(n);
+    }
+  queued_ -= take;
   --free_instances_;
   return items;
 }

@@ -71,23 +71,34 @@ struct Simulation::Impl {
     std::uint16_t kind;
     std::uint32_t model;
   };
-  struct Kind {
+  struct Kind {  // a request spec of some workload; Request::kind indexes all of them
     std::uint32_t model;
     bool served;
-    const scenario::Distribution* items;
+    const scenario::RequestSpec* spec;
   };
   std::vector<Kind> kinds;
-  std::vector<Step> steps;  // served requests of one event, expanded by per_event
-  std::uint64_t fallback_per_event = 0;
-  double p_served = 0.0, p_unserved = 0.0;
-  bool async = false;
-  double indep_fraction = 1.0;
-  int slots_per_thread = 1;
+  // One workload's clients: its threads, jobs, nodes and async slots are ranges of the global
+  // ones starting at the bases, in scenario order.
+  struct Tenant {
+    const scenario::Workload* w = nullptr;
+    std::vector<Step> steps;  // served requests of one event, expanded by per_event
+    std::uint64_t fallback_per_event = 0;
+    double p_served = 0.0, p_unserved = 0.0;
+    bool async = false, flow = false;
+    double indep_fraction = 1.0;
+    std::uint32_t slots_per_thread = 1, threads_per_job = 1;
+    std::uint32_t thread_base = 0, job_base = 0, slot_base = 0, node_base = 0;
+    std::vector<std::uint32_t> level;  // per model: the batcher's priority level (0-based)
+    RunMetrics::Workload* tally = nullptr;
+  };
+  std::vector<Tenant> tenants;
 
   struct Thread {
     Rng rng;
     double event_start = 0.0;
-    double t_cpu = 0.0;  // of the event in progress (sync): what a CPU fallback costs
+    double t_cpu = 0.0;     // of the event in progress (sync): what a CPU fallback costs
+    std::uint32_t job = 0;  // global job index
+    std::uint32_t tenant = 0;
     std::uint32_t node = 0;
     std::uint32_t step = 0;
     std::uint32_t epoch = 0;  // its job's preemptions: older CPU events are stale
@@ -115,7 +126,7 @@ struct Simulation::Impl {
     Piece running{};
     bool busy = false;
   };
-  std::vector<Slot> slots;  // thread * slots_per_thread + slot
+  std::vector<Slot> slots;  // see slot_of
   std::vector<AsyncCpu> cpus;
 
   // Job flow: each job's budget of events; its threads (and their slots) stop taking events
@@ -267,7 +278,6 @@ struct Simulation::Impl {
   };
   std::vector<PoolOps> pool_ops;
   bool operated = false;  // some pool has an autoscaler or faults
-  const scenario::ClientPolicy& client;
   Rng retry_rng;
   std::uint64_t orphans = 0;  // tries abandoned by their client, still on their way
 
@@ -284,7 +294,6 @@ struct Simulation::Impl {
         end(s.duration),
         warmup(s.warmup),
         routing_rng(derive_seed(s.seed, kRoutingStream, 0)),
-        client(s.workload.client),
         retry_rng(derive_seed(s.seed, kRetryStream, 0)) {
     m.duration = s.duration;
     m.warmup = s.warmup;
@@ -305,28 +314,77 @@ struct Simulation::Impl {
 
   // ---- construction ---------------------------------------------------------------------
   void build_workload() {
-    const auto& w = sc.workload;
-    async = w.mode == scenario::Mode::Async;
-    open = w.open_loop();
-    indep_fraction = w.async.independent_work_fraction;
-    slots_per_thread = async ? w.async.events_in_flight : 1;
-    for (std::size_t k = 0; k < w.requests.size(); ++k) {
-      const auto& r = w.requests[k];
-      const int model = sc.model_index(r.model);
-      const bool served = sc.devices_hosting(r.model) > 0;
-      kinds.push_back({static_cast<std::uint32_t>(model), served, &r.items});
-      if (served) {
-        p_served += r.offload_fraction;
-        for (int rep = 0; rep < r.per_event; ++rep)
-          steps.push_back({static_cast<std::uint16_t>(k), static_cast<std::uint32_t>(model)});
-      } else {
-        p_unserved += r.offload_fraction;
-        fallback_per_event += static_cast<std::uint64_t>(r.per_event);
+    open = sc.workload().open_loop();  // the loader keeps an open loop alone
+    m.workloads.resize(sc.workloads.size());
+    tenants.resize(sc.workloads.size());
+    std::uint32_t thread_base = 0, job_base = 0, slot_base = 0, node_base = 0;
+    for (std::size_t i = 0; i < sc.workloads.size(); ++i) {
+      const auto& w = sc.workloads[i];
+      Tenant& tn = tenants[i];
+      tn.w = &w;
+      tn.tally = &m.workloads[i];
+      tn.tally->name = w.name;
+      tn.async = w.mode == scenario::Mode::Async;
+      tn.flow = w.flow.has_value();
+      tn.indep_fraction = w.async.independent_work_fraction;
+      tn.slots_per_thread = tn.async ? static_cast<std::uint32_t>(w.async.events_in_flight) : 1;
+      tn.threads_per_job = static_cast<std::uint32_t>(w.threads_per_job);
+      tn.thread_base = thread_base;
+      tn.job_base = job_base;
+      tn.slot_base = slot_base;
+      tn.node_base = node_base;
+      const auto threads = static_cast<std::uint32_t>(w.n_threads());
+      thread_base += threads;
+      job_base += static_cast<std::uint32_t>(w.jobs);
+      if (tn.async) slot_base += threads * tn.slots_per_thread;
+      node_base += static_cast<std::uint32_t>(w.n_nodes());
+      for (const auto& r : w.requests) {
+        const auto k = static_cast<std::uint16_t>(kinds.size());
+        const int model = sc.model_index(r.model);
+        const bool served = sc.devices_hosting(r.model) > 0;
+        kinds.push_back({static_cast<std::uint32_t>(model), served, &r});
+        if (served) {
+          tn.p_served += r.offload_fraction;
+          for (int rep = 0; rep < r.per_event; ++rep)
+            tn.steps.push_back({k, static_cast<std::uint32_t>(model)});
+        } else {
+          tn.p_unserved += r.offload_fraction;
+          tn.fallback_per_event += static_cast<std::uint64_t>(r.per_event);
+        }
       }
+      // Triton's priority: the level this workload's requests wait at, per model.
+      tn.level.assign(sc.models.size(), 0);
+      for (std::size_t mi = 0; mi < sc.models.size(); ++mi)
+        if (const auto& db = sc.models[mi].dynamic_batching; db && db->priority_levels > 0)
+          tn.level[mi] = static_cast<std::uint32_t>(db->level_of(w.priority) - 1);
     }
     m.models.resize(sc.models.size());
     for (std::size_t i = 0; i < sc.models.size(); ++i) m.models[i].name = sc.models[i].name;
   }
+
+  Tenant& tenant_of(std::uint32_t thread) { return tenants[threads[thread].tenant]; }
+  const Tenant& tenant_of(std::uint32_t thread) const { return tenants[threads[thread].tenant]; }
+  RunMetrics::Workload& tally_of(std::uint32_t thread) { return *tenant_of(thread).tally; }
+  Tenant& tenant_of_job(std::uint32_t job) {
+    std::size_t i = tenants.size() - 1;
+    while (tenants[i].job_base > job) --i;
+    return tenants[i];
+  }
+  std::uint32_t first_thread_of_job(std::uint32_t job) {
+    const Tenant& tn = tenant_of_job(job);
+    return tn.thread_base + (job - tn.job_base) * tn.threads_per_job;
+  }
+  // Async: slot k of thread t.
+  std::size_t slot_index(std::uint32_t t, std::uint32_t k) const {
+    const Tenant& tn = tenant_of(t);
+    return tn.slot_base + static_cast<std::size_t>(t - tn.thread_base) * tn.slots_per_thread + k;
+  }
+  Slot& slot_of(std::uint32_t t, std::uint32_t k) { return slots[slot_index(t, k)]; }
+  const Slot& slot_of(std::uint32_t t, std::uint32_t k) const { return slots[slot_index(t, k)]; }
+  const scenario::ClientPolicy& client_of(const Request& rq) const {
+    return tenant_of(rq.thread).w->client;
+  }
+  bool flows(std::uint32_t job) { return tenant_of_job(job).flow; }
 
   void build_servers() {
     const std::size_t nm = sc.models.size();
@@ -386,6 +444,13 @@ struct Simulation::Impl {
             cfg.default_timeout = policy.default_timeout;
             cfg.delay_timed_out =
                 policy.timeout_action == scenario::QueuePolicy::TimeoutAction::Delay;
+            const auto& db = *model.dynamic_batching;
+            for (std::uint64_t l = 1; l <= db.priority_levels; ++l) {
+              const auto& lp = db.policy_of(l);
+              cfg.levels.push_back(
+                  {lp.max_queue_size, lp.default_timeout,
+                   lp.timeout_action == scenario::QueuePolicy::TimeoutAction::Delay});
+            }
           }
           dev.batcher_of_model[mi] = static_cast<std::uint32_t>(batchers.size());
           batchers.push_back(
@@ -437,59 +502,69 @@ struct Simulation::Impl {
       link_slot[id] = static_cast<int>(m.links.size());
       m.links.push_back(std::move(l));
     };
-    add(kClientNic, net.client_nic, "client_nic", static_cast<int>(sc.workload.n_nodes()));
+    add(kClientNic, net.client_nic, "client_nic", static_cast<int>(sc.client_nodes()));
     add(kUplink, net.site_uplink, "site_uplink", 1);
     add(kWan, net.wan, "wan", 1);
     add(kServerNic, net.server_nic, "server_nic", static_cast<int>(devices.size()));
     for (int dir = 0; dir < 2; ++dir) {
-      if (link_slot[kClientNic] >= 0) client_nic_bytes[dir].assign(sc.workload.n_nodes(), 0.0);
+      if (link_slot[kClientNic] >= 0) client_nic_bytes[dir].assign(sc.client_nodes(), 0.0);
       if (link_slot[kServerNic] >= 0) server_nic_bytes[dir].assign(devices.size(), 0.0);
     }
   }
 
   void start_threads() {
-    const auto n = static_cast<std::size_t>(sc.workload.n_threads());
-    const int tpj = sc.workload.threads_per_job;
-    const int jpn = sc.workload.jobs_per_node;
+    const auto n = static_cast<std::size_t>(sc.total_threads());
     threads.resize(n);
-    if (async) {
-      slots.resize(n * slots_per_thread);
+    std::size_t n_slots = 0;
+    for (const Tenant& tn : tenants)
+      if (tn.async) n_slots += static_cast<std::size_t>(tn.w->n_threads()) * tn.slots_per_thread;
+    if (n_slots > 0) {
+      slots.resize(n_slots);
       cpus.resize(n);
     }
-    // Jobs do not start in lock-step: each thread's first event starts at a uniformly random
-    // offset within one mean event time, so the closed loop begins in its steady state.
-    const double spread = sc.workload.cpu_time_per_event.expected();
-    if (sc.workload.flow) start_jobs();
-    for (std::size_t t = 0; t < n; ++t) {
-      Thread& th = threads[t];
-      th.rng.reseed(derive_seed(sc.seed, kThreadStream, t));
-      th.node = static_cast<std::uint32_t>((t / tpj) / jpn);
-      const double at = (jobs.empty() ? 0.0 : jobs[t / tpj].start) + spread * th.rng.uniform01();
-      if (at <= end) queue.push(at, EventKind::EventStart, static_cast<std::uint32_t>(t));
+    for (const Tenant& tn : tenants)
+      if (tn.flow) start_jobs(tn);
+    for (std::uint32_t i = 0; i < tenants.size(); ++i) {
+      const Tenant& tn = tenants[i];
+      const auto& w = *tn.w;
+      // Jobs do not start in lock-step: each thread's first event starts at a uniformly random
+      // offset within one mean event time, so the closed loop begins in its steady state.
+      const double spread = w.cpu_time_per_event.expected();
+      const auto tpj = tn.threads_per_job;
+      const auto jpn = static_cast<std::uint32_t>(w.jobs_per_node);
+      for (std::uint32_t k = 0; k < static_cast<std::uint32_t>(w.n_threads()); ++k) {
+        const std::uint32_t t = tn.thread_base + k;
+        Thread& th = threads[t];
+        th.rng.reseed(derive_seed(sc.seed, kThreadStream, t));
+        th.tenant = i;
+        th.job = tn.job_base + k / tpj;
+        th.node = tn.node_base + (k / tpj) / jpn;
+        const double at = (tn.flow ? jobs[th.job].start : 0.0) + spread * th.rng.uniform01();
+        if (at <= end) queue.push(at, EventKind::EventStart, t);
+      }
     }
   }
 
-  void start_jobs() {
-    const auto& f = *sc.workload.flow;
-    const std::int64_t n = sc.workload.jobs;
-    jobs.resize(static_cast<std::size_t>(n));
-    const auto slots_per_job =
-        static_cast<std::uint32_t>(sc.workload.threads_per_job * slots_per_thread);
-    for (std::int64_t j = 0; j < n; ++j) {
-      Rng rng(derive_seed(sc.seed, kJobStream, static_cast<std::uint64_t>(j)));
-      Job& job = jobs[static_cast<std::size_t>(j)];
-      job.start = f.start_of(j, n);
+  void start_jobs(const Tenant& tn) {
+    const auto& f = *tn.w->flow;
+    const std::int64_t n = tn.w->jobs;
+    jobs.resize(static_cast<std::size_t>(sc.total_jobs()));
+    for (std::int64_t k = 0; k < n; ++k) {
+      const std::uint64_t j = tn.job_base + static_cast<std::uint64_t>(k);
+      Rng rng(derive_seed(sc.seed, kJobStream, j));
+      Job& job = jobs[j];
+      job.start = f.start_of(k, n);
       job.events_left = std::max<std::int64_t>(1, std::llround(f.events_per_job.sample(rng)));
-      job.busy_slots = slots_per_job;
+      job.busy_slots = tn.threads_per_job * tn.slots_per_thread;
     }
-    m.jobs.emplace();
-    m.jobs->total = static_cast<std::uint64_t>(n);
+    if (!m.jobs) m.jobs.emplace();
+    m.jobs->total += static_cast<std::uint64_t>(n);
   }
 
   // Job flow: whether thread t's slot begins another event; if not, the slot retires, and the
   // job exits with its last slot.
   bool take_event(std::uint32_t t) {
-    Job& job = jobs[t / static_cast<std::uint32_t>(sc.workload.threads_per_job)];
+    Job& job = jobs[threads[t].job];
     auto& mj = *m.jobs;
     if (!job.started) {
       job.started = true;
@@ -510,7 +585,7 @@ struct Simulation::Impl {
   }
 
   void start_arrivals() {
-    const auto& a = *sc.workload.arrivals;
+    const auto& a = *sc.workload().arrivals;
     threads.resize(1);
     threads[0].rng.reseed(derive_seed(sc.seed, kThreadStream, 0));
     arrival_rng.reseed(derive_seed(sc.seed, kArrivalStream, 0));
@@ -805,7 +880,7 @@ struct Simulation::Impl {
 
   void build_admission() {
     if (!sc.load_balancer.admission || open) return;
-    connections.resize(static_cast<std::size_t>(sc.workload.jobs));
+    connections.resize(static_cast<std::size_t>(sc.total_jobs()));
     tokens = sc.load_balancer.admission->burst;
     m.admission.emplace();
   }
@@ -851,13 +926,14 @@ struct Simulation::Impl {
   void build_preemption() {
     const auto& f = sc.faults;
     if (f.preemptions.empty() && !f.random_preemption) return;
-    job_runs.resize(static_cast<std::size_t>(sc.workload.jobs));
+    job_runs.resize(static_cast<std::size_t>(sc.total_jobs()));
     for (std::size_t i = 0; i < f.preemptions.size(); ++i)
       queue.push(f.preemptions[i].at, EventKind::Preemption, static_cast<std::uint32_t>(i), 0);
     if (!f.random_preemption) return;
     for (std::size_t j = 0; j < job_runs.size(); ++j) {
       job_runs[j].rng.reseed(derive_seed(sc.seed, kPreemptStream, j));
-      arm_random_preemption(static_cast<std::uint32_t>(j), jobs.empty() ? 0.0 : jobs[j].start);
+      const auto job = static_cast<std::uint32_t>(j);
+      arm_random_preemption(job, flows(job) ? jobs[j].start : 0.0);
     }
   }
 
@@ -870,16 +946,16 @@ struct Simulation::Impl {
 
   // A thread of a preempted job starts again: the job is back (and its clock runs again).
   void job_thread_starts(std::uint32_t t) {
-    const auto tpj = static_cast<std::uint32_t>(sc.workload.threads_per_job);
-    JobRun& jr = job_runs[t / tpj];
+    const std::uint32_t j = threads[t].job;
+    JobRun& jr = job_runs[j];
     if (!jr.down) return;
     jr.down = false;
-    if (sc.faults.random_preemption) arm_random_preemption(t / tpj, now);
+    if (sc.faults.random_preemption) arm_random_preemption(j, now);
   }
 
-  bool job_running(std::uint32_t j) const {
+  bool job_running(std::uint32_t j) {
     if (job_runs[j].down) return false;
-    return jobs.empty() || (jobs[j].started && jobs[j].busy_slots > 0);
+    return !flows(j) || (jobs[j].started && jobs[j].busy_slots > 0);
   }
 
   void on_preemption(std::uint32_t id, std::uint32_t stamp) {
@@ -897,7 +973,7 @@ struct Simulation::Impl {
     if ((stamp >> 1) != ((job_runs[id].epoch << 1) & EventQueue::kStampMask) >> 1) return;
     if (job_running(id)) return preempt(id, f.random_preemption->restart_after);
     // Not running (waiting for its start, or done): a running job's clock only.
-    if (!jobs.empty() && !jobs[id].started) arm_random_preemption(id, now);
+    if (flows(id) && !jobs[id].started) arm_random_preemption(id, now);
   }
 
   // The batch system takes the job's slot back: its events in progress are lost with their
@@ -909,24 +985,25 @@ struct Simulation::Impl {
     if (!connections.empty()) connections[j] = {};  // a new slot connects anew
     jr.epoch = (jr.epoch + 1) & (EventQueue::kStampMask >> 1);
     ++m.preemptions.jobs;
-    const auto tpj = static_cast<std::uint32_t>(sc.workload.threads_per_job);
+    const Tenant& tn = tenant_of_job(j);
+    const std::uint32_t first = first_thread_of_job(j), last = first + tn.threads_per_job;
     std::uint64_t lost = 0;
-    for (std::uint32_t t = j * tpj; t < (j + 1) * tpj; ++t) {
+    for (std::uint32_t t = first; t < last; ++t) {
       Thread& th = threads[t];
       th.epoch = (th.epoch + 1) & EventQueue::kStampMask;  // its CPU work is stale
-      if (!async) {
+      if (!tn.async) {
         if (th.in_event) {
           ++lost;
-          if (th.cpu_phase) drop_fallbacks();
+          if (th.cpu_phase) drop_fallbacks(tn);
         }
         th.in_event = th.cpu_phase = false;
         continue;
       }
-      for (int k = 0; k < slots_per_thread; ++k) {
-        Slot& s = slots[t * slots_per_thread + k];
+      for (std::uint32_t k = 0; k < tn.slots_per_thread; ++k) {
+        Slot& s = slot_of(t, k);
         if (!s.in_event) continue;
         ++lost;
-        drop_fallbacks();
+        drop_fallbacks(tn);
         s.in_event = false;
       }
       cpus[t].ready.clear();
@@ -934,26 +1011,26 @@ struct Simulation::Impl {
     }
     for (std::uint32_t r = 0; r < requests.size(); ++r) {
       const Request& rq = requests[r];
-      if (rq.live && !rq.orphan && rq.thread / tpj == j) drop_request(r);
+      if (rq.live && !rq.orphan && threads[rq.thread].job == j) drop_request(r);
     }
     m.preemptions.events_lost += lost;
-    if (!jobs.empty()) {
+    if (tn.flow) {
       jobs[j].events_left += static_cast<std::int64_t>(lost);
-      jobs[j].busy_slots = static_cast<std::uint32_t>(tpj * slots_per_thread);
+      jobs[j].busy_slots = tn.threads_per_job * tn.slots_per_thread;
     }
-    for (std::uint32_t t = j * tpj; t < (j + 1) * tpj; ++t)
+    for (std::uint32_t t = first; t < last; ++t)
       if (now + restart_after <= end)
         queue.push(now + restart_after, EventKind::EventStart, t, threads[t].epoch);
   }
 
   // The unserved models' CPU inference of an event lost to preemption.
-  void drop_fallbacks() {
-    live_fallbacks -= fallback_per_event;
+  void drop_fallbacks(const Tenant& tn) {
+    live_fallbacks -= tn.fallback_per_event;
     if (counts(now)) {
-      m.failed += fallback_per_event;
-      m.resilience.preempted += fallback_per_event;
+      tn.tally->failed += tn.fallback_per_event;
+      m.resilience.preempted += tn.fallback_per_event;
     } else {
-      m.sent -= fallback_per_event;
+      tn.tally->sent -= tn.fallback_per_event;
     }
   }
 
@@ -963,11 +1040,12 @@ struct Simulation::Impl {
       tr->failed = true;
     }
     --live_requests;
+    auto& tally = tally_of(requests[r].thread);
     if (counts(now)) {
-      ++m.failed;
+      ++tally.failed;
       ++m.resilience.preempted;
     } else {
-      --m.sent;
+      --tally.sent;
     }
     // A try on its way goes on without a client; one waiting to retry or computing locally
     // just ends (its timers are stale with it).
@@ -1239,19 +1317,21 @@ struct Simulation::Impl {
 
     const bool measured = counts(now);
     RunMetrics::OpenLoop& ol = *m.open_loop;
+    const Tenant& tn = tenants[0];
+    const auto& steps = tn.steps;
     if (measured) ++ol.arrivals;
     if (live_requests + steps.size() > max_in_flight) {
       if (measured) ++ol.dropped;
       return;
     }
     if (measured) {
-      ol.requests_sent += steps.size() + fallback_per_event;
+      ol.requests_sent += steps.size() + tn.fallback_per_event;
       // Unserved models fall back to the client's CPU, which the open loop does not model: their
       // requests finish on arrival.
-      m.sent += fallback_per_event;
-      m.fallback += fallback_per_event;
+      tn.tally->sent += tn.fallback_per_event;
+      tn.tally->fallback += tn.fallback_per_event;
     }
-    if (steps.empty()) return complete_event(now);
+    if (steps.empty()) return complete_event(*tn.tally, now);
     std::uint32_t a;
     if (!free_arrivals.empty()) {
       a = free_arrivals.back();
@@ -1267,66 +1347,71 @@ struct Simulation::Impl {
 
   // ---- client threads -------------------------------------------------------------------
   void start_event(std::uint32_t t, std::uint32_t slot) {
-    if (!jobs.empty() && !take_event(t)) return;
+    const Tenant& tn = tenant_of(t);
+    if (tn.flow && !take_event(t)) return;
     Thread& th = threads[t];
-    const double t_cpu = sc.workload.cpu_time_per_event.sample(th.rng);
-    m.sent += fallback_per_event;  // fallback requests are issued and served on the CPU
-    live_fallbacks += fallback_per_event;
-    if (!async) {
+    const double t_cpu = tn.w->cpu_time_per_event.sample(th.rng);
+    tn.tally->sent += tn.fallback_per_event;  // fallback requests are issued and served on the CPU
+    live_fallbacks += tn.fallback_per_event;
+    if (!tn.async) {
       th.event_start = now;
       th.t_cpu = t_cpu;
       th.step = 0;
       th.in_event = th.cpu_phase = true;
-      queue.push(now + (1.0 - p_served) * t_cpu, EventKind::CpuDone, t, th.epoch);
+      queue.push(now + (1.0 - tn.p_served) * t_cpu, EventKind::CpuDone, t, th.epoch);
       return;
     }
-    Slot& s = slots[t * slots_per_thread + slot];
+    Slot& s = slot_of(t, slot);
     s.event_start = now;
     s.t_cpu = t_cpu;
     s.independent_done = false;
     s.in_event = true;
-    s.pending = static_cast<std::uint32_t>(steps.size());
-    for (const Step& st : steps) issue_request(t, slot, st);
-    push_piece(
-        t, {slot, PieceKind::Independent, indep_fraction * (1.0 - p_served - p_unserved) * t_cpu});
+    s.pending = static_cast<std::uint32_t>(tn.steps.size());
+    for (const Step& st : tn.steps) issue_request(t, slot, st);
+    push_piece(t, {slot, PieceKind::Independent,
+                   tn.indep_fraction * (1.0 - tn.p_served - tn.p_unserved) * t_cpu});
   }
 
   // The CPU fallback of unserved models ends with the event's CPU work: count those requests.
-  void finish_fallbacks() {
-    live_fallbacks -= fallback_per_event;
+  void finish_fallbacks(const Tenant& tn) {
+    live_fallbacks -= tn.fallback_per_event;
     if (counts(now))
-      m.fallback += fallback_per_event;
+      tn.tally->fallback += tn.fallback_per_event;
     else
-      m.sent -= fallback_per_event;
+      tn.tally->sent -= tn.fallback_per_event;
   }
 
-  void complete_event(double started) {
+  void complete_event(RunMetrics::Workload& tally, double started) {
     ++window_events;
     if (counts(now)) {
       ++m.events_completed;
       m.time_per_event.add(now - started);
+      ++tally.events_completed;
+      tally.time_per_event.add(now - started);
     }
   }
 
   void on_cpu_done(std::uint32_t t) {
-    if (async) return on_piece_done(t);
+    const Tenant& tn = tenant_of(t);
+    if (tn.async) return on_piece_done(t);
     threads[t].cpu_phase = false;
-    finish_fallbacks();
+    finish_fallbacks(tn);
     next_step(t);
   }
 
   // Sync: after the CPU work, the event's requests go out one after another.
   void next_step(std::uint32_t t) {
     Thread& th = threads[t];
-    if (th.step < steps.size()) {
+    const Tenant& tn = tenant_of(t);
+    if (th.step < tn.steps.size()) {
       // The step moves on first: a request that ends at once (a refused connection) comes
       // straight back here for the next one.
       ++th.step;
-      issue_request(t, 0, steps[th.step - 1]);
+      issue_request(t, 0, tn.steps[th.step - 1]);
       return;
     }
     th.in_event = false;
-    complete_event(th.event_start);
+    complete_event(*tn.tally, th.event_start);
     start_event(t, 0);
   }
 
@@ -1346,7 +1431,7 @@ struct Simulation::Impl {
     const Piece done = cpu.running;
     // The CPU counts as busy while the finished piece's consequences are queued, so that new
     // pieces go behind those already waiting (first come, first served; no starvation).
-    Slot& s = slots[t * slots_per_thread + done.slot];
+    Slot& s = slot_of(t, done.slot);
     switch (done.kind) {
       case PieceKind::Independent:
         s.independent_done = true;
@@ -1354,8 +1439,8 @@ struct Simulation::Impl {
         break;
       case PieceKind::Dependent:
         s.in_event = false;
-        finish_fallbacks();
-        complete_event(s.event_start);
+        finish_fallbacks(tenant_of(t));
+        complete_event(tally_of(t), s.event_start);
         start_event(t, done.slot);
         break;
       case PieceKind::Fallback:
@@ -1372,9 +1457,10 @@ struct Simulation::Impl {
   }
 
   void queue_dependent(std::uint32_t t, std::uint32_t slot) {
-    const Slot& s = slots[t * slots_per_thread + slot];
-    const double work =
-        (1.0 - indep_fraction) * (1.0 - p_served - p_unserved) * s.t_cpu + p_unserved * s.t_cpu;
+    const Slot& s = slot_of(t, slot);
+    const Tenant& tn = tenant_of(t);
+    const double work = (1.0 - tn.indep_fraction) * (1.0 - tn.p_served - tn.p_unserved) * s.t_cpu +
+                        tn.p_unserved * s.t_cpu;
     push_piece(t, {slot, PieceKind::Dependent, work});
   }
 
@@ -1401,8 +1487,7 @@ struct Simulation::Impl {
       case scenario::BalancePolicy::RingHash: {
         // The client is the job (open loop: each arrival is a client of its own). A device that
         // is not up is skipped: its clients move to the next point on the ring, no one else.
-        const std::uint64_t client =
-            open ? arrivals_routed++ : thread / sc.workload.threads_per_job;
+        const std::uint64_t client = open ? arrivals_routed++ : threads[thread].job;
         const std::uint64_t key = derive_seed(sc.seed, kClientHashStream, client);
         const auto& ring = rings[model];
         auto it = std::lower_bound(ring.begin(), ring.end(), std::make_pair(key, std::uint32_t{0}));
@@ -1467,7 +1552,7 @@ struct Simulation::Impl {
     rq.orphan = false;
     rq.live = true;
     rq.routed = false;
-    rq.items = round_items(kinds[st.kind].items->sample(threads[t].rng));
+    rq.items = round_items(kinds[st.kind].spec->items.sample(threads[t].rng));
     rq.trace = kUntraced;
     if (tracing.every > 0 && now >= warmup && traceable++ % tracing.every == 0 &&
         m.trace.size() < tracing.max) {
@@ -1475,7 +1560,7 @@ struct Simulation::Impl {
       rq.trace = static_cast<std::uint32_t>(m.trace.size());
       m.trace.push_back({st.model, t, 0, rq.items, 0, now, nan, nan, nan, nan, false});
     }
-    ++m.sent;
+    ++tally_of(t).sent;
     send_try(r);
   }
 
@@ -1483,7 +1568,8 @@ struct Simulation::Impl {
     Request& rq = requests[r];
     const std::uint32_t model = kinds[rq.kind].model;
     const bool retry = rq.tries > 0;
-    if (!connections.empty() && !admitted(rq.thread / sc.workload.threads_per_job)) {
+    const auto& client = client_of(rq);
+    if (!connections.empty() && !admitted(threads[rq.thread].job)) {
       // Not connected: no try at all; straight to the fallback (or the request fails).
       if (counts(now)) ++m.admission->requests;
       if (client.fallback == scenario::ClientPolicy::Fallback::Cpu) return start_fallback(r);
@@ -1561,6 +1647,7 @@ struct Simulation::Impl {
           break;
       }
     }
+    const auto& client = client_of(rq);
     if (rq.tries < client.allowed_tries) {
       if (client.retry_delay <= 0.0) return send_try(r);
       queue.push(now + client.retry_delay, EventKind::Retry, r, rq.gen);
@@ -1596,7 +1683,7 @@ struct Simulation::Impl {
   void start_fallback(std::uint32_t r) {
     const Request& rq = requests[r];
     const double seconds = fallback_seconds(r);
-    if (!async) {
+    if (!tenant_of(rq.thread).async) {
       queue.push(now + seconds, EventKind::FallbackDone, r, rq.gen);
       return;
     }
@@ -1606,9 +1693,9 @@ struct Simulation::Impl {
   // p_i x t_CPU of the request's event, split evenly over its kind's per_event requests.
   double fallback_seconds(std::uint32_t r) const {
     const Request& rq = requests[r];
-    const auto& spec = sc.workload.requests[rq.kind];
+    const auto& spec = *kinds[rq.kind].spec;
     const double t_cpu =
-        async ? slots[rq.thread * slots_per_thread + rq.slot].t_cpu : threads[rq.thread].t_cpu;
+        tenant_of(rq.thread).async ? slot_of(rq.thread, rq.slot).t_cpu : threads[rq.thread].t_cpu;
     return spec.offload_fraction / spec.per_event * t_cpu;
   }
 
@@ -1630,11 +1717,13 @@ struct Simulation::Impl {
       tr->failed = outcome != Outcome::Completed;
     }
     --live_requests;
+    auto& tally = tally_of(rq.thread);
     if (counts(now)) {
       switch (outcome) {
         case Outcome::Completed: {
-          ++m.completed;
+          ++tally.completed;
           m.latency.add(latency);
+          tally.latency.add(latency);
           auto& mm = m.models[model];
           ++mm.requests;
           mm.latency.add(latency);
@@ -1642,17 +1731,19 @@ struct Simulation::Impl {
           break;
         }
         case Outcome::Failed:
-          ++m.failed;
+          ++tally.failed;
           break;
         case Outcome::Fallback: {
-          ++m.fallback;
+          ++tally.fallback;
           ++m.resilience.fallback_after_failure;
-          m.resilience.fallback_cpu_seconds += fallback_seconds(r);
+          const double cpu = fallback_seconds(r);
+          m.resilience.fallback_cpu_seconds += cpu;
+          tally.fallback_cpu_seconds += cpu;
           break;
         }
       }
     } else {
-      --m.sent;
+      --tally.sent;
     }
     if (outcome == Outcome::Completed) ++m.requests_simulated;
     const std::uint32_t t = rq.thread, slot = rq.slot;
@@ -1660,13 +1751,13 @@ struct Simulation::Impl {
     if (open) {
       Arrival& a = arrivals[slot];
       if (--a.pending == 0) {
-        complete_event(a.start);
+        complete_event(tally, a.start);
         free_arrivals.push_back(slot);
       }
       return;
     }
-    if (!async) return next_step(t);
-    Slot& s = slots[t * slots_per_thread + slot];
+    if (!tenant_of(t).async) return next_step(t);
+    Slot& s = slot_of(t, slot);
     if (--s.pending == 0 && s.independent_done) queue_dependent(t, slot);
   }
 
@@ -1680,11 +1771,12 @@ struct Simulation::Impl {
     const State state = devices[rq.device].state;
     if (state != State::Up && state != State::Draining) return reject(r, Rejection::NoServer);
     BatcherState& b = batchers[rq.batcher];
-    // Triton refuses a request larger than max_batch_size, or one that finds the queue full
-    // (max_queue_size); the error travels back.
+    // Triton refuses a request larger than max_batch_size, or one that finds its priority
+    // level's queue full (max_queue_size); the error travels back.
     if (!b.batcher.accepts(rq.items)) return reject(r, Rejection::TooLarge);
-    if (!b.batcher.has_room()) return reject(r, Rejection::QueueFull);
-    b.batcher.enqueue(r, rq.items, now);
+    const std::uint32_t level = tenant_of(rq.thread).level[b.model];
+    if (!b.batcher.has_room(level)) return reject(r, Rejection::QueueFull);
+    b.batcher.enqueue(r, rq.items, now, level);
     dispatch(rq.batcher);
   }
 
@@ -1828,9 +1920,7 @@ struct Simulation::Impl {
         if (e.stamp != threads[e.id].epoch) break;  // its job was preempted since
         if (!job_runs.empty()) job_thread_starts(e.id);
         start_event(e.id, 0);
-        if (async)
-          for (int s = 1; s < slots_per_thread; ++s)
-            start_event(e.id, static_cast<std::uint32_t>(s));
+        for (std::uint32_t s = 1; s < tenant_of(e.id).slots_per_thread; ++s) start_event(e.id, s);
         break;
       case EventKind::CpuDone:
         if (e.stamp != threads[e.id].epoch) break;  // its job was preempted since
@@ -1889,6 +1979,15 @@ struct Simulation::Impl {
   RunMetrics finish() {
     now = end;
     m.in_flight_at_end = live_requests + live_fallbacks;
+    // The totals are the workloads' sums; each one's requests still in flight are what its
+    // counts leave (the engine never tracks them apart).
+    for (auto& w : m.workloads) {
+      m.sent += w.sent;
+      m.completed += w.completed;
+      m.failed += w.failed;
+      m.fallback += w.fallback;
+      w.in_flight_at_end = w.sent - w.completed - w.failed - w.fallback;
+    }
     if (balancer) {
       const double span = m.span();
       for (auto& st : lb_stage) account_stage(st);

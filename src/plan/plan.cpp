@@ -67,8 +67,8 @@ double round_bandwidth(double b) {
 }
 
 std::optional<std::int64_t> current_integer(const scenario::Scenario& s, const std::string& path) {
-  if (path == "workload.jobs") return s.workload.jobs;
-  if (path == "workload.threads_per_job") return s.workload.threads_per_job;
+  if (path == "workload.jobs") return s.workload().jobs;
+  if (path == "workload.threads_per_job") return s.workload().threads_per_job;
   const std::string prefix = "servers.";
   if (path.rfind(prefix, 0) == 0 && path.size() > prefix.size() + 6 &&
       path.compare(path.size() - 6, 6, ".count") == 0) {
@@ -346,7 +346,7 @@ AnalyticPoint predict_at(const std::string& path, const std::vector<scenario::Ov
   const auto s = scenario::load_file(path, overrides);
   const auto p = analytic::predict(s);
   AnalyticPoint a;
-  const double jobs = static_cast<double>(s.workload.jobs);
+  const double jobs = static_cast<double>(s.workload().jobs);
   const std::optional<double> x_mva =
       p.mva ? std::optional<double>(p.mva->throughput_per_s) : std::nullopt;
   // The formulas assume idle links; a link past full cannot carry the traffic at all.
@@ -400,7 +400,13 @@ Report plan(const std::string& scenario_path, const std::vector<scenario::Overri
   r.scenario_name = base.name;
   r.base_seed = static_cast<std::int64_t>(base.seed);
   if (o.replications < 1) o.replications = 1;
-  if (base.workload.open_loop())
+  if (!base.single_workload())
+    throw scenario::InputError(
+        scenario_path,
+        {{"workloads", "plan answers questions about one workload's jobs; this scenario has " +
+                           std::to_string(base.workloads.size()) +
+                           " (simulate it with `sonicsim run`, or plan each workload alone)"}});
+  if (base.workload().open_loop())
     throw scenario::InputError(scenario_path,
                                {{"workload.arrivals",
                                  "plan answers questions about closed-loop jobs; this scenario "

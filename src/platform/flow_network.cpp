@@ -84,7 +84,7 @@ struct FlowNetwork::Impl {
     sg4::Link* uplink = net.site_uplink ? make_link("site_uplink", *net.site_uplink) : nullptr;
     sg4::Link* wan = net.wan ? make_link("wan", *net.wan) : nullptr;
     using Dir = sg4::LinkInRoute::Direction;
-    const auto nodes = static_cast<std::size_t>(s.workload.n_nodes());
+    const auto nodes = static_cast<std::size_t>(s.client_nodes());
     clients.reserve(nodes);
     for (std::size_t i = 0; i < nodes; ++i) {
       const std::string id = std::to_string(i);

@@ -31,6 +31,65 @@ ojson quantiles(const metrics::Histogram& h, bool p95) {
   return j;
 }
 
+// Thread time per event of one workload: N_CPU / throughput, which equals the mean time per
+// event in sync mode and stays comparable with t_SONIC when async threads hold several events.
+// A job flow's threads are not all running at once, so N_CPU / throughput says nothing there:
+// it gets the mean time per event over the events a thread holds at once instead.
+double thread_time_per_event(const scenario::Workload& w, const metrics::Histogram& time_per_event,
+                             double throughput) {
+  const double in_flight = w.mode == scenario::Mode::Async ? w.async.events_in_flight : 1.0;
+  if (w.flow) return time_per_event.mean() / in_flight;
+  return throughput > 0.0 ? static_cast<double>(w.n_threads()) / throughput : 0.0;
+}
+
+// Over several workloads: the events' mean of each one's thread time per event (with fixed
+// populations, all threads over the total throughput).
+double thread_time_per_event(const scenario::Scenario& s, const engine::RunMetrics& m) {
+  if (s.single_workload())
+    return thread_time_per_event(s.workload(), m.time_per_event, m.throughput());
+  double sum = 0.0;
+  for (std::size_t i = 0; i < s.workloads.size(); ++i) {
+    const auto& w = m.workloads[i];
+    const double x = static_cast<double>(w.events_completed) / m.span();
+    sum += static_cast<double>(w.events_completed) *
+           thread_time_per_event(s.workloads[i], w.time_per_event, x);
+  }
+  return m.events_completed ? sum / static_cast<double>(m.events_completed) : 0.0;
+}
+
+ojson workloads_json(const scenario::Scenario& s, const engine::RunMetrics& m) {
+  ojson all = ojson::array();
+  for (std::size_t i = 0; i < s.workloads.size(); ++i) {
+    const auto& w = s.workloads[i];
+    const auto& mw = m.workloads[i];
+    const double x = static_cast<double>(mw.events_completed) / m.span();
+    ojson j;
+    j["name"] = w.name;
+    j["priority"] = w.priority ? ojson(w.priority) : ojson(nullptr);
+    j["jobs"] = w.jobs;
+    j["threads"] = w.n_threads();
+    j["mode"] = w.mode == scenario::Mode::Async ? "async" : "sync";
+    ojson ev;
+    ev["completed"] = mw.events_completed;
+    ev["throughput_per_s"] = x;
+    ev["per_job_throughput_per_s"] = x / static_cast<double>(w.jobs);
+    ev["time_per_event_s"] = quantiles(mw.time_per_event, false);
+    ev["thread_time_per_event_s"] = thread_time_per_event(w, mw.time_per_event, x);
+    j["events"] = ev;
+    ojson rq;
+    rq["sent"] = mw.sent;
+    rq["completed"] = mw.completed;
+    rq["failed"] = mw.failed;
+    rq["fallback"] = mw.fallback;
+    rq["in_flight_at_end"] = mw.in_flight_at_end;
+    rq["latency_s"] = quantiles(mw.latency, true);
+    rq["fallback_cpu_s"] = mw.fallback_cpu_seconds;
+    j["requests"] = rq;
+    all.push_back(std::move(j));
+  }
+  return all;
+}
+
 }  // namespace
 
 ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
@@ -54,16 +113,9 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
   ojson ev;
   ev["completed"] = m.events_completed;
   ev["throughput_per_s"] = m.throughput();
-  ev["per_job_throughput_per_s"] = m.throughput() / static_cast<double>(s.workload.jobs);
+  ev["per_job_throughput_per_s"] = m.throughput() / static_cast<double>(s.total_jobs());
   ev["time_per_event_s"] = quantiles(m.time_per_event, false);
-  // Thread time per event, N_CPU / throughput: equals the mean above in sync mode, and stays
-  // comparable with t_SONIC when async threads hold several events at once.
-  // A job flow's threads are not all running at once, so N_CPU / throughput says nothing there:
-  // it gets the mean time per event over the events a thread holds at once instead.
-  const double in_flight =
-      s.workload.mode == scenario::Mode::Async ? s.workload.async.events_in_flight : 1.0;
-  ev["thread_time_per_event_s"] = s.workload.flow ? m.time_per_event.mean() / in_flight
-                                                  : m.thread_time_per_event(s.workload.n_threads());
+  ev["thread_time_per_event_s"] = thread_time_per_event(s, m);
   j["events"] = ev;
 
   ojson rq;
@@ -93,9 +145,10 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
     rq["resilience"] = res;
   }
   j["requests"] = rq;
+  if (!s.single_workload()) j["workloads"] = workloads_json(s, m);
 
-  if (m.open_loop && s.workload.arrivals) {
-    const auto& a = *s.workload.arrivals;
+  if (m.open_loop && s.workload().arrivals) {
+    const auto& a = *s.workload().arrivals;
     const auto& ol = *m.open_loop;
     ojson ar;
     ar["rate_per_s"] = a.rate;
@@ -279,9 +332,9 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
     std::snprintf(line, sizeof line, fmt, args...);
     o << line;
   };
-  const bool open = m.open_loop && s.workload.arrivals;
+  const bool open = m.open_loop && s.workload().arrivals;
   if (open) {
-    const auto& a = *s.workload.arrivals;
+    const auto& a = *s.workload().arrivals;
     out("%s: open loop, %.6g arrivals/s (%s), %s simulated after %s warm-up, seed %llu\n",
         s.name.c_str(), a.rate,
         a.distribution == scenario::Arrivals::Distribution::Poisson ? "poisson" : "constant",
@@ -290,25 +343,35 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
     out("\nevents     %llu completed, %.4g /s (offered %.4g /s)\n",
         static_cast<unsigned long long>(m.events_completed), m.throughput(),
         static_cast<double>(m.open_loop->arrivals) / span);
-  } else {
+  } else if (s.single_workload()) {
     out("%s: %lld threads (%lld jobs x %d), %s simulated after %s warm-up, seed %llu\n",
-        s.name.c_str(), static_cast<long long>(s.workload.n_threads()),
-        static_cast<long long>(s.workload.jobs), s.workload.threads_per_job,
+        s.name.c_str(), static_cast<long long>(s.workload().n_threads()),
+        static_cast<long long>(s.workload().jobs), s.workload().threads_per_job,
         format_time(span).c_str(), format_time(m.warmup).c_str(),
         static_cast<unsigned long long>(s.seed));
     out("\nevents     %llu completed, %.4g /s (%.4g /s per job)\n",
         static_cast<unsigned long long>(m.events_completed), m.throughput(),
-        m.throughput() / static_cast<double>(s.workload.jobs));
+        m.throughput() / static_cast<double>(s.workload().jobs));
+  } else {
+    out("%s: %zu workloads, %lld threads in %lld jobs, %s simulated after %s warm-up, seed "
+        "%llu\n",
+        s.name.c_str(), s.workloads.size(), static_cast<long long>(s.total_threads()),
+        static_cast<long long>(s.total_jobs()), format_time(span).c_str(),
+        format_time(m.warmup).c_str(), static_cast<unsigned long long>(s.seed));
+    out("\nevents     %llu completed, %.4g /s (%.4g /s per job)\n",
+        static_cast<unsigned long long>(m.events_completed), m.throughput(),
+        m.throughput() / static_cast<double>(s.total_jobs()));
   }
   out("           time per event: mean %s  p50 %s  p99 %s\n",
       format_time(m.time_per_event.mean()).c_str(),
       format_time(m.time_per_event.quantile(0.5)).c_str(),
       format_time(m.time_per_event.quantile(0.99)).c_str());
   // The formula speaks of a fixed population; jobs that come and go are not one.
-  if (!open && !m.jobs && analytic.is_object() && analytic.contains("t_sonic_s") &&
-      analytic["t_sonic_s"].is_number()) {
+  // Nor does it speak of several workloads sharing the servers.
+  if (!open && !m.jobs && s.single_workload() && analytic.is_object() &&
+      analytic.contains("t_sonic_s") && analytic["t_sonic_s"].is_number()) {
     const double t_sonic = analytic["t_sonic_s"].get<double>();
-    const double thread_time = m.thread_time_per_event(s.workload.n_threads());
+    const double thread_time = m.thread_time_per_event(s.workload().n_threads());
     out("           formula t_SONIC %s (%s), simulated/formula = %.4f (N_CPU / throughput)\n",
         format_time(t_sonic).c_str(),
         analytic.value("saturated", false) ? "saturated" : "below saturation",
@@ -334,6 +397,20 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
     out("           latency: mean %s  p50 %s  p99 %s\n", format_time(m.latency.mean()).c_str(),
         format_time(m.latency.quantile(0.5)).c_str(),
         format_time(m.latency.quantile(0.99)).c_str());
+  if (!s.single_workload())
+    for (std::size_t i = 0; i < s.workloads.size(); ++i) {
+      const auto& w = s.workloads[i];
+      const auto& mw = m.workloads[i];
+      const std::string priority = w.priority ? "priority " + std::to_string(w.priority) : "";
+      out("workload   %-20s %-11s %.4g events/s, time per event mean %s p99 %s; latency p50 %s "
+          "p99 %s; %llu failed, %llu fallback\n",
+          w.name.c_str(), priority.c_str(), static_cast<double>(mw.events_completed) / span,
+          format_time(mw.time_per_event.mean()).c_str(),
+          format_time(mw.time_per_event.quantile(0.99)).c_str(),
+          format_time(mw.latency.quantile(0.5)).c_str(),
+          format_time(mw.latency.quantile(0.99)).c_str(),
+          static_cast<unsigned long long>(mw.failed), static_cast<unsigned long long>(mw.fallback));
+    }
   {
     const auto& r = m.resilience;
     const std::uint64_t failed_tries = r.refused + r.no_server + r.server_lost + r.client_timeout;

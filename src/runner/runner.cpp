@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -30,51 +31,84 @@ TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Pr
     c.reason = "no network traffic to share";
     return c;
   }
-  const double events_per_s = pr.mva ? pr.mva->throughput_per_s : pr.throughput_per_s;
-  // An open loop past saturation has no finite time per event; its links still see the rate
-  // the pools carry, judged against the unloaded event time.
-  const double time_per_event_s = pr.mva                        ? pr.mva->time_per_event_s
-                                  : std::isfinite(pr.t_sonic_s) ? pr.t_sonic_s
-                                                                : pr.t_ideal_s;
-  const double bytes[2] = {pr.bytes_in_per_event, pr.bytes_out_per_event};
-  const double threads = static_cast<double>(s.workload.n_threads());
-  const double per_node = threads / static_cast<double>(s.workload.n_nodes());
+  // What each workload puts on the links, by the formulas. Several workloads are predicted each
+  // alone, as if the servers were theirs: that overstates their rates, erring towards flows.
+  struct Load {
+    double events_per_s, remote_s, nodes, bytes[2];
+  };
+  const auto load_of = [](const scenario::Scenario& one, const analytic::Prediction& p) {
+    const double events_per_s = p.mva ? p.mva->throughput_per_s : p.throughput_per_s;
+    // An open loop past saturation has no finite time per event; its links still see the rate
+    // the pools carry, judged against the unloaded event time.
+    const double time_per_event_s = p.mva                        ? p.mva->time_per_event_s
+                                    : std::isfinite(p.t_sonic_s) ? p.t_sonic_s
+                                                                 : p.t_ideal_s;
+    double remote = time_per_event_s - (1.0 - p.p) * p.t_cpu_s;
+    if (!(remote > 0.0)) remote = time_per_event_s > 0.0 ? time_per_event_s : 1.0;
+    return Load{events_per_s,
+                remote,
+                static_cast<double>(one.workload().n_nodes()),
+                {p.bytes_in_per_event, p.bytes_out_per_event}};
+  };
+  std::vector<Load> loads;
+  if (s.single_workload()) {
+    loads.push_back(load_of(s, pr));
+  } else {
+    for (const auto& w : s.workloads) {
+      scenario::Scenario one = s;
+      one.workloads = {w};
+      loads.push_back(load_of(one, analytic::predict(one)));
+    }
+  }
   int devices = 0;
   for (const auto& p : s.servers) devices += p.count;
 
   // A transfer of S bytes over a link at utilization rho takes S/B/(1-rho) under processor
-  // sharing instead of S/B: that excess, per direction, is what the analytic path leaves out.
-  double excess[2] = {0.0, 0.0};
+  // sharing instead of S/B: that excess, per workload and direction, is what the analytic path
+  // leaves out.
+  std::vector<std::array<double, 2>> excess(loads.size(), {0.0, 0.0});
   std::string worst, outage;
+  // `per_node`: a NIC of one client node carries only its own workload's events.
   auto consider = [&](const std::optional<scenario::LinkSpec>& spec, const char* name,
-                      double share) {
+                      bool per_node, double share) {
     if (!spec) return;
-    const double rate = events_per_s * share;  // events per second crossing one such link
     // Judged at the link's worst degradation: contention there is what the flows must capture
     // (after an outage, the transfers it held all resume at once).
     double factor = 1.0;
     for (const auto& step : s.faults.link_factors(name)) factor = std::min(factor, step.second);
     if (factor <= 0.0) outage = name;
+    const double capacity = factor > 0.0 ? spec->bandwidth * factor : spec->bandwidth;
     for (int d = 0; d < 2; ++d) {
-      const double rho = factor > 0.0 ? rate * bytes[d] / (spec->bandwidth * factor)
-                                      : rate * bytes[d] / spec->bandwidth;
-      if (rho > c.worst_link_utilization) {
-        c.worst_link_utilization = rho;
-        worst = std::string(name) + (d == 0 ? " (to servers)" : " (to clients)");
+      double shared = 0.0;  // bytes per second over one such link, all workloads
+      for (const Load& l : loads) shared += l.events_per_s * share * l.bytes[d];
+      for (std::size_t i = 0; i < loads.size(); ++i) {
+        const Load& l = loads[i];
+        const double rho =
+            per_node ? l.events_per_s / l.nodes * l.bytes[d] / capacity : shared / capacity;
+        if (rho > c.worst_link_utilization) {
+          c.worst_link_utilization = rho;
+          worst = std::string(name) + (d == 0 ? " (to servers)" : " (to clients)");
+        }
+        excess[i][d] += rho >= 1.0 || factor <= 0.0
+                            ? std::numeric_limits<double>::infinity()
+                            : l.bytes[d] / spec->bandwidth * rho / (1.0 - rho);
       }
-      excess[d] += rho >= 1.0 || factor <= 0.0 ? std::numeric_limits<double>::infinity()
-                                               : bytes[d] / spec->bandwidth * rho / (1.0 - rho);
     }
   };
-  consider(net.client_nic, "client_nic", per_node / threads);
-  consider(net.site_uplink, "site_uplink", 1.0);
-  consider(net.wan, "wan", 1.0);
-  consider(net.server_nic, "server_nic", devices > 0 ? 1.0 / devices : 0.0);
-  const double cpu = (1.0 - pr.p) * pr.t_cpu_s;
-  double remote = time_per_event_s - cpu;
-  if (!(remote > 0.0)) remote = time_per_event_s > 0.0 ? time_per_event_s : 1.0;
-  const double error[2] = {excess[0] / remote, excess[1] / remote};
-  c.predicted_error = error[0] + error[1];
+  consider(net.client_nic, "client_nic", true, 0.0);
+  consider(net.site_uplink, "site_uplink", false, 1.0);
+  consider(net.wan, "wan", false, 1.0);
+  consider(net.server_nic, "server_nic", false, devices > 0 ? 1.0 / devices : 0.0);
+  // The workload the analytic path would serve worst decides.
+  double error[2] = {0.0, 0.0};
+  for (std::size_t i = 0; i < loads.size(); ++i) {
+    const double e[2] = {excess[i][0] / loads[i].remote_s, excess[i][1] / loads[i].remote_s};
+    if (i == 0 || e[0] + e[1] > c.predicted_error) {
+      c.predicted_error = e[0] + e[1];
+      error[0] = e[0];
+      error[1] = e[1];
+    }
+  }
 
   if (net.flow_model == scenario::FlowModel::Flow) {
     c.flow_to_servers = c.flow_to_clients = true;

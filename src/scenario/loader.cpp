@@ -87,6 +87,7 @@ class Loader : public Checker {
                                Range range);
   std::optional<Distribution> distribution(const json& v, const std::string& path,
                                            const DistSpec& spec);
+  void workloads(const json& doc, Scenario& s);
   void workload(const json& v, const std::string& path, Workload& w);
   void arrivals(const json& workload, const json& v, const std::string& wpath, Workload& w);
   void flow(const json& v, const std::string& wpath, Workload& w);
@@ -96,6 +97,11 @@ class Loader : public Checker {
   void model(const json& v, const std::string& path, Model& m);
   double tensor_bytes(const json& v, const std::string& path, std::vector<TensorSpec>& tensors);
   void dynamic_batching(const json& v, const std::string& path, Model& m);
+  bool queue_policy(const json& v, const std::string& path, QueuePolicy& p);
+  bool time_or_microseconds(const json& v, const std::string& path, const std::string& key,
+                            double& target);
+  bool check_priority_levels(const DynamicBatching& db, const std::string& path,
+                             const std::string& config_in = "");
   // A Triton config.pbtxt as read, with its path for messages.
   struct TritonSource {
     triton::ModelConfig config;
@@ -140,7 +146,7 @@ class Loader : public Checker {
   std::string base_dir_;
   // Which models parsed cleanly, so cross-checks do not pile consequences onto a broken model.
   std::set<std::string> defined_models_;
-  // workload.jobs as read, if it was valid (a preemption may take at most that many jobs).
+  // The jobs of all workloads as read, if valid (a preemption may take at most that many).
   std::optional<std::int64_t> jobs_;
 };
 
@@ -366,12 +372,68 @@ void Loader::arrivals(const json& workload, const json& v, const std::string& wp
   }
 }
 
+// `workload` (one) or `workloads` (an array of named ones sharing the servers).
+void Loader::workloads(const json& doc, Scenario& s) {
+  const json* one = get(doc, "workload");
+  const json* many = get(doc, "workloads");
+  if (one && many) {
+    add("workloads", "found both `workload` and `workloads`, expected one of them");
+    return;
+  }
+  if (one) {
+    workload(*one, "workload", s.workload());
+  } else if (!many) {
+    missing("workload",
+            "an object with jobs, threads_per_job, cpu_time_per_event, ... (or `workloads`, an "
+            "array of them)");
+    return;
+  } else if (!many->is_array() || many->empty()) {
+    add("workloads", "found " + describe(*many) +
+                         ", expected an array of at least one workload object, each with a name");
+    return;
+  } else {
+    s.workloads.assign(many->size(), Workload{});
+    std::map<std::string, std::string> names;  // name -> where
+    for (std::size_t i = 0; i < many->size(); ++i) {
+      const std::string path = index_path("workloads", i);
+      const json& v = (*many)[i];
+      workload(v, path, s.workloads[i]);
+      if (!v.is_object()) continue;
+      const std::string& name = s.workloads[i].name;
+      if (!get(v, "name")) {
+        missing(key_path(path, "name"), "a name for the workload (e.g. \"reco\"), unique");
+      } else if (!name.empty() && names.count(name)) {
+        add(key_path(path, "name"),
+            "found \"" + name + "\" again (first at " + names[name] + "), expected a unique name");
+      } else if (!name.empty()) {
+        names[name] = path;
+      }
+      if (many->size() > 1 && s.workloads[i].open_loop())
+        add(key_path(path, "arrivals"),
+            "found an open loop among " + std::to_string(many->size()) +
+                " workloads, expected it alone: an open loop is a scenario's only workload");
+    }
+  }
+  // The jobs as read, for preemption's bound.
+  std::int64_t total = 0;
+  for (const Workload& w : s.workloads) total += w.jobs;
+  if (ok()) jobs_ = total;
+}
+
 void Loader::workload(const json& v, const std::string& path, Workload& w) {
   if (!expect_object(v, path, "an object with jobs, threads_per_job, cpu_time_per_event, ..."))
     return;
   check_keys(v, path,
-             {"jobs", "threads_per_job", "jobs_per_node", "mode", "async", "cpu_time_per_event",
-              "requests", "arrivals", "flow", "client"});
+             {"name", "priority", "jobs", "threads_per_job", "jobs_per_node", "mode", "async",
+              "cpu_time_per_event", "requests", "arrivals", "flow", "client"});
+  if (const json* x = get(v, "name")) {
+    if (auto n = string(*x, key_path(path, "name"))) w.name = *n;
+  }
+  if (const json* x = get(v, "priority"); x && !x->is_null()) {
+    if (auto n = integer(*x, key_path(path, "priority"), 1, Limits::max_priority_levels,
+                         "Triton request priority, 1 the highest"))
+      w.priority = static_cast<std::uint64_t>(*n);
+  }
   if (const json* x = get(v, "arrivals"); x && !x->is_null()) {
     if (const json* f = get(v, "flow"); f && !f->is_null())
       add(key_path(path, "flow"),
@@ -396,7 +458,6 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
     missing(threads_path, "an integer >= 1 (threads per client job)");
   }
   if (jobs) w.jobs = *jobs;
-  jobs_ = jobs;
   if (threads) w.threads_per_job = static_cast<int>(*threads);
   // Both are at most 1e7, so the product cannot overflow 64 bits.
   if (jobs && threads && *jobs * *threads > Limits::max_threads) {
@@ -626,7 +687,7 @@ void Loader::admission(const json& v, const std::string& path, Scenario& s) {
         "and threshold decide)");
     ok = false;
   }
-  if (s.workload.open_loop()) {
+  if (s.workload().open_loop()) {
     add(path,
         "found an admission policy with an open loop (`workload.arrivals`), expected none: "
         "an open loop has no client jobs to connect");
@@ -770,10 +831,10 @@ void Loader::dynamic_batching(const json& v, const std::string& path, Model& m) 
                      "null (no dynamic batching) or an object with preferred_batch_size, "
                      "max_queue_delay, max_queue_size, default_timeout, timeout_action"))
     return;
-  check_keys(
-      v, path,
-      {"preferred_batch_size", "max_queue_delay", "max_queue_delay_microseconds", "max_queue_size",
-       "default_timeout", "default_timeout_microseconds", "timeout_action"});
+  check_keys(v, path,
+             {"preferred_batch_size", "max_queue_delay", "max_queue_delay_microseconds",
+              "max_queue_size", "default_timeout", "default_timeout_microseconds", "timeout_action",
+              "priority_levels", "default_priority_level", "priority_queue_policy"});
   DynamicBatching db = m.dynamic_batching.value_or(DynamicBatching{});
   bool ok = true;
   if (const json* x = get(v, "preferred_batch_size")) {
@@ -805,43 +866,128 @@ void Loader::dynamic_batching(const json& v, const std::string& path, Model& m) 
         std::unique(db.preferred_batch_size.begin(), db.preferred_batch_size.end()),
         db.preferred_batch_size.end());
   }
-  // A time under its own key, or in microseconds under Triton's spelling of it.
-  const auto time_key = [&](const char* key, const char* us_key, double& target) {
-    const json* t = get(v, key);
-    const json* us = get(v, us_key);
-    if (t && us) {
-      add(key_path(path, us_key),
-          std::string("found both `") + key + "` and `" + us_key + "`, expected only one");
+  ok = time_or_microseconds(v, path, "max_queue_delay", db.max_queue_delay) && ok;
+  ok = queue_policy(v, path, db.queue_policy) && ok;
+  if (const json* x = get(v, "priority_levels")) {
+    if (auto n = integer(*x, key_path(path, "priority_levels"), 0, Limits::max_priority_levels,
+                         "Triton priority levels; 0 means one queue"))
+      db.priority_levels = static_cast<std::uint64_t>(*n);
+    else
       ok = false;
-    } else if (t) {
-      if (auto d = quantity(*t, key_path(path, key), Quantity::Time, Range::at_least(0)))
-        target = *d;
-      else
-        ok = false;
-    } else if (us) {
-      if (auto d = number(*us, key_path(path, us_key), Range::at_least(0)))
-        target = *d * 1e-6;
-      else
-        ok = false;
+  }
+  if (const json* x = get(v, "default_priority_level")) {
+    if (auto n =
+            integer(*x, key_path(path, "default_priority_level"), 0, Limits::max_priority_levels))
+      db.default_priority_level = static_cast<std::uint64_t>(*n);
+    else
+      ok = false;
+  }
+  if (const json* x = get(v, "priority_queue_policy"); x && !x->is_null()) {
+    const std::string ppath = key_path(path, "priority_queue_policy");
+    if (!expect_object(*x, ppath,
+                       "an object from priority level (\"1\", \"2\", ...) to a queue policy "
+                       "{max_queue_size, default_timeout, timeout_action}")) {
+      ok = false;
+    } else {
+      for (const auto& item : x->items()) {
+        const std::string lpath = key_path(ppath, item.key());
+        const auto& k = item.key();
+        const bool digits =
+            !k.empty() && k.size() <= 9 &&
+            std::all_of(k.begin(), k.end(), [](char c) { return c >= '0' && c <= '9'; });
+        const std::uint64_t level = digits ? std::stoull(k) : 0;
+        if (level < 1) {
+          add(lpath, "found the key \"" + k + "\", expected a priority level 1, 2, ...");
+          ok = false;
+          continue;
+        }
+        if (!expect_object(item.value(), lpath,
+                           "a queue policy {max_queue_size, default_timeout, timeout_action}")) {
+          ok = false;
+          continue;
+        }
+        check_keys(item.value(), lpath,
+                   {"max_queue_size", "default_timeout", "default_timeout_microseconds",
+                    "timeout_action"});
+        QueuePolicy lp = db.policy_of(level);
+        if (queue_policy(item.value(), lpath, lp))
+          db.priority_queue_policy[level] = lp;
+        else
+          ok = false;
+      }
     }
-  };
-  time_key("max_queue_delay", "max_queue_delay_microseconds", db.max_queue_delay);
-  time_key("default_timeout", "default_timeout_microseconds", db.queue_policy.default_timeout);
+  }
+  ok = check_priority_levels(db, path) && ok;
+  if (ok) m.dynamic_batching = std::move(db);
+}
+
+// A time under its own key, or in microseconds under Triton's spelling of it (KEY_microseconds).
+bool Loader::time_or_microseconds(const json& v, const std::string& path, const std::string& key,
+                                  double& target) {
+  const std::string us_key = key + "_microseconds";
+  const json* t = get(v, key);
+  const json* us = get(v, us_key);
+  if (t && us) {
+    add(key_path(path, us_key), "found both `" + key + "` and `" + us_key + "`, expected only one");
+    return false;
+  }
+  std::optional<double> d;
+  if (t)
+    d = quantity(*t, key_path(path, key), Quantity::Time, Range::at_least(0));
+  else if (us)
+    d = number(*us, key_path(path, us_key), Range::at_least(0));
+  else
+    return true;
+  if (!d) return false;
+  target = us ? *d * 1e-6 : *d;
+  return true;
+}
+
+// The queue policy keys of `v` (dynamic_batching or one level of priority_queue_policy) over `p`.
+bool Loader::queue_policy(const json& v, const std::string& path, QueuePolicy& p) {
+  bool ok = time_or_microseconds(v, path, "default_timeout", p.default_timeout);
   if (const json* x = get(v, "max_queue_size")) {
     if (auto n = integer(*x, key_path(path, "max_queue_size"), 0, 4294967295LL,
                          "queued requests per device; 0 means no limit"))
-      db.queue_policy.max_queue_size = *n;
+      p.max_queue_size = *n;
     else
       ok = false;
   }
   if (const json* x = get(v, "timeout_action")) {
     if (auto a = choice(*x, key_path(path, "timeout_action"), {"REJECT", "DELAY"}))
-      db.queue_policy.timeout_action =
+      p.timeout_action =
           *a == "DELAY" ? QueuePolicy::TimeoutAction::Delay : QueuePolicy::TimeoutAction::Reject;
     else
       ok = false;
   }
-  if (ok) m.dynamic_batching = std::move(db);
+  return ok;
+}
+
+// Triton refuses a config whose default level or per-level policies name a level it lacks.
+// Problems go to `path`'s keys, or (a Triton config, `config_in` naming it) to `path` itself.
+bool Loader::check_priority_levels(const DynamicBatching& db, const std::string& path,
+                                   const std::string& config_in) {
+  const auto report = [&](const std::string& key, const std::string& message) {
+    if (config_in.empty())
+      add(key_path(path, key), "found " + message);
+    else
+      add(path, config_in + "found " + key + " " + message);
+  };
+  bool ok = true;
+  const std::string levels = "priority_levels " + std::to_string(db.priority_levels) + "]";
+  if (db.priority_levels > 0 &&
+      (db.default_priority_level < 1 || db.default_priority_level > db.priority_levels)) {
+    report("default_priority_level",
+           std::to_string(db.default_priority_level) + ", expected a level in [1, " + levels);
+    ok = false;
+  }
+  for (const auto& [level, policy] : db.priority_queue_policy)
+    if (level > db.priority_levels) {
+      report("priority_queue_policy",
+             "a policy for level " + std::to_string(level) + ", expected levels in [1, " + levels);
+      ok = false;
+    }
+  return ok;
 }
 
 std::optional<ServiceCurve> Loader::table(const json& v, const std::string& path,
@@ -1358,24 +1504,19 @@ void Loader::config_batching(const TritonSource& src, const json& model, const s
   db.max_queue_delay = static_cast<double>(b.max_queue_delay_microseconds) * 1e-6;
   db.priority_levels = b.priority_levels;
   db.default_priority_level = b.default_priority_level;
-  triton::QueuePolicy policy = b.default_queue_policy;
-  if (b.priority_levels > 0) {
-    if (b.default_priority_level < 1 || b.default_priority_level > b.priority_levels) {
-      add(cpath, in + "found default_priority_level " + std::to_string(b.default_priority_level) +
-                     ", expected a level in [1, priority_levels " +
-                     std::to_string(b.priority_levels) + "]");
-      ok = false;
-    }
-    // Every request is at the default level, so that level's own policy is the one in force.
-    if (const auto it = b.priority_queue_policy.find(b.default_priority_level);
-        it != b.priority_queue_policy.end())
-      policy = it->second;
-  }
-  db.queue_policy.max_queue_size = policy.max_queue_size;
-  db.queue_policy.default_timeout = static_cast<double>(policy.default_timeout_microseconds) * 1e-6;
-  db.queue_policy.timeout_action =
-      policy.delay ? QueuePolicy::TimeoutAction::Delay : QueuePolicy::TimeoutAction::Reject;
-  db.queue_policy.allow_timeout_override = policy.allow_timeout_override;
+  const auto policy = [](const triton::QueuePolicy& t) {
+    QueuePolicy p;
+    p.max_queue_size = t.max_queue_size;
+    p.default_timeout = static_cast<double>(t.default_timeout_microseconds) * 1e-6;
+    p.timeout_action =
+        t.delay ? QueuePolicy::TimeoutAction::Delay : QueuePolicy::TimeoutAction::Reject;
+    p.allow_timeout_override = t.allow_timeout_override;
+    return p;
+  };
+  db.queue_policy = policy(b.default_queue_policy);
+  for (const auto& [level, p] : b.priority_queue_policy)
+    db.priority_queue_policy[level] = policy(p);
+  ok = check_priority_levels(db, cpath, in) && ok;
   if (ok) m.dynamic_batching = std::move(db);
 }
 
@@ -1989,7 +2130,7 @@ void Loader::fault(const json& v, const std::string& path, Scenario& s,
   };
   // Preemption takes client jobs: an open loop has none.
   const auto need_jobs = [&] {
-    if (!s.workload.open_loop()) return true;
+    if (!s.workload().open_loop()) return true;
     add(key_path(path, "kind"), "found \"" + *kind +
                                     "\" with an open loop (`workload.arrivals`), expected no "
                                     "preemption: an open loop has no client jobs to preempt");
@@ -2097,10 +2238,11 @@ void Loader::fault(const json& v, const std::string& path, Scenario& s,
     time(need("at", "the time of the preemption, a time >= 0 such as \"10min\""), "at",
          Range::at_least(0), pr.at);
     if (const json* x = need("jobs", "the number of jobs preempted, an integer >= 1")) {
-      if (!s.workload.open_loop()) {
+      if (!s.workload().open_loop()) {
         const std::int64_t hi = jobs_.value_or(Limits::max_threads);
-        if (auto n = integer(*x, key_path(path, "jobs"), 1, hi,
-                             jobs_ ? "jobs preempted, at most workload.jobs" : "jobs preempted"))
+        if (auto n =
+                integer(*x, key_path(path, "jobs"), 1, hi,
+                        jobs_ ? "jobs preempted, at most the scenario's jobs" : "jobs preempted"))
           pr.jobs = *n;
         else
           ok = false;
@@ -2142,14 +2284,20 @@ void Loader::cross_check(const json& doc, Scenario& s) {
     return message + (hint.empty() ? " (defined: " + join(model_names) + ")" : "; " + hint);
   };
 
-  // Requests.
-  const json* workload = get(doc, "workload");
-  const json* requests = workload ? get(*workload, "requests") : nullptr;
-  if (requests && requests->is_array() && requests->size() == s.workload.requests.size()) {
+  // Requests, per workload.
+  const json* many = get(doc, "workloads");
+  for (std::size_t w = 0; w < s.workloads.size(); ++w) {
+    const Workload& wl = s.workloads[w];
+    const std::string wpath = many ? index_path("workloads", w) : "workload";
+    const json* wdoc = many ? (many->is_array() && w < many->size() ? &(*many)[w] : nullptr)
+                            : get(doc, "workload");
+    const json* requests = wdoc && wdoc->is_object() ? get(*wdoc, "requests") : nullptr;
+    if (!requests || !requests->is_array() || requests->size() != wl.requests.size()) continue;
+    const std::string rspath = key_path(wpath, "requests");
     double p = 0.0;
-    for (std::size_t i = 0; i < s.workload.requests.size(); ++i) {
-      const RequestSpec& r = s.workload.requests[i];
-      const std::string rpath = index_path("workload.requests", i);
+    for (std::size_t i = 0; i < wl.requests.size(); ++i) {
+      const RequestSpec& r = wl.requests[i];
+      const std::string rpath = index_path(rspath, i);
       p += r.offload_fraction;
       if (r.model.empty()) continue;
       const Model* m = s.find_model(r.model);
@@ -2167,18 +2315,25 @@ void Loader::cross_check(const json& doc, Scenario& s) {
       }
     }
     if (p > 1.0 + 1e-9) {
-      add("workload.requests",
+      add(rspath,
           "found offload fractions summing to " + format_number(p) +
               ", expected a sum <= 1 (p is the share of t_CPU spent in the offloaded algorithms)");
     }
+    if (wl.cpu_time_per_event.expected() <= 0.0 && wl.requests.empty() &&
+        get(*wdoc, "cpu_time_per_event")) {
+      add(key_path(wpath, "cpu_time_per_event"),
+          "found events with no CPU time and no requests, expected a positive time or requests "
+          "(such events would take no time at all)");
+    }
   }
 
-  if (s.workload.open_loop()) {
+  if (s.workload().open_loop()) {
     std::int64_t per_arrival = 0;
-    for (const RequestSpec& r : s.workload.requests) per_arrival += r.per_event;
-    if (per_arrival > s.workload.arrivals->max_in_flight)
-      add("workload.arrivals.max_in_flight",
-          "found " + std::to_string(s.workload.arrivals->max_in_flight) +
+    for (const RequestSpec& r : s.workload().requests) per_arrival += r.per_event;
+    if (per_arrival > s.workload().arrivals->max_in_flight)
+      add(std::string(get(doc, "workloads") ? "workloads[0]" : "workload") +
+              ".arrivals.max_in_flight",
+          "found " + std::to_string(s.workload().arrivals->max_in_flight) +
               ", expected at least the " + std::to_string(per_arrival) +
               " requests one arrival sends (otherwise no arrival could ever be sent)");
   }
@@ -2204,21 +2359,14 @@ void Loader::cross_check(const json& doc, Scenario& s) {
       }
     }
   }
-
-  if (s.workload.cpu_time_per_event.expected() <= 0.0 && s.workload.requests.empty() && workload &&
-      get(*workload, "cpu_time_per_event")) {
-    add("workload.cpu_time_per_event",
-        "found events with no CPU time and no requests, expected a positive time or requests "
-        "(such events would take no time at all)");
-  }
 }
 
 void Loader::scenario(const json& doc, Scenario& s) {
   if (!expect_object(doc, "", "a JSON object (the scenario)")) return;
   // Workload keys written at the top level (e.g. `--set mode=async`) get pointed home.
   check_keys(doc, "",
-             {"$schema", "name", "description", "seed", "duration", "warmup", "workload", "models",
-              "servers", "load_balancer", "network", "timeseries", "faults"},
+             {"$schema", "name", "description", "seed", "duration", "warmup", "workload",
+              "workloads", "models", "servers", "load_balancer", "network", "timeseries", "faults"},
              {"jobs", "threads_per_job", "jobs_per_node", "mode", "async", "cpu_time_per_event",
               "requests", "arrivals", "client"},
              "belongs inside `workload`, not at the top level");
@@ -2271,11 +2419,7 @@ void Loader::scenario(const json& doc, Scenario& s) {
                                      "least " +
                                      format_time(*duration / 1e6) + ")");
   }
-  if (const json* x = get(doc, "workload")) {
-    workload(*x, "workload", s.workload);
-  } else {
-    missing("workload", "an object with jobs, threads_per_job, cpu_time_per_event, ...");
-  }
+  workloads(doc, s);
   if (const json* x = get(doc, "models")) {
     if (!x->is_object()) {
       add("models", "found " + describe(*x) + ", expected an object from model name to model");

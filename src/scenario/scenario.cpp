@@ -153,6 +153,24 @@ const ServiceCurve& Model::curve_for(const std::string& device) const {
                           "`");
 }
 
+std::int64_t Scenario::total_jobs() const {
+  std::int64_t n = 0;
+  for (const auto& w : workloads) n += w.jobs;
+  return n;
+}
+
+std::int64_t Scenario::total_threads() const {
+  std::int64_t n = 0;
+  for (const auto& w : workloads) n += w.n_threads();
+  return n;
+}
+
+std::int64_t Scenario::client_nodes() const {
+  std::int64_t n = 0;
+  for (const auto& w : workloads) n += w.n_nodes();
+  return n;
+}
+
 const Model* Scenario::find_model(const std::string& model_name) const {
   const int i = model_index(model_name);
   return i < 0 ? nullptr : &models[static_cast<std::size_t>(i)];

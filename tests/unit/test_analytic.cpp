@@ -49,15 +49,15 @@ sc::Scenario one_pool() {
   sc::Scenario s;
   s.name = "one-pool";
   s.duration = 100;
-  s.workload.jobs = 10;
-  s.workload.threads_per_job = 4;
-  s.workload.jobs_per_node = 5;
-  s.workload.cpu_time_per_event = sc::Distribution::constant(1.0);
+  s.workload().jobs = 10;
+  s.workload().threads_per_job = 4;
+  s.workload().jobs_per_node = 5;
+  s.workload().cpu_time_per_event = sc::Distribution::constant(1.0);
   sc::RequestSpec r;
   r.model = "pn";
   r.offload_fraction = 0.1;
   r.items = sc::Distribution::constant(8);
-  s.workload.requests.push_back(r);
+  s.workload().requests.push_back(r);
   s.models.push_back(model("pn", curve({1, 16}, {0.001, 0.004})));
   s.servers.push_back(pool("t4", 1, "T4", {"pn"}));
   s.network.client_nic = sc::LinkSpec{1.25e9, 50e-6};
@@ -127,8 +127,8 @@ TEST_CASE("The knee: the formula saturates above N_CPU/N_GPU = t_ideal / t_GPU",
   auto s = one_pool();
   const double knee = kIdeal / kGpu;  // ~376 threads per GPU
   for (const int threads : {100, 370, 380, 1000, 4000}) {
-    s.workload.jobs = threads;
-    s.workload.threads_per_job = 1;
+    s.workload().jobs = threads;
+    s.workload().threads_per_job = 1;
     const auto pr = predict(s);
     INFO(threads << " threads");
     CHECK(pr.saturated == (threads > knee));
@@ -137,7 +137,7 @@ TEST_CASE("The knee: the formula saturates above N_CPU/N_GPU = t_ideal / t_GPU",
     if (pr.saturated) CHECK(pr.pools[0].utilization == Approx(1.0));
   }
   // Doubling the pool doubles the knee in threads, keeps it per GPU.
-  s.workload.jobs = 500;
+  s.workload().jobs = 500;
   s.servers[0].count = 2;
   const auto pr = predict(s);
   CHECK(pr.n_gpu == 2);
@@ -175,7 +175,7 @@ TEST_CASE("Unserved requests fall back to the CPU", "[analytic]") {
   extra.model = "deepmet";
   extra.offload_fraction = 0.2;
   extra.per_event = 3;
-  s.workload.requests.push_back(extra);
+  s.workload().requests.push_back(extra);
   s.models.push_back(model("deepmet", curve({1}, {0.5})));  // hosted nowhere
   const auto pr = predict(s);
   CHECK(pr.p == Approx(0.1));
@@ -197,15 +197,15 @@ TEST_CASE("Several pools: per-pool demand and the binding pool", "[analytic]") {
   sc::Scenario s;
   s.name = "multi";
   s.duration = 10;
-  s.workload.jobs = 40;
-  s.workload.cpu_time_per_event = sc::Distribution::constant(1.0);
+  s.workload().jobs = 40;
+  s.workload().cpu_time_per_event = sc::Distribution::constant(1.0);
   sc::RequestSpec r1, r2;
   r1.model = "m1";
   r1.offload_fraction = 0.1;
   r2.model = "m2";
   r2.offload_fraction = 0.1;
   r2.per_event = 2;
-  s.workload.requests = {r1, r2};
+  s.workload().requests = {r1, r2};
   sc::Model m1 = model("m1", curve({1}, {0.004}));
   m1.service_time.clear();
   m1.service_time["T4"] = curve({1}, {0.004});
@@ -234,7 +234,7 @@ TEST_CASE("Several pools: per-pool demand and the binding pool", "[analytic]") {
   CHECK_FALSE(pr.saturated);
   CHECK(pr.t_sonic_s == Approx(0.806));
 
-  s.workload.jobs = 400;  // 400 x 4.33 ms > 0.806 s: the A100 saturates, the T4s do not
+  s.workload().jobs = 400;  // 400 x 4.33 ms > 0.806 s: the A100 saturates, the T4s do not
   pr = predict(s);
   CHECK(pr.saturated);
   CHECK(pr.pools[1].saturated);
@@ -258,15 +258,15 @@ TEST_CASE("Several pools: per-pool demand and the binding pool", "[analytic]") {
 TEST_CASE("MVA of a scenario: one thread sees t_ideal, many see the GPU's capacity",
           "[analytic][mva]") {
   auto s = one_pool();
-  s.workload.jobs = 1;
-  s.workload.threads_per_job = 1;
+  s.workload().jobs = 1;
+  s.workload().threads_per_job = 1;
   auto pr = predict(s);
   REQUIRE(pr.mva);
   CHECK(pr.mva->time_per_event_s == Approx(pr.t_ideal_s));
   CHECK(pr.mva->throughput_per_s == Approx(1.0 / kIdeal));
   CHECK(*pr.models[0].mva_request_latency_s == Approx(kGpu + kLatency));
 
-  s.workload.jobs = 2000;
+  s.workload().jobs = 2000;
   pr = predict(s);
   const auto direct = solve_mva(closed_network(pr), 2000);
   CHECK(pr.mva->throughput_per_s == direct.throughput);
@@ -276,7 +276,7 @@ TEST_CASE("MVA of a scenario: one thread sees t_ideal, many see the GPU's capaci
   CHECK(*pr.models[0].mva_request_latency_s ==
         Approx(kLatency + kGpu * (1 + direct.arrival_queue[0])));
   // The sync formula and MVA agree far from the knee (MVA is exact there up to queueing).
-  s.workload.jobs = 20;
+  s.workload().jobs = 20;
   pr = predict(s);
   CHECK(pr.mva->time_per_event_s == Approx(pr.t_sonic_s).epsilon(1e-3));
 }
@@ -284,7 +284,10 @@ TEST_CASE("MVA of a scenario: one thread sees t_ideal, many see the GPU's capaci
 TEST_CASE("Dynamic batching gives the full-batch capacity bound", "[analytic]") {
   auto s = one_pool();
   s.models[0].max_batch_size = 64;
-  s.models[0].dynamic_batching = sc::DynamicBatching{{16}, 100e-6};
+  sc::DynamicBatching db;
+  db.preferred_batch_size = {16};
+  db.max_queue_delay = 100e-6;
+  s.models[0].dynamic_batching = db;
   const auto pr = predict(s);
   CHECK(pr.t_gpu_s == Approx(kGpu));  // the formula itself ignores batching
   REQUIRE(pr.models[0].t_gpu_full_batch_s);
@@ -295,7 +298,7 @@ TEST_CASE("Dynamic batching gives the full-batch capacity bound", "[analytic]") 
 
 TEST_CASE("Async mode keeps the sync formulas and says so", "[analytic]") {
   auto s = one_pool();
-  s.workload.mode = sc::Mode::Async;
+  s.workload().mode = sc::Mode::Async;
   const auto pr = predict(s);
   CHECK(pr.t_sonic_s == Approx(predict(one_pool()).t_sonic_s));
   CHECK_FALSE(pr.mva);

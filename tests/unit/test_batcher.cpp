@@ -145,3 +145,64 @@ TEST_CASE("several instances run several batches at once", "[batcher]") {
   CHECK(b.free_instances() == 0);
   CHECK(b.queued() == 2);
 }
+
+TEST_CASE("priority levels: a batch takes level 1's requests first, then what fits of level 2",
+          "[batcher][priority]") {
+  BatcherConfig c = dynamic(4, {}, 0.0);
+  c.levels = {{}, {}};  // two levels, default policies
+  Batcher b(c, 1);
+  REQUIRE(b.levels() == 2);
+  std::vector<Batcher::Queued> batch;
+  double wake = 0;
+  b.enqueue(1, 1, 0.0, 1);  // level 2, oldest
+  b.enqueue(2, 2, 0.1, 1);
+  b.enqueue(3, 1, 0.2, 0);  // level 1, newest
+  b.enqueue(4, 2, 0.3, 0);
+  CHECK(b.queued() == 4);
+  // Level 1's 1 + 2 items, then level 2's first request (1 item) fills the batch of 4.
+  CHECK(b.form(0.3, batch, wake) == 4);
+  CHECK(ids(batch) == std::vector<std::uint32_t>{3, 4, 1});
+  b.release_instance();
+  CHECK(b.form(0.3, batch, wake) == 2);
+  CHECK(ids(batch) == std::vector<std::uint32_t>{2});
+  CHECK(b.queued() == 0);
+}
+
+TEST_CASE("priority levels: each level has its own queue size and timeout", "[batcher][priority]") {
+  BatcherConfig c;  // no dynamic batching: one request per execution
+  c.levels = {{1, 0.0, false}, {0, 0.5, false}};
+  Batcher b(c, 1);
+  std::vector<Batcher::Queued> batch, rejected;
+  double wake = 0;
+  CHECK(b.has_room(0));
+  b.enqueue(1, 1, 0.0, 0);
+  CHECK_FALSE(b.has_room(0));  // level 1 holds at most one
+  CHECK(b.has_room(1));        // level 2 is unlimited
+  b.enqueue(2, 1, 0.0, 1);
+  b.enqueue(3, 1, 0.9, 1);
+  // At 1.0 the level-2 request from 0.0 has waited past its 0.5 s: rejected when the batcher
+  // looks; level 1's request runs; the later level-2 one is still in time.
+  CHECK(b.form(1.0, batch, wake) == 1);
+  CHECK(ids(batch) == std::vector<std::uint32_t>{1});
+  b.take_rejected(rejected);
+  CHECK(ids(rejected) == std::vector<std::uint32_t>{2});
+  CHECK(b.queued() == 1);
+  b.release_instance();
+  CHECK(b.form(1.2, batch, wake) == 1);
+  CHECK(ids(batch) == std::vector<std::uint32_t>{3});
+}
+
+TEST_CASE("priority levels: max_queue_delay runs from the oldest request of any level",
+          "[batcher][priority]") {
+  BatcherConfig c = dynamic(8, {}, 0.1);
+  c.levels = {{}, {}};
+  Batcher b(c, 1);
+  std::vector<Batcher::Queued> batch;
+  double wake = 0;
+  b.enqueue(1, 1, 0.0, 1);
+  b.enqueue(2, 1, 0.05, 0);
+  CHECK(b.form(0.05, batch, wake) == 0);
+  CHECK(wake == Approx(0.1));
+  CHECK(b.form(0.1, batch, wake) == 2);
+  CHECK(ids(batch) == std::vector<std::uint32_t>{2, 1});
+}

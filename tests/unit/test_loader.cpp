@@ -111,18 +111,18 @@ TEST_CASE("minimal scenario gets the documented defaults", "[loader]") {
   CHECK(s.seed == 1);
   CHECK(s.duration == 600);
   CHECK(s.warmup == 0);
-  CHECK(s.workload.jobs == 4);
-  CHECK(s.workload.threads_per_job == 2);
-  CHECK(s.workload.jobs_per_node == 1);
-  CHECK(s.workload.n_threads() == 8);
-  CHECK(s.workload.n_nodes() == 4);
-  CHECK(s.workload.mode == Mode::Sync);
-  CHECK(s.workload.async.independent_work_fraction == 1.0);
-  CHECK(s.workload.async.events_in_flight == 1);
-  CHECK(s.workload.cpu_time_per_event.kind == Distribution::Kind::Constant);
-  CHECK(s.workload.cpu_time_per_event.expected() == 1.0);
-  CHECK(s.workload.requests.empty());
-  CHECK(s.workload.offload_fraction() == 0.0);
+  CHECK(s.workload().jobs == 4);
+  CHECK(s.workload().threads_per_job == 2);
+  CHECK(s.workload().jobs_per_node == 1);
+  CHECK(s.workload().n_threads() == 8);
+  CHECK(s.workload().n_nodes() == 4);
+  CHECK(s.workload().mode == Mode::Sync);
+  CHECK(s.workload().async.independent_work_fraction == 1.0);
+  CHECK(s.workload().async.events_in_flight == 1);
+  CHECK(s.workload().cpu_time_per_event.kind == Distribution::Kind::Constant);
+  CHECK(s.workload().cpu_time_per_event.expected() == 1.0);
+  CHECK(s.workload().requests.empty());
+  CHECK(s.workload().offload_fraction() == 0.0);
   CHECK(s.models.empty());
   CHECK(s.servers.empty());
   CHECK(s.load_balancer.policy == BalancePolicy::RoundRobin);
@@ -148,7 +148,7 @@ TEST_CASE("full scenario: values, units, models, pools and links", "[loader]") {
   CHECK(s.duration == 3600);
   CHECK(s.warmup == 300);
   CHECK(s.source_file.empty());
-  const Workload& w = s.workload;
+  const Workload& w = s.workload();
   CHECK(w.jobs == 10);
   CHECK(w.n_nodes() == 5);
   CHECK(w.cpu_time_per_event.kind == Distribution::Kind::Lognormal);
@@ -219,9 +219,9 @@ TEST_CASE("extensions: async, load balancer, flow model, spread, Triton delay", 
   doc["models"]["dm"]["service_time"]["dist"] = "exponential";
   doc["$schema"] = "../docs/scenario.schema.json";
   const Scenario s = load_json(doc);
-  CHECK(s.workload.mode == Mode::Async);
-  CHECK(s.workload.async.independent_work_fraction == 0.4);
-  CHECK(s.workload.async.events_in_flight == 3);
+  CHECK(s.workload().mode == Mode::Async);
+  CHECK(s.workload().async.independent_work_fraction == 0.4);
+  CHECK(s.workload().async.events_in_flight == 3);
   CHECK(s.load_balancer.policy == BalancePolicy::Random);
   CHECK(s.network.flow_model == FlowModel::Analytic);
   CHECK(s.network.auto_tolerance == 0.01);
@@ -242,7 +242,7 @@ TEST_CASE("distribution forms in a scenario", "[loader]") {
       "cpu_time_per_event": 1}})");
   const auto cpu = [&](const json& d) {
     doc["workload"]["cpu_time_per_event"] = d;
-    return load_json(doc).workload.cpu_time_per_event;
+    return load_json(doc).workload().cpu_time_per_event;
   };
   CHECK(cpu("250ms").expected() == Approx(0.25));
   CHECK(cpu({{"dist", "constant"}, {"mean", "2s"}}).expected() == 2);
@@ -270,7 +270,7 @@ TEST_CASE("device maps and calibration files", "[loader]") {
   CHECK(m.spread.cv == 0.1);
   CHECK_THROWS_AS(m.curve_for("A100"), std::out_of_range);
   CHECK(s.devices_hosting("particlenet_ak4") == 6);
-  CHECK(s.workload.cpu_time_per_event.cv == Approx(0.2));
+  CHECK(s.workload().cpu_time_per_event.cv == Approx(0.2));
 
   // The same document loaded inline resolves calibration files against base_dir.
   std::ifstream in(kData + "/with_calibration.json");
@@ -326,11 +326,11 @@ TEST_CASE("overrides are applied before validation", "[loader][override]") {
                           "models.pn.dynamic_batching=null", "workload.requests.1.items=2",
                           "network.wan={\"bandwidth\": \"1Gbps\"}", "name=renamed",
                           "description=free text with = sign"}));
-  CHECK(s.workload.jobs == 400);
-  CHECK(s.workload.mode == Mode::Async);
+  CHECK(s.workload().jobs == 400);
+  CHECK(s.workload().mode == Mode::Async);
   CHECK(s.servers[0].count == 3);
   CHECK_FALSE(s.find_model("pn")->dynamic_batching);
-  CHECK(s.workload.requests[1].items.expected() == 2);
+  CHECK(s.workload().requests[1].items.expected() == 2);
   CHECK(s.network.wan->bandwidth == 1.25e8);
   CHECK(s.name == "renamed");
   CHECK(s.description == "free text with = sign");

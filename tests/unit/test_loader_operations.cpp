@@ -127,10 +127,10 @@ TEST_CASE("operations keys are absent: documented defaults", "[loader]") {
   CHECK(s.servers[0].startup_delay == 0.0);
   CHECK(s.servers[0].drain_timeout == 30.0);
   CHECK_FALSE(s.servers[0].autoscaler);
-  CHECK(s.workload.client.timeout == 0.0);
-  CHECK(s.workload.client.allowed_tries == 1);
-  CHECK(s.workload.client.retry_delay == 0.0);
-  CHECK(s.workload.client.fallback == ClientPolicy::Fallback::None);
+  CHECK(s.workload().client.timeout == 0.0);
+  CHECK(s.workload().client.allowed_tries == 1);
+  CHECK(s.workload().client.retry_delay == 0.0);
+  CHECK(s.workload().client.fallback == ClientPolicy::Fallback::None);
   CHECK(s.faults.empty());
 
   json d = base();
@@ -139,7 +139,7 @@ TEST_CASE("operations keys are absent: documented defaults", "[loader]") {
   d["faults"] = nullptr;
   const Scenario n = load(d);
   CHECK_FALSE(n.servers[0].autoscaler);
-  CHECK(n.workload.client.allowed_tries == 1);
+  CHECK(n.workload().client.allowed_tries == 1);
   CHECK(n.faults.empty());
 }
 
@@ -239,10 +239,10 @@ TEST_CASE("autoscaler: metrics, scale to zero, partial behaviours", "[loader]") 
 TEST_CASE("workload.client: defaults and explicit values", "[loader]") {
   json d = base();
   d["workload"]["client"] = json::object();
-  CHECK(load(d).workload.client.allowed_tries == 1);
+  CHECK(load(d).workload().client.allowed_tries == 1);
   d["workload"]["client"] = {
       {"timeout", "2s"}, {"allowed_tries", 3}, {"retry_delay", "100ms"}, {"fallback", "cpu"}};
-  const ClientPolicy c = load(d).workload.client;
+  const ClientPolicy c = load(d).workload().client;
   CHECK(c.timeout == 2.0);
   CHECK(c.allowed_tries == 3);
   CHECK(c.retry_delay == Approx(0.1));
@@ -252,10 +252,10 @@ TEST_CASE("workload.client: defaults and explicit values", "[loader]") {
   json o = open_loop();
   o["workload"]["client"] = {{"timeout", "500ms"}, {"allowed_tries", 2}, {"fallback", "none"}};
   const Scenario s = load(o);
-  CHECK(s.workload.open_loop());
-  CHECK(s.workload.client.timeout == 0.5);
-  CHECK(s.workload.client.allowed_tries == 2);
-  CHECK(s.workload.client.fallback == ClientPolicy::Fallback::None);
+  CHECK(s.workload().open_loop());
+  CHECK(s.workload().client.timeout == 0.5);
+  CHECK(s.workload().client.allowed_tries == 2);
+  CHECK(s.workload().client.fallback == ClientPolicy::Fallback::None);
 }
 
 TEST_CASE("faults: every kind with defaults and explicit values", "[loader]") {
@@ -329,8 +329,8 @@ TEST_CASE("operations keys through --set", "[loader][override]") {
   REQUIRE(a.servers[1].autoscaler);
   CHECK(a.servers[1].autoscaler->threshold == Approx(0.02));
   CHECK(a.servers[1].startup_delay == 60.0);
-  CHECK(a.workload.client.allowed_tries == 2);
-  CHECK(a.workload.client.fallback == ClientPolicy::Fallback::Cpu);
+  CHECK(a.workload().client.allowed_tries == 2);
+  CHECK(a.workload().client.fallback == ClientPolicy::Fallback::Cpu);
   REQUIRE(a.faults.crashes.size() == 1);
   CHECK(a.faults.crashes[0].at == 300.0);
   // The same scenario whether the override used brackets or dots.
@@ -464,7 +464,7 @@ TEST_CASE("bad operations input: faults", "[loader][bad]") {
       {"bandwidth_factor 1", with_faults(json::parse(R"([{"kind": "link", "link": "client_nic", "at": 1, "duration": 1, "bandwidth_factor": 1}])")),
        "faults[0].bandwidth_factor", {"found 1", "in [0, 1)"}},
       {"preemption of more jobs than exist", with_faults(json::parse(R"([{"kind": "preemption", "at": 1, "jobs": 11}])")),
-       "faults[0].jobs", {"found 11", "in [1, 10]", "at most workload.jobs"}},
+       "faults[0].jobs", {"found 11", "in [1, 10]", "at most the scenario's jobs"}},
       {"preemption without jobs", with_faults(json::parse(R"([{"kind": "preemption", "at": 1}])")),
        "faults[0].jobs", {"missing", "an integer >= 1"}},
       {"preemption negative restart_after", with_faults(json::parse(R"([{"kind": "preemption", "at": 1, "jobs": 1, "restart_after": -5}])")),

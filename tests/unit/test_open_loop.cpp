@@ -197,11 +197,11 @@ TEST_CASE("workload.arrivals in a scenario: rates with units, and clear errors",
     doc["workload"]["arrivals"]["rate"] = text;
     const auto s = scenario_of(doc);
     INFO(text.dump());
-    REQUIRE(s.workload.open_loop());
-    CHECK(s.workload.arrivals->rate == Approx(rate));
-    CHECK(s.workload.arrivals->max_in_flight == 1000000);
-    CHECK(s.workload.n_threads() == 1);
-    CHECK(s.workload.cpu_time_per_event.expected() == 0.0);
+    REQUIRE(s.workload().open_loop());
+    CHECK(s.workload().arrivals->rate == Approx(rate));
+    CHECK(s.workload().arrivals->max_in_flight == 1000000);
+    CHECK(s.workload().n_threads() == 1);
+    CHECK(s.workload().cpu_time_per_event.expected() == 0.0);
   }
   doc["workload"].erase("arrivals");
   CHECK_THAT(problems_of(doc), Catch::Contains("workload.jobs: missing"));

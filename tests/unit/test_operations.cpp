@@ -491,7 +491,7 @@ TEST_CASE("conservation holds under random combinations of faults and client pol
           "[engine][operations][conservation]") {
   sonicsim::Rng rng(20261122);
   sonicsim::engine::RunMetrics::Resilience seen;  // what the cases exercised, all together
-  std::uint64_t crashes = 0, scalings = 0, preempted = 0, not_admitted = 0;
+  std::uint64_t crashes = 0, scalings = 0, preempted = 0, not_admitted = 0, shared = 0;
   for (int k = 0; k < 40; ++k) {
     auto doc =
         deterministic(8 + static_cast<int>(rng.below(40)), 1 + static_cast<int>(rng.below(4)), 0.05,
@@ -561,9 +561,57 @@ TEST_CASE("conservation holds under random combinations of faults and client pol
                                  {"retry_delay", rng.below(2) ? 0.0 : 0.01},
                                  {"fallback", rng.below(2) ? "cpu" : "none"}};
     doc["timeseries"] = {{"interval", "1s"}};
+    // A third of the cases share the servers between two workloads at two priority levels (their
+    // own random stream, so the cases above stay what they were).
+    sonicsim::Rng split(1000 + static_cast<std::uint64_t>(k));
+    if (split.below(3) == 0) {
+      json a = doc["workload"];
+      a["name"] = "a";
+      a["priority"] = 1;
+      json b = a;
+      b["name"] = "b";
+      b["priority"] = 2;
+      b["jobs"] = 1 + split.below(10);
+      b["mode"] = split.below(2) ? "async" : "sync";
+      if (split.below(2))
+        b["flow"] = {{"start_times", json::array()}, {"events_per_job", 200}};
+      else
+        b.erase("flow");
+      if (b.contains("flow")) {
+        for (std::uint64_t j = 0; j < b["jobs"].get<std::uint64_t>(); ++j)
+          b["flow"]["start_times"].push_back(100.0 * split.uniform01());
+      }
+      doc.erase("workload");
+      doc["workloads"] = {a, b};
+      auto& db = doc["models"]["m"]["dynamic_batching"];
+      if (db.is_null()) db = {{"max_queue_delay", "1ms"}};
+      db["priority_levels"] = 2;
+      db["default_priority_level"] = 2;
+    }
     INFO("case " << k << ": " << doc.dump());
     const auto m = run(doc);
     check_conservation(m);
+    // The workloads' counts add up to the totals; the requests each leaves in flight add up to
+    // those the engine holds.
+    {
+      std::uint64_t sent = 0, completed = 0, failed = 0, fallback = 0, in_flight = 0, events = 0;
+      for (const auto& w : m.workloads) {
+        sent += w.sent;
+        completed += w.completed;
+        failed += w.failed;
+        fallback += w.fallback;
+        in_flight += w.in_flight_at_end;
+        events += w.events_completed;
+        CHECK(w.sent >= w.completed + w.failed + w.fallback);
+      }
+      CHECK(sent == m.sent);
+      CHECK(completed == m.completed);
+      CHECK(failed == m.failed);
+      CHECK(fallback == m.fallback);
+      CHECK(in_flight == m.in_flight_at_end);
+      CHECK(events == m.events_completed);
+      if (m.workloads.size() > 1) ++shared;
+    }
     // Never more servers serving than asked for, never more asked for than the pool holds.
     if (m.pools[0].operated) {
       REQUIRE(m.timeseries);
@@ -598,4 +646,5 @@ TEST_CASE("conservation holds under random combinations of faults and client pol
   CHECK(scalings > 0);
   CHECK(preempted > 0);
   CHECK(not_admitted > 0);
+  CHECK(shared > 5);
 }

@@ -129,14 +129,14 @@ TEST_CASE("the scan model is analytic::predict at the scenario's own parameters"
       const auto s = scenario::load_file(examples + name, {{"workload.jobs", jobs}});
       const auto pr = analytic::predict(s);
       const ScanPoint pt = scan_point(s);
-      const double threads = static_cast<double>(s.workload.n_threads());
+      const double threads = static_cast<double>(s.workload().n_threads());
       CHECK(predict_metric(pt, pt.values, pt.values, Metric::Throughput, AnalyticModel::Formula) ==
             Approx(pr.throughput_per_s).epsilon(1e-12));
       CHECK(predict_metric(pt, pt.values, pt.values, Metric::ThreadTimePerEvent,
                            AnalyticModel::Formula) == Approx(pr.t_sonic_s).epsilon(1e-12));
       CHECK(
           predict_metric(pt, pt.values, pt.values, Metric::PerJobThroughput, AnalyticModel::Mva) ==
-          Approx(pr.mva->throughput_per_s / static_cast<double>(s.workload.jobs)).epsilon(1e-12));
+          Approx(pr.mva->throughput_per_s / static_cast<double>(s.workload().jobs)).epsilon(1e-12));
       CHECK(threads == pt.n_cpu);
     }
   }
@@ -192,9 +192,9 @@ TEST_CASE("moved parameters predict what the scenario they map to predicts", "[s
             Approx(predict_metric(after, after.values, after.values, Metric::Throughput, model))
                 .epsilon(1e-9));
     // The spread of t_CPU and of the executions is kept; the fallback request is untouched.
-    CHECK(moved.workload.cpu_time_per_event.cv == Approx(0.4));
+    CHECK(moved.workload().cpu_time_per_event.cv == Approx(0.4));
     CHECK(moved.find_model("m")->spread.cv == Approx(0.2));
-    CHECK(moved.workload.requests[2].offload_fraction == 0.05);
+    CHECK(moved.workload().requests[2].offload_fraction == 0.05);
     CHECK(moved.find_model("m")->curve_for("T4").seconds[1] ==
           Approx(0.008 * v.t_gpu / base.t_gpu));
     CHECK(moved.find_model("m")->overhead.client_send.fixed == Approx(200e-6));

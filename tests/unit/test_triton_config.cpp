@@ -246,18 +246,33 @@ TEST_CASE("the queue policy and priority levels are read", "[triton]") {
   CHECK(db.max_queue_delay == Approx(500e-6));
   CHECK(db.priority_levels == 3);
   CHECK(db.default_priority_level == 2);
-  // Every request is at the default level 2, which has its own policy.
-  CHECK(db.queue_policy.timeout_action == QueuePolicy::TimeoutAction::Delay);
-  CHECK(db.queue_policy.default_timeout == Approx(0.02));
-  CHECK(db.queue_policy.max_queue_size == 10);
-  CHECK(db.queue_policy.allow_timeout_override);
+  // default_queue_policy, for the levels without their own.
+  CHECK(db.queue_policy.timeout_action == QueuePolicy::TimeoutAction::Reject);
+  CHECK(db.queue_policy.default_timeout == Approx(0.1));
+  CHECK(db.queue_policy.max_queue_size == 64);
+  // The default level 2 has its own policy; levels 1 and 3 get the default one.
+  REQUIRE(db.priority_queue_policy.size() == 1);
+  const QueuePolicy& two = db.policy_of(2);
+  CHECK(two.timeout_action == QueuePolicy::TimeoutAction::Delay);
+  CHECK(two.default_timeout == Approx(0.02));
+  CHECK(two.max_queue_size == 10);
+  CHECK(two.allow_timeout_override);
+  CHECK(db.policy_of(1).max_queue_size == 64);
+  CHECK(db.policy_of(3).max_queue_size == 64);
+  // A request without a priority, or with one outside [1, 3], waits at level 2, as in Triton.
+  CHECK(db.level_of(0) == 2);
+  CHECK(db.level_of(1) == 1);
+  CHECK(db.level_of(3) == 3);
+  CHECK(db.level_of(4) == 2);
 
+  // The scenario's own keys override the config's default policy, not the levels' own.
   m = load_model(
       scenario_with("queue_policy.pbtxt",
-                    {{"dynamic_batching", {{"timeout_action", "REJECT"}, {"max_queue_size", 0}}}}));
-  CHECK(m.dynamic_batching->queue_policy.timeout_action == QueuePolicy::TimeoutAction::Reject);
+                    {{"dynamic_batching", {{"timeout_action", "DELAY"}, {"max_queue_size", 0}}}}));
+  CHECK(m.dynamic_batching->queue_policy.timeout_action == QueuePolicy::TimeoutAction::Delay);
   CHECK(m.dynamic_batching->queue_policy.max_queue_size == 0);
-  CHECK(m.dynamic_batching->queue_policy.default_timeout == Approx(0.02));
+  CHECK(m.dynamic_batching->queue_policy.default_timeout == Approx(0.1));
+  CHECK(m.dynamic_batching->policy_of(2).max_queue_size == 10);
 }
 
 TEST_CASE("instance groups map to instances per device", "[triton]") {

@@ -15,6 +15,12 @@
 // at the queue does a request that has waited longer than `default_timeout` get rejected
 // (REJECT) or moved behind every request that has not timed out (DELAY). All requests share one
 // timeout, so the timed-out ones are always the oldest, at the front of the queue.
+//
+// Priority levels are Triton's too (priority_levels): level 1 is the highest. The queue reads
+// level 1's requests (those in time, then the delayed ones), then level 2's, and so on; a batch
+// takes requests in that order, so a lower level only gets what the higher ones leave. Each level
+// has its own queue policy (priority_queue_policy, else the default one): its own max_queue_size
+// and timeout. max_queue_delay runs from the oldest request of any level.
 #pragma once
 
 #include <cstdint>
@@ -24,14 +30,22 @@
 
 namespace sonicsim::engine {
 
+struct LevelPolicy {
+  std::int64_t max_queue_size = 0;  // 0: unlimited
+  double default_timeout = 0.0;     // 0: none
+  bool delay_timed_out = false;     // DELAY instead of REJECT
+};
+
 struct BatcherConfig {
   bool dynamic = false;
   int max_batch_size = 0;      // 0: unlimited
   std::vector<int> preferred;  // ascending
   double max_queue_delay = 0.0;
-  std::int64_t max_queue_size = 0;  // 0: unlimited
+  std::int64_t max_queue_size = 0;  // the default queue policy; 0: unlimited
   double default_timeout = 0.0;     // 0: none
   bool delay_timed_out = false;     // DELAY instead of REJECT
+  // Priority levels 1, 2, ... with their policies; empty: one level under the default policy.
+  std::vector<LevelPolicy> levels;
 };
 
 class Batcher {
@@ -42,20 +56,23 @@ class Batcher {
     double enqueued;
   };
 
-  explicit Batcher(BatcherConfig config, int instances)
-      : config_(std::move(config)), free_instances_(instances) {}
+  explicit Batcher(BatcherConfig config, int instances);
 
   // False when the request can never run (more items than max_batch_size): the caller fails it.
   bool accepts(int items) const {
     return config_.max_batch_size == 0 || items <= config_.max_batch_size;
   }
-  // False when the queue is full: Triton rejects the request instead of queueing it.
-  bool has_room() const {
-    return config_.max_queue_size == 0 ||
-           static_cast<std::int64_t>(queued()) < config_.max_queue_size;
+  // Priority levels, at least 1; a request's `level` is 0-based (Triton's level 1 is 0).
+  std::size_t levels() const { return levels_.size(); }
+  // False when the level's queue is full: Triton rejects the request instead of queueing it.
+  bool has_room(std::size_t level = 0) const {
+    const Level& l = levels_[level];
+    return l.policy.max_queue_size == 0 ||
+           static_cast<std::int64_t>(l.queue.size() + l.delayed.size()) < l.policy.max_queue_size;
   }
-  void enqueue(std::uint32_t request, int items, double now) {
-    queue_.push_back({request, items, now});
+  void enqueue(std::uint32_t request, int items, double now, std::size_t level = 0) {
+    levels_[level].queue.push_back({request, items, now});
+    ++queued_;
   }
 
   // If a free instance and a ready batch exist, moves the batch's requests into `batch` (cleared
@@ -72,24 +89,32 @@ class Batcher {
   // The server went away (crash, end of a drain): everything queued moves to `out` (appended),
   // and the instances its executions held are free again.
   void drop_all(std::vector<Queued>& out, int instances) {
-    out.insert(out.end(), queue_.begin(), queue_.end());
-    out.insert(out.end(), delayed_.begin(), delayed_.end());
-    queue_.clear();
-    delayed_.clear();
+    for (Level& l : levels_) {
+      out.insert(out.end(), l.queue.begin(), l.queue.end());
+      out.insert(out.end(), l.delayed.begin(), l.delayed.end());
+      l.queue.clear();
+      l.delayed.clear();
+    }
+    queued_ = 0;
     free_instances_ = instances;
   }
 
   void release_instance() { ++free_instances_; }
   int free_instances() const { return free_instances_; }
   // Delayed requests still wait in Triton's queue, so they count against max_queue_size.
-  std::size_t queued() const { return queue_.size() + delayed_.size(); }
+  std::size_t queued() const { return queued_; }
   const BatcherConfig& config() const { return config_; }
 
  private:
+  struct Level {
+    LevelPolicy policy;
+    std::deque<Queued> queue;
+    std::deque<Queued> delayed;  // timed out under DELAY: served after `queue`
+  };
   BatcherConfig config_;
   int free_instances_;
-  std::deque<Queued> queue_;
-  std::deque<Queued> delayed_;  // timed out under DELAY: served after queue_
+  std::vector<Level> levels_;
+  std::size_t queued_ = 0;
   std::vector<Queued> rejected_;
 
   void apply_timeouts(double now);

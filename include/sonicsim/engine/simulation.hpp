@@ -69,6 +69,18 @@ struct RunMetrics {
   };
   Resilience resilience;
 
+  // Each workload's share of the figures above, counted the same way (its requests are those
+  // its threads issue); the totals above are their sums.
+  struct Workload {
+    std::string name;
+    std::uint64_t events_completed = 0;
+    metrics::Histogram time_per_event;
+    std::uint64_t sent = 0, completed = 0, failed = 0, fallback = 0, in_flight_at_end = 0;
+    metrics::Histogram latency;         // completed requests
+    double fallback_cpu_seconds = 0.0;  // CPU fallbacks after failure
+  };
+  std::vector<Workload> workloads;  // scenario order
+
   struct Model {
     std::string name;
     std::uint64_t executions = 0, items = 0, requests = 0;

@@ -81,7 +81,13 @@ struct ClientPolicy {
   Fallback fallback = Fallback::None;
 };
 
+// The jobs of one analysis or user: a scenario holds one workload or several sharing the servers
+// (`workloads`), each with its own jobs, requests, client policy and Triton priority.
 struct Workload {
+  std::string name;  // unique in the scenario; "" for the single `workload`
+  // Triton's request priority (1 is the highest); 0: none, the models' default level. A priority
+  // above a model's priority_levels also gets the default level, as in Triton.
+  std::uint64_t priority = 0;
   std::int64_t jobs = 1;
   int threads_per_job = 1;
   int jobs_per_node = 1;
@@ -165,10 +171,21 @@ struct DynamicBatching {
   std::vector<int> preferred_batch_size;  // ascending, each <= max_batch_size
   double max_queue_delay = 0.0;           // seconds
   QueuePolicy queue_policy;
-  // Triton's priority levels, stored as read; every request is at the default level, so the
-  // queue policy above is the one of that level.
+  // Triton's priority levels (1 is the highest; 0 levels: one queue). A level without its own
+  // policy in priority_queue_policy has `queue_policy`, the default one.
   std::uint64_t priority_levels = 0;
   std::uint64_t default_priority_level = 0;
+  std::map<std::uint64_t, QueuePolicy> priority_queue_policy;
+  // The level (1-based; 0 without levels) a request of this priority waits at: its own if it is
+  // one of the levels, else the default level, as Triton does.
+  std::uint64_t level_of(std::uint64_t priority) const {
+    if (priority_levels == 0) return 0;
+    return priority >= 1 && priority <= priority_levels ? priority : default_priority_level;
+  }
+  const QueuePolicy& policy_of(std::uint64_t level) const {
+    const auto it = priority_queue_policy.find(level);
+    return it == priority_queue_policy.end() ? queue_policy : it->second;
+  }
 };
 
 struct TensorSpec {
@@ -379,7 +396,9 @@ struct Scenario {
   std::uint64_t seed = 1;
   double duration = 0.0;  // seconds of simulated time, > 0
   double warmup = 0.0;    // seconds, < duration
-  Workload workload;
+  // At least one; several share the servers (their jobs follow each other: job and thread
+  // numbers run through the workloads in order).
+  std::vector<Workload> workloads{Workload{}};
   std::vector<Model> models;  // sorted by name
   std::vector<ServerPool> servers;
   LoadBalancer load_balancer;
@@ -398,6 +417,16 @@ struct Scenario {
   };
   std::vector<ReferencedFile> referenced_files;
   std::string sha256;  // of canonical_json and each referenced file's path and sha256
+
+  // The one workload of a scenario that has one; the tools that model a single workload
+  // (analytic formulas, plan, scan fits, compare) check single_workload() first.
+  const Workload& workload() const { return workloads.front(); }
+  Workload& workload() { return workloads.front(); }
+  bool single_workload() const { return workloads.size() == 1; }
+  // Over all workloads.
+  std::int64_t total_jobs() const;
+  std::int64_t total_threads() const;
+  std::int64_t client_nodes() const;  // each workload's jobs on nodes of their own
 
   const Model* find_model(const std::string& name) const;
   int model_index(const std::string& name) const;  // -1 if absent
