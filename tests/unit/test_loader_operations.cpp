@@ -571,3 +571,207 @@ TEST_CASE("load_balancer.capacity is parsed and needs a cost", "[loader]") {
   problems = problems_of(zero);
   CHECK(has_problem(problems, "load_balancer.capacity.workers", {"found 0"}));
 }
+
+// ---- several workloads and priorities ---------------------------------------------------------
+
+namespace {
+
+// base() with its workload as two named ones, "reco" and "analysis".
+json two_workloads() {
+  json d = base();
+  json reco = d["workload"];
+  reco["name"] = "reco";
+  json analysis = reco;
+  analysis["name"] = "analysis";
+  analysis["jobs"] = 3;
+  d.erase("workload");
+  d["workloads"] = {reco, analysis};
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("workloads: several named ones, their priorities and totals", "[loader][workloads]") {
+  json d = two_workloads();
+  d["workloads"][0]["priority"] = 1;
+  d["models"]["m"]["dynamic_batching"] = {
+      {"priority_levels", 2},
+      {"default_priority_level", 2},
+      {"max_queue_size", 100},
+      {"priority_queue_policy",
+       {{"1", {{"default_timeout", "50ms"}, {"timeout_action", "DELAY"}}}}}};
+  const Scenario s = load(d);
+  REQUIRE(s.workloads.size() == 2);
+  CHECK(s.workloads[0].name == "reco");
+  CHECK(s.workloads[0].priority == 1);
+  CHECK(s.workloads[1].priority == 0);
+  CHECK(s.total_jobs() == 13);
+  CHECK(s.total_threads() == 26);
+  CHECK(s.client_nodes() == 13);
+  CHECK_FALSE(s.single_workload());
+  const auto& db = *s.models[0].dynamic_batching;
+  CHECK(db.level_of(s.workloads[0].priority) == 1);
+  CHECK(db.level_of(s.workloads[1].priority) == 2);
+  // Level 1's own policy starts from the default one and changes what it names.
+  CHECK(db.policy_of(1).max_queue_size == 100);
+  CHECK(db.policy_of(1).default_timeout == Approx(0.05));
+  CHECK(db.policy_of(1).timeout_action == QueuePolicy::TimeoutAction::Delay);
+  CHECK(db.policy_of(2).default_timeout == 0.0);
+
+  // --set reaches into the array; a single `workload` may have a name and a priority too.
+  const auto file = "/tmp/sonicsim-workloads-" + std::to_string(::getpid()) + ".json";
+  std::ofstream(file) << d.dump();
+  const Scenario set = load_file(file, {parse_override("workloads.1.jobs=7")});
+  std::remove(file.c_str());
+  CHECK(set.workloads[1].jobs == 7);
+  json one = base();
+  one["workload"]["priority"] = 3;
+  CHECK(load(one).workload().priority == 3);
+}
+
+TEST_CASE("bad workloads and priority input is refused with its path", "[loader][workloads]") {
+  run_catalogue({
+      {"both workload and workloads",
+       [] {
+         json d = two_workloads();
+         d["workload"] = d["workloads"][0];
+         return d;
+       },
+       "workloads",
+       {"found both `workload` and `workloads`"}},
+      {"workloads not an array",
+       [] {
+         json d = two_workloads();
+         d["workloads"] = json::object();
+         return d;
+       },
+       "workloads",
+       {"expected an array of at least one workload object"}},
+      {"workloads empty",
+       [] {
+         json d = two_workloads();
+         d["workloads"] = json::array();
+         return d;
+       },
+       "workloads",
+       {"expected an array of at least one workload object"}},
+      {"neither",
+       [] {
+         json d = base();
+         d.erase("workload");
+         return d;
+       },
+       "workload",
+       {"missing", "or `workloads`"}},
+      {"a workload without a name",
+       [] {
+         json d = two_workloads();
+         d["workloads"][1].erase("name");
+         return d;
+       },
+       "workloads[1].name",
+       {"missing", "unique"}},
+      {"a name twice",
+       [] {
+         json d = two_workloads();
+         d["workloads"][1]["name"] = "reco";
+         return d;
+       },
+       "workloads[1].name",
+       {"found \"reco\" again", "workloads[0]"}},
+      {"an open loop among several",
+       [] {
+         json d = two_workloads();
+         json& w = d["workloads"][1];
+         w.erase("jobs");
+         w.erase("threads_per_job");
+         w.erase("cpu_time_per_event");
+         w["arrivals"] = {{"rate", "100/s"}};
+         return d;
+       },
+       "workloads[1].arrivals",
+       {"open loop among 2 workloads", "alone"}},
+      {"priority zero",
+       [] {
+         json d = two_workloads();
+         d["workloads"][0]["priority"] = 0;
+         return d;
+       },
+       "workloads[0].priority",
+       {"found 0", "1 the highest"}},
+      {"bad key inside a workload",
+       [] {
+         json d = two_workloads();
+         d["workloads"][1]["jbos"] = 3;
+         return d;
+       },
+       "workloads[1].jbos",
+       {"did you mean `jobs`"}},
+      {"requests checked per workload",
+       [] {
+         json d = two_workloads();
+         d["workloads"][1]["requests"][0]["model"] = "nope";
+         return d;
+       },
+       "workloads[1].requests[0].model",
+       {"found \"nope\"", "defined: m"}},
+      {"preemption beyond all workloads' jobs",
+       [] {
+         json d = two_workloads();
+         d["faults"] = json::parse(R"([{"kind": "preemption", "at": 1, "jobs": 14}])");
+         return d;
+       },
+       "faults[0].jobs",
+       {"found 14", "in [1, 13]"}},
+      {"default level outside the levels",
+       [] {
+         json d = base();
+         d["models"]["m"]["dynamic_batching"] = {{"priority_levels", 2},
+                                                 {"default_priority_level", 3}};
+         return d;
+       },
+       "models.m.dynamic_batching.default_priority_level",
+       {"found 3", "[1, priority_levels 2]"}},
+      {"levels without a default level",
+       [] {
+         json d = base();
+         d["models"]["m"]["dynamic_batching"] = {{"priority_levels", 2}};
+         return d;
+       },
+       "models.m.dynamic_batching.default_priority_level",
+       {"found 0", "[1, priority_levels 2]"}},
+      {"a policy for a level that does not exist",
+       [] {
+         json d = base();
+         d["models"]["m"]["dynamic_batching"] = {
+             {"priority_levels", 2},
+             {"default_priority_level", 1},
+             {"priority_queue_policy", {{"3", {{"max_queue_size", 4}}}}}};
+         return d;
+       },
+       "models.m.dynamic_batching.priority_queue_policy",
+       {"level 3", "[1, priority_levels 2]"}},
+      {"a level that is not a number",
+       [] {
+         json d = base();
+         d["models"]["m"]["dynamic_batching"] = {
+             {"priority_levels", 2},
+             {"default_priority_level", 1},
+             {"priority_queue_policy", {{"high", {{"max_queue_size", 4}}}}}};
+         return d;
+       },
+       "models.m.dynamic_batching.priority_queue_policy.high",
+       {"found the key \"high\"", "1, 2, ..."}},
+      {"a bad key in a level's policy",
+       [] {
+         json d = base();
+         d["models"]["m"]["dynamic_batching"] = {
+             {"priority_levels", 2},
+             {"default_priority_level", 1},
+             {"priority_queue_policy", {{"2", {{"max_queue_sise", 4}}}}}};
+         return d;
+       },
+       "models.m.dynamic_batching.priority_queue_policy.2.max_queue_sise",
+       {"did you mean `max_queue_size`"}},
+  });
+}
