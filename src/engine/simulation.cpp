@@ -1160,6 +1160,11 @@ struct Simulation::Impl {
   std::vector<metrics::BusyTime> whole_busy;  // per device, over the whole run
   std::vector<double> busy_before;            // per device, at the previous sample
   std::uint64_t window_events = 0;
+  struct WorkloadWindow {
+    std::uint64_t events = 0;
+    metrics::Histogram latency;
+  };
+  std::vector<WorkloadWindow> workload_window;
   struct ModelWindow {
     std::uint64_t items = 0, executions = 0;
     metrics::Histogram latency;
@@ -1186,6 +1191,8 @@ struct Simulation::Impl {
     link_window_bytes.assign(m.links.size(), {0.0, 0.0});
     ts.links.assign(m.links.size(), {});
     ts.pools.assign(sc.servers.size(), {});
+    workload_window.assign(tenants.size(), {});
+    ts.workloads.assign(tenants.size(), {});
     if (ts.interval <= end) queue.push(ts.interval, EventKind::Sample, 0);
   }
 
@@ -1201,6 +1208,14 @@ struct Simulation::Impl {
         ts.pools[p].ready.push_back(pool_ops[p].up);
       }
     window_events = 0;
+    for (std::size_t i = 0; i < workload_window.size(); ++i) {
+      auto& w = workload_window[i];
+      auto& sw = ts.workloads[i];
+      sw.events_per_s.push_back(static_cast<double>(w.events) / dt);
+      sw.latency_p50_s.push_back(w.latency.quantile(0.50));
+      sw.latency_p99_s.push_back(w.latency.quantile(0.99));
+      w = WorkloadWindow{};
+    }
     for (std::size_t di = 0; di < devices.size(); ++di) {
       const double busy = whole_busy[di].busy_seconds(now);
       ts.devices[di].utilization.push_back((busy - busy_before[di]) / dt);
@@ -1383,6 +1398,7 @@ struct Simulation::Impl {
 
   void complete_event(RunMetrics::Workload& tally, double started) {
     ++window_events;
+    if (sampling) ++workload_window[&tally - m.workloads.data()].events;
     if (counts(now)) {
       ++m.events_completed;
       m.time_per_event.add(now - started);
@@ -1711,7 +1727,10 @@ struct Simulation::Impl {
     Request& rq = requests[r];
     const std::uint32_t model = kinds[rq.kind].model;
     const double latency = now - rq.first_sent;
-    if (sampling && outcome == Outcome::Completed) model_window[model].latency.add(latency);
+    if (sampling && outcome == Outcome::Completed) {
+      model_window[model].latency.add(latency);
+      workload_window[threads[rq.thread].tenant].latency.add(latency);
+    }
     if (auto* tr = traced(r)) {
       tr->back = now;
       tr->failed = outcome != Outcome::Completed;

@@ -311,8 +311,32 @@ std::vector<Panel> run_panels(const RunFigures& run) {
       add(jobs, "no windows in timeseries");
     }
     XYChart events = time_chart(run, "Events per second", {"events/s", Unit::Plain, true});
-    events.series.push_back({"events/s", ts.t_s, ts.events_per_s, {}, Style::Line, 0});
+    events.series.push_back({ts.workloads.empty() ? "events/s" : "all workloads",
+                             ts.t_s,
+                             ts.events_per_s,
+                             {},
+                             Style::Line,
+                             0});
+    for (std::size_t w = 0; w < ts.workloads.size(); ++w)
+      events.series.push_back(
+          {ts.workloads[w].name, ts.t_s, ts.workloads[w].events_per_s, {}, Style::Line, w + 1});
     add(events, "no windows in timeseries");
+    if (!ts.workloads.empty()) {
+      XYChart lat = time_chart(run, "Request latency per workload, p50 (solid) and p99 (dashed)",
+                               {"latency", Unit::Seconds, true});
+      for (std::size_t w = 0; w < ts.workloads.size(); ++w) {
+        const auto& tw = ts.workloads[w];
+        lat.series.push_back(
+            {tw.name + " p50", ts.t_s, zero_as_missing(tw.latency_p50_s), {}, Style::Line, w + 1});
+        lat.series.push_back({tw.name + " p99",
+                              ts.t_s,
+                              zero_as_missing(tw.latency_p99_s),
+                              {},
+                              Style::Dashed,
+                              w + 1});
+      }
+      add(lat, "no windows in timeseries");
+    }
   }
 
   if (!run.latency_counts.empty()) {
@@ -345,7 +369,10 @@ std::vector<Panel> run_panels(const RunFigures& run) {
   }
 
   const auto split = simulated_split(run);
-  if (split.empty()) {
+  if (!run.workloads.empty()) {
+    out.push_back(skip("Where an event's time goes",
+                       "several workloads, each with its own events: see the per-workload rows"));
+  } else if (split.empty()) {
     out.push_back(skip("Where an event's time goes",
                        "no models.*.latency_s.mean or analytic.per_model.*.requests_per_event"));
   } else {
@@ -406,7 +433,7 @@ std::vector<Panel> comparison_panels(const std::vector<RunFigures>& runs) {
   split.parts = kSplitParts;
   for (const auto& r : runs) {
     const auto parts = simulated_split(r);
-    if (parts.empty()) continue;
+    if (parts.empty() || !r.workloads.empty()) continue;
     split.bars.push_back(base_name(r.file));
     split.values.push_back(parts);
   }

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sonicsim/report/sweep_summary.hpp>
 #include <sonicsim/scenario/loader.hpp>
 
 namespace sonicsim::report {
@@ -128,6 +129,14 @@ RunFigures::Timeseries read_timeseries(Reader& r, const json& doc) {
                           r.numbers(at + "/bytes_per_s_to_clients", n)});
     }
   if (block.contains("running_jobs")) ts.running_jobs = r.numbers("/timeseries/running_jobs", n);
+  if (block.contains("workloads"))
+    if (const json* workloads = r.object("/timeseries/workloads"))
+      for (const auto& [name, w] : workloads->items()) {
+        const std::string at = "/timeseries/workloads/" + pointer_token(name);
+        ts.workloads.push_back({name, r.numbers(at + "/events_per_s", n),
+                                r.numbers(at + "/latency_p50_s", n),
+                                r.numbers(at + "/latency_p99_s", n)});
+      }
   if (block.contains("pools"))
     if (const json* pools = r.object("/timeseries/pools"))
       for (std::size_t i = 0; i < pools->size(); ++i) {
@@ -142,6 +151,7 @@ RunFigures::Timeseries read_timeseries(Reader& r, const json& doc) {
 
 // Three significant digits, no exponent for everyday magnitudes.
 std::string num(double v) {
+  if (std::isnan(v)) return "–";
   const double a = std::abs(v);
   if (a == 0.0) return "0";
   if (v == std::floor(v) && a < 1e15) return fmt("%.0f", v);  // counts
@@ -152,6 +162,7 @@ std::string num(double v) {
 }
 
 std::string time_text(double s) {
+  if (std::isnan(s)) return "–";
   if (s == 0.0) return "0 s";
   if (std::abs(s) < 1e-3) return num(s * 1e6) + " us";
   if (std::abs(s) < 1.0) return num(s * 1e3) + " ms";
@@ -252,6 +263,22 @@ RunFigures read_results(const std::string& path) {
           r.number(at + "/peak_utilization");
     }
   if (doc.contains("timeseries")) f.timeseries = read_timeseries(r, doc);
+  if (const json* workloads = doc.contains("workloads") ? r.object("/workloads") : nullptr) {
+    f.threads = 0.0;
+    for (std::size_t i = 0; i < workloads->size(); ++i) {
+      const std::string at = "/workloads/" + std::to_string(i);
+      RunFigures::Workload w;
+      w.name = (*workloads)[i].value("name", "workload " + std::to_string(i));
+      w.threads = r.number(at + "/threads");
+      w.events_per_s = r.number(at + "/events/throughput_per_s");
+      w.time_per_event_s = r.number(at + "/events/time_per_event_s/mean");
+      w.latency_p99_s = r.number(at + "/requests/latency_s/p99");
+      f.threads += w.threads;
+      f.workloads.push_back(std::move(w));
+    }
+    f.t_ideal_s = f.t_sonic_s = f.knee_threads = kNoValue;
+    f.t_cpu_s = f.p = f.t_gpu_s = f.t_latency_s = kNoValue;
+  }
   r.finish();
   return f;
 }
@@ -279,6 +306,20 @@ Table figures_table(const std::vector<RunFigures>& runs) {
   row("requests failed / fallback", [](const RunFigures& r) {
     return num(r.requests_failed) + " / " + num(r.requests_fallback);
   });
+  std::vector<std::string> workload_names;
+  for (const auto& r : runs)
+    for (const auto& w : r.workloads)
+      if (std::find(workload_names.begin(), workload_names.end(), w.name) == workload_names.end())
+        workload_names.push_back(w.name);
+  for (const auto& name : workload_names)
+    row("workload " + name + ": events/s, time per event, latency p99",
+        [&](const RunFigures& r) -> std::string {
+          for (const auto& w : r.workloads)
+            if (w.name == name)
+              return num(w.events_per_s) + ", " + time_text(w.time_per_event_s) + ", " +
+                     time_text(w.latency_p99_s);
+          return "–";
+        });
   std::vector<std::string> model_names, link_names;
   for (const auto& r : runs) {
     for (const auto& [name, m] : r.models)

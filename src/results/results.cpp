@@ -275,6 +275,14 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
     t["t_s"] = ts.t;
     t["events_per_s"] = ts.events_per_s;
     if (m.jobs) t["running_jobs"] = ts.running_jobs;
+    if (!s.single_workload()) {
+      ojson tw = ojson::object();
+      for (std::size_t i = 0; i < ts.workloads.size(); ++i)
+        tw[s.workloads[i].name] = {{"events_per_s", ts.workloads[i].events_per_s},
+                                   {"latency_p50_s", ts.workloads[i].latency_p50_s},
+                                   {"latency_p99_s", ts.workloads[i].latency_p99_s}};
+      t["workloads"] = tw;
+    }
     ojson devices = ojson::array();
     for (const auto& d : ts.devices)
       devices.push_back({{"pool", m.pools.at(d.pool).name},

@@ -176,6 +176,11 @@ struct RunMetrics {
       std::vector<double> ready;     // up and serving, at the window's end
     };
     std::vector<Pool> pools;  // operated pools only (others: empty vectors)
+    struct Workload {
+      std::vector<double> events_per_s;
+      std::vector<double> latency_p50_s, latency_p99_s;  // completed requests; 0: none
+    };
+    std::vector<Workload> workloads;  // like RunMetrics::workloads
   };
   std::optional<TimeSeries> timeseries;
 

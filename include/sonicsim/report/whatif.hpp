@@ -14,6 +14,13 @@ namespace sonicsim::report {
 // The figures of one results file (SPEC section 6) that the report speaks of and draws.
 struct RunFigures {
   std::string file, scenario;
+  // Several workloads (the results' `workloads`): each one's own figures. The formula's figures
+  // (t_ideal, t_SONIC, knee and their inputs) describe one workload, so they are NaN then.
+  struct Workload {
+    std::string name;
+    double threads = 0.0, events_per_s = 0.0, time_per_event_s = 0.0, latency_p99_s = 0.0;
+  };
+  std::vector<Workload> workloads;
   double threads = 0.0, devices = 0.0;  // N_CPU, N_GPU (analytic block)
   double events_per_s = 0.0;
   double time_per_event_s = 0.0, time_per_event_p99_s = 0.0;
@@ -58,7 +65,12 @@ struct RunFigures {
     };
     std::vector<Link> links;
     std::vector<double> running_jobs;  // job flows only
-    struct Pool {                      // pools with an autoscaler or faults only
+    struct Workload {                  // several workloads only
+      std::string name;
+      std::vector<double> events_per_s, latency_p50_s, latency_p99_s;
+    };
+    std::vector<Workload> workloads;
+    struct Pool {  // pools with an autoscaler or faults only
       std::string name;
       std::vector<double> replicas, ready;
     };
