@@ -121,4 +121,20 @@ check "$n: batches of ~1000 items" float_cmp "$(get $n models.particlenet_ak4.me
 check "$n: requests as SimGrid flows" test "$(get $n network.transport)" == "flow to servers, analytic to clients"
 check "$n: time per chunk within 5% of t_SONIC" near "$(get $n events.time_per_event_s.mean)" "$(get $n analytic.t_sonic_s)" 0.05
 
+# shared-priorities: reco (priority 1) and a columnar analysis (priority 2) on too few GPUs.
+# Priority levels keep reco's latency; one queue (priority_levels 0) makes reco wait behind the
+# analysis's chunks, and the analysis takes back its share.
+R shared-priorities
+R shared-priorities --set models.particlenet_ak4.dynamic_batching.priority_levels=0
+mv "$TMP/shared-priorities.json" "$TMP/one-queue.json"
+R shared-priorities
+n=shared-priorities
+check "$n: two workloads, named" test "$(get $n workloads.1.name)" == columnar
+check "$n: the GPUs are short" float_cmp "$(get $n servers.0.utilization)" '>' 0.99
+check "$n: reco p99 under 50 ms with priority" float_cmp "$(get $n workloads.0.requests.latency_s.p99)" '<' 0.05
+check "$n: one queue: reco p99 above 150 ms" float_cmp "$(get one-queue workloads.0.requests.latency_s.p99)" '>' 0.15
+check "$n: priority gives reco more events" float_cmp "$(get $n workloads.0.events.throughput_per_s)" '>' "$(calc "1.1 * $(get one-queue workloads.0.events.throughput_per_s)")"
+check "$n: ... and the analysis fewer chunks" float_cmp "$(get $n workloads.1.events.throughput_per_s)" '<' "$(calc "0.7 * $(get one-queue workloads.1.events.throughput_per_s)")"
+check "$n: workloads add up to the total" test "$(get $n requests.sent)" -eq "$(($(get $n workloads.0.requests.sent) + $(get $n workloads.1.requests.sent)))"
+
 finish
