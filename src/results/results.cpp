@@ -57,6 +57,31 @@ double thread_time_per_event(const scenario::Scenario& s, const engine::RunMetri
   return m.events_completed ? sum / static_cast<double>(m.events_completed) : 0.0;
 }
 
+// The `events` and `requests` blocks of the whole run or of one workload (RunMetrics and
+// RunMetrics::Workload name their counts alike).
+template <class Counts>
+ojson events_json(const Counts& c, double throughput, double jobs, double thread_time) {
+  ojson ev;
+  ev["completed"] = c.events_completed;
+  ev["throughput_per_s"] = throughput;
+  ev["per_job_throughput_per_s"] = throughput / jobs;
+  ev["time_per_event_s"] = quantiles(c.time_per_event, false);
+  ev["thread_time_per_event_s"] = thread_time;
+  return ev;
+}
+
+template <class Counts>
+ojson requests_json(const Counts& c) {
+  ojson rq;
+  rq["sent"] = c.sent;
+  rq["completed"] = c.completed;
+  rq["failed"] = c.failed;
+  rq["fallback"] = c.fallback;
+  rq["in_flight_at_end"] = c.in_flight_at_end;
+  rq["latency_s"] = quantiles(c.latency, true);
+  return rq;
+}
+
 ojson workloads_json(const scenario::Scenario& s, const engine::RunMetrics& m) {
   ojson all = ojson::array();
   for (std::size_t i = 0; i < s.workloads.size(); ++i) {
@@ -69,22 +94,10 @@ ojson workloads_json(const scenario::Scenario& s, const engine::RunMetrics& m) {
     j["jobs"] = w.jobs;
     j["threads"] = w.n_threads();
     j["mode"] = w.mode == scenario::Mode::Async ? "async" : "sync";
-    ojson ev;
-    ev["completed"] = mw.events_completed;
-    ev["throughput_per_s"] = x;
-    ev["per_job_throughput_per_s"] = x / static_cast<double>(w.jobs);
-    ev["time_per_event_s"] = quantiles(mw.time_per_event, false);
-    ev["thread_time_per_event_s"] = thread_time_per_event(w, mw.time_per_event, x);
-    j["events"] = ev;
-    ojson rq;
-    rq["sent"] = mw.sent;
-    rq["completed"] = mw.completed;
-    rq["failed"] = mw.failed;
-    rq["fallback"] = mw.fallback;
-    rq["in_flight_at_end"] = mw.in_flight_at_end;
-    rq["latency_s"] = quantiles(mw.latency, true);
-    rq["fallback_cpu_s"] = mw.fallback_cpu_seconds;
-    j["requests"] = rq;
+    j["events"] = events_json(mw, x, static_cast<double>(w.jobs),
+                              thread_time_per_event(w, mw.time_per_event, x));
+    j["requests"] = requests_json(mw);
+    j["requests"]["fallback_cpu_s"] = mw.fallback_cpu_seconds;
     all.push_back(std::move(j));
   }
   return all;
@@ -110,21 +123,10 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
   j["simulated_time_s"] = m.duration;
   j["warmup_s"] = m.warmup;
 
-  ojson ev;
-  ev["completed"] = m.events_completed;
-  ev["throughput_per_s"] = m.throughput();
-  ev["per_job_throughput_per_s"] = m.throughput() / static_cast<double>(s.total_jobs());
-  ev["time_per_event_s"] = quantiles(m.time_per_event, false);
-  ev["thread_time_per_event_s"] = thread_time_per_event(s, m);
-  j["events"] = ev;
+  j["events"] = events_json(m, m.throughput(), static_cast<double>(s.total_jobs()),
+                            thread_time_per_event(s, m));
 
-  ojson rq;
-  rq["sent"] = m.sent;
-  rq["completed"] = m.completed;
-  rq["failed"] = m.failed;
-  rq["fallback"] = m.fallback;
-  rq["in_flight_at_end"] = m.in_flight_at_end;
-  rq["latency_s"] = quantiles(m.latency, true);
+  ojson rq = requests_json(m);
   // Eight bins per decade: the shape of the distribution for plots (sweeps leave it out).
   if (const auto bins = m.latency.log_bins(8); !bins.counts.empty())
     rq["latency_s"]["histogram"] = {{"edges_s", bins.edges}, {"counts", bins.counts}};
