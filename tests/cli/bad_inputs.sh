@@ -367,6 +367,14 @@ assert_stderr_contains "$TMP/out-isdir/results.json"
 [[ "$(ls -A "$TMP/out-isdir")" == results.json ]] || fail "temporary file left: $(ls -A "$TMP/out-isdir")"
 pass "nothing left next to it"
 
+# ---- several workloads -----------------------------------------------------------------------
+bad two_workload_keys 'workloads=[{"name": "a", "jobs": 1, "threads_per_job": 1, "cpu_time_per_event": "1s"}]'
+expect_bad two_workload_keys "workloads:" "found both \`workload\` and \`workloads\`"
+bad workload_names 'workloads=[{"name": "a", "jobs": 1, "threads_per_job": 1, "cpu_time_per_event": "1s"}, {"name": "a", "jobs": 1, "threads_per_job": 1, "cpu_time_per_event": "1s"}]' '-workload'
+expect_bad workload_names "workloads[1].name:" 'found "a" again' "unique name"
+bad bad_priority 'workload.priority=0'
+expect_bad bad_priority "workload.priority:" "found 0" "1 the highest"
+
 # ---- validate reports every problem at once ----------------------------------------------
 bad three_problems 'workload.jobs=0' 'models.pn.max_batch_size=-1' 'servers.0.devcie="T4"'
 run_status 2 "$SONICSIM" validate "$BAD/three_problems.json"
