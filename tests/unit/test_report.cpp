@@ -88,3 +88,26 @@ TEST_CASE("report: a file that is not a results file names the file and the JSON
   std::remove(path.c_str());
   CHECK_THROWS_WITH(read_results(path), Catch::Contains("cannot read the file"));
 }
+
+TEST_CASE("report: several workloads get a row each, and no formula figures",
+          "[report][workloads]") {
+  json doc = results(8, 100.0, 21.5, 0.30, 0.014);
+  const auto workload = [](const char* name, int threads, double x, double p99) {
+    return json{{"name", name},
+                {"threads", threads},
+                {"events", {{"throughput_per_s", x}, {"time_per_event_s", {{"mean", 1.5}}}}},
+                {"requests", {{"latency_s", {{"p99", p99}}}}}};
+  };
+  doc["workloads"] = {workload("reco", 800, 90.0, 0.035), workload("columnar", 32, 10.0, 0.6)};
+  const auto path = write_temp("w.json", doc);
+  const auto r = read_results(path);
+  std::remove(path.c_str());
+  REQUIRE(r.workloads.size() == 2);
+  CHECK(r.threads == 832);  // every workload's threads, not the formula's first workload
+  const auto text = whatif({r}, Format::Text);
+  INFO(text);
+  CHECK_THAT(text, Catch::Contains("workload reco: events/s, time per event, latency p99"));
+  CHECK_THAT(text, Catch::Contains("90, 1.5 s, 35 ms"));
+  CHECK_THAT(text, Catch::Contains("t_ideal / t_SONIC (formula)"));
+  CHECK_THAT(text, Catch::Contains("– / –"));
+}
