@@ -391,6 +391,10 @@ void Loader::workloads(const json& doc, Scenario& s) {
     add("workloads", "found " + describe(*many) +
                          ", expected an array of at least one workload object, each with a name");
     return;
+  } else if (many->size() > Limits::max_workloads) {
+    add("workloads", "found " + std::to_string(many->size()) + " workloads, expected at most " +
+                         std::to_string(Limits::max_workloads));
+    return;
   } else {
     s.workloads.assign(many->size(), Workload{});
     std::map<std::string, std::string> names;  // name -> where
@@ -415,9 +419,11 @@ void Loader::workloads(const json& doc, Scenario& s) {
     }
   }
   // The jobs as read, for preemption's bound.
-  std::int64_t total = 0;
-  for (const Workload& w : s.workloads) total += w.jobs;
-  if (ok()) jobs_ = total;
+  if (s.workloads.size() > 1 && s.total_threads() > Limits::max_threads)
+    add("workloads", "found " + std::to_string(s.total_threads()) +
+                         " client threads in all, expected at most " +
+                         std::to_string(Limits::max_threads));
+  if (ok()) jobs_ = s.total_jobs();
 }
 
 void Loader::workload(const json& v, const std::string& path, Workload& w) {
@@ -706,6 +712,11 @@ void Loader::requests(const json& v, const std::string& path, Workload& w) {
   }
   if (!x->is_array()) {
     add(rpath, "found " + describe(*x) + ", expected an array of request objects");
+    return;
+  }
+  if (x->size() > Limits::max_request_kinds) {
+    add(rpath, "found " + std::to_string(x->size()) + " requests, expected at most " +
+                   std::to_string(Limits::max_request_kinds) + " (per_event repeats a request)");
     return;
   }
   if (x->empty() && w.open_loop())

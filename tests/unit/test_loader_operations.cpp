@@ -691,6 +691,37 @@ TEST_CASE("bad workloads and priority input is refused with its path", "[loader]
        },
        "workloads[1].arrivals",
        {"open loop among 2 workloads", "alone"}},
+      {"too many workloads",
+       [] {
+         json d = two_workloads();
+         for (int i = 2; i < 65; ++i) {
+           json w = d["workloads"][0];
+           w["name"] = std::string("w").append(std::to_string(i));
+           d["workloads"].push_back(w);
+         }
+         return d;
+       },
+       "workloads",
+       {"found 65 workloads", "at most 64"}},
+      {"too many threads in all",
+       [] {
+         json d = two_workloads();
+         d["workloads"][0]["jobs"] = 3000000;
+         d["workloads"][1]["jobs"] = 3000000;
+         return d;
+       },
+       "workloads",
+       {"12000000 client threads in all", "at most 10000000"}},
+      {"too many requests",
+       [] {
+         json d = base();
+         d["workload"]["requests"] = json::array({{{"model", "m"}, {"offload_fraction", 0.0}}});
+         for (int i = 0; i < 1000; ++i)
+           d["workload"]["requests"].push_back(d["workload"]["requests"][0]);
+         return d;
+       },
+       "workload.requests",
+       {"found 1001 requests", "at most 1000"}},
       {"priority zero",
        [] {
          json d = two_workloads();

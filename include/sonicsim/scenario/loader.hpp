@@ -84,9 +84,11 @@ struct Limits {
   static constexpr std::int64_t max_devices = 1'000'000;
   static constexpr int max_items = 1'000'000;
   static constexpr double max_duration_s = 10.0 * 365 * 24 * 3600;
-  static constexpr int max_instances = 1000;                  // model instances per device
-  static constexpr int max_events_in_flight = 1000;           // per thread, async mode
-  static constexpr std::int64_t max_priority_levels = 1000;   // Triton priority levels
+  static constexpr int max_instances = 1000;                 // model instances per device
+  static constexpr int max_events_in_flight = 1000;          // per thread, async mode
+  static constexpr std::int64_t max_priority_levels = 1000;  // Triton priority levels
+  static constexpr std::size_t max_workloads = 64;
+  static constexpr std::size_t max_request_kinds = 1000;      // entries of one workload's requests
   static constexpr double max_arrival_rate = 1e9;             // per second, open loop
   static constexpr std::int64_t max_in_flight = 100'000'000;  // requests, open loop
 };
