@@ -16,6 +16,8 @@ Batcher::Batcher(BatcherConfig config, int instances)
     levels_.push_back(
         {{config_.max_queue_size, config_.default_timeout, config_.delay_timed_out}, {}, {}});
   for (const LevelPolicy& p : config_.levels) levels_.push_back({p, {}, {}});
+  for (const Level& l : levels_) timeouts_ = timeouts_ || l.policy.default_timeout > 0.0;
+  segments_.reserve(2 * levels_.size());
 }
 
 void Batcher::apply_timeouts(double now) {
@@ -38,46 +40,42 @@ int Batcher::form(double now, std::vector<Queued>& batch, double& wake_at) {
   batch.clear();
   wake_at = kInf;
   if (free_instances_ == 0) return 0;
-  apply_timeouts(now);
+  if (timeouts_) apply_timeouts(now);
   if (queued_ == 0) return 0;
 
-  // Triton's queue reads level by level, each as its requests in time, then its delayed ones.
+  // Triton's queue reads level by level, each as its requests in time, then its delayed ones:
+  // the non-empty parts in that order.
+  segments_.clear();
+  for (Level& l : levels_) {
+    if (!l.queue.empty()) segments_.push_back(&l.queue);
+    if (!l.delayed.empty()) segments_.push_back(&l.delayed);
+  }
   std::size_t take = 0;
   int items = 0;
   if (!config_.dynamic) {
     take = 1;
-    for (const Level& l : levels_) {
-      if (l.queue.empty() && l.delayed.empty()) continue;
-      items = (l.queue.empty() ? l.delayed : l.queue).front().items;
-      break;
-    }
+    items = segments_.front()->front().items;
   } else {
     const int cap = config_.max_batch_size;
     std::size_t count = 0, preferred_count = 0;
     int total = 0, preferred_items = 0;
     bool full = false;
     double oldest = kInf;
-    // Takes q if it fits; false when the batch cannot grow any further.
-    const auto grow = [&](const Queued& q) {
-      if (cap > 0 && total + q.items > cap) {
-        full = true;
-        return false;
+    for (const auto* d : segments_) {
+      oldest = std::min(oldest, d->front().enqueued);
+      for (auto it = d->begin(); !full && it != d->end(); ++it) {
+        if (cap > 0 && total + it->items > cap) {
+          full = true;
+          break;
+        }
+        total += it->items;
+        ++count;
+        if (std::binary_search(config_.preferred.begin(), config_.preferred.end(), total)) {
+          preferred_count = count;
+          preferred_items = total;
+        }
+        full = cap > 0 && total == cap;
       }
-      total += q.items;
-      ++count;
-      if (std::binary_search(config_.preferred.begin(), config_.preferred.end(), total)) {
-        preferred_count = count;
-        preferred_items = total;
-      }
-      full = cap > 0 && total == cap;
-      return !full;
-    };
-    bool growing = true;
-    for (const Level& l : levels_) {
-      if (!l.queue.empty()) oldest = std::min(oldest, l.queue.front().enqueued);
-      if (!l.delayed.empty()) oldest = std::min(oldest, l.delayed.front().enqueued);
-      for (const auto* d : {&l.queue, &l.delayed})
-        for (auto it = d->begin(); growing && it != d->end(); ++it) growing = grow(*it);
     }
     if (preferred_count > 0) {
       take = preferred_count;
@@ -91,13 +89,14 @@ int Batcher::form(double now, std::vector<Queued>& batch, double& wake_at) {
     }
   }
   std::size_t left = take;
-  for (Level& l : levels_)
-    for (auto* d : {&l.queue, &l.delayed}) {
-      const auto n = static_cast<std::ptrdiff_t>(std::min(left, d->size()));
-      batch.insert(batch.end(), d->begin(), d->begin() + n);
-      d->erase(d->begin(), d->begin() + n);
-      left -= static_cast<std::size_t>(n);
-    }
+  for (auto* d : segments_) {
+    if (left == 0) break;
+    const std::size_t n = std::min(left, d->size());
+    const auto end = d->begin() + static_cast<std::ptrdiff_t>(n);
+    batch.insert(batch.end(), d->begin(), end);
+    d->erase(d->begin(), end);
+    left -= n;
+  }
   queued_ -= take;
   --free_instances_;
   return items;

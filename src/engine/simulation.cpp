@@ -92,6 +92,8 @@ struct Simulation::Impl {
     RunMetrics::Workload* tally = nullptr;
   };
   std::vector<Tenant> tenants;
+  // Several workloads: each keeps its own histograms too (one has the run's, copied at the end).
+  bool several = false;
 
   struct Thread {
     Rng rng;
@@ -317,6 +319,7 @@ struct Simulation::Impl {
     open = sc.workload().open_loop();  // the loader keeps an open loop alone
     m.workloads.resize(sc.workloads.size());
     tenants.resize(sc.workloads.size());
+    several = tenants.size() > 1;
     std::uint32_t thread_base = 0, job_base = 0, slot_base = 0, node_base = 0;
     for (std::size_t i = 0; i < sc.workloads.size(); ++i) {
       const auto& w = sc.workloads[i];
@@ -1258,18 +1261,13 @@ struct Simulation::Impl {
       for (int id : link_slot)
         if (id >= 0) link_window_bytes[static_cast<std::size_t>(id)][dir] += bytes;
     if (now < warmup) return;
-    auto add = [&](LinkId id) {
-      const int s = link_slot[id];
-      if (s < 0) return;
+    for (int s : link_slot) {
+      if (s < 0) continue;
       RunMetrics::Link& l = m.links[s];
       l.bytes[dir] += bytes;
       const auto w = static_cast<std::size_t>((now - warmup) / l.window);
       if (w < l.window_bytes[dir].size()) l.window_bytes[dir][w] += bytes;
-    };
-    add(kClientNic);
-    add(kUplink);
-    add(kWan);
-    add(kServerNic);
+    }
     if (!client_nic_bytes[dir].empty()) client_nic_bytes[dir][node] += bytes;
     if (!server_nic_bytes[dir].empty()) server_nic_bytes[dir][device] += bytes;
   }
@@ -1403,7 +1401,7 @@ struct Simulation::Impl {
       ++m.events_completed;
       m.time_per_event.add(now - started);
       ++tally.events_completed;
-      tally.time_per_event.add(now - started);
+      if (several) tally.time_per_event.add(now - started);
     }
   }
 
@@ -1742,7 +1740,7 @@ struct Simulation::Impl {
         case Outcome::Completed: {
           ++tally.completed;
           m.latency.add(latency);
-          tally.latency.add(latency);
+          if (several) tally.latency.add(latency);
           auto& mm = m.models[model];
           ++mm.requests;
           mm.latency.add(latency);
@@ -2006,6 +2004,10 @@ struct Simulation::Impl {
       m.failed += w.failed;
       m.fallback += w.fallback;
       w.in_flight_at_end = w.sent - w.completed - w.failed - w.fallback;
+    }
+    if (!several) {
+      m.workloads[0].time_per_event = m.time_per_event;
+      m.workloads[0].latency = m.latency;
     }
     if (balancer) {
       const double span = m.span();

@@ -115,6 +115,8 @@ class Batcher {
   int free_instances_;
   std::vector<Level> levels_;
   std::size_t queued_ = 0;
+  bool timeouts_ = false;                      // some level has a timeout
+  std::vector<std::deque<Queued>*> segments_;  // form()'s scratch: the queue in Triton's order
   std::vector<Queued> rejected_;
 
   void apply_timeouts(double now);
