@@ -2,17 +2,20 @@
 
 #include <algorithm>
 
+#include <sonicsim/util/numbers.hpp>
+
 namespace sonicsim::engine {
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
-// SimGrid's clock has 1 ns resolution: a delay that expires within it has expired.
-constexpr double kTimeEps = 1e-9;
+// SimGrid's clock has 1 ns resolution: a delay that expires within it has expired. (Named apart
+// from simulation.cpp's kTimeEps: a unity build compiles both files as one.)
+constexpr double kBatcherTimeEps = 1e-9;
 }  // namespace
 
 void Batcher::apply_timeouts(double now) {
   if (config_.default_timeout <= 0.0) return;
-  while (!queue_.empty() && now > queue_.front().enqueued + config_.default_timeout + kTimeEps) {
+  while (!queue_.empty() &&
+         now > queue_.front().enqueued + config_.default_timeout + kBatcherTimeEps) {
     if (config_.delay_timed_out)
       delayed_.push_back(queue_.front());
     else
@@ -65,7 +68,7 @@ int Batcher::form(double now, std::vector<Queued>& batch, double& wake_at) {
     if (preferred_count > 0) {
       take = preferred_count;
       items = preferred_items;
-    } else if (full || now + kTimeEps >= oldest + config_.max_queue_delay) {
+    } else if (full || now + kBatcherTimeEps >= oldest + config_.max_queue_delay) {
       take = count;
       items = total;
     } else {
