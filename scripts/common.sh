@@ -5,6 +5,9 @@
 #   SONICSIM_NO_APT=1    never call apt-get; fail with a list of what is missing instead
 #   SONICSIM_BUILD_DIR   build directory of the Release build (default build)
 #   SONICSIM_ASAN_BUILD_DIR  build directory of scripts/test.sh --asan (default build-asan)
+#   SONICSIM_UNITY=1|0   configure with CMAKE_UNITY_BUILD ON/OFF (unset: leave the build
+#                        directory as it is, off when fresh). CI sets 1: a clean build takes
+#                        about a third less CPU; an edit recompiles its whole batch of files.
 
 set -euo pipefail
 
@@ -56,11 +59,17 @@ ensure_packages() {
 # configure_build DIR [cmake -D args...]: configure DIR (Ninja when fresh and available).
 configure_build() {
   local dir="$1"; shift
-  local gen=()
+  local gen=() unity=()
   if [[ ! -f "$dir/CMakeCache.txt" ]] && command -v ninja >/dev/null; then
     gen=(-G Ninja)
   fi
-  cmake -S "$SONICSIM_ROOT" -B "$dir" "${gen[@]}" "$@"
+  case "${SONICSIM_UNITY:-}" in
+    1) unity=(-DCMAKE_UNITY_BUILD=ON) ;;
+    0) unity=(-DCMAKE_UNITY_BUILD=OFF) ;;
+    "") ;;
+    *) die "SONICSIM_UNITY=$SONICSIM_UNITY: expected 1 or 0" ;;
+  esac
+  cmake -S "$SONICSIM_ROOT" -B "$dir" "${gen[@]}" "${unity[@]}" "$@"
 }
 
 # build DIR [targets...]

@@ -2,15 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
 
+#include <sonicsim/util/numbers.hpp>
+
 namespace sonicsim::analytic {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // What the engine does with a sampled item count (engine/simulation.cpp: round_items).
 double rounded_items(double x) {

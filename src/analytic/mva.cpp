@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
+
+#include <sonicsim/util/numbers.hpp>
 
 namespace sonicsim::analytic {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Stations with equal demand have equal queues at every population (symmetry), so one
 // representative per distinct demand carries the recursion. `slot[i]` maps input group i to its

@@ -1,18 +1,15 @@
 #include <sonicsim/calibration/least_squares.hpp>
 
 #include <cmath>
-#include <limits>
 
 #include <boost/math/distributions/students_t.hpp>
 #include <unsupported/Eigen/NonLinearOptimization>
 
+#include <sonicsim/util/numbers.hpp>
+
 namespace sonicsim::calibration {
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // A parameter whose unit vector reaches into the null space of the scaled Jacobian by more than
 // this is unidentifiable. What a numerical null vector puts on the identifiable parameters is

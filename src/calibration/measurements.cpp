@@ -7,11 +7,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <sstream>
 
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/util/format.hpp>
+#include <sonicsim/util/numbers.hpp>
 
 #include "../scenario/checker.hpp"
 
@@ -21,12 +21,12 @@ namespace {
 
 using scenario::InputError;
 using scenario::Problem;
+using util::parse_number;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // A file of garbage should not print a thousand lines: the first problems say enough.
 constexpr std::size_t kMaxProblems = 20;
 
-std::string trim(std::string_view s) {
+std::string trim_blanks(std::string_view s) {
   std::size_t a = 0, b = s.size();
   while (a < b && (s[a] == ' ' || s[a] == '\t' || s[a] == '\r')) ++a;
   while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r')) --b;
@@ -38,25 +38,15 @@ std::vector<std::string> split_cells(const std::string& line) {
   std::size_t start = 0;
   for (;;) {
     const std::size_t comma = line.find(',', start);
-    std::string cell = trim(std::string_view(line).substr(start, comma - start));
+    std::string cell = trim_blanks(std::string_view(line).substr(start, comma - start));
     // Spreadsheets quote header names; a quoted number is still a number.
     if (cell.size() >= 2 && cell.front() == '"' && cell.back() == '"')
-      cell = trim(cell.substr(1, cell.size() - 2));
+      cell = trim_blanks(cell.substr(1, cell.size() - 2));
     cells.push_back(std::move(cell));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
   return cells;
-}
-
-std::optional<double> parse_number(const std::string& cell) {
-  if (cell.empty()) return std::nullopt;
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(cell.c_str(), &end);
-  if (end != cell.c_str() + cell.size() || errno == ERANGE || !std::isfinite(v))
-    return std::nullopt;
-  return v;
 }
 
 std::string where(int line, int column = 0, const std::string& name = {}) {
@@ -205,7 +195,7 @@ Measurements parse_measurements(const std::string& text, const std::string& file
       std::size_t end = text.find('\n', start);
       if (end == std::string::npos) end = text.size();
       ++number;
-      const std::string line = trim(std::string_view(text).substr(start, end - start));
+      const std::string line = trim_blanks(std::string_view(text).substr(start, end - start));
       if (!line.empty() && line[0] != '#') lines.emplace_back(number, line);
       start = end + 1;
     }

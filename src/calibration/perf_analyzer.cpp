@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/util/format.hpp>
 #include <sonicsim/util/sha256.hpp>
 
 namespace sonicsim::calibration {
@@ -18,6 +19,7 @@ namespace {
 
 using scenario::InputError;
 using scenario::Problem;
+using util::parse_number;
 
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t\r\n");
@@ -52,16 +54,6 @@ std::vector<std::string> split_csv(const std::string& line) {
   }
   cells.push_back(trim(cell));
   return cells;
-}
-
-std::optional<double> parse_number(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
-    return std::nullopt;
-  return v;
 }
 
 // perf_analyzer's per-GPU metric cells: `GPU-uuid:0.81;GPU-uuid2:0.90;` -> mean over GPUs.

@@ -16,6 +16,7 @@
 #include <sonicsim/runner/points.hpp>
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/scenario/units.hpp>
+#include <sonicsim/util/numbers.hpp>
 
 namespace sonicsim::calibration {
 
@@ -23,7 +24,6 @@ namespace {
 
 using json = nlohmann::json;
 using scenario::InputError;
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::string fmt(const char* format, double v) {
   char buf[64];

@@ -6,12 +6,11 @@
 
 #include <sonicsim/calibration/least_squares.hpp>
 #include <sonicsim/scenario/scenario.hpp>
+#include <sonicsim/util/numbers.hpp>
 
 namespace sonicsim::calibration {
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 double saturating(double t0, double n_s, double k, double n) {
   return t0 * std::pow(1.0 + std::pow(n / n_s, k), 1.0 / k);

@@ -3,21 +3,19 @@
 
 #include <cmath>
 #include <iostream>
-#include <limits>
 
 #include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/calibration/measurements.hpp>
 #include <sonicsim/compare/compare.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/runner/points.hpp>
+#include <sonicsim/util/numbers.hpp>
 
 #include "command.hpp"
 
 namespace sonicsim::cli {
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct CompareArgs {
   ScenarioArgs scenario;

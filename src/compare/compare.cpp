@@ -3,16 +3,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <numeric>
 #include <sstream>
+
+#include <sonicsim/util/numbers.hpp>
 
 namespace sonicsim::compare {
 
 namespace {
 
 using calibration::Metric;
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // NaN and infinities are not JSON numbers: they are null in the report.
 nlohmann::ordered_json number_or_null(double v) {

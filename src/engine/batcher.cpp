@@ -2,12 +2,14 @@
 
 #include <algorithm>
 
+#include <sonicsim/util/numbers.hpp>
+
 namespace sonicsim::engine {
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
-// SimGrid's clock has 1 ns resolution: a delay that expires within it has expired.
-constexpr double kTimeEps = 1e-9;
+// SimGrid's clock has 1 ns resolution: a delay that expires within it has expired. (Named apart
+// from simulation.cpp's kTimeEps: a unity build compiles both files as one.)
+constexpr double kBatcherTimeEps = 1e-9;
 }  // namespace
 
 Batcher::Batcher(BatcherConfig config, int instances)
@@ -24,7 +26,8 @@ void Batcher::apply_timeouts(double now) {
   for (Level& l : levels_) {
     const LevelPolicy& p = l.policy;
     if (p.default_timeout <= 0.0) continue;
-    while (!l.queue.empty() && now > l.queue.front().enqueued + p.default_timeout + kTimeEps) {
+    while (!l.queue.empty() &&
+           now > l.queue.front().enqueued + p.default_timeout + kBatcherTimeEps) {
       if (p.delay_timed_out) {
         l.delayed.push_back(l.queue.front());
       } else {
@@ -80,7 +83,7 @@ int Batcher::form(double now, std::vector<Queued>& batch, double& wake_at) {
     if (preferred_count > 0) {
       take = preferred_count;
       items = preferred_items;
-    } else if (full || now + kTimeEps >= oldest + config_.max_queue_delay) {
+    } else if (full || now + kBatcherTimeEps >= oldest + config_.max_queue_delay) {
       take = count;
       items = total;
     } else {

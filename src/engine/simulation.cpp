@@ -1,6 +1,7 @@
 #include <sonicsim/engine/simulation.hpp>
 
 #include <sonicsim/engine/autoscaler.hpp>
+#include <sonicsim/util/numbers.hpp>
 
 #include <algorithm>
 #include <array>
@@ -13,7 +14,6 @@ namespace sonicsim::engine {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kTimeEps = 1e-9;
 
 // Purposes of the random streams (see derive_seed): one stream per thread, per device, for

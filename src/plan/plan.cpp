@@ -3,19 +3,18 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
-#include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
 
 #include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/scenario/units.hpp>
+#include <sonicsim/util/numbers.hpp>
 
 namespace sonicsim::plan {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 // Past these the analytic searches stop: beyond the loader's limits, and far beyond any site.
 constexpr double kIntegerCap = 1'000'000.0;
 constexpr double kBandwidthMin = 1e3, kBandwidthMax = 1e14;  // 8 kbps .. 800 Tbps

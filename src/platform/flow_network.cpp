@@ -1,7 +1,7 @@
 #include <sonicsim/platform/flow_network.hpp>
+#include <sonicsim/util/numbers.hpp>
 
 #include <cmath>
-#include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -18,7 +18,6 @@ namespace sg4 = simgrid::s4u;
 using simgrid::kernel::timer::Timer;
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
 // SimGrid's clock resolution: timers and completions are exact to about a nanosecond.
 constexpr double kTimeEps = 1e-9;
 FlowNetwork* g_active = nullptr;  // SimGrid's completion signal is global

@@ -2,15 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <numbers>
 
+#include <sonicsim/util/numbers.hpp>
 #include <sonicsim/util/rng.hpp>
 
 namespace sonicsim::scenario {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double std_normal_pdf(double x) {
   return std::exp(-0.5 * x * x) / std::sqrt(2.0 * std::numbers::pi);

@@ -5,13 +5,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include <boost/math/distributions/students_t.hpp>
 
+#include <sonicsim/util/numbers.hpp>
 #include <sonicsim/util/rng.hpp>
 #include <sonicsim/util/sha256.hpp>
 
@@ -20,7 +20,6 @@ namespace sonicsim::sweep {
 namespace {
 
 using scenario::InputError;
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t");

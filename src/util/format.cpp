@@ -1,7 +1,9 @@
 #include <sonicsim/util/format.hpp>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace sonicsim::util {
 
@@ -12,6 +14,16 @@ std::string exact_number(double v) {
   else
     std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
+}
+
+std::optional<double> parse_number(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
+    return std::nullopt;
+  return v;
 }
 
 }  // namespace sonicsim::util

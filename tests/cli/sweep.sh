@@ -77,7 +77,11 @@ pass "fail.csv: 4 rows of equal width for a CSV reader"
 pass "fail.jsonl: the failed run carries its error, the others their results"
 
 # --- Resume: Ctrl-C mid-sweep, then --resume: the same bytes as an uninterrupted sweep ---------
-ARGS=("$KNEE" --param workload.jobs=1:16:1 --param servers.0.count=1,2 --set duration=10min
+# The sanitizer pass (SONICSIM_TEST_QUICK=1) simulates 2 min a run instead of 10: the same
+# resume, cut and shard code on a fifth of the events (this part was 90 s of the ASan pass).
+DUR=10min
+[[ $QUICK == 1 ]] && DUR=2min
+ARGS=("$KNEE" --param workload.jobs=1:16:1 --param servers.0.count=1,2 --set duration=$DUR
   --replications 2)
 run_ok "$SONICSIM" sweep "${ARGS[@]}" -o "$TMP/ref.csv"
 "$SONICSIM" sweep "${ARGS[@]}" --workers 1 -o "$TMP/int.csv" >/dev/null 2>"$TMP/int.err" &
@@ -123,7 +127,7 @@ run_status 3 "$SONICSIM" merge "$TMP/shard1.csv" "$TMP/shard3.csv" -o "$TMP/part
 assert_stderr_contains "11 of 32 points missing: 1, 4, 7"
 # A shard of another sweep (other replications) is refused, and nothing is written.
 run_ok "$SONICSIM" sweep "$KNEE" --param workload.jobs=1:16:1 --param servers.0.count=1,2 \
-  --set duration=10min --shard 2/3 -o "$TMP/other.csv"
+  --set duration=$DUR --shard 2/3 -o "$TMP/other.csv"
 run_status 2 "$SONICSIM" merge "$TMP/shard1.csv" "$TMP/other.csv" -o "$TMP/mixed.csv"
 assert_stderr_contains "merge refuses to mix them"
 assert_no_file "$TMP/mixed.csv"

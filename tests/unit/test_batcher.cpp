@@ -18,7 +18,7 @@ BatcherConfig dynamic(int max_batch, std::vector<int> preferred, double delay) {
   return c;
 }
 
-std::vector<std::uint32_t> ids(const std::vector<Batcher::Queued>& batch) {
+std::vector<std::uint32_t> request_ids(const std::vector<Batcher::Queued>& batch) {
   std::vector<std::uint32_t> out;
   for (const auto& q : batch) out.push_back(q.request);
   return out;
@@ -33,13 +33,13 @@ TEST_CASE("without dynamic batching every request executes alone, in arrival ord
   std::vector<Batcher::Queued> batch;
   double wake = 0;
   CHECK(b.form(0.0, batch, wake) == 4);
-  CHECK(ids(batch) == std::vector<std::uint32_t>{1});
+  CHECK(request_ids(batch) == std::vector<std::uint32_t>{1});
   // The only instance is busy: nothing more until it is released.
   CHECK(b.form(0.0, batch, wake) == 0);
   CHECK(std::isinf(wake));
   b.release_instance();
   CHECK(b.form(0.0, batch, wake) == 8);
-  CHECK(ids(batch) == std::vector<std::uint32_t>{2});
+  CHECK(request_ids(batch) == std::vector<std::uint32_t>{2});
 }
 
 TEST_CASE("a preferred batch size is executed as soon as it can be formed", "[batcher]") {
@@ -51,7 +51,7 @@ TEST_CASE("a preferred batch size is executed as soon as it can be formed", "[ba
   CHECK(wake == Approx(1.0));  // waits for the delay of the oldest request
   b.enqueue(2, 2, 0.1);
   CHECK(b.form(0.1, batch, wake) == 4);  // 2 + 2 = preferred 4
-  CHECK(ids(batch) == std::vector<std::uint32_t>{1, 2});
+  CHECK(request_ids(batch) == std::vector<std::uint32_t>{1, 2});
 }
 
 TEST_CASE("the largest preferred size reached at a request boundary wins", "[batcher]") {
@@ -96,7 +96,7 @@ TEST_CASE("the cap: never more items than max_batch_size, full batches go at onc
   std::vector<Batcher::Queued> batch;
   double wake = 0;
   CHECK(b.form(0.0, batch, wake) == 8);  // cannot grow: sent without waiting
-  CHECK(ids(batch) == std::vector<std::uint32_t>{1, 2});
+  CHECK(request_ids(batch) == std::vector<std::uint32_t>{1, 2});
   CHECK_FALSE(b.accepts(11));
   CHECK(b.accepts(10));
 }

@@ -9,11 +9,11 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <sstream>
 
 #include <sonicsim/compare/compare.hpp>
 #include <sonicsim/runner/points.hpp>
+#include <sonicsim/util/numbers.hpp>
 
 using namespace sonicsim;
 using test::json;
@@ -21,18 +21,17 @@ using test::json;
 namespace {
 
 namespace fs = std::filesystem;
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-struct TempDir {
+struct CompareTempDir {
   fs::path path = fs::temp_directory_path() / ("sonicsim-compare-" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() {
+  CompareTempDir() { fs::create_directories(path); }
+  ~CompareTempDir() {
     std::error_code ignored;
     fs::remove_all(path, ignored);
   }
 };
 
-std::string write_scenario(const TempDir& dir, const json& doc) {
+std::string write_scenario(const CompareTempDir& dir, const json& doc) {
   const fs::path file = dir.path / "scenario.json";
   std::ofstream(file) << doc.dump(2);
   return file.string();
@@ -189,7 +188,7 @@ TEST_CASE("children run in parallel, keep their order, and report failures", "[p
 
 TEST_CASE("simulated points match in-process runs; a bad point is reported, not fatal",
           "[points]") {
-  TempDir dir;
+  CompareTempDir dir;
   const std::string file = write_scenario(dir, short_deterministic());
   const std::vector<std::vector<scenario::Override>> points = {
       {{"workload.jobs", "2"}}, {{"workload.jobs", "0"}}, {{"workload.jobs", "20"}}};
@@ -208,7 +207,7 @@ TEST_CASE("simulated points match in-process runs; a bad point is reported, not 
 }
 
 TEST_CASE("compared with its own simulation a scenario shows no error", "[compare][points]") {
-  TempDir dir;
+  CompareTempDir dir;
   const std::string file = write_scenario(dir, short_deterministic());
   std::vector<std::vector<scenario::Override>> points;
   for (int jobs : {2, 6, 10, 14, 20}) points.push_back({{"workload.jobs", std::to_string(jobs)}});

@@ -29,17 +29,17 @@ namespace fs = std::filesystem;
 const std::string kData = SONICSIM_TEST_DATA_DIR;
 
 // A per-process folder, so parallel ctest processes never collide; removed at exit.
-struct TempDir {
+struct LoaderTempDir {
   fs::path path = fs::temp_directory_path() / ("sonicsim-loader-" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() {
+  LoaderTempDir() { fs::create_directories(path); }
+  ~LoaderTempDir() {
     std::error_code ignored;
     fs::remove_all(path, ignored);
   }
 };
 
 std::string write_temp(const std::string& text) {
-  static TempDir dir;
+  static LoaderTempDir dir;
   static int counter = 0;
   const fs::path file = dir.path / ("scenario-" + std::to_string(counter++) + ".json");
   std::ofstream(file) << text;
@@ -47,7 +47,7 @@ std::string write_temp(const std::string& text) {
 }
 
 // A valid scenario exercising most of the format; bad cases are small edits of it.
-json base() {
+json base_doc() {
   return json::parse(R"({
     "name": "base",
     "seed": 7,
@@ -142,7 +142,7 @@ TEST_CASE("minimal scenario gets the documented defaults", "[loader]") {
 }
 
 TEST_CASE("full scenario: values, units, models, pools and links", "[loader]") {
-  const Scenario s = load_json(base(), "<test>");
+  const Scenario s = load_json(base_doc(), "<test>");
   CHECK(s.name == "base");
   CHECK(s.seed == 7);
   CHECK(s.duration == 3600);
@@ -203,7 +203,7 @@ TEST_CASE("full scenario: values, units, models, pools and links", "[loader]") {
 }
 
 TEST_CASE("extensions: async, load balancer, flow model, spread, Triton delay", "[loader]") {
-  json doc = base();
+  json doc = base_doc();
   doc["workload"]["mode"] = "async";
   doc["workload"]["async"] = {{"independent_work_fraction", 0.4}, {"events_in_flight", 3}};
   doc["load_balancer"] = {{"policy", "random"}};
@@ -319,7 +319,7 @@ TEST_CASE("tensor sizes", "[loader]") {
 // Overrides
 
 TEST_CASE("overrides are applied before validation", "[loader][override]") {
-  const std::string file = write_temp(base().dump(2));
+  const std::string file = write_temp(base_doc().dump(2));
   const Scenario plain = load_file(file);
   const Scenario s = load_file(
       file, overrides_of({"workload.jobs=400", "workload.mode=async", "servers.0.count=3",
@@ -352,7 +352,7 @@ TEST_CASE("the hash ignores formatting and key order", "[loader]") {
 }
 
 TEST_CASE("InputError lists every problem as FILE: PATH: MESSAGE", "[loader]") {
-  json doc = base();
+  json doc = base_doc();
   doc["duration"] = -1;
   doc["workload"]["jobs"] = 0;
   doc["bogus"] = 1;
@@ -384,18 +384,18 @@ TEST_CASE("InputError lists every problem as FILE: PATH: MESSAGE", "[loader]") {
 
 namespace {
 
-struct BadCase {
+struct BadFile {
   const char* name;
-  std::function<void(json&)> edit;  // applied to base(); unused when `text` is set
-  std::string text;                 // raw file content instead of base()
+  std::function<void(json&)> edit;  // applied to base_doc(); unused when `text` is set
+  std::string text;                 // raw file content instead of base_doc()
   std::vector<std::string> overrides;
   std::string path;
   std::vector<std::string> fragments;
 };
 
-void run_catalogue(const std::vector<BadCase>& cases) {
-  for (const BadCase& c : cases) {
-    json doc = base();
+void run_file_catalogue(const std::vector<BadFile>& cases) {
+  for (const BadFile& c : cases) {
+    json doc = base_doc();
     if (c.edit) c.edit(doc);
     const std::string text = c.text.empty() ? doc.dump(2) : c.text;
     const auto problems = validate_file(write_temp(text), overrides_of(c.overrides));
@@ -410,7 +410,7 @@ void run_catalogue(const std::vector<BadCase>& cases) {
 // own line.
 // clang-format off
 TEST_CASE("bad input catalogue: syntax, types and numbers", "[loader][bad]") {
-  run_catalogue({
+  run_file_catalogue({
       {"malformed JSON: trailing comma", {}, "{\n  \"duration\": 1,\n}\n", {}, "",
        {"line 3, column 1", "invalid JSON"}},
       {"malformed JSON: bad literal", {}, "{\"duration\": tru}", {}, "",
@@ -484,7 +484,7 @@ TEST_CASE("bad input catalogue: syntax, types and numbers", "[loader][bad]") {
 }
 
 TEST_CASE("bad input catalogue: unknown keys and references", "[loader][bad]") {
-  run_catalogue({
+  run_file_catalogue({
       {"unknown workload key with hint",
        [](json& d) {
          d["workload"]["jbos"] = 4;
@@ -531,7 +531,7 @@ TEST_CASE("bad input catalogue: unknown keys and references", "[loader][bad]") {
 }
 
 TEST_CASE("bad input catalogue: distributions, fractions and models", "[loader][bad]") {
-  run_catalogue({
+  run_file_catalogue({
       {"offload fraction above 1",
        [](json& d) { d["workload"]["requests"][0]["offload_fraction"] = 1.5; }, "", {},
        "workload.requests[0].offload_fraction", {"found 1.5", "expected a number in [0, 1]"}},
@@ -655,7 +655,7 @@ TEST_CASE("bad input catalogue: distributions, fractions and models", "[loader][
 }
 
 TEST_CASE("bad input catalogue: overrides", "[loader][bad][override]") {
-  run_catalogue({
+  run_file_catalogue({
       {"override index out of range", {}, "", {"servers.5.count=2"}, "servers.5.count",
        {"--set servers.5.count=2", "index 5 is out of range", "has 1 element"}},
       {"override through a missing parent", {}, "", {"network.wan.bandwidth=1e9"},
@@ -685,7 +685,7 @@ TEST_CASE("bad input catalogue: overrides", "[loader][bad][override]") {
 // clang-format on
 
 TEST_CASE("every problem is reported at once", "[loader][bad]") {
-  json doc = base();
+  json doc = base_doc();
   doc["duration"] = "soon";
   doc["workload"]["threads_per_job"] = 0;
   doc["workload"]["requests"][0]["model"] = "missing";
@@ -698,7 +698,7 @@ TEST_CASE("every problem is reported at once", "[loader][bad]") {
 }
 
 TEST_CASE("NaN and inf built in code are refused", "[loader][bad]") {
-  json doc = base();
+  json doc = base_doc();
   doc["workload"]["requests"][0]["offload_fraction"] = std::nan("");
   doc["network"]["client_nic"]["bandwidth"] = std::numeric_limits<double>::infinity();
   doc["seed"] = std::numeric_limits<double>::infinity();

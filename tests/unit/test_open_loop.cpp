@@ -31,7 +31,7 @@ double span(const sonicsim::engine::RunMetrics& m) {
 }
 
 // The problems a bad workload gets, as "PATH: MESSAGE" lines.
-std::string problems_of(const json& doc) {
+std::string problem_text(const json& doc) {
   try {
     scenario_of(doc);
   } catch (const InputError& e) {
@@ -204,35 +204,35 @@ TEST_CASE("workload.arrivals in a scenario: rates with units, and clear errors",
     CHECK(s.workload().cpu_time_per_event.expected() == 0.0);
   }
   doc["workload"].erase("arrivals");
-  CHECK_THAT(problems_of(doc), Catch::Contains("workload.jobs: missing"));
+  CHECK_THAT(problem_text(doc), Catch::Contains("workload.jobs: missing"));
 
   doc = open_loop(1, "constant");
   doc["workload"]["arrivals"]["rate"] = "fast";
-  CHECK_THAT(problems_of(doc), Catch::Contains("workload.arrivals.rate: found \"fast\"") &&
-                                   Catch::Contains("expected a rate") &&
-                                   Catch::Contains("/s, /ms"));
+  CHECK_THAT(problem_text(doc), Catch::Contains("workload.arrivals.rate: found \"fast\"") &&
+                                    Catch::Contains("expected a rate") &&
+                                    Catch::Contains("/s, /ms"));
   doc["workload"]["arrivals"]["rate"] = 0;
   CHECK_THAT(
-      problems_of(doc),
+      problem_text(doc),
       Catch::Contains("workload.arrivals.rate: found 0, expected a rate in (0, 1000000000]"));
   doc["workload"]["arrivals"]["rate"] = "5Mbps";
-  CHECK_THAT(problems_of(doc), Catch::Contains("unknown unit \"Mbps\""));
+  CHECK_THAT(problem_text(doc), Catch::Contains("unknown unit \"Mbps\""));
   doc["workload"]["arrivals"] = {{"distribution", "uniform"}, {"rat", 5}};
-  const std::string several = problems_of(doc);
+  const std::string several = problem_text(doc);
   CHECK_THAT(several, Catch::Contains("workload.arrivals.rate: missing"));
   CHECK_THAT(several, Catch::Contains("workload.arrivals.distribution: found \"uniform\"") &&
                           Catch::Contains("\"poisson\""));
   CHECK_THAT(several, Catch::Contains("did you mean `rate`"));
   doc["workload"]["arrivals"] = "500/s";
-  CHECK_THAT(problems_of(doc), Catch::Contains("workload.arrivals: found \"500/s\", expected an "
-                                               "object {\"rate\""));
+  CHECK_THAT(problem_text(doc), Catch::Contains("workload.arrivals: found \"500/s\", expected an "
+                                                "object {\"rate\""));
 
   // Closed-loop keys describe threads that do not exist: refused, each named.
   doc = open_loop(1, "constant");
   doc["workload"]["jobs"] = 10;
   doc["workload"]["cpu_time_per_event"] = "1s";
   doc["workload"]["mode"] = nullptr;  // null counts as absent
-  const std::string closed = problems_of(doc);
+  const std::string closed = problem_text(doc);
   CHECK_THAT(closed, Catch::Contains("workload.jobs: found 10 next to `arrivals`, expected no "
                                      "`jobs`") &&
                          Catch::Contains("workload.cpu_time_per_event: found \"1s\""));
@@ -240,13 +240,13 @@ TEST_CASE("workload.arrivals in a scenario: rates with units, and clear errors",
 
   doc = open_loop(1, "constant");
   doc["workload"]["requests"] = json::array();
-  CHECK_THAT(problems_of(doc), Catch::Contains("workload.requests: found an empty array") &&
-                                   Catch::Contains("at least one request"));
+  CHECK_THAT(problem_text(doc), Catch::Contains("workload.requests: found an empty array") &&
+                                    Catch::Contains("at least one request"));
   doc["workload"].erase("requests");
-  CHECK_THAT(problems_of(doc), Catch::Contains("workload.requests: missing"));
+  CHECK_THAT(problem_text(doc), Catch::Contains("workload.requests: missing"));
   doc = open_loop(1, "constant");
   doc["workload"]["requests"][0]["per_event"] = 8;
   doc["workload"]["arrivals"]["max_in_flight"] = 4;
-  CHECK_THAT(problems_of(doc),
+  CHECK_THAT(problem_text(doc),
              Catch::Contains("workload.arrivals.max_in_flight: found 4, expected at least the 8"));
 }

@@ -16,8 +16,8 @@ using namespace sonicsim::report;
 namespace {
 
 // A results file with the figures the report reads, as `sonicsim run -o` writes them.
-json results(double devices, double throughput, double knee_per_device, double uplink_peak,
-             double p99) {
+json results_doc(double devices, double throughput, double knee_per_device, double uplink_peak,
+                 double p99) {
   return {{"scenario", "site"},
           {"events",
            {{"throughput_per_s", throughput},
@@ -47,8 +47,8 @@ std::string write_temp(const std::string& name, const json& doc) {
 }  // namespace
 
 TEST_CASE("report: what changed, in words that match the numbers", "[report]") {
-  const auto a = write_temp("a.json", results(8, 100.0, 21.5, 0.30, 0.014));
-  const auto b = write_temp("b.json", results(10, 112.0, 25.8, 0.38, 0.014));
+  const auto a = write_temp("a.json", results_doc(8, 100.0, 21.5, 0.30, 0.014));
+  const auto b = write_temp("b.json", results_doc(10, 112.0, 25.8, 0.38, 0.014));
   const auto text = whatif({read_results(a), read_results(b)}, Format::Text);
   INFO(text);
   CHECK_THAT(text, Catch::Contains("adding 2 devices (8 -> 10)"));
@@ -69,7 +69,7 @@ TEST_CASE("report: what changed, in words that match the numbers", "[report]") {
 
 TEST_CASE("report: a file that is not a results file names the file and the JSON path",
           "[report]") {
-  json doc = results(8, 100.0, 21.5, 0.3, 0.01);
+  json doc = results_doc(8, 100.0, 21.5, 0.3, 0.01);
   doc["events"].erase("throughput_per_s");
   doc["analytic"]["n_gpu"] = "eight";
   const auto path = write_temp("bad.json", doc);

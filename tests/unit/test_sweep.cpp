@@ -20,7 +20,7 @@ using Values = std::vector<std::string>;
 
 namespace {
 
-std::string error_of(const std::string& spec, const std::string& flag = "--param") {
+std::string param_error(const std::string& spec, const std::string& flag = "--param") {
   try {
     parse_parameter(spec, flag);
   } catch (const scenario::InputError& e) {
@@ -62,7 +62,7 @@ TEST_CASE("sweep parameters: bad specs name the flag, what was found and what is
   const auto check = [](const std::string& spec, const std::string& found,
                         const std::string& expected) {
     INFO(spec);
-    const std::string e = error_of(spec);
+    const std::string e = param_error(spec);
     CHECK(e.rfind("--param: ", 0) == 0);
     CHECK(e.find(spec) != std::string::npos);
     CHECK(e.find(found) != std::string::npos);
@@ -81,8 +81,8 @@ TEST_CASE("sweep parameters: bad specs name the flag, what was found and what is
   check("x=log:1:1024:1", "found N = \"1\"", "expected an integer N >= 2");
   check("x=log:0:1024:5", "found bounds 0 and 1024", "expected A > 0 and B > 0");
   check("x=1:100000000000:1", "found a range of", "expected at most");
-  CHECK(error_of("x=0x10:1:1").find("not a number") != std::string::npos);
-  CHECK(error_of("x=inf:1:1").find("not a number") != std::string::npos);
+  CHECK(param_error("x=0x10:1:1").find("not a number") != std::string::npos);
+  CHECK(param_error("x=inf:1:1").find("not a number") != std::string::npos);
 }
 
 TEST_CASE("sweep grid: Cartesian product, first parameter slowest; zipped parameters", "[sweep]") {

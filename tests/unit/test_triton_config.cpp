@@ -50,7 +50,7 @@ Model load_model(const json& doc) {
 }
 
 // The problems of a document that must not load.
-std::vector<Problem> problems_of(const json& doc) {
+std::vector<Problem> loader_problems(const json& doc) {
   try {
     load_json(doc, "<test>", kTriton);
   } catch (const InputError& e) {
@@ -63,7 +63,7 @@ std::vector<Problem> problems_of(const json& doc) {
 // The single problem at `path`, whose message must contain every piece of `texts`.
 void expect_problem(const json& doc, const std::string& path,
                     const std::vector<std::string>& texts) {
-  const auto problems = problems_of(doc);
+  const auto problems = loader_problems(doc);
   std::string all;
   for (const auto& p : problems) all += p.path + ": " + p.message + "\n";
   INFO(all);
@@ -312,7 +312,7 @@ TEST_CASE("unreadable configs are reported with the parser's line and column", "
   expect_problem(scenario_with("."), "models.m.triton_config", {"folder", "config.pbtxt"});
   expect_problem(scenario_with(42), "models.m.triton_config", {"found 42"});
   // A broken config does not pile tensor problems on top.
-  const auto problems = problems_of(
+  const auto problems = loader_problems(
       scenario_with("malformed.pbtxt", {{"inputs", {{{"name", "x"}, {"shape", {4}}}}}}));
   CHECK(problems.size() == 1);
 }
