@@ -91,7 +91,7 @@ TEST_CASE("report: a file that is not a results file names the file and the JSON
 
 TEST_CASE("report: several workloads get a row each, and no formula figures",
           "[report][workloads]") {
-  json doc = results(8, 100.0, 21.5, 0.30, 0.014);
+  json doc = results_doc(8, 100.0, 21.5, 0.30, 0.014);
   const auto workload = [](const char* name, int threads, double x, double p99) {
     return json{{"name", name},
                 {"threads", threads},
