@@ -161,10 +161,10 @@ TEST_CASE("priority levels: a batch takes level 1's requests first, then what fi
   CHECK(b.queued() == 4);
   // Level 1's 1 + 2 items, then level 2's first request (1 item) fills the batch of 4.
   CHECK(b.form(0.3, batch, wake) == 4);
-  CHECK(ids(batch) == std::vector<std::uint32_t>{3, 4, 1});
+  CHECK(request_ids(batch) == std::vector<std::uint32_t>{3, 4, 1});
   b.release_instance();
   CHECK(b.form(0.3, batch, wake) == 2);
-  CHECK(ids(batch) == std::vector<std::uint32_t>{2});
+  CHECK(request_ids(batch) == std::vector<std::uint32_t>{2});
   CHECK(b.queued() == 0);
 }
 
@@ -183,13 +183,13 @@ TEST_CASE("priority levels: each level has its own queue size and timeout", "[ba
   // At 1.0 the level-2 request from 0.0 has waited past its 0.5 s: rejected when the batcher
   // looks; level 1's request runs; the later level-2 one is still in time.
   CHECK(b.form(1.0, batch, wake) == 1);
-  CHECK(ids(batch) == std::vector<std::uint32_t>{1});
+  CHECK(request_ids(batch) == std::vector<std::uint32_t>{1});
   b.take_rejected(rejected);
-  CHECK(ids(rejected) == std::vector<std::uint32_t>{2});
+  CHECK(request_ids(rejected) == std::vector<std::uint32_t>{2});
   CHECK(b.queued() == 1);
   b.release_instance();
   CHECK(b.form(1.2, batch, wake) == 1);
-  CHECK(ids(batch) == std::vector<std::uint32_t>{3});
+  CHECK(request_ids(batch) == std::vector<std::uint32_t>{3});
 }
 
 TEST_CASE("priority levels: max_queue_delay runs from the oldest request of any level",
@@ -204,5 +204,5 @@ TEST_CASE("priority levels: max_queue_delay runs from the oldest request of any 
   CHECK(b.form(0.05, batch, wake) == 0);
   CHECK(wake == Approx(0.1));
   CHECK(b.form(0.1, batch, wake) == 2);
-  CHECK(ids(batch) == std::vector<std::uint32_t>{2, 1});
+  CHECK(request_ids(batch) == std::vector<std::uint32_t>{2, 1});
 }
