@@ -23,7 +23,7 @@ from sonicsim_io import Comparison, read_compare
 PREDICTIONS = (("simulated", "simulation", pc.SIMULATION_STYLE),
                ("formula", "SONIC formula", pc.FORMULA_STYLE),
                ("mva", "MVA", pc.MVA_STYLE))
-#: MAPE of the TRUST verdict (README, "Validating against measurements").
+#: MAPE of the TRUST verdict (docs/validation.md, "Validating against measurements").
 TRUST_PERCENT = 5.0
 
 

@@ -6,7 +6,7 @@ a machine without the plotting stack.
 - ``read_sweep(path)``: the CSV of ``sonicsim sweep`` (docs/sweep.md) as a :class:`Sweep`:
   the swept parameters, and per numeric result ``NAME`` its ``NAME.mean`` and ``NAME.ci95``
   columns as floats (NaN for empty cells); failed points are left out (and counted).
-- ``read_results(path)``: the results JSON of ``sonicsim run -o`` (README "Results").
+- ``read_results(path)``: the results JSON of ``sonicsim run -o`` (docs/results.md).
 - ``read_timeseries(path)``: its ``timeseries`` block (``--set timeseries=true``).
 - ``read_compare(path)``: the table of ``sonicsim compare --csv``.
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Derives the shipped calibrations in calibration/cms-t4/ from the public perf_analyzer scans of
 # the CMS paper (../shared/reference/perf_analyzer/cms-t4, read in place, never copied), and
-# prints the round-trip table of README "Calibration".
+# prints the round-trip table of docs/calibration.md "Round trip on the real CMS scans".
 #
 #   scripts/calibrate-cms.sh [REFERENCE_DIR] [OUT_DIR] [TRITON_CONFIG_DIR]
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Prints README's round-trip tables (markdown) from calibration files: one summary row per
-# configuration, then every replayed row.
+# Prints the round-trip tables (markdown) of docs/calibration.md from calibration files: one
+# summary row per configuration, then every replayed row.
 #
 #   scripts/round-trip-table.sh [CALIBRATION_DIR]     (default calibration/cms-t4)
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"

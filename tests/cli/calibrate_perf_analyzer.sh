@@ -11,7 +11,8 @@ FIX="$SRC/tests/data/perf_analyzer"
 # row consistent with Little's law: throughput within 5%, p50 latency within 10%. One row misses
 # the p50 target and is held to what it reaches: deepmet_CPU at B = 1 has its measured median
 # 12% above its mean latency (C B / X), a left-skewed spread the overhead jitter (lognormal)
-# cannot produce, so the simulated p50 sits at the mean, 10.4% low. README "Calibration".
+# cannot produce, so the simulated p50 sits at the mean, 10.4% low. docs/calibration.md, "Round
+# trip on the real CMS scans".
 if [[ -d "$REF" && $QUICK == 1 ]]; then
   echo "# quick: the 20-configuration round trip is left to the Release pass"
 fi
