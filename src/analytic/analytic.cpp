@@ -68,25 +68,20 @@ void apply_open_loop(Prediction& pr, double rate) {
   }
 }
 
-}  // namespace
+// What predict() gathers over the requests besides the Prediction: per pool (indexed like
+// Scenario::servers) and per model (indexed like Prediction::models).
+struct RequestTotals {
+  explicit RequestTotals(std::size_t n_pools)
+      : full_batch_demand(n_pools, 0.0), pool_batches(n_pools, false), server_bytes(n_pools, 0.0) {}
+  std::vector<double> full_batch_demand;
+  std::vector<bool> pool_batches;
+  std::vector<double> server_bytes;  // per event, over the pool
+  std::map<std::string, std::size_t> model_slot;
+  std::vector<std::vector<std::string>> mixed_devices;  // per model, for a note
+};
 
-double expected_items(const scenario::Distribution& items) {
-  using Kind = scenario::Distribution::Kind;
-  if (items.kind == Kind::Constant) return rounded_items(items.mean);
-  if (items.kind == Kind::Empirical && !items.values.empty()) {
-    const bool weighted = items.weights.size() == items.values.size();
-    double sum = 0.0, total = 0.0;
-    for (std::size_t i = 0; i < items.values.size(); ++i) {
-      const double w = weighted ? items.weights[i] : 1.0;
-      sum += w * rounded_items(items.values[i]);
-      total += w;
-    }
-    if (total > 0.0) return sum / total;
-  }
-  return rounded_items(items.expected());
-}
-
-Prediction predict(const scenario::Scenario& sc) {
+// The workload's own terms, the links of the request path and a blank term per pool.
+Prediction blank_prediction(const scenario::Scenario& sc) {
   Prediction pr;
   const scenario::Workload& w = sc.workload();
   pr.scenario = sc.name;
@@ -103,7 +98,6 @@ Prediction predict(const scenario::Scenario& sc) {
   pr.path_bandwidth_Bps = sc.network.path_bandwidth();
   pr.round_trip_latency_s = 2.0 * sc.network.path_latency();
 
-  const std::size_t n_pools = sc.servers.size();
   for (const scenario::ServerPool& pool : sc.servers) {
     PoolTerm t;
     t.name = pool.name;
@@ -111,140 +105,170 @@ Prediction predict(const scenario::Scenario& sc) {
     t.count = pool.count;
     pr.pools.push_back(std::move(t));
   }
-  std::vector<double> full_batch_demand(n_pools, 0.0);
-  std::vector<bool> pool_batches(n_pools, false);
-  std::vector<double> server_bytes(n_pools, 0.0);  // per event, over the pool
+  return pr;
+}
 
-  std::map<std::string, std::size_t> model_slot;
-  std::vector<std::vector<std::string>> mixed_devices;  // per model, for a note
-  for (const scenario::RequestSpec& r : w.requests) {
-    RequestTerm t;
-    t.model = r.model;
-    t.per_event = r.per_event;
-    t.offload_fraction = r.offload_fraction;
-    t.mean_items = expected_items(r.items);
-    t.pool_share.assign(n_pools, 0.0);
-    t.pool_gpu_time_s.assign(n_pools, 0.0);
-
-    const scenario::Model* model = sc.find_model(r.model);
-    double hosting = 0.0;
-    for (const scenario::ServerPool& pool : sc.servers)
-      if (hosts(pool, r.model)) hosting += pool.count;
-    t.served = hosting > 0.0 && model != nullptr;
-    if (model) {
-      t.bytes_in = t.mean_items * model->input_bytes_per_item;
-      t.bytes_out = t.mean_items * model->output_bytes_per_item;
-    }
-
-    auto [slot, fresh] = model_slot.try_emplace(r.model, pr.models.size());
-    if (fresh) {
-      ModelTerm m;
-      m.name = r.model;
-      pr.models.push_back(std::move(m));
-      mixed_devices.emplace_back();
-    }
-    ModelTerm& m = pr.models[slot->second];
-    m.offload_fraction += r.offload_fraction;
-    m.mean_items += r.per_event * t.mean_items;  // divided by per_event below
-    m.per_event += r.per_event;
-
-    if (!t.served) {
-      pr.p_fallback += r.offload_fraction;
-      pr.requests.push_back(std::move(t));
-      continue;
-    }
-    pr.p += r.offload_fraction;
-    m.served = true;
-    const double transfer = std::isinf(pr.path_bandwidth_Bps)
-                                ? 0.0
-                                : (t.bytes_in + t.bytes_out) / pr.path_bandwidth_Bps;
-    // Overheads are linear in items (piecewise, with a measured table), so their mean is the
-    // overhead at the mean item count: exact for fixed-size requests.
-    const double overhead = model->overhead.total(t.mean_items);
-    t.network_time_s = pr.round_trip_latency_s + transfer + overhead;
-
-    const double batch = full_batch(*model);
-    double capacity = 0.0;  // requests per second the hosting devices complete together
-    double batched_capacity = 0.0;
-    bool zero_time = false;
-    for (std::size_t j = 0; j < n_pools; ++j) {
-      const scenario::ServerPool& pool = sc.servers[j];
-      if (!hosts(pool, r.model)) continue;
-      const scenario::ServiceCurve& curve = model->curve_for(pool.device);
-      const double s = curve.at(t.mean_items);
-      const double share = pool.count / hosting;
-      t.pool_share[j] = share;
-      t.pool_gpu_time_s[j] = s;
-      t.routed_gpu_time_s += share * s;
-      if (s > 0.0)
-        capacity += pool.count / s;
-      else
-        zero_time = true;
-      pr.pools[j].demand_s += r.per_event * share * s;
-      server_bytes[j] += r.per_event * share * (t.bytes_in + t.bytes_out);
-      const double sb = batch > 0.0 ? batched_request_time(curve, t.mean_items, batch) : s;
-      if (batch > 0.0) pool_batches[j] = true;
-      full_batch_demand[j] += r.per_event * share * sb;
-      if (sb > 0.0) batched_capacity += pool.count / sb;
-      if (std::find(m.pools.begin(), m.pools.end(), pool.name) == m.pools.end()) {
-        m.pools.push_back(pool.name);
-        m.n_gpu += pool.count;
-      }
-      auto& devices = mixed_devices[slot->second];
-      if (std::find(devices.begin(), devices.end(), pool.device) == devices.end())
-        devices.push_back(pool.device);
-      auto& hosted = pr.pools[j].models;
-      if (std::find(hosted.begin(), hosted.end(), r.model) == hosted.end())
-        hosted.push_back(r.model);
-      pr.pools[j].in_use = true;
-    }
-    // Harmonic: the per-device time that gives the hosting devices their combined capacity.
-    t.gpu_time_s = zero_time ? 0.0 : hosting / capacity;
-    t.t_gpu_s = r.per_event * t.gpu_time_s;
-    t.t_latency_s = r.per_event * t.network_time_s;
-    pr.t_gpu_s += t.t_gpu_s;
-    pr.t_latency_s += t.t_latency_s;
-    pr.bytes_in_per_event += r.per_event * t.bytes_in;
-    pr.bytes_out_per_event += r.per_event * t.bytes_out;
-    m.t_gpu_s += t.t_gpu_s;
-    m.t_gpu_routed_s += r.per_event * t.routed_gpu_time_s;
-    m.t_latency_s += t.t_latency_s;
-    if (batch > 0.0 && batched_capacity > 0.0)
-      m.t_gpu_full_batch_s =
-          m.t_gpu_full_batch_s.value_or(0.0) + r.per_event * hosting / batched_capacity;
-    if (model->max_batch_size > 0 && t.mean_items > model->max_batch_size)
-      pr.notes.push_back("requests for `" + r.model + "` carry " + number(t.mean_items) +
-                         " items on average, above max_batch_size " +
-                         std::to_string(model->max_batch_size) +
-                         ": the simulator fails such requests, the formulas do not");
-    pr.requests.push_back(std::move(t));
+// The index of the model's term in pr.models, the term created at the model's first request.
+std::size_t model_term_slot(Prediction& pr, RequestTotals& totals, const std::string& model) {
+  auto [slot, fresh] = totals.model_slot.try_emplace(model, pr.models.size());
+  if (fresh) {
+    ModelTerm m;
+    m.name = model;
+    pr.models.push_back(std::move(m));
+    totals.mixed_devices.emplace_back();
   }
-  for (ModelTerm& m : pr.models)
-    if (m.per_event > 0) m.mean_items /= m.per_event;
+  return slot->second;
+}
 
-  // Pools, the binding one, and the formula.
-  double binding_demand = 0.0;
+// Requests per second the devices hosting a model complete together, each request alone and at
+// the full batch.
+struct HostingCapacity {
+  double alone = 0.0;
+  double batched = 0.0;
+  bool zero_time = false;  // some hosting device serves the request in no time
+};
+
+// Routes a served request kind to the pools hosting its model, each its count share, and adds
+// its busy time to their demand.
+HostingCapacity route_to_pools(Prediction& pr, RequestTotals& totals, const scenario::Scenario& sc,
+                               const scenario::RequestSpec& r, const scenario::Model& model,
+                               double hosting, double batch, std::size_t slot, RequestTerm& t) {
+  ModelTerm& m = pr.models[slot];
+  HostingCapacity c;
+  for (std::size_t j = 0; j < sc.servers.size(); ++j) {
+    const scenario::ServerPool& pool = sc.servers[j];
+    if (!hosts(pool, r.model)) continue;
+    const scenario::ServiceCurve& curve = model.curve_for(pool.device);
+    const double s = curve.at(t.mean_items);
+    const double share = pool.count / hosting;
+    t.pool_share[j] = share;
+    t.pool_gpu_time_s[j] = s;
+    t.routed_gpu_time_s += share * s;
+    if (s > 0.0)
+      c.alone += pool.count / s;
+    else
+      c.zero_time = true;
+    pr.pools[j].demand_s += r.per_event * share * s;
+    totals.server_bytes[j] += r.per_event * share * (t.bytes_in + t.bytes_out);
+    const double sb = batch > 0.0 ? batched_request_time(curve, t.mean_items, batch) : s;
+    if (batch > 0.0) totals.pool_batches[j] = true;
+    totals.full_batch_demand[j] += r.per_event * share * sb;
+    if (sb > 0.0) c.batched += pool.count / sb;
+    if (std::find(m.pools.begin(), m.pools.end(), pool.name) == m.pools.end()) {
+      m.pools.push_back(pool.name);
+      m.n_gpu += pool.count;
+    }
+    auto& devices = totals.mixed_devices[slot];
+    if (std::find(devices.begin(), devices.end(), pool.device) == devices.end())
+      devices.push_back(pool.device);
+    auto& hosted = pr.pools[j].models;
+    if (std::find(hosted.begin(), hosted.end(), r.model) == hosted.end()) hosted.push_back(r.model);
+    pr.pools[j].in_use = true;
+  }
+  return c;
+}
+
+// One entry of workload.requests: its term, its share of its model's term and of the totals,
+// and its demand on the pools that serve it.
+void add_request(Prediction& pr, RequestTotals& totals, const scenario::Scenario& sc,
+                 const scenario::RequestSpec& r) {
+  RequestTerm t;
+  t.model = r.model;
+  t.per_event = r.per_event;
+  t.offload_fraction = r.offload_fraction;
+  t.mean_items = expected_items(r.items);
+  t.pool_share.assign(sc.servers.size(), 0.0);
+  t.pool_gpu_time_s.assign(sc.servers.size(), 0.0);
+
+  const scenario::Model* model = sc.find_model(r.model);
+  double hosting = 0.0;
+  for (const scenario::ServerPool& pool : sc.servers)
+    if (hosts(pool, r.model)) hosting += pool.count;
+  t.served = hosting > 0.0 && model != nullptr;
+  if (model) {
+    t.bytes_in = t.mean_items * model->input_bytes_per_item;
+    t.bytes_out = t.mean_items * model->output_bytes_per_item;
+  }
+
+  const std::size_t slot = model_term_slot(pr, totals, r.model);
+  ModelTerm& m = pr.models[slot];
+  m.offload_fraction += r.offload_fraction;
+  m.mean_items += r.per_event * t.mean_items;  // divided by per_event in predict()
+  m.per_event += r.per_event;
+
+  if (!t.served) {
+    pr.p_fallback += r.offload_fraction;
+    pr.requests.push_back(std::move(t));
+    return;
+  }
+  pr.p += r.offload_fraction;
+  m.served = true;
+  const double transfer =
+      std::isinf(pr.path_bandwidth_Bps) ? 0.0 : (t.bytes_in + t.bytes_out) / pr.path_bandwidth_Bps;
+  // Overheads are linear in items (piecewise, with a measured table), so their mean is the
+  // overhead at the mean item count: exact for fixed-size requests.
+  const double overhead = model->overhead.total(t.mean_items);
+  t.network_time_s = pr.round_trip_latency_s + transfer + overhead;
+
+  const double batch = full_batch(*model);
+  const HostingCapacity capacity =
+      route_to_pools(pr, totals, sc, r, *model, hosting, batch, slot, t);
+  // Harmonic: the per-device time that gives the hosting devices their combined capacity.
+  t.gpu_time_s = capacity.zero_time ? 0.0 : hosting / capacity.alone;
+  t.t_gpu_s = r.per_event * t.gpu_time_s;
+  t.t_latency_s = r.per_event * t.network_time_s;
+  pr.t_gpu_s += t.t_gpu_s;
+  pr.t_latency_s += t.t_latency_s;
+  pr.bytes_in_per_event += r.per_event * t.bytes_in;
+  pr.bytes_out_per_event += r.per_event * t.bytes_out;
+  m.t_gpu_s += t.t_gpu_s;
+  m.t_gpu_routed_s += r.per_event * t.routed_gpu_time_s;
+  m.t_latency_s += t.t_latency_s;
+  if (batch > 0.0 && capacity.batched > 0.0)
+    m.t_gpu_full_batch_s =
+        m.t_gpu_full_batch_s.value_or(0.0) + r.per_event * hosting / capacity.batched;
+  if (model->max_batch_size > 0 && t.mean_items > model->max_batch_size)
+    pr.notes.push_back("requests for `" + r.model + "` carry " + number(t.mean_items) +
+                       " items on average, above max_batch_size " +
+                       std::to_string(model->max_batch_size) +
+                       ": the simulator fails such requests, the formulas do not");
+  pr.requests.push_back(std::move(t));
+}
+
+struct BindingPool {
+  double demand_per_device_s = 0.0;
   int pools_in_use = 0;
-  for (std::size_t j = 0; j < n_pools; ++j) {
+};
+
+// Each pool in use's demand per device, and the binding pool: the largest, the first on ties.
+BindingPool find_binding_pool(Prediction& pr, const RequestTotals& totals) {
+  BindingPool b;
+  for (std::size_t j = 0; j < pr.pools.size(); ++j) {
     PoolTerm& pool = pr.pools[j];
     if (!pool.in_use) continue;
-    ++pools_in_use;
+    ++b.pools_in_use;
     pr.n_gpu += pool.count;
     pool.demand_per_device_s = pool.demand_s / pool.count;
-    if (pool_batches[j]) pool.demand_per_device_full_batch_s = full_batch_demand[j] / pool.count;
-    if (pr.binding_pool < 0 || pool.demand_per_device_s > binding_demand) {
+    if (totals.pool_batches[j])
+      pool.demand_per_device_full_batch_s = totals.full_batch_demand[j] / pool.count;
+    if (pr.binding_pool < 0 || pool.demand_per_device_s > b.demand_per_device_s) {
       pr.binding_pool = static_cast<int>(j);
-      binding_demand = pool.demand_per_device_s;
+      b.demand_per_device_s = pool.demand_per_device_s;
     }
   }
+  return b;
+}
 
+// t_ideal, t_SONIC, the knee and the throughput of the closed loop.
+void apply_sonic_formula(Prediction& pr, const BindingPool& binding) {
   pr.t_ideal_s = (1.0 - pr.p) * pr.t_cpu_s + pr.t_gpu_s + pr.t_latency_s;
   const double n_cpu = static_cast<double>(pr.n_cpu);
   const double n_gpu = static_cast<double>(pr.n_gpu);
   // The t_GPU that makes the SPEC formula saturate where the binding pool does: n_gpu devices
   // all as loaded as the binding one. With one pool it is t_GPU itself (taken as is, so that the
   // result is the SPEC formula to the last bit).
-  const double t_gpu_binding = pools_in_use == 1 ? pr.t_gpu_s : n_gpu * binding_demand;
+  const double t_gpu_binding =
+      binding.pools_in_use == 1 ? pr.t_gpu_s : n_gpu * binding.demand_per_device_s;
   if (pr.n_gpu == 0 || t_gpu_binding <= 0.0) {
     pr.t_sonic_s = pr.t_ideal_s;
     pr.saturated = false;
@@ -257,8 +281,12 @@ Prediction predict(const scenario::Scenario& sc) {
     pr.saturation_n_cpu_per_gpu = knee;
   }
   pr.throughput_per_s = pr.t_sonic_s > 0.0 ? n_cpu / pr.t_sonic_s : kInf;
+}
 
-  for (std::size_t j = 0; j < n_pools; ++j) {
+// Each pool's own knee and its utilization at the formula's throughput.
+void apply_pool_knees(Prediction& pr) {
+  const double n_cpu = static_cast<double>(pr.n_cpu);
+  for (std::size_t j = 0; j < pr.pools.size(); ++j) {
     PoolTerm& pool = pr.pools[j];
     pool.binding = static_cast<int>(j) == pr.binding_pool;
     if (!pool.in_use || pool.demand_s <= 0.0) {
@@ -271,13 +299,15 @@ Prediction predict(const scenario::Scenario& sc) {
     // At saturation X d is 1 up to rounding; a 1.0000000000000002 would only confuse.
     pool.utilization = std::min(1.0, pr.throughput_per_s * pool.demand_per_device_s);
   }
+}
 
-  if (w.open_loop()) apply_open_loop(pr, w.arrivals->rate);
-
-  // Link loads at the formula's throughput, one instance of each link.
+// Link loads at the formula's throughput, one instance of each link. `n_cpu` is the workload's
+// thread count (apply_open_loop() zeroes pr.n_cpu).
+void apply_link_loads(Prediction& pr, const scenario::Workload& w,
+                      const std::vector<double>& server_bytes, double n_cpu) {
   const double event_bytes = pr.bytes_in_per_event + pr.bytes_out_per_event;
   double busiest_server = 0.0;
-  for (std::size_t j = 0; j < n_pools; ++j)
+  for (std::size_t j = 0; j < pr.pools.size(); ++j)
     if (pr.pools[j].in_use)
       busiest_server = std::max(busiest_server, server_bytes[j] / pr.pools[j].count);
   const double threads_per_node =
@@ -290,46 +320,51 @@ Prediction predict(const scenario::Scenario& sc) {
     l.load_Bps = std::isinf(pr.throughput_per_s) ? 0.0 : pr.throughput_per_s * bytes;
     l.utilization = l.bandwidth_Bps > 0.0 ? l.load_Bps / l.bandwidth_Bps : 0.0;
   }
+}
 
-  // Exact MVA of the synchronous closed system.
-  if (pr.mode == scenario::Mode::Sync && !w.open_loop()) {
-    const ClosedNetwork net = closed_network(pr);
-    const MvaSolution s = solve_mva(net, pr.n_cpu);
-    MvaTerm mva;
-    mva.think_time_s = net.think_time_s;
-    mva.throughput_per_s = s.throughput;
-    mva.time_per_event_s = s.cycle_time_s;
-    mva.bounds = throughput_bounds(net, pr.n_cpu);
-    mva.device_utilization.assign(n_pools, 0.0);
-    mva.device_queue_length.assign(n_pools, 0.0);
-    mva.device_residence_s.assign(n_pools, 0.0);
-    std::vector<double> arrival(n_pools, 0.0);
-    std::size_t g = 0;  // closed_network() lists the pools in use in order
-    for (std::size_t j = 0; j < n_pools; ++j) {
-      if (!pr.pools[j].in_use) continue;
-      mva.device_utilization[j] = s.utilization[g];
-      mva.device_queue_length[j] = s.queue_length[g];
-      mva.device_residence_s[j] = s.residence_s[g];
-      arrival[j] = s.arrival_queue[g];
-      ++g;
-    }
-    // A request of service time s at a processor-sharing device takes s (1 + Q(N-1)).
-    std::vector<double> latency_sum(pr.models.size(), 0.0), weight(pr.models.size(), 0.0);
-    for (const RequestTerm& t : pr.requests) {
-      if (!t.served) continue;
-      double lat = t.network_time_s;
-      for (std::size_t j = 0; j < n_pools; ++j)
-        lat += t.pool_share[j] * t.pool_gpu_time_s[j] * (1.0 + arrival[j]);
-      const std::size_t k = model_slot.at(t.model);
-      latency_sum[k] += t.per_event * lat;
-      weight[k] += t.per_event;
-    }
-    for (std::size_t k = 0; k < pr.models.size(); ++k)
-      if (weight[k] > 0.0) pr.models[k].mva_request_latency_s = latency_sum[k] / weight[k];
-    pr.mva = std::move(mva);
+// Exact MVA of the synchronous closed system, per pool and per model.
+void add_mva(Prediction& pr, const std::map<std::string, std::size_t>& model_slot) {
+  const std::size_t n_pools = pr.pools.size();
+  const ClosedNetwork net = closed_network(pr);
+  const MvaSolution s = solve_mva(net, pr.n_cpu);
+  MvaTerm mva;
+  mva.think_time_s = net.think_time_s;
+  mva.throughput_per_s = s.throughput;
+  mva.time_per_event_s = s.cycle_time_s;
+  mva.bounds = throughput_bounds(net, pr.n_cpu);
+  mva.device_utilization.assign(n_pools, 0.0);
+  mva.device_queue_length.assign(n_pools, 0.0);
+  mva.device_residence_s.assign(n_pools, 0.0);
+  std::vector<double> arrival(n_pools, 0.0);
+  std::size_t g = 0;  // closed_network() lists the pools in use in order
+  for (std::size_t j = 0; j < n_pools; ++j) {
+    if (!pr.pools[j].in_use) continue;
+    mva.device_utilization[j] = s.utilization[g];
+    mva.device_queue_length[j] = s.queue_length[g];
+    mva.device_residence_s[j] = s.residence_s[g];
+    arrival[j] = s.arrival_queue[g];
+    ++g;
   }
+  // A request of service time s at a processor-sharing device takes s (1 + Q(N-1)).
+  std::vector<double> latency_sum(pr.models.size(), 0.0), weight(pr.models.size(), 0.0);
+  for (const RequestTerm& t : pr.requests) {
+    if (!t.served) continue;
+    double lat = t.network_time_s;
+    for (std::size_t j = 0; j < n_pools; ++j)
+      lat += t.pool_share[j] * t.pool_gpu_time_s[j] * (1.0 + arrival[j]);
+    const std::size_t k = model_slot.at(t.model);
+    latency_sum[k] += t.per_event * lat;
+    weight[k] += t.per_event;
+  }
+  for (std::size_t k = 0; k < pr.models.size(); ++k)
+    if (weight[k] > 0.0) pr.models[k].mva_request_latency_s = latency_sum[k] / weight[k];
+  pr.mva = std::move(mva);
+}
 
-  // Caveats, most consequential first.
+// Caveats, most consequential first (after those add_request() raised).
+void add_caveats(Prediction& pr, const scenario::Scenario& sc,
+                 const std::vector<std::vector<std::string>>& mixed_devices, int pools_in_use) {
+  const scenario::Workload& w = sc.workload();
   if (!sc.single_workload())
     pr.notes.push_back("several workloads (" + std::to_string(sc.workloads.size()) +
                        "): these formulas are for the first one, `" + w.name +
@@ -374,6 +409,42 @@ Prediction predict(const scenario::Scenario& sc) {
     pr.notes.push_back("several pools: saturation and t_SONIC follow the binding pool `" +
                        pr.pools[static_cast<std::size_t>(pr.binding_pool)].name +
                        "` (largest demand per device)");
+}
+
+}  // namespace
+
+double expected_items(const scenario::Distribution& items) {
+  using Kind = scenario::Distribution::Kind;
+  if (items.kind == Kind::Constant) return rounded_items(items.mean);
+  if (items.kind == Kind::Empirical && !items.values.empty()) {
+    const bool weighted = items.weights.size() == items.values.size();
+    double sum = 0.0, total = 0.0;
+    for (std::size_t i = 0; i < items.values.size(); ++i) {
+      const double w = weighted ? items.weights[i] : 1.0;
+      sum += w * rounded_items(items.values[i]);
+      total += w;
+    }
+    if (total > 0.0) return sum / total;
+  }
+  return rounded_items(items.expected());
+}
+
+Prediction predict(const scenario::Scenario& sc) {
+  const scenario::Workload& w = sc.workload();
+  Prediction pr = blank_prediction(sc);
+  RequestTotals totals(sc.servers.size());
+  for (const scenario::RequestSpec& r : w.requests) add_request(pr, totals, sc, r);
+  for (ModelTerm& m : pr.models)
+    if (m.per_event > 0) m.mean_items /= m.per_event;
+
+  const BindingPool binding = find_binding_pool(pr, totals);
+  apply_sonic_formula(pr, binding);
+  apply_pool_knees(pr);
+  const double n_cpu = static_cast<double>(pr.n_cpu);
+  if (w.open_loop()) apply_open_loop(pr, w.arrivals->rate);
+  apply_link_loads(pr, w, totals.server_bytes, n_cpu);
+  if (pr.mode == scenario::Mode::Sync && !w.open_loop()) add_mva(pr, totals.model_slot);
+  add_caveats(pr, sc, totals.mixed_devices, binding.pools_in_use);
   return pr;
 }
 
