@@ -13,7 +13,7 @@
 #include <Eigen/SVD>
 
 #include <sonicsim/analytic/analytic.hpp>
-#include <sonicsim/runner/points.hpp>
+#include <sonicsim/pipeline/points.hpp>
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/util/numbers.hpp>
@@ -754,7 +754,7 @@ Simulator point_simulator(const std::string& scenario_path,
                       {"models", models},
                       {"seed", std::to_string(base.seed + 7919 * (i + 1))},
                       {vary, format_x(m.rows[i].x)}});
-    const auto results = runner::run_points(scenario_path, common, sets, workers);
+    const auto results = pipeline::run_points(scenario_path, common, sets, workers);
     std::vector<double> out;
     for (std::size_t i = 0; i < results.size(); ++i) {
       if (!results[i].ok) {

@@ -6,8 +6,8 @@
 
 #include <sonicsim/calibration/measurements.hpp>
 #include <sonicsim/calibration/scan.hpp>
+#include <sonicsim/pipeline/children.hpp>
 #include <sonicsim/results/results.hpp>
-#include <sonicsim/runner/points.hpp>
 
 #include "command.hpp"
 
@@ -63,7 +63,7 @@ int cmd_calibrate_scan(const ScanArgs& a) {
     }
   }
 
-  const int workers = a.workers > 0 ? a.workers : runner::default_workers();
+  const int workers = a.workers > 0 ? a.workers : pipeline::default_workers();
   const auto simulate = calibration::point_simulator(a.scenario.scenario_path, common, base,
                                                      base_values, opts.free, m, a.vary, workers);
   if (!a.no_refine && ::isatty(2))

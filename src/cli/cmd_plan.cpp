@@ -5,9 +5,9 @@
 #include <cmath>
 #include <iostream>
 
+#include <sonicsim/pipeline/children.hpp>
 #include <sonicsim/plan/plan.hpp>
 #include <sonicsim/results/results.hpp>
-#include <sonicsim/runner/points.hpp>
 #include <sonicsim/scenario/units.hpp>
 
 #include "command.hpp"
@@ -124,7 +124,7 @@ int cmd_plan(const PlanArgs& a) {
   auto options = options_of(a);
   if (!a.output.empty()) results::check_writable(a.output);
   const auto common = overrides_of(a.scenario);
-  const int workers = a.workers > 0 ? a.workers : runner::default_workers();
+  const int workers = a.workers > 0 ? a.workers : pipeline::default_workers();
   // Workers left idle by the replications of one value bisect further in the same round.
   options.probes = a.probes > 0 ? a.probes : std::max(1, workers / options.replications);
   if (::isatty(2) && !options.analytic_only)

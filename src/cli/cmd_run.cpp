@@ -1,11 +1,9 @@
-// run, validate, analytic: one scenario, simulated or predicted.
+// run, validate, analytic: one scenario, simulated or predicted (pipeline/scenario_run.hpp).
 #include <iostream>
 
 #include <sonicsim/analytic/analytic.hpp>
-#include <sonicsim/results/prometheus.hpp>
+#include <sonicsim/pipeline/scenario_run.hpp>
 #include <sonicsim/results/results.hpp>
-#include <sonicsim/results/trace.hpp>
-#include <sonicsim/runner/runner.hpp>
 
 #include "command.hpp"
 
@@ -23,17 +21,6 @@ void add_scenario_args(CLI::App* cmd, ScenarioArgs& a, bool positional) {
   cmd->add_option("--seed", a.seed, "Override the scenario seed")->check(CLI::NonNegativeNumber);
 }
 
-std::vector<scenario::Override> overrides_of(const ScenarioArgs& a) {
-  std::vector<scenario::Override> overrides;
-  for (const auto& s : a.sets) overrides.push_back(scenario::parse_override(s));
-  if (a.seed >= 0) overrides.push_back({"seed", std::to_string(a.seed)});
-  return overrides;
-}
-
-scenario::Scenario load(const ScenarioArgs& a) {
-  return scenario::load_file(a.scenario_path, overrides_of(a));
-}
-
 namespace {
 
 struct RunArgs {
@@ -45,30 +32,17 @@ struct RunArgs {
 };
 
 int cmd_run(const RunArgs& a) {
-  const auto s = load(a.scenario);
-  if (!a.output.empty()) results::check_writable(a.output);
-  if (!a.prometheus.empty()) results::check_writable(a.prometheus);
-  if (!a.trace.empty()) results::check_writable(a.trace);
-  const auto prediction = analytic::predict(s);
-  const auto block = analytic::to_json(prediction);
-  engine::TraceSettings trace;
-  if (!a.trace.empty()) trace = {a.trace_every, a.trace_max};
-  const auto out = runner::simulate(s, runner::choose_transport(s, prediction), trace);
-  const auto j = results::to_json(s, out, block);
-  if (!a.output.empty()) results::write_atomically(a.output, j.dump(2) + "\n");
-  if (!a.prometheus.empty())
-    results::write_atomically(a.prometheus, results::to_prometheus(s, out));
-  if (!a.trace.empty())
-    results::write_atomically(a.trace, results::to_chrome_trace(s, out.metrics));
+  const auto run =
+      pipeline::run(a.scenario, {a.output, a.prometheus, a.trace, {a.trace_every, a.trace_max}});
   if (a.json) {
-    std::cout << j.dump(2) << "\n";
+    std::cout << run.results.dump(2) << "\n";
   } else if (!a.quiet) {
-    std::cout << results::summary(s, out, block);
+    std::cout << results::summary(run.scenario, run.output, run.analytic);
     if (!a.output.empty()) std::cout << "results    written to " << a.output << "\n";
     if (!a.prometheus.empty()) std::cout << "metrics    written to " << a.prometheus << "\n";
     if (!a.trace.empty())
-      std::cout << "trace      " << out.metrics.trace.size() << " requests written to " << a.trace
-                << " (open it in https://ui.perfetto.dev or chrome://tracing)\n";
+      std::cout << "trace      " << run.output.metrics.trace.size() << " requests written to "
+                << a.trace << " (open it in https://ui.perfetto.dev or chrome://tracing)\n";
   }
   return 0;
 }
@@ -89,15 +63,11 @@ int cmd_validate(const ScenarioArgs& a) {
 }
 
 int cmd_analytic(const RunArgs& a) {
-  const auto s = load(a.scenario);
-  if (!a.output.empty()) results::check_writable(a.output);
-  const auto p = analytic::predict(s);
-  const auto j = analytic::to_json(p);
-  if (!a.output.empty()) results::write_atomically(a.output, j.dump(2) + "\n");
+  const auto p = pipeline::predict(a.scenario, a.output);
   if (a.json)
-    std::cout << j.dump(2) << "\n";
+    std::cout << p.json.dump(2) << "\n";
   else
-    std::cout << analytic::to_text(p);
+    std::cout << analytic::to_text(p.prediction);
   return 0;
 }
 

@@ -1,6 +1,8 @@
 // How a subcommand plugs into the `sonicsim` binary: each command family lives in its own file
 // (cmd_*.cpp), declares its flags on the CLI11 app and returns what to run once they are parsed.
-// main.cpp owns the exit codes: 0 success, 2 bad input (InputError, OutputError, UsageError),
+// A command checks its flags, calls the pipeline (or the part that answers it) and prints; the
+// work itself lives below (pipeline/, plan/, calibration/, compare/, report/). main.cpp owns the
+// exit codes: 0 success, 2 bad input (InputError, OutputError, UsageError, BatchSystemError),
 // 1 internal error.
 #pragma once
 
@@ -11,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <sonicsim/pipeline/scenario_run.hpp>
 #include <sonicsim/scenario/loader.hpp>
 
 namespace sonicsim::cli {
@@ -27,15 +30,11 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Flags shared by every command that reads a scenario.
-struct ScenarioArgs {
-  std::string scenario_path;
-  std::vector<std::string> sets;
-  long long seed = -1;
-};
+// Flags shared by every command that reads a scenario: the file, --set and --seed.
+using ScenarioArgs = pipeline::ScenarioSource;
 void add_scenario_args(CLI::App* cmd, ScenarioArgs& a, bool positional = true);
-std::vector<scenario::Override> overrides_of(const ScenarioArgs& a);
-scenario::Scenario load(const ScenarioArgs& a);
+using pipeline::load;
+using pipeline::overrides_of;
 
 void add_run_commands(CLI::App& app, Commands& out);        // run, validate, analytic
 void add_calibrate_commands(CLI::App& app, Commands& out);  // calibrate perf-analyzer|scan

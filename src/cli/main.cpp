@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <sonicsim/pipeline/sweep.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/scenario/loader.hpp>
 
@@ -44,6 +45,9 @@ int main(int argc, char** argv) {
     std::cerr << "sonicsim: " << e.what() << "\n";
     return 2;
   } catch (const cli::UsageError& e) {
+    std::cerr << "sonicsim: " << e.what() << "\n";
+    return 2;
+  } catch (const pipeline::BatchSystemError& e) {
     std::cerr << "sonicsim: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {

@@ -331,7 +331,7 @@ double metric_of(const Options& o, const nlohmann::json& r) {
 Simulate simulate_with_run_points(const std::string& scenario_path,
                                   const std::vector<scenario::Override>& common, int workers) {
   return [=](const std::vector<std::vector<scenario::Override>>& points) {
-    return runner::run_points(scenario_path, common, points, workers);
+    return pipeline::run_points(scenario_path, common, points, workers);
   };
 }
 
@@ -567,7 +567,7 @@ Report plan(const std::string& scenario_path, const std::vector<scenario::Overri
     for (double v : fresh)
       for (int k = 0; k < o.replications; ++k)
         sets.push_back(point_overrides(o, v, r.base_seed + k));
-    const auto results = sets.empty() ? std::vector<runner::PointResult>{} : simulate(sets);
+    const auto results = sets.empty() ? std::vector<pipeline::PointResult>{} : simulate(sets);
     for (std::size_t i = 0; i < fresh.size(); ++i) {
       Point p;
       p.value = fresh[i];

@@ -19,7 +19,7 @@
 
 #include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/calibration/scan.hpp>
-#include <sonicsim/runner/points.hpp>
+#include <sonicsim/pipeline/points.hpp>
 
 using namespace sonicsim;
 using namespace sonicsim::calibration;
@@ -395,7 +395,7 @@ TEST_CASE("a deterministic scan simulated with known parameters is recovered",
   const std::string file = dir.write("knee.json", doc);
   std::vector<std::vector<scenario::Override>> sets;
   for (double j : kJobs) sets.push_back({{"workload.jobs", format_x(j)}});
-  const auto measured = runner::run_points(file, truth_overrides("constant"), sets, 2);
+  const auto measured = pipeline::run_points(file, truth_overrides("constant"), sets, 2);
   std::vector<double> y;
   for (const auto& r : measured) {
     REQUIRE(r.ok);
@@ -425,7 +425,7 @@ TEST_CASE("a noisy scan simulated with known parameters is recovered inside the 
   std::vector<std::vector<scenario::Override>> sets;
   for (std::size_t i = 0; i < kJobs.size(); ++i)
     sets.push_back({{"workload.jobs", format_x(kJobs[i])}, {"seed", std::to_string(1001 + i)}});
-  const auto measured = runner::run_points(file, truth_overrides("exponential"), sets, 2);
+  const auto measured = pipeline::run_points(file, truth_overrides("exponential"), sets, 2);
   std::vector<double> y;
   for (const auto& r : measured) {
     REQUIRE(r.ok);

@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <sonicsim/runner/points.hpp>
+#include <sonicsim/pipeline/points.hpp>
 #include <sonicsim/scenario/loader.hpp>
 
 namespace sonicsim::plan {
@@ -109,7 +109,7 @@ struct Report {
 };
 
 // Runs one simulation per override set (each in its own process); run_points by default.
-using Simulate = std::function<std::vector<runner::PointResult>(
+using Simulate = std::function<std::vector<pipeline::PointResult>(
     const std::vector<std::vector<scenario::Override>>& points)>;
 Simulate simulate_with_run_points(const std::string& scenario_path,
                                   const std::vector<scenario::Override>& common, int workers);

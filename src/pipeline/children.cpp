@@ -1,4 +1,4 @@
-#include <sonicsim/runner/points.hpp>
+#include <sonicsim/pipeline/children.hpp>
 
 #include <poll.h>
 #include <sched.h>
@@ -11,11 +11,9 @@
 #include <cstring>
 #include <stdexcept>
 
-#include <sonicsim/analytic/analytic.hpp>
-#include <sonicsim/results/results.hpp>
-#include <sonicsim/runner/runner.hpp>
+#include <sonicsim/scenario/loader.hpp>
 
-namespace sonicsim::runner {
+namespace sonicsim::pipeline {
 
 namespace {
 
@@ -226,33 +224,4 @@ bool run_in_children_streaming(const std::vector<std::size_t>& indices,
   return drive(indices, work, hooks, workers);
 }
 
-std::vector<PointResult> run_points(const std::string& scenario_path,
-                                    const std::vector<scenario::Override>& common,
-                                    const std::vector<std::vector<scenario::Override>>& points,
-                                    int workers) {
-  const auto work = [&](std::size_t i) {
-    std::vector<scenario::Override> overrides = common;
-    overrides.insert(overrides.end(), points[i].begin(), points[i].end());
-    const auto s = scenario::load_file(scenario_path, overrides);
-    const auto prediction = analytic::predict(s);
-    const auto run = simulate(s, choose_transport(s, prediction));
-    return results::to_json(s, run, analytic::to_json(prediction)).dump();
-  };
-  const auto outcomes = run_in_children(points.size(), work, workers);
-  std::vector<PointResult> results(points.size());
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    PointResult& r = results[i];
-    r.input_error = outcomes[i].input_error;
-    r.error = outcomes[i].error;
-    if (!outcomes[i].ok) continue;
-    try {
-      r.results = nlohmann::json::parse(outcomes[i].output);
-      r.ok = true;
-    } catch (const nlohmann::json::exception& e) {
-      r.error = std::string("the simulation process returned unreadable results: ") + e.what();
-    }
-  }
-  return results;
-}
-
-}  // namespace sonicsim::runner
+}  // namespace sonicsim::pipeline

@@ -1,10 +1,11 @@
-// Many simulations of one scenario, each in its own forked child process.
+// Many simulations, each in its own forked child process.
 //
-// SimGrid allows one engine per process, so a scan, a comparison or a sweep runs every point in a
-// child (fork, no exec): the child loads the scenario with the point's overrides, simulates it
-// and hands back its results JSON through a pipe, then _exit()s. The parent never starts a
-// SimGrid engine. A point that fails (an override the scenario rejects, a crash) is reported
-// with its error; it never takes the parent down.
+// SimGrid allows one engine per process, so a scan, a comparison, a plan or a sweep runs every
+// simulation in a child (fork, no exec): the child does its work (load a scenario with the
+// point's overrides, simulate it, render its results JSON) and hands back the text through a
+// pipe, then _exit()s. The parent never starts a SimGrid engine. A child that fails (an override
+// the scenario rejects, a crash) is reported with its error; it never takes the parent down.
+// What the children run is the caller's: points.hpp and the sweeps give them one scenario each.
 #pragma once
 
 #include <csignal>
@@ -13,11 +14,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include <sonicsim/scenario/loader.hpp>
-
-namespace sonicsim::runner {
+namespace sonicsim::pipeline {
 
 // What one child produced.
 struct ChildOutcome {
@@ -53,19 +50,4 @@ bool run_in_children_streaming(const std::vector<std::size_t>& indices,
                                const std::function<std::string(std::size_t)>& work,
                                const StreamHooks& hooks, int workers = 0);
 
-struct PointResult {
-  bool ok = false;
-  nlohmann::json results;  // results::to_json of the run (SPEC section 6), when ok
-  std::string error;       // the child's InputError message, exception or signal otherwise
-  bool input_error = false;
-};
-
-// One simulation per override set: the child runs
-//   load_file(scenario_path, common + points[i]), analytic::predict, choose_transport, simulate
-// and returns results::to_json(...). Results are indexed like `points`.
-std::vector<PointResult> run_points(const std::string& scenario_path,
-                                    const std::vector<scenario::Override>& common,
-                                    const std::vector<std::vector<scenario::Override>>& points,
-                                    int workers = 0);
-
-}  // namespace sonicsim::runner
+}  // namespace sonicsim::pipeline

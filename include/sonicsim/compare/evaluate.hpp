@@ -1,0 +1,29 @@
+// compare's rows: every measured point loaded with the --vary path set to its x, predicted by
+// the SONIC formula and exact MVA in this process and simulated in a child process of its own
+// (pipeline/points.hpp), then summarized (compare.hpp) into the report `sonicsim compare` prints.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include <sonicsim/compare/compare.hpp>
+#include <sonicsim/pipeline/scenario_run.hpp>
+
+namespace sonicsim::compare {
+
+struct Request {
+  pipeline::ScenarioSource scenario;
+  std::string measurements;            // the CSV
+  std::string vary, metric, x_column;  // metric, x_column: empty to infer from the file
+  int workers = 0;                     // simulations at once; <= 0: the cores
+};
+
+// `on_simulating(points, workers)`, when set, is called once the points are loaded and before
+// they are simulated (a line for a waiting user). Throws scenario::InputError when the scenario
+// or the measurements are bad, or fewer than two points simulate because of the input;
+// std::runtime_error when that is because a simulation failed.
+Report evaluate(const Request& request,
+                const std::function<void(std::size_t points, int workers)>& on_simulating = {});
+
+}  // namespace sonicsim::compare

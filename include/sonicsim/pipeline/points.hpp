@@ -1,0 +1,30 @@
+// One scenario simulated at many points, each point an override set run in its own child
+// process (children.hpp) through scenario_run.hpp: how plan, compare and calibrate scan evaluate
+// the points they choose.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <sonicsim/scenario/loader.hpp>
+
+namespace sonicsim::pipeline {
+
+struct PointResult {
+  bool ok = false;
+  nlohmann::json results;  // the results JSON of the run (SPEC section 6), when ok
+  std::string error;       // the child's InputError message, exception or signal otherwise
+  bool input_error = false;
+};
+
+// One simulation per override set: the child loads scenario_path with common + points[i] and
+// simulates it (scenario_run.hpp's simulate). Results are indexed like `points`; at most
+// `workers` children run at once (<= 0: the cores).
+std::vector<PointResult> run_points(const std::string& scenario_path,
+                                    const std::vector<scenario::Override>& common,
+                                    const std::vector<std::vector<scenario::Override>>& points,
+                                    int workers = 0);
+
+}  // namespace sonicsim::pipeline

@@ -1,0 +1,59 @@
+// One scenario end to end: load it with the command's overrides, predict it with the analytic
+// models, choose how the network is modelled, simulate it and render its results. Every
+// simulation a command asks for comes through here (run; the child processes of sweep, plan,
+// compare and calibrate scan), so a results file means the same whichever command wrote it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <sonicsim/analytic/analytic.hpp>
+#include <sonicsim/runner/runner.hpp>
+#include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/scenario/scenario.hpp>
+
+namespace sonicsim::pipeline {
+
+// A scenario as a command names it. The overrides stay as typed: a sweep on a batch system
+// hands them on to its tasks word for word.
+struct ScenarioSource {
+  std::string scenario_path;
+  std::vector<std::string> sets;  // --set dotted.path=JSON
+  long long seed = -1;            // --seed; < 0: the scenario's own
+};
+// The --set overrides, then the seed. Throws scenario::InputError on a --set without `=`.
+std::vector<scenario::Override> overrides_of(const ScenarioSource& source);
+scenario::Scenario load(const ScenarioSource& source);
+
+// A simulated scenario and what was made of it.
+struct ScenarioRun {
+  scenario::Scenario scenario;
+  nlohmann::json analytic;         // the analytic models' prediction: the results' `analytic`
+  runner::RunOutput output;        // metrics, the transport chosen, wall time
+  nlohmann::ordered_json results;  // the results file (SPEC section 6)
+};
+
+// Predicts, chooses the transport from the prediction, simulates (sampling `trace`) and renders
+// the results. Starts SimGrid's engine when flows matter: one such run per process.
+ScenarioRun simulate(scenario::Scenario s, const engine::TraceSettings& trace = {});
+
+// The files `sonicsim run` writes, each only when its path is given.
+struct RunFiles {
+  std::string results, prometheus, trace;
+  engine::TraceSettings trace_sample;  // which requests the trace holds, when it is asked for
+};
+
+// `sonicsim run`: loads the scenario, checks that every file asked for can be written (before a
+// long simulation, not after), simulates and writes the files.
+ScenarioRun run(const ScenarioSource& source, const RunFiles& files);
+
+// `sonicsim analytic`: the prediction alone, written as JSON to `output` when given.
+struct AnalyticRun {
+  analytic::Prediction prediction;
+  nlohmann::json json;
+};
+AnalyticRun predict(const ScenarioSource& source, const std::string& output);
+
+}  // namespace sonicsim::pipeline

@@ -1,0 +1,32 @@
+// What a running sweep shows on stderr: a bar with an ETA on a terminal, a line per tenth of the
+// sweep otherwise (logs and batch jobs keep a readable history instead of carriage returns).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace sonicsim::pipeline {
+
+// "m:ss" or "h:mm:ss"; "--:--" when not known (negative) or absurd.
+std::string clock_text(double seconds);
+
+class Progress {
+ public:
+  Progress(std::size_t points, std::size_t runs);
+  void run_done() { ++runs_done_; }
+  void point_done(bool failed);
+  void tick();    // the clock moves on a terminal, between results
+  void finish();  // ends the bar's line
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void draw();
+  bool tty_;
+  std::size_t points_, runs_, points_done_ = 0, runs_done_ = 0, failed_ = 0;
+  std::size_t last_decile_ = 0;
+  bool drawn_ = false;
+  Clock::time_point start_, last_draw_{};
+};
+
+}  // namespace sonicsim::pipeline

@@ -1,0 +1,58 @@
+#include <sonicsim/pipeline/scenario_run.hpp>
+
+#include <utility>
+
+#include <sonicsim/results/prometheus.hpp>
+#include <sonicsim/results/results.hpp>
+#include <sonicsim/results/trace.hpp>
+
+namespace sonicsim::pipeline {
+
+std::vector<scenario::Override> overrides_of(const ScenarioSource& source) {
+  std::vector<scenario::Override> overrides;
+  for (const auto& s : source.sets) overrides.push_back(scenario::parse_override(s));
+  if (source.seed >= 0) overrides.push_back({"seed", std::to_string(source.seed)});
+  return overrides;
+}
+
+scenario::Scenario load(const ScenarioSource& source) {
+  return scenario::load_file(source.scenario_path, overrides_of(source));
+}
+
+ScenarioRun simulate(scenario::Scenario s, const engine::TraceSettings& trace) {
+  ScenarioRun run;
+  run.scenario = std::move(s);
+  const auto prediction = analytic::predict(run.scenario);
+  run.analytic = analytic::to_json(prediction);
+  run.output =
+      runner::simulate(run.scenario, runner::choose_transport(run.scenario, prediction), trace);
+  run.results = results::to_json(run.scenario, run.output, run.analytic);
+  return run;
+}
+
+ScenarioRun run(const ScenarioSource& source, const RunFiles& files) {
+  auto s = load(source);
+  if (!files.results.empty()) results::check_writable(files.results);
+  if (!files.prometheus.empty()) results::check_writable(files.prometheus);
+  if (!files.trace.empty()) results::check_writable(files.trace);
+  ScenarioRun done =
+      simulate(std::move(s), files.trace.empty() ? engine::TraceSettings{} : files.trace_sample);
+  if (!files.results.empty()) results::write_atomically(files.results, done.results.dump(2) + "\n");
+  if (!files.prometheus.empty())
+    results::write_atomically(files.prometheus, results::to_prometheus(done.scenario, done.output));
+  if (!files.trace.empty())
+    results::write_atomically(files.trace,
+                              results::to_chrome_trace(done.scenario, done.output.metrics));
+  return done;
+}
+
+AnalyticRun predict(const ScenarioSource& source, const std::string& output) {
+  const auto s = load(source);
+  if (!output.empty()) results::check_writable(output);
+  AnalyticRun p{analytic::predict(s), {}};
+  p.json = analytic::to_json(p.prediction);
+  if (!output.empty()) results::write_atomically(output, p.json.dump(2) + "\n");
+  return p;
+}
+
+}  // namespace sonicsim::pipeline
