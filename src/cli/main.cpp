@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <sonicsim/results/results.hpp>
-#include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/util/errors.hpp>
 
 #include "command.hpp"
 
