@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/format.hpp>
 #include <sonicsim/util/numbers.hpp>
 

@@ -9,7 +9,7 @@
 #include <regex>
 #include <sstream>
 
-#include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/format.hpp>
 #include <sonicsim/util/sha256.hpp>
 

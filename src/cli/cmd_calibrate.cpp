@@ -7,7 +7,7 @@
 
 #include <sonicsim/calibration/perf_calibration.hpp>
 #include <sonicsim/results/results.hpp>
-#include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/scenario/triton_settings.hpp>
 #include <sonicsim/scenario/units.hpp>
 
 #include "command.hpp"

@@ -7,7 +7,7 @@
 
 #include <sonicsim/pipeline/sweep.hpp>
 #include <sonicsim/results/results.hpp>
-#include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/util/errors.hpp>
 
 #include "command.hpp"
 

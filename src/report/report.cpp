@@ -2,7 +2,7 @@
 
 #include <fstream>
 
-#include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/util/errors.hpp>
 
 namespace sonicsim::report {
 

@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/sweep/sweep.hpp>
+#include <sonicsim/util/errors.hpp>
 
 namespace sonicsim::report {
 

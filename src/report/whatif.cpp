@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <sonicsim/report/sweep_summary.hpp>
-#include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/util/errors.hpp>
 
 namespace sonicsim::report {
 

@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/scenario/units.hpp>
+#include <sonicsim/util/errors.hpp>
 
 namespace sonicsim::scenario::detail {
 
@@ -26,11 +26,8 @@ std::string index_path(const std::string& parent, std::size_t index);
 std::string describe(const json& value);
 std::string format_number(double value);
 
-// Optimal-string-alignment distance: like Levenshtein, with a swap of two neighbours as one edit
-// (the commonest typo, "jbos" for "jobs").
-std::size_t edit_distance(std::string_view a, std::string_view b);
-// "; did you mean `x`?" for the closest candidate, or "" when none is close.
-std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+// The hint for a near miss lives with the error types (util/errors.hpp), for every layer.
+using sonicsim::did_you_mean;
 
 // Allowed interval of a number, with its wording for messages (">= 0", "in (0, 1)").
 struct Range {

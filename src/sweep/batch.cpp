@@ -1,6 +1,6 @@
 #include <sonicsim/sweep/batch.hpp>
 
-#include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/util/errors.hpp>
 
 namespace sonicsim::sweep {
 

@@ -1,0 +1,25 @@
+// Hard limits on a scenario's sizes, checked by the loader before anything is allocated, so that
+// a typo (jobs: 1e12) is refused with a message instead of exhausting memory mid-run. Tools that
+// build inputs for the engine themselves (calibration's emulated perf_analyzer) hold to them too.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sonicsim::scenario {
+
+struct Limits {
+  static constexpr std::int64_t max_threads = 10'000'000;
+  static constexpr std::int64_t max_devices = 1'000'000;
+  static constexpr int max_items = 1'000'000;
+  static constexpr double max_duration_s = 10.0 * 365 * 24 * 3600;
+  static constexpr int max_instances = 1000;                 // model instances per device
+  static constexpr int max_events_in_flight = 1000;          // per thread, async mode
+  static constexpr std::int64_t max_priority_levels = 1000;  // Triton priority levels
+  static constexpr std::size_t max_workloads = 64;
+  static constexpr std::size_t max_request_kinds = 1000;      // entries of one workload's requests
+  static constexpr double max_arrival_rate = 1e9;             // per second, open loop
+  static constexpr std::int64_t max_in_flight = 100'000'000;  // requests, open loop
+};
+
+}  // namespace sonicsim::scenario

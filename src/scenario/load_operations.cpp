@@ -1,0 +1,125 @@
+// The `load_balancer` section: the policy, the balancer's own capacity and admission control.
+#include <algorithm>
+
+#include "loader_impl.hpp"
+
+namespace sonicsim::scenario::detail {
+
+// `load_balancer`: how the balancer spreads connections over the hosts, what it can carry and
+// whom it admits.
+void Loader::load_balancer(const json& v, const std::string& path, Scenario& s) {
+  if (!expect_object(v, path, "an object {\"policy\": \"round_robin\"}")) return;
+  check_keys(v, path, {"policy", "choice_count", "ring_entries_per_host", "admission", "capacity"});
+  if (const json* c = get(v, "capacity"); c && !c->is_null())
+    balancer_capacity(*c, key_path(path, "capacity"), s.load_balancer);
+  if (const json* a = get(v, "admission"); a && !a->is_null())
+    admission(*a, key_path(path, "admission"), s);
+  auto& lb = s.load_balancer;
+  if (const json* p = get(v, "policy")) {
+    if (auto name = choice(*p, key_path(path, "policy"),
+                           {"round_robin", "random", "least_request", "ring_hash"}))
+      lb.policy = *name == "random"          ? BalancePolicy::Random
+                  : *name == "least_request" ? BalancePolicy::LeastRequest
+                  : *name == "ring_hash"     ? BalancePolicy::RingHash
+                                             : BalancePolicy::RoundRobin;
+  }
+  if (const json* c = get(v, "choice_count")) {
+    const std::string cpath = key_path(path, "choice_count");
+    if (lb.policy != BalancePolicy::LeastRequest)
+      add(cpath,
+          "found choice_count with policy other than least_request, expected it only with "
+          "\"policy\": \"least_request\"");
+    else if (auto n = integer(*c, cpath, 2, 100, "hosts"))
+      lb.choice_count = static_cast<int>(*n);
+  }
+  if (const json* e = get(v, "ring_entries_per_host")) {
+    const std::string epath = key_path(path, "ring_entries_per_host");
+    if (lb.policy != BalancePolicy::RingHash)
+      add(epath,
+          "found ring_entries_per_host with policy other than ring_hash, expected it only with "
+          "\"policy\": \"ring_hash\"");
+    else if (auto n = integer(*e, epath, 1, 100000, "entries"))
+      lb.ring_entries_per_host = static_cast<int>(*n);
+  }
+}
+
+// `load_balancer.capacity`: the balancer's worker threads and NIC, so that it can saturate.
+void Loader::balancer_capacity(const json& v, const std::string& path, LoadBalancer& lb) {
+  if (!expect_object(v, path,
+                     "an object {\"per_message\": \"20us\", \"workers\": 4, \"bandwidth\": "
+                     "\"25Gbps\"}, or null"))
+    return;
+  check_keys(v, path, {"per_message", "workers", "bandwidth"});
+  BalancerCapacity c;
+  bool ok =
+      optional_quantity(v, path, "per_message", Quantity::Time, Range::at_least(0), c.per_message);
+  if (const json* x = get(v, "workers")) {
+    if (auto n = integer(*x, key_path(path, "workers"), 1, 4096, "worker threads"))
+      c.workers = static_cast<int>(*n);
+    else
+      ok = false;
+  }
+  ok = optional_quantity(v, path, "bandwidth", Quantity::Bandwidth, Range::positive(),
+                         c.bandwidth) &&
+       ok;
+  if (ok && c.per_message <= 0.0 && c.bandwidth <= 0.0) {
+    add(path,
+        "found neither per_message nor bandwidth, expected at least one (or null: a balancer "
+        "that never limits)");
+    ok = false;
+  }
+  if (ok) lb.capacity = c;
+}
+
+// `load_balancer.admission`: a token bucket on new connections and/or refusal while an
+// autoscaled pool is above its threshold.
+void Loader::admission(const json& v, const std::string& path, Scenario& s) {
+  if (!expect_object(v, path,
+                     "an object {\"rate\": 1, \"burst\": 10, \"refuse_above_threshold\": "
+                     "true, \"retry_after\": \"1min\"}, or null"))
+    return;
+  check_keys(v, path, {"rate", "burst", "refuse_above_threshold", "retry_after"});
+  Admission a;
+  bool ok = optional_quantity(v, path, "rate", Quantity::Rate, Range::at_least(0), a.rate);
+  if (const json* x = get(v, "burst")) {
+    if (auto b = number(*x, key_path(path, "burst"), Range::at_least(1), "a number"))
+      a.burst = *b;
+    else
+      ok = false;
+  }
+  if (const json* x = get(v, "refuse_above_threshold")) {
+    if (!x->is_boolean()) {
+      add(key_path(path, "refuse_above_threshold"),
+          "found " + describe(*x) + ", expected true or false");
+      ok = false;
+    } else {
+      a.above_threshold = x->get<bool>();
+    }
+  }
+  ok =
+      optional_quantity(v, path, "retry_after", Quantity::Time, Range::positive(), a.retry_after) &&
+      ok;
+  if (ok && a.rate <= 0.0 && !a.above_threshold) {
+    add(path,
+        "found neither a rate nor \"refuse_above_threshold\": true, expected at least one (or "
+        "null: every connection admitted)");
+    ok = false;
+  }
+  if (a.above_threshold &&
+      std::none_of(s.servers.begin(), s.servers.end(),
+                   [](const ServerPool& p) { return p.autoscaler.has_value(); })) {
+    add(key_path(path, "refuse_above_threshold"),
+        "found true with no autoscaled pool, expected a pool with an `autoscaler` (its metric "
+        "and threshold decide)");
+    ok = false;
+  }
+  if (s.workload().open_loop()) {
+    add(path,
+        "found an admission policy with an open loop (`workload.arrivals`), expected none: "
+        "an open loop has no client jobs to connect");
+    ok = false;
+  }
+  if (ok) s.load_balancer.admission = a;
+}
+
+}  // namespace sonicsim::scenario::detail

@@ -1,0 +1,361 @@
+// The `workload` section (or `workloads`, named ones sharing the servers): client jobs and
+// threads, the job flow, open-loop arrivals, the client policy and the requests of an event.
+#include <cmath>
+#include <map>
+
+#include "loader_impl.hpp"
+
+namespace sonicsim::scenario::detail {
+
+// `workload` (one) or `workloads` (an array of named ones sharing the servers).
+void Loader::workloads(const json& doc, Scenario& s) {
+  const json* one = get(doc, "workload");
+  const json* many = get(doc, "workloads");
+  if (one && many) {
+    add("workloads", "found both `workload` and `workloads`, expected one of them");
+    return;
+  }
+  if (one) {
+    workload(*one, "workload", s.workload());
+  } else if (!many) {
+    missing("workload",
+            "an object with jobs, threads_per_job, cpu_time_per_event, ... (or `workloads`, an "
+            "array of them)");
+    return;
+  } else if (!many->is_array() || many->empty()) {
+    add("workloads", "found " + describe(*many) +
+                         ", expected an array of at least one workload object, each with a name");
+    return;
+  } else if (many->size() > Limits::max_workloads) {
+    add("workloads", "found " + std::to_string(many->size()) + " workloads, expected at most " +
+                         std::to_string(Limits::max_workloads));
+    return;
+  } else {
+    s.workloads.assign(many->size(), Workload{});
+    std::map<std::string, std::string> names;  // name -> where
+    for (std::size_t i = 0; i < many->size(); ++i) {
+      const std::string path = index_path("workloads", i);
+      const json& v = (*many)[i];
+      workload(v, path, s.workloads[i]);
+      if (!v.is_object()) continue;
+      const std::string& name = s.workloads[i].name;
+      if (!get(v, "name")) {
+        missing(key_path(path, "name"), "a name for the workload (e.g. \"reco\"), unique");
+      } else if (!name.empty() && names.count(name)) {
+        add(key_path(path, "name"),
+            "found \"" + name + "\" again (first at " + names[name] + "), expected a unique name");
+      } else if (!name.empty()) {
+        names[name] = path;
+      }
+      if (many->size() > 1 && s.workloads[i].open_loop())
+        add(key_path(path, "arrivals"),
+            "found an open loop among " + std::to_string(many->size()) +
+                " workloads, expected it alone: an open loop is a scenario's only workload");
+    }
+  }
+  // The jobs as read, for preemption's bound.
+  if (s.workloads.size() > 1 && s.total_threads() > Limits::max_threads)
+    add("workloads", "found " + std::to_string(s.total_threads()) +
+                         " client threads in all, expected at most " +
+                         std::to_string(Limits::max_threads));
+  if (ok()) jobs_ = s.total_jobs();
+}
+
+void Loader::workload(const json& v, const std::string& path, Workload& w) {
+  if (!expect_object(v, path, "an object with jobs, threads_per_job, cpu_time_per_event, ..."))
+    return;
+  check_keys(v, path,
+             {"name", "priority", "jobs", "threads_per_job", "jobs_per_node", "mode", "async",
+              "cpu_time_per_event", "requests", "arrivals", "flow", "client"});
+  if (const json* x = get(v, "name")) {
+    if (auto n = string(*x, key_path(path, "name"))) w.name = *n;
+  }
+  if (const json* x = get(v, "priority"); x && !x->is_null()) {
+    if (auto n = integer(*x, key_path(path, "priority"), 1, Limits::max_priority_levels,
+                         "Triton request priority, 1 the highest"))
+      w.priority = static_cast<std::uint64_t>(*n);
+  }
+  if (const json* x = get(v, "arrivals"); x && !x->is_null()) {
+    if (const json* f = get(v, "flow"); f && !f->is_null())
+      add(key_path(path, "flow"),
+          "found a job flow next to `arrivals`, expected one of them: an open loop has no jobs "
+          "to come and go");
+    arrivals(v, *x, path, w);
+    requests(v, path, w);
+    if (const json* c = get(v, "client"); c && !c->is_null()) client(*c, path, w);
+    return;
+  }
+  const std::string jobs_path = key_path(path, "jobs");
+  const std::string threads_path = key_path(path, "threads_per_job");
+  std::optional<std::int64_t> jobs, threads;
+  if (const json* x = get(v, "jobs")) {
+    jobs = integer(*x, jobs_path, 1, Limits::max_threads, "client jobs");
+  } else {
+    missing(jobs_path, "an integer >= 1 (client jobs)");
+  }
+  if (const json* x = get(v, "threads_per_job")) {
+    threads = integer(*x, threads_path, 1, Limits::max_threads, "threads per client job");
+  } else {
+    missing(threads_path, "an integer >= 1 (threads per client job)");
+  }
+  if (jobs) w.jobs = *jobs;
+  if (threads) w.threads_per_job = static_cast<int>(*threads);
+  // Both are at most 1e7, so the product cannot overflow 64 bits.
+  if (jobs && threads && *jobs * *threads > Limits::max_threads) {
+    add(jobs_path, "found jobs x threads_per_job = " + std::to_string(*jobs) + " x " +
+                       std::to_string(*threads) + " = " + std::to_string(*jobs * *threads) +
+                       " client threads, expected at most " + std::to_string(Limits::max_threads));
+  }
+  if (const json* x = get(v, "jobs_per_node")) {
+    if (auto n = integer(*x, key_path(path, "jobs_per_node"), 1, Limits::max_threads))
+      w.jobs_per_node = static_cast<int>(*n);
+  }
+  if (const json* x = get(v, "mode")) {
+    if (auto m = choice(*x, key_path(path, "mode"), {"sync", "async"}))
+      w.mode = *m == "async" ? Mode::Async : Mode::Sync;
+  }
+  if (const json* x = get(v, "async"); x && !x->is_null()) {
+    const std::string apath = key_path(path, "async");
+    if (expect_object(*x, apath, "an object with independent_work_fraction, events_in_flight")) {
+      check_keys(*x, apath, {"independent_work_fraction", "events_in_flight"});
+      if (const json* f = get(*x, "independent_work_fraction")) {
+        if (auto r = number(*f, key_path(apath, "independent_work_fraction"), Range::closed(0, 1)))
+          w.async.independent_work_fraction = *r;
+      }
+      if (const json* e = get(*x, "events_in_flight")) {
+        if (auto r =
+                integer(*e, key_path(apath, "events_in_flight"), 1, Limits::max_events_in_flight))
+          w.async.events_in_flight = static_cast<int>(*r);
+      }
+    }
+  }
+  if (const json* x = get(v, "cpu_time_per_event")) {
+    if (auto d = distribution(*x, key_path(path, "cpu_time_per_event"), kTimeDist))
+      w.cpu_time_per_event = *d;
+  } else {
+    missing(key_path(path, "cpu_time_per_event"),
+            "a time (t_CPU, e.g. \"1.03s\") or a distribution of times");
+  }
+  if (const json* x = get(v, "flow"); x && !x->is_null()) flow(*x, path, w);
+  requests(v, path, w);
+  if (const json* x = get(v, "client"); x && !x->is_null()) client(*x, path, w);
+}
+
+// The open loop's keys (`workload` is the workload object, `v` its `arrivals`). Every closed-loop
+// key is refused next to them: it would describe client threads that do not exist.
+void Loader::arrivals(const json& workload, const json& v, const std::string& wpath, Workload& w) {
+  const std::string path = key_path(wpath, "arrivals");
+  if (!expect_object(v, path,
+                     "an object {\"rate\": \"500/s\", \"distribution\": \"constant\"} (an open "
+                     "loop), or null"))
+    return;
+  check_keys(v, path, {"rate", "distribution", "max_in_flight"});
+  Arrivals a;
+  if (const json* x = get(v, "rate")) {
+    if (auto r = quantity(*x, key_path(path, "rate"), Quantity::Rate,
+                          Range{0.0, Limits::max_arrival_rate, true, false}))
+      a.rate = *r;
+  } else {
+    missing(key_path(path, "rate"), "arrivals per second, a rate > 0 such as \"500/s\" or 500");
+  }
+  if (const json* x = get(v, "distribution")) {
+    if (auto d = choice(*x, key_path(path, "distribution"), {"constant", "poisson"}))
+      a.distribution =
+          *d == "poisson" ? Arrivals::Distribution::Poisson : Arrivals::Distribution::Constant;
+  }
+  if (const json* x = get(v, "max_in_flight")) {
+    if (auto n = integer(*x, key_path(path, "max_in_flight"), 1, Limits::max_in_flight,
+                         "requests outstanding at once"))
+      a.max_in_flight = *n;
+  }
+  w.arrivals = a;
+  w.cpu_time_per_event = Distribution::constant(0.0);
+  for (const char* key :
+       {"jobs", "threads_per_job", "jobs_per_node", "mode", "async", "cpu_time_per_event"}) {
+    const json* x = get(workload, key);
+    if (!x || x->is_null()) continue;
+    add(key_path(wpath, key),
+        "found " + describe(*x) + " next to `arrivals`, expected no `" + key +
+            "` (or null): an open loop has no client jobs, threads or CPU time, each arrival "
+            "sends the event's requests at once and nobody waits for the replies; remove `" +
+            key + "`, or remove `arrivals` for a closed loop");
+  }
+}
+
+// `workload.client`: what a client does when a request fails (CMSSW's SonicClient: retries, then
+// the fallback). Called after `arrivals` is read, so w.open_loop() is known.
+void Loader::client(const json& v, const std::string& wpath, Workload& w) {
+  const std::string path = key_path(wpath, "client");
+  if (!expect_object(v, path,
+                     "an object {\"timeout\": \"1s\", \"allowed_tries\": 3, \"retry_delay\": "
+                     "\"0s\", \"fallback\": \"cpu\"}, or null"))
+    return;
+  check_keys(v, path, {"timeout", "allowed_tries", "retry_delay", "fallback"});
+  ClientPolicy& c = w.client;
+  if (const json* x = get(v, "timeout")) {
+    if (auto t = quantity(*x, key_path(path, "timeout"), Quantity::Time, Range::at_least(0)))
+      c.timeout = *t;
+  }
+  if (const json* x = get(v, "allowed_tries")) {
+    if (auto n = integer(*x, key_path(path, "allowed_tries"), 1, 100,
+                         "tries per request in all, the first one included"))
+      c.allowed_tries = static_cast<int>(*n);
+  }
+  if (const json* x = get(v, "retry_delay")) {
+    if (auto t = quantity(*x, key_path(path, "retry_delay"), Quantity::Time, Range::at_least(0)))
+      c.retry_delay = *t;
+  }
+  if (const json* x = get(v, "fallback")) {
+    if (auto f = choice(*x, key_path(path, "fallback"), {"none", "cpu"})) {
+      if (*f == "cpu" && w.open_loop()) {
+        add(key_path(path, "fallback"),
+            "found \"cpu\" next to `workload.arrivals`, expected \"none\": an open loop has no "
+            "client CPU to fall back on (remove `arrivals` for client jobs that compute a failed "
+            "request themselves)");
+      } else {
+        c.fallback = *f == "cpu" ? ClientPolicy::Fallback::Cpu : ClientPolicy::Fallback::None;
+      }
+    }
+  }
+}
+
+// `workload.flow`: when the jobs start (one of waves, ramp, start_times; none: all at 0) and how
+// many events each processes before it exits.
+void Loader::flow(const json& v, const std::string& wpath, Workload& w) {
+  const std::string path = key_path(wpath, "flow");
+  if (!expect_object(v, path,
+                     "an object {\"events_per_job\": 1000, \"waves\": {\"size\": 50, "
+                     "\"every\": \"10min\"}} (or ramp, start_times), or null"))
+    return;
+  check_keys(v, path, {"events_per_job", "waves", "ramp", "start_times"});
+  JobFlow f;
+  if (const json* x = get(v, "events_per_job")) {
+    if (auto d = distribution(*x, key_path(path, "events_per_job"),
+                              DistSpec{false, 1.0, "a number of events"}))
+      f.events_per_job = *d;
+  } else {
+    missing(key_path(path, "events_per_job"),
+            "events each job processes before it exits: a number >= 1 or a distribution");
+  }
+  int starts = 0;
+  for (const char* key : {"waves", "ramp", "start_times"}) {
+    const json* x = get(v, key);
+    starts += x && !x->is_null() ? 1 : 0;
+  }
+  if (starts > 1)
+    add(path,
+        "found more than one of waves, ramp and start_times, expected at most one (none: "
+        "every job starts at time 0)");
+  if (const json* x = get(v, "waves"); x && !x->is_null()) {
+    const std::string p = key_path(path, "waves");
+    if (expect_object(*x, p, "an object {\"size\": 50, \"every\": \"10min\", \"first\": \"0s\"}")) {
+      check_keys(*x, p, {"size", "every", "first"});
+      f.start = JobFlow::Start::Waves;
+      if (const json* n = get(*x, "size")) {
+        if (auto k = integer(*n, key_path(p, "size"), 1, Limits::max_threads, "jobs per wave"))
+          f.wave_size = *k;
+      } else {
+        missing(key_path(p, "size"), "jobs per wave, an integer >= 1");
+      }
+      if (const json* t = get(*x, "every")) {
+        if (auto d = quantity(*t, key_path(p, "every"), Quantity::Time, Range::at_least(0)))
+          f.wave_every = *d;
+      } else {
+        missing(key_path(p, "every"), "the time between waves, e.g. \"10min\"");
+      }
+      if (const json* t = get(*x, "first")) {
+        if (auto d = quantity(*t, key_path(p, "first"), Quantity::Time, Range::at_least(0)))
+          f.first = *d;
+      }
+    }
+  }
+  if (const json* x = get(v, "ramp"); x && !x->is_null()) {
+    const std::string p = key_path(path, "ramp");
+    if (expect_object(*x, p, "an object {\"over\": \"30min\"}")) {
+      check_keys(*x, p, {"over"});
+      f.start = JobFlow::Start::Ramp;
+      if (const json* t = get(*x, "over")) {
+        if (auto d = quantity(*t, key_path(p, "over"), Quantity::Time, Range::at_least(0)))
+          f.ramp_over = *d;
+      } else {
+        missing(key_path(p, "over"), "the time over which the jobs start, evenly, e.g. \"30min\"");
+      }
+    }
+  }
+  if (const json* x = get(v, "start_times"); x && !x->is_null()) {
+    const std::string p = key_path(path, "start_times");
+    if (!x->is_array()) {
+      add(p, "found " + describe(*x) + ", expected an array of times, one per job");
+    } else {
+      f.start = JobFlow::Start::Times;
+      for (std::size_t i = 0; i < x->size(); ++i)
+        if (auto d = quantity((*x)[i], index_path(p, i), Quantity::Time, Range::at_least(0)))
+          f.start_times.push_back(*d);
+      if (static_cast<std::int64_t>(x->size()) != w.jobs)
+        add(p, "found " + std::to_string(x->size()) + " start times for " + std::to_string(w.jobs) +
+                   " jobs, expected one per job");
+    }
+  }
+  w.flow = std::move(f);
+}
+
+void Loader::requests(const json& v, const std::string& path, Workload& w) {
+  const std::string rpath = key_path(path, "requests");
+  const json* x = get(v, "requests");
+  if (!x) {
+    if (w.open_loop())
+      missing(rpath, "at least one request: each arrival sends the workload's requests");
+    return;
+  }
+  if (!x->is_array()) {
+    add(rpath, "found " + describe(*x) + ", expected an array of request objects");
+    return;
+  }
+  if (x->size() > Limits::max_request_kinds) {
+    add(rpath, "found " + std::to_string(x->size()) + " requests, expected at most " +
+                   std::to_string(Limits::max_request_kinds) + " (per_event repeats a request)");
+    return;
+  }
+  if (x->empty() && w.open_loop())
+    add(rpath,
+        "found an empty array next to `arrivals`, expected at least one request (each "
+        "arrival sends the workload's requests)");
+  w.requests.resize(x->size());
+  for (std::size_t i = 0; i < x->size(); ++i) request((*x)[i], index_path(rpath, i), w.requests[i]);
+}
+
+void Loader::request(const json& v, const std::string& path, RequestSpec& r) {
+  if (!expect_object(v, path, "a request object {\"model\": ..., \"offload_fraction\": ...}"))
+    return;
+  check_keys(v, path, {"model", "offload_fraction", "per_event", "items"});
+  if (const json* x = get(v, "model")) {
+    if (auto m = string(*x, key_path(path, "model"))) r.model = *m;
+  } else {
+    missing(key_path(path, "model"), "the name of a model defined in `models`");
+  }
+  if (const json* x = get(v, "offload_fraction")) {
+    if (auto p = number(*x, key_path(path, "offload_fraction"), Range::closed(0, 1)))
+      r.offload_fraction = *p;
+  }
+  if (const json* x = get(v, "per_event")) {
+    if (auto n = integer(*x, key_path(path, "per_event"), 1, Limits::max_items))
+      r.per_event = static_cast<int>(*n);
+  }
+  if (const json* x = get(v, "items")) {
+    const std::string ipath = key_path(path, "items");
+    if (auto d = distribution(*x, ipath, kItemsDist)) {
+      const double hi = d->upper_bound();
+      if (d->expected() > Limits::max_items) {
+        add(ipath, "found a mean of " + format_number(d->expected()) + " items, expected at most " +
+                       std::to_string(Limits::max_items) + " per request");
+      } else if (std::isfinite(hi) && hi > Limits::max_items) {
+        add(ipath, "found items up to " + format_number(hi) + ", expected at most " +
+                       std::to_string(Limits::max_items) + " per request");
+      } else {
+        r.items = *d;
+      }
+    }
+  }
+}
+
+}  // namespace sonicsim::scenario::detail

@@ -1,0 +1,177 @@
+// The scenario loader's shared state and the readers of each section, private to src/scenario.
+//
+// One Loader reads one document and collects every problem with its JSON path (see Checker).
+// Each section of a scenario has its own file, so that a new key lands next to its neighbours:
+//
+//   loader.cpp             entry points, the top-level keys and the order the sections are read
+//   load_workload.cpp      workload / workloads: client jobs, job flow, open-loop arrivals,
+//                          client policy, requests
+//   load_distribution.cpp  random quantities (a number, a time or a distribution object)
+//   load_models.cpp        models: payloads, tensors, batching, dynamic_batching
+//   load_service_time.cpp  service-time curves, calibration files, request overheads
+//   load_triton.cpp        a model's triton_config over its scenario keys (triton/ reads the file)
+//   load_servers.cpp       server pools and their autoscalers
+//   load_network.cpp       network links and flow model
+//   load_operations.cpp    load balancer: policy, capacity, admission
+//   load_faults.cpp        crashes, link degradations, preemptions
+//   cross_checks.cpp       checks between sections (request -> model, pool -> model curves)
+//
+// The order in which a section's keys are read is the order of its messages: `validate` prints
+// them as collected, and the tests compare them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <sonicsim/scenario/limits.hpp>
+#include <sonicsim/scenario/scenario.hpp>
+#include <sonicsim/scenario/triton_settings.hpp>
+#include <sonicsim/triton/config_file.hpp>
+
+#include "checker.hpp"
+
+namespace sonicsim::scenario::detail {
+
+// What a random quantity measures: times take unit strings, counts are plain numbers.
+struct DistSpec {
+  bool is_time = false;
+  double floor = 0.0;  // smallest value a sample may have
+  const char* noun = "a number";
+};
+
+inline const DistSpec kTimeDist{true, 0.0, "a time"};
+inline const DistSpec kItemsDist{false, 1.0, "a number of items"};
+
+// "a, b, c": the names a message lists.
+std::string join(const std::vector<std::string>& items);
+
+// What a refusal of a Triton config advises a scenario's author (load_triton.cpp).
+triton::Advice scenario_advice();
+
+class Loader : public Checker {
+ public:
+  explicit Loader(std::string base_dir);
+
+  // The whole document (loader.cpp): top-level keys, then each section, then the cross-checks.
+  void scenario(const json& doc, Scenario& s);
+
+  // Files the scenario names (calibrations, Triton configs), hashed into its identity.
+  std::vector<Scenario::ReferencedFile> referenced_files;
+  // What a refusal of a Triton config advises instead (a tool replaces it with its flags).
+  triton::Advice advice;
+
+  // The server settings of a Triton config alone, read as a model's `triton_config` is.
+  TritonSettings settings_of(const std::string& file, bool instances_given);
+
+  // --- loader.cpp: the top level
+  void top_level(const json& doc, Scenario& s);
+  void timeseries(const json& v, std::optional<double> duration, Scenario& s);
+
+  // --- load_distribution.cpp
+  std::optional<double> scalar(const json& v, const std::string& path, const DistSpec& spec,
+                               Range range);
+  std::optional<Distribution> distribution(const json& v, const std::string& path,
+                                           const DistSpec& spec);
+  bool empirical(const json& v, const std::string& path, const DistSpec& spec, Distribution& d);
+
+  // --- load_workload.cpp
+  void workloads(const json& doc, Scenario& s);
+  void workload(const json& v, const std::string& path, Workload& w);
+  void arrivals(const json& workload, const json& v, const std::string& wpath, Workload& w);
+  void flow(const json& v, const std::string& wpath, Workload& w);
+  void requests(const json& v, const std::string& path, Workload& w);
+  void client(const json& v, const std::string& wpath, Workload& w);
+  void request(const json& v, const std::string& path, RequestSpec& r);
+
+  // --- load_models.cpp
+  void models(const json& v, Scenario& s);
+  void model(const json& v, const std::string& path, Model& m);
+  double tensor_bytes(const json& v, const std::string& path, std::vector<TensorSpec>& tensors);
+  void dynamic_batching(const json& v, const std::string& path, Model& m);
+  bool queue_policy(const json& v, const std::string& path, QueuePolicy& p);
+  bool time_or_microseconds(const json& v, const std::string& path, const std::string& key,
+                            double& target);
+  // Problems go to `path`'s keys, or (a Triton config, `config_in` naming it) to `path` itself.
+  bool check_priority_levels(const DynamicBatching& db, const std::string& path,
+                             const std::string& config_in = "");
+
+  // --- load_triton.cpp: a model's Triton config, under the scenario's own keys
+  std::optional<triton::ConfigFile> triton_config(const json& v, const std::string& path, Model& m);
+  void config_instances(const triton::ConfigFile& src, bool overridden, const std::string& path,
+                        Model& m);
+  void config_batching(const triton::ConfigFile& src, const json& model, const std::string& path,
+                       Model& m);
+  double config_tensor_bytes(const triton::ConfigFile& src, bool input, const json* given,
+                             const std::string& path, std::vector<TensorSpec>& tensors);
+  // The shapes the scenario gives for the config's tensors, by name.
+  struct GivenShape {
+    std::vector<std::int64_t> dims;
+    std::string path;
+  };
+  std::map<std::string, GivenShape> given_shapes(const triton::ConfigFile& src, bool input,
+                                                 const json* given, const std::string& tpath);
+
+  // --- load_service_time.cpp
+  void service_time(const json& v, const std::string& path, Model& m);
+  void spread(const json& st, const std::string& path, ServiceSpread& out, const char* of_what);
+  std::optional<ServiceCurve> curve(const json& v, const std::string& path, bool in_device_map);
+  // The batch/seconds arrays of a curve; overhead tables allow zero times.
+  std::optional<ServiceCurve> table(const json& v, const std::string& path,
+                                    bool zero_allowed = false);
+  std::optional<ServiceCurve> calibration(const json& v, const std::string& path);
+  template <class Extract>
+  auto from_calibration(const json& v, const std::string& path, Extract extract)
+      -> decltype(extract(std::declval<Loader&>(), std::declval<const json&>()));
+  std::optional<OverheadPhase> overhead_phase(const json& v, const std::string& path);
+  std::optional<RequestOverhead> overhead_table(const json& v, const std::string& path);
+  void request_overhead(const json& v, const std::string& path, Model& m);
+
+  // --- load_servers.cpp
+  void servers(const json& v, const std::string& path, Scenario& s);
+  // `count`: the pool's device count, nullopt when it was invalid (no check against it then).
+  std::optional<Autoscaler> autoscaler(const json& v, const std::string& path,
+                                       std::optional<int> count);
+  std::optional<Autoscaler::Behavior> behavior(const json& v, const std::string& path,
+                                               Autoscaler::Behavior b);
+
+  // --- load_network.cpp
+  void network(const json& v, const std::string& path, Network& n);
+  std::optional<LinkSpec> link(const json& v, const std::string& path);
+
+  // --- load_operations.cpp
+  void load_balancer(const json& v, const std::string& path, Scenario& s);
+  void admission(const json& v, const std::string& path, Scenario& s);
+  void balancer_capacity(const json& v, const std::string& path, LoadBalancer& lb);
+
+  // --- load_faults.cpp
+  void faults(const json& v, const std::string& path, Scenario& s);
+  void fault(const json& v, const std::string& path, Scenario& s, std::string& random_preemption);
+  struct FaultInput;  // one fault object being read
+  void crash(FaultInput& f);
+  void random_crashes(FaultInput& f);
+  void link_fault(FaultInput& f);
+  void preemption(FaultInput& f);
+  void random_preemption_fault(FaultInput& f, std::string& first);
+  std::optional<std::size_t> pool_of(const json& v, const std::string& path, const Scenario& s);
+
+  // --- cross_checks.cpp
+  void cross_check(const json& doc, Scenario& s);
+
+  // Whether `path` is among referenced_files already (a file may serve several keys).
+  bool referenced(const std::string& path) const;
+
+  std::string base_dir_;
+  // Which models parsed cleanly, so cross-checks do not pile consequences onto a broken model.
+  std::set<std::string> defined_models_;
+  // The jobs of all workloads as read, if valid (a preemption may take at most that many).
+  std::optional<std::int64_t> jobs_;
+};
+
+}  // namespace sonicsim::scenario::detail
