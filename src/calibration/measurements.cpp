@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <sonicsim/results/keys.hpp>
+#include <sonicsim/results/reader.hpp>
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/util/format.hpp>
 #include <sonicsim/util/numbers.hpp>
@@ -81,16 +83,18 @@ const std::vector<Metric>& all_metrics() {
   return all;
 }
 
+// The results keys of `events`: a measurements file names its columns like the results.
 const char* metric_name(Metric m) {
+  namespace ev = results::keys::events;
   switch (m) {
     case Metric::PerJobThroughput:
-      return "per_job_throughput_per_s";
+      return ev::per_job_throughput_per_s;
     case Metric::Throughput:
-      return "throughput_per_s";
+      return ev::throughput_per_s;
     case Metric::TimePerEvent:
-      return "time_per_event_s";
+      return ev::time_per_event_s;
     case Metric::ThreadTimePerEvent:
-      return "thread_time_per_event_s";
+      return ev::thread_time_per_event_s;
   }
   return "?";
 }
@@ -119,18 +123,20 @@ bool is_time(Metric m) {
   return m == Metric::TimePerEvent || m == Metric::ThreadTimePerEvent;
 }
 
-double metric_of_results(const nlohmann::json& results, Metric m) {
-  const auto events = results.find("events");
-  if (events == results.end() || !events->is_object()) return kNaN;
-  const nlohmann::json* v = nullptr;
-  if (m == Metric::TimePerEvent) {
-    const auto t = events->find("time_per_event_s");
-    if (t != events->end() && t->is_object() && t->contains("mean")) v = &(*t)["mean"];
-  } else {
-    const auto t = events->find(metric_name(m));
-    if (t != events->end()) v = &*t;
+double metric_of_results(const nlohmann::json& run, Metric m) {
+  const results::Document doc(run);
+  const auto events = doc.events();
+  switch (m) {
+    case Metric::PerJobThroughput:
+      return events.per_job_throughput_per_s();
+    case Metric::Throughput:
+      return events.throughput_per_s();
+    case Metric::TimePerEvent:
+      return events.time_per_event_s().at(results::Quantile::Mean);
+    case Metric::ThreadTimePerEvent:
+      return events.thread_time_per_event_s();
   }
-  return v && v->is_number() ? v->get<double>() : kNaN;
+  return kNaN;
 }
 
 double metric_of_throughput(Metric m, double throughput, double threads, double jobs) {

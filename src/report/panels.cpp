@@ -6,6 +6,7 @@
 #include <set>
 
 #include <sonicsim/report/chart.hpp>
+#include <sonicsim/results/keys.hpp>
 
 namespace sonicsim::report {
 
@@ -13,6 +14,7 @@ namespace {
 
 using namespace chart;
 using Timeseries = RunFigures::Timeseries;
+namespace k = results::keys;
 
 // Past the palette's eight colours, lines repeat a colour dashed so that they stay apart.
 Style cycle_style(std::size_t index) {
@@ -342,7 +344,8 @@ std::vector<Panel> run_panels(const RunFigures& run) {
   if (!run.latency_counts.empty()) {
     BarChart c;
     c.title = "Request latency histogram";
-    c.note = "requests.latency_s.histogram: 8 bins per decade, labelled by their lower edge";
+    c.note = results::column({k::top::requests, k::requests::latency_s, k::quantile::histogram}) +
+             ": 8 bins per decade, labelled by their lower edge";
     c.y = {"requests", Unit::Plain, true};
     c.series = {"all requests"};
     c.values.emplace_back();
@@ -352,7 +355,9 @@ std::vector<Panel> run_panels(const RunFigures& run) {
     }
     out.push_back({c.title, render(c), ""});
   } else if (run.latency_percentiles.size() < 2) {
-    out.push_back(skip("Request latency percentiles", "no requests.latency_s percentiles"));
+    out.push_back(
+        skip("Request latency percentiles",
+             "no " + results::column({k::top::requests, k::requests::latency_s}) + " percentiles"));
   } else {
     XYChart c;
     c.title = "Request latency at the stored percentiles";
@@ -373,8 +378,12 @@ std::vector<Panel> run_panels(const RunFigures& run) {
     out.push_back(skip("Where an event's time goes",
                        "several workloads, each with its own events: see the per-workload rows"));
   } else if (split.empty()) {
-    out.push_back(skip("Where an event's time goes",
-                       "no models.*.latency_s.mean or analytic.per_model.*.requests_per_event"));
+    out.push_back(skip(
+        "Where an event's time goes",
+        "no " + results::column({k::top::models, "*", k::model::latency_s, k::quantile::mean}) +
+            " or " +
+            results::column(
+                {k::top::analytic, k::analytic::per_model, "*", k::analytic::requests_per_event})));
   } else {
     StackedBarChart c;
     c.title = "Where an event's time goes";
@@ -458,9 +467,9 @@ std::vector<Panel> sweep_panels(const std::vector<SweepData>& sweeps) {
                          formula_note,
                          Axis{"events/s", Unit::Plain, true},
                          "",
-                         {{"events.throughput_per_s", "simulated", Style::LinePoints, true},
-                          {"analytic.throughput_per_s", "formula N_CPU/t_SONIC", Style::Dashed},
-                          {"analytic.mva.throughput_per_s", "MVA", Style::Dotted}},
+                         {{column::throughput, "simulated", Style::LinePoints, true},
+                          {column::formula_throughput, "formula N_CPU/t_SONIC", Style::Dashed},
+                          {column::mva_throughput, "MVA", Style::Dotted}},
                          nullptr,
                          true}));
   out.push_back(sweep_chart(
@@ -468,43 +477,45 @@ std::vector<Panel> sweep_panels(const std::vector<SweepData>& sweeps) {
                          formula_note,
                          Axis{"time per event", Unit::Seconds, true},
                          "",
-                         {{"events.thread_time_per_event_s", "simulated", Style::LinePoints, true},
-                          {"analytic.t_sonic_s", "formula t_SONIC", Style::Dashed},
-                          {"analytic.mva.time_per_event_s", "MVA", Style::Dotted}},
+                         {{column::thread_time_per_event, "simulated", Style::LinePoints, true},
+                          {column::t_sonic_s, "formula t_SONIC", Style::Dashed},
+                          {column::mva_time_per_event, "MVA", Style::Dotted}},
                          nullptr,
                          true}));
-  out.push_back(sweep_chart(sweeps, SweepChart{"Device utilization",
-                                               band_note,
-                                               Axis{"utilization", Unit::Fraction, true},
-                                               "servers.",
-                                               {{".utilization", "", Style::LinePoints, true}},
-                                               pool,
-                                               false}));
+  out.push_back(
+      sweep_chart(sweeps, SweepChart{"Device utilization",
+                                     band_note,
+                                     Axis{"utilization", Unit::Fraction, true},
+                                     column::servers,
+                                     {{column::pool_utilization, "", Style::LinePoints, true}},
+                                     pool,
+                                     false}));
   out.push_back(
       sweep_chart(sweeps, SweepChart{"Request latency p50 (solid) and p99 (dashed)",
                                      band_note,
                                      Axis{"latency", Unit::Seconds, true},
                                      "",
-                                     {{"requests.latency_s.p50", "p50", Style::LinePoints, true},
-                                      {"requests.latency_s.p99", "p99", Style::Dashed, true}},
+                                     {{column::latency_p50, "p50", Style::LinePoints, true},
+                                      {column::latency_p99, "p99", Style::Dashed, true}},
                                      nullptr,
                                      false}));
-  out.push_back(sweep_chart(sweeps, SweepChart{"Mean batch size",
-                                               band_note,
-                                               Axis{"items per execution", Unit::Plain, true},
-                                               "models.",
-                                               {{".mean_batch_size", "", Style::LinePoints, true}},
-                                               nullptr,
-                                               false}));
   out.push_back(
-      sweep_chart(sweeps, SweepChart{"Link utilization: peak 1 s window (solid) and mean (dashed)",
+      sweep_chart(sweeps, SweepChart{"Mean batch size",
                                      band_note,
-                                     Axis{"utilization", Unit::Fraction, true},
-                                     "links.",
-                                     {{".peak_utilization", "peak", Style::LinePoints, true},
-                                      {".mean_utilization", "mean", Style::Dashed}},
-                                     link,
+                                     Axis{"items per execution", Unit::Plain, true},
+                                     column::models,
+                                     {{column::model_mean_batch_size, "", Style::LinePoints, true}},
+                                     nullptr,
                                      false}));
+  out.push_back(sweep_chart(
+      sweeps, SweepChart{"Link utilization: peak 1 s window (solid) and mean (dashed)",
+                         band_note,
+                         Axis{"utilization", Unit::Fraction, true},
+                         column::links,
+                         {{column::link_peak_utilization, "peak", Style::LinePoints, true},
+                          {column::link_mean_utilization, "mean", Style::Dashed}},
+                         link,
+                         false}));
   return out;
 }
 
