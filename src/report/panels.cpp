@@ -12,7 +12,18 @@ namespace sonicsim::report {
 
 namespace {
 
-using namespace chart;
+// Named one by one: a using-directive would reach the later files of a unity batch.
+using chart::Axis;
+using chart::BarChart;
+using chart::format_value;
+using chart::kBlack;
+using chart::kPaletteSize;
+using chart::render;
+using chart::Series;
+using chart::StackedBarChart;
+using chart::Style;
+using chart::Unit;
+using chart::XYChart;
 using Timeseries = RunFigures::Timeseries;
 namespace k = results::keys;
 
@@ -171,14 +182,14 @@ std::vector<Line> sweep_lines(const std::vector<SweepData>& sweeps) {
 
 // What a sweep chart draws per line and key: the metric `prefix KEY suffix`, how and whether
 // with its confidence band.
-struct Kind {
+struct LineKind {
   std::string suffix, what;
   Style style = Style::LinePoints;
   bool band = false;
 };
 
 Series sweep_series(const Line& line, const std::string& metric, const std::string& label,
-                    const Kind& kind, std::size_t colour) {
+                    const LineKind& kind, std::size_t colour) {
   Series s{label, {}, {}, {}, kind.style, colour};
   bool any_band = false;
   for (const auto& p : line.sweep->points) {
@@ -200,7 +211,7 @@ struct SweepChart {
   // Metrics are `prefix KEY kind.suffix` for every KEY of `prefix`...`kinds[0].suffix` in the
   // sweep; with an empty prefix there is one unnamed key and the suffix is the whole name.
   std::string prefix;
-  std::vector<Kind> kinds;
+  std::vector<LineKind> kinds;
   std::function<std::string(const SweepData&, const std::string&)> key_name;
   bool knee = false;
 };
@@ -254,10 +265,8 @@ Panel sweep_chart(const std::vector<SweepData>& sweeps, const SweepChart& spec) 
   return {spec.title, render(c), ""};
 }
 
-}  // namespace
-
-std::vector<Panel> run_panels(const RunFigures& run) {
-  std::vector<Panel> out;
+// One run's time series: a panel per kind of series, or why there is none.
+void timeseries_panels(const RunFigures& run, std::vector<Panel>& out) {
   if (!run.timeseries) {
     out.push_back(skip("Time series",
                        "the results hold no timeseries block (run with --set "
@@ -340,6 +349,13 @@ std::vector<Panel> run_panels(const RunFigures& run) {
       add(lat, "no windows in timeseries");
     }
   }
+}
+
+}  // namespace
+
+std::vector<Panel> run_panels(const RunFigures& run) {
+  std::vector<Panel> out;
+  timeseries_panels(run, out);
 
   if (!run.latency_counts.empty()) {
     BarChart c;

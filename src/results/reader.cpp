@@ -329,6 +329,17 @@ std::string Document::scenario() const {
   return text(k::top::scenario).value_or("");
 }
 
+std::optional<std::uint64_t> Document::seed() const {
+  const std::string pointer = at(k::top::seed).pointer();
+  const json* v = doc_->find(pointer);
+  if (!v) return std::nullopt;
+  if (!v->is_number_unsigned()) {
+    doc_->problem(pointer, "found " + brief(*v) + ", expected an unsigned integer");
+    return std::nullopt;
+  }
+  return v->get<std::uint64_t>();
+}
+
 double Document::warmup_s(Presence presence) const {
   return number(k::top::warmup_s, presence);
 }

@@ -30,6 +30,7 @@ TEST_CASE("results reader: reads back every figure the writer wrote", "[results]
 
   const results::Document r(j);
   CHECK(r.scenario() == "deterministic");
+  CHECK(r.seed() == s.seed);
   CHECK(r.warmup_s() == 10.0);
   CHECK(r.events().throughput_per_s() == m.throughput());
   CHECK(r.events().per_job_throughput_per_s() == m.throughput() / 8.0);

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -213,6 +214,8 @@ class Document : public View {
 
   const std::string& file() const;
   std::string scenario() const;  // "" when absent
+  // The seed the run used; nullopt when absent or not an unsigned integer.
+  std::optional<std::uint64_t> seed() const;
   double warmup_s(Presence presence = Presence::Required) const;
   Events events() const;
   Requests requests() const;
