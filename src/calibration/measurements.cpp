@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <sonicsim/results/keys.hpp>
+#include <sonicsim/results/reader.hpp>
 #include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/format.hpp>
 #include <sonicsim/util/numbers.hpp>
@@ -81,16 +83,18 @@ const std::vector<Metric>& all_metrics() {
   return all;
 }
 
+// The results keys of `events`: a measurements file names its columns like the results.
 const char* metric_name(Metric m) {
+  namespace ev = results::keys::events;
   switch (m) {
     case Metric::PerJobThroughput:
-      return "per_job_throughput_per_s";
+      return ev::per_job_throughput_per_s;
     case Metric::Throughput:
-      return "throughput_per_s";
+      return ev::throughput_per_s;
     case Metric::TimePerEvent:
-      return "time_per_event_s";
+      return ev::time_per_event_s;
     case Metric::ThreadTimePerEvent:
-      return "thread_time_per_event_s";
+      return ev::thread_time_per_event_s;
   }
   return "?";
 }
@@ -119,18 +123,20 @@ bool is_time(Metric m) {
   return m == Metric::TimePerEvent || m == Metric::ThreadTimePerEvent;
 }
 
-double metric_of_results(const nlohmann::json& results, Metric m) {
-  const auto events = results.find("events");
-  if (events == results.end() || !events->is_object()) return kNaN;
-  const nlohmann::json* v = nullptr;
-  if (m == Metric::TimePerEvent) {
-    const auto t = events->find("time_per_event_s");
-    if (t != events->end() && t->is_object() && t->contains("mean")) v = &(*t)["mean"];
-  } else {
-    const auto t = events->find(metric_name(m));
-    if (t != events->end()) v = &*t;
+double metric_of_results(const nlohmann::json& run, Metric m) {
+  const results::Document doc(run);
+  const auto events = doc.events();
+  switch (m) {
+    case Metric::PerJobThroughput:
+      return events.per_job_throughput_per_s();
+    case Metric::Throughput:
+      return events.throughput_per_s();
+    case Metric::TimePerEvent:
+      return events.time_per_event_s().at(results::Quantile::Mean);
+    case Metric::ThreadTimePerEvent:
+      return events.thread_time_per_event_s();
   }
-  return v && v->is_number() ? v->get<double>() : kNaN;
+  return kNaN;
 }
 
 double metric_of_throughput(Metric m, double throughput, double threads, double jobs) {
@@ -170,78 +176,86 @@ Measurements read_measurements(const std::string& path, const MeasurementOptions
   return parse_measurements(text.str(), path, options);
 }
 
-Measurements parse_measurements(const std::string& text, const std::string& file,
-                                const MeasurementOptions& options) {
+namespace {
+
+// One measurements file being read: what is known so far and every problem found (the first
+// kMaxProblems of them).
+struct MeasurementsParse {
+  const std::string& file;
+  const MeasurementOptions& options;
   Measurements out;
-  out.file = file;
   std::vector<Problem> problems;
-  const auto add = [&](std::string path, std::string message) {
+  int header_line = 0;
+  std::vector<std::string> header;
+  int stddev_index = 0;
+
+  void add(std::string path, std::string message) {
     if (problems.size() < kMaxProblems) problems.push_back({std::move(path), std::move(message)});
-  };
-  const auto example = [&] {
+  }
+  void throw_problems() {
+    if (!problems.empty()) throw InputError(file, std::move(problems));
+  }
+  std::string example() const {
     const std::string x =
         options.x_column.empty() ? default_x_column(options.vary) : options.x_column;
-    return "e.g. `" + (x.empty() ? std::string("jobs") : x) + ",per_job_throughput_per_s`";
-  };
-
-  // Lines that carry data, with their 1-based numbers.
-  std::vector<std::pair<int, std::string>> lines;
-  {
-    std::size_t start = 0;
-    int number = 0;
-    // A UTF-8 byte-order mark is what spreadsheets put before the header.
-    if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) start = 3;
-    while (start <= text.size()) {
-      std::size_t end = text.find('\n', start);
-      if (end == std::string::npos) end = text.size();
-      ++number;
-      const std::string line = trim_blanks(std::string_view(text).substr(start, end - start));
-      if (!line.empty() && line[0] != '#') lines.emplace_back(number, line);
-      start = end + 1;
-    }
+    return "e.g. `" + (x.empty() ? std::string("jobs") : x) + "," +
+           metric_name(Metric::PerJobThroughput) + "`";
   }
-  if (text.find('\0') != std::string::npos)
-    throw InputError(file, {{"", "found binary data, expected a CSV text file"}});
-  if (lines.empty()) {
-    throw InputError(file, {{"", "the file has no header and no data, expected a header row (" +
-                                     example() + ") and one row per measured point"}});
-  }
-
-  // Header.
-  const int header_line = lines[0].first;
-  const std::vector<std::string> header = split_cells(lines[0].second);
-  {
-    bool all_numbers = true;
-    for (const auto& c : header) all_numbers = all_numbers && parse_number(c).has_value();
-    if (all_numbers) {
-      throw InputError(file, {{where(header_line),
-                               "found a row of numbers, expected a header "
-                               "row naming the columns (" +
-                                   example() + ")"}});
-    }
-  }
-  for (std::size_t i = 0; i < header.size(); ++i) {
-    if (header[i].empty())
-      add(where(header_line, static_cast<int>(i) + 1), "found an empty column name");
-    for (std::size_t k = 0; k < i; ++k)
-      if (!header[i].empty() && header[i] == header[k])
-        add(where(header_line, static_cast<int>(i) + 1, header[i]),
-            "found the column a second time (first in column " + std::to_string(k + 1) + ")");
-  }
-  const auto column_of = [&](const std::string& name) -> int {
+  int column_of(const std::string& name) const {
     for (std::size_t i = 0; i < header.size(); ++i)
       if (header[i] == name) return static_cast<int>(i) + 1;
     return 0;
-  };
+  }
+};
 
-  // The x column.
+// Lines that carry data, with their 1-based numbers.
+std::vector<std::pair<int, std::string>> data_lines(const std::string& text) {
+  std::vector<std::pair<int, std::string>> lines;
+  std::size_t start = 0;
+  int number = 0;
+  // A UTF-8 byte-order mark is what spreadsheets put before the header.
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) start = 3;
+  while (start <= text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    ++number;
+    const std::string line = trim_blanks(std::string_view(text).substr(start, end - start));
+    if (!line.empty() && line[0] != '#') lines.emplace_back(number, line);
+    start = end + 1;
+  }
+  return lines;
+}
+
+void read_header(MeasurementsParse& p, const std::pair<int, std::string>& first) {
+  p.header_line = first.first;
+  p.header = split_cells(first.second);
+  bool all_numbers = true;
+  for (const auto& c : p.header) all_numbers = all_numbers && parse_number(c).has_value();
+  if (all_numbers) {
+    throw InputError(p.file, {{where(p.header_line),
+                               "found a row of numbers, expected a header "
+                               "row naming the columns (" +
+                                   p.example() + ")"}});
+  }
+  for (std::size_t i = 0; i < p.header.size(); ++i) {
+    if (p.header[i].empty())
+      p.add(where(p.header_line, static_cast<int>(i) + 1), "found an empty column name");
+    for (std::size_t k = 0; k < i; ++k)
+      if (!p.header[i].empty() && p.header[i] == p.header[k])
+        p.add(where(p.header_line, static_cast<int>(i) + 1, p.header[i]),
+              "found the column a second time (first in column " + std::to_string(k + 1) + ")");
+  }
+}
+
+void find_x_column(MeasurementsParse& p) {
+  const MeasurementOptions& options = p.options;
   std::string x_name = options.x_column;
   if (x_name.empty()) {
-    x_name = column_of(options.vary) ? options.vary : default_x_column(options.vary);
+    x_name = p.column_of(options.vary) ? options.vary : default_x_column(options.vary);
   }
-  out.x_column = x_name;
-  out.x_index = column_of(x_name);
-  if (out.x_index == 0) {
+  p.out.x_column = x_name;
+  p.out.x_index = p.column_of(x_name);
+  if (p.out.x_index == 0) {
     // A misspelt x column also gets its own "unknown column; did you mean" below.
     const std::string how = options.x_column.empty()
                                 ? "the x column is named like the last part of --vary " +
@@ -249,19 +263,24 @@ Measurements parse_measurements(const std::string& text, const std::string& file
                                       "`) or exactly `" + options.vary +
                                       "`; name it so, or pass --x COLUMN"
                                 : "--x names the column that holds the --vary values";
-    add(where(header_line), "no column `" + x_name + "` among " + quoted_list(header) + "; " + how);
+    p.add(where(p.header_line),
+          "no column `" + x_name + "` among " + quoted_list(p.header) + "; " + how);
   }
+}
 
-  // Metric and stddev columns; anything else is a typo until proven otherwise.
+// Metric and stddev columns; anything else is a typo until proven otherwise. Returns the
+// metric columns (1-based).
+std::vector<int> metric_columns(MeasurementsParse& p) {
+  const std::string& x_name = p.out.x_column;
   std::vector<std::string> known = metric_names();
   for (const auto& n : metric_names()) known.push_back(n + "_stddev");
-  std::vector<int> metric_columns;
-  for (std::size_t i = 0; i < header.size(); ++i) {
-    const std::string& name = header[i];
+  std::vector<int> columns;
+  for (std::size_t i = 0; i < p.header.size(); ++i) {
+    const std::string& name = p.header[i];
     const int col = static_cast<int>(i) + 1;
-    if (name.empty() || col == out.x_index) continue;
+    if (name.empty() || col == p.out.x_index) continue;
     if (metric_from_name(name)) {
-      metric_columns.push_back(col);
+      columns.push_back(col);
       continue;
     }
     const std::string suffix = "_stddev";
@@ -269,20 +288,24 @@ Measurements parse_measurements(const std::string& text, const std::string& file
         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
       const std::string base = name.substr(0, name.size() - suffix.size());
       if (metric_from_name(base)) {
-        if (!column_of(base))
-          add(where(header_line, col, name),
-              "found a standard deviation without its metric column `" + base + "`");
+        if (!p.column_of(base))
+          p.add(where(p.header_line, col, name),
+                "found a standard deviation without its metric column `" + base + "`");
         continue;
       }
     }
     std::vector<std::string> candidates = known;
-    if (out.x_index == 0) candidates.push_back(x_name);
+    if (p.out.x_index == 0) candidates.push_back(x_name);
     const std::string hint = scenario::detail::did_you_mean(name, candidates);
-    add(where(header_line, col, name), "unknown column" + (hint.empty() ? "" : "; " + hint) + " (" +
-                                           expected_columns(x_name) + ")");
+    p.add(where(p.header_line, col, name), "unknown column" + (hint.empty() ? "" : "; " + hint) +
+                                               " (" + expected_columns(x_name) + ")");
   }
+  return columns;
+}
 
-  // Which metric.
+// Which metric: --metric, else the one metric column there is.
+void choose_metric(MeasurementsParse& p, const std::vector<int>& metric_columns) {
+  const MeasurementOptions& options = p.options;
   if (!options.metric.empty()) {
     const auto m = metric_from_name(options.metric);
     if (!m) {
@@ -291,89 +314,113 @@ Measurements parse_measurements(const std::string& text, const std::string& file
                        {{"", "found `" + options.metric + "`, expected one of " +
                                  quoted_list(metric_names()) + (hint.empty() ? "" : "; " + hint)}});
     }
-    out.metric = *m;
-    out.metric_index = column_of(options.metric);
-    if (out.metric_index == 0)
-      add(where(header_line), "no column `" + options.metric + "` for --metric " + options.metric +
-                                  " among " + quoted_list(header));
+    p.out.metric = *m;
+    p.out.metric_index = p.column_of(options.metric);
+    if (p.out.metric_index == 0)
+      p.add(where(p.header_line), "no column `" + options.metric + "` for --metric " +
+                                      options.metric + " among " + quoted_list(p.header));
   } else if (metric_columns.empty()) {
-    add(where(header_line), "no metric column among " + quoted_list(header) + ", expected one of " +
-                                quoted_list(metric_names()));
+    p.add(where(p.header_line), "no metric column among " + quoted_list(p.header) +
+                                    ", expected one of " + quoted_list(metric_names()));
   } else if (metric_columns.size() > 1) {
     std::vector<std::string> names;
-    for (int c : metric_columns) names.push_back(header[c - 1]);
-    add(where(header_line), "found several metric columns (" + quoted_list(names) +
-                                "), expected one, or pick one with --metric");
+    for (int c : metric_columns) names.push_back(p.header[c - 1]);
+    p.add(where(p.header_line), "found several metric columns (" + quoted_list(names) +
+                                    "), expected one, or pick one with --metric");
   } else {
-    out.metric_index = metric_columns[0];
-    out.metric = *metric_from_name(header[out.metric_index - 1]);
+    p.out.metric_index = metric_columns[0];
+    p.out.metric = *metric_from_name(p.header[p.out.metric_index - 1]);
   }
-  const int stddev_index =
-      out.metric_index ? column_of(std::string(metric_name(out.metric)) + "_stddev") : 0;
-  out.has_stddev = stddev_index > 0;
-  if (!problems.empty()) throw InputError(file, std::move(problems));
+  p.stddev_index =
+      p.out.metric_index ? p.column_of(std::string(metric_name(p.out.metric)) + "_stddev") : 0;
+  p.out.has_stddev = p.stddev_index > 0;
+}
 
-  // Rows.
-  for (std::size_t k = 1; k < lines.size(); ++k) {
-    const int line = lines[k].first;
-    const std::vector<std::string> cells = split_cells(lines[k].second);
-    if (cells.size() != header.size()) {
-      add(where(line), "found " + std::to_string(cells.size()) +
-                           (cells.size() == 1 ? " cell" : " cells") + ", expected " +
-                           std::to_string(header.size()) + " like the header (" +
-                           quoted_list(header) + ")");
-      continue;
-    }
-    Measurement row;
-    row.line = line;
-    bool ok = true;
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-      const int col = static_cast<int>(i) + 1;
-      const bool needed = col == out.x_index || col == out.metric_index || col == stddev_index;
-      // Other metrics may have gaps; what is there must still be a number.
-      if (!needed && cells[i].empty()) continue;
-      const auto v = parse_number(cells[i]);
-      if (!v) {
-        add(where(line, col, header[i]),
+// One data row; false (with its problems added) when a cell the fit needs is not usable.
+bool read_row(MeasurementsParse& p, int line, const std::vector<std::string>& cells,
+              Measurement& row) {
+  const Measurements& out = p.out;
+  row.line = line;
+  bool ok = true;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const int col = static_cast<int>(i) + 1;
+    const bool needed = col == out.x_index || col == out.metric_index || col == p.stddev_index;
+    // Other metrics may have gaps; what is there must still be a number.
+    if (!needed && cells[i].empty()) continue;
+    const auto v = parse_number(cells[i]);
+    if (!v) {
+      p.add(where(line, col, p.header[i]),
             cells[i].empty()
                 ? "found an empty cell, expected a number"
                 : "found `" + cells[i] + "`, expected a number" +
                       (is_time(out.metric) && col == out.metric_index ? " in seconds (no unit)"
                                                                       : ""));
-        ok = ok && !needed;
-        continue;
-      }
-      if (col == out.x_index) row.x = *v;
-      if (col == out.metric_index) {
-        if (*v <= 0.0) {
-          add(where(line, col, header[i]),
+      ok = ok && !needed;
+      continue;
+    }
+    if (col == out.x_index) row.x = *v;
+    if (col == out.metric_index) {
+      if (*v <= 0.0) {
+        p.add(where(line, col, p.header[i]),
               "found " + cells[i] + ", expected a positive " +
                   (is_time(out.metric) ? "time in seconds" : "rate in events per second"));
-          ok = false;
-        }
-        row.value = *v;
+        ok = false;
       }
-      if (col == stddev_index) {
-        if (*v <= 0.0) {
-          add(where(line, col, header[i]),
+      row.value = *v;
+    }
+    if (col == p.stddev_index) {
+      if (*v <= 0.0) {
+        p.add(where(line, col, p.header[i]),
               "found " + cells[i] +
                   ", expected a positive standard deviation (it weights the "
                   "point by 1/stddev^2)");
-          ok = false;
-        }
-        row.stddev = *v;
+        ok = false;
       }
+      row.stddev = *v;
     }
-    if (ok) out.rows.push_back(row);
   }
-  if (problems.empty() && out.rows.size() < options.min_rows) {
-    add("", "found " + std::to_string(out.rows.size()) +
-                (out.rows.size() == 1 ? " data row" : " data rows") + ", expected at least " +
-                std::to_string(options.min_rows) +
-                (options.min_rows_reason.empty() ? "" : " (" + options.min_rows_reason + ")"));
+  return ok;
+}
+
+}  // namespace
+
+Measurements parse_measurements(const std::string& text, const std::string& file,
+                                const MeasurementOptions& options) {
+  MeasurementsParse p{file, options, {}, {}, 0, {}, 0};
+  p.out.file = file;
+  const auto lines = data_lines(text);
+  if (text.find('\0') != std::string::npos)
+    throw InputError(file, {{"", "found binary data, expected a CSV text file"}});
+  if (lines.empty()) {
+    throw InputError(file, {{"", "the file has no header and no data, expected a header row (" +
+                                     p.example() + ") and one row per measured point"}});
   }
-  if (!problems.empty()) throw InputError(file, std::move(problems));
-  return out;
+  read_header(p, lines[0]);
+  find_x_column(p);
+  choose_metric(p, metric_columns(p));
+  p.throw_problems();
+
+  for (std::size_t k = 1; k < lines.size(); ++k) {
+    const int line = lines[k].first;
+    const std::vector<std::string> cells = split_cells(lines[k].second);
+    if (cells.size() != p.header.size()) {
+      p.add(where(line), "found " + std::to_string(cells.size()) +
+                             (cells.size() == 1 ? " cell" : " cells") + ", expected " +
+                             std::to_string(p.header.size()) + " like the header (" +
+                             quoted_list(p.header) + ")");
+      continue;
+    }
+    Measurement row;
+    if (read_row(p, line, cells, row)) p.out.rows.push_back(row);
+  }
+  if (p.problems.empty() && p.out.rows.size() < options.min_rows) {
+    p.add("", "found " + std::to_string(p.out.rows.size()) +
+                  (p.out.rows.size() == 1 ? " data row" : " data rows") + ", expected at least " +
+                  std::to_string(options.min_rows) +
+                  (options.min_rows_reason.empty() ? "" : " (" + options.min_rows_reason + ")"));
+  }
+  p.throw_problems();
+  return p.out;
 }
 
 }  // namespace sonicsim::calibration

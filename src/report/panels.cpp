@@ -6,13 +6,26 @@
 #include <set>
 
 #include <sonicsim/report/chart.hpp>
+#include <sonicsim/results/keys.hpp>
 
 namespace sonicsim::report {
 
 namespace {
 
-using namespace chart;
+// Named one by one: a using-directive would reach the later files of a unity batch.
+using chart::Axis;
+using chart::BarChart;
+using chart::format_value;
+using chart::kBlack;
+using chart::kPaletteSize;
+using chart::render;
+using chart::Series;
+using chart::StackedBarChart;
+using chart::Style;
+using chart::Unit;
+using chart::XYChart;
 using Timeseries = RunFigures::Timeseries;
+namespace k = results::keys;
 
 // Past the palette's eight colours, lines repeat a colour dashed so that they stay apart.
 Style cycle_style(std::size_t index) {
@@ -169,14 +182,14 @@ std::vector<Line> sweep_lines(const std::vector<SweepData>& sweeps) {
 
 // What a sweep chart draws per line and key: the metric `prefix KEY suffix`, how and whether
 // with its confidence band.
-struct Kind {
+struct LineKind {
   std::string suffix, what;
   Style style = Style::LinePoints;
   bool band = false;
 };
 
 Series sweep_series(const Line& line, const std::string& metric, const std::string& label,
-                    const Kind& kind, std::size_t colour) {
+                    const LineKind& kind, std::size_t colour) {
   Series s{label, {}, {}, {}, kind.style, colour};
   bool any_band = false;
   for (const auto& p : line.sweep->points) {
@@ -198,7 +211,7 @@ struct SweepChart {
   // Metrics are `prefix KEY kind.suffix` for every KEY of `prefix`...`kinds[0].suffix` in the
   // sweep; with an empty prefix there is one unnamed key and the suffix is the whole name.
   std::string prefix;
-  std::vector<Kind> kinds;
+  std::vector<LineKind> kinds;
   std::function<std::string(const SweepData&, const std::string&)> key_name;
   bool knee = false;
 };
@@ -252,10 +265,8 @@ Panel sweep_chart(const std::vector<SweepData>& sweeps, const SweepChart& spec) 
   return {spec.title, render(c), ""};
 }
 
-}  // namespace
-
-std::vector<Panel> run_panels(const RunFigures& run) {
-  std::vector<Panel> out;
+// One run's time series: a panel per kind of series, or why there is none.
+void timeseries_panels(const RunFigures& run, std::vector<Panel>& out) {
   if (!run.timeseries) {
     out.push_back(skip("Time series",
                        "the results hold no timeseries block (run with --set "
@@ -338,11 +349,19 @@ std::vector<Panel> run_panels(const RunFigures& run) {
       add(lat, "no windows in timeseries");
     }
   }
+}
+
+}  // namespace
+
+std::vector<Panel> run_panels(const RunFigures& run) {
+  std::vector<Panel> out;
+  timeseries_panels(run, out);
 
   if (!run.latency_counts.empty()) {
     BarChart c;
     c.title = "Request latency histogram";
-    c.note = "requests.latency_s.histogram: 8 bins per decade, labelled by their lower edge";
+    c.note = results::column({k::top::requests, k::requests::latency_s, k::quantile::histogram}) +
+             ": 8 bins per decade, labelled by their lower edge";
     c.y = {"requests", Unit::Plain, true};
     c.series = {"all requests"};
     c.values.emplace_back();
@@ -352,7 +371,9 @@ std::vector<Panel> run_panels(const RunFigures& run) {
     }
     out.push_back({c.title, render(c), ""});
   } else if (run.latency_percentiles.size() < 2) {
-    out.push_back(skip("Request latency percentiles", "no requests.latency_s percentiles"));
+    out.push_back(
+        skip("Request latency percentiles",
+             "no " + results::column({k::top::requests, k::requests::latency_s}) + " percentiles"));
   } else {
     XYChart c;
     c.title = "Request latency at the stored percentiles";
@@ -373,8 +394,12 @@ std::vector<Panel> run_panels(const RunFigures& run) {
     out.push_back(skip("Where an event's time goes",
                        "several workloads, each with its own events: see the per-workload rows"));
   } else if (split.empty()) {
-    out.push_back(skip("Where an event's time goes",
-                       "no models.*.latency_s.mean or analytic.per_model.*.requests_per_event"));
+    out.push_back(skip(
+        "Where an event's time goes",
+        "no " + results::column({k::top::models, "*", k::model::latency_s, k::quantile::mean}) +
+            " or " +
+            results::column(
+                {k::top::analytic, k::analytic::per_model, "*", k::analytic::requests_per_event})));
   } else {
     StackedBarChart c;
     c.title = "Where an event's time goes";
@@ -458,9 +483,9 @@ std::vector<Panel> sweep_panels(const std::vector<SweepData>& sweeps) {
                          formula_note,
                          Axis{"events/s", Unit::Plain, true},
                          "",
-                         {{"events.throughput_per_s", "simulated", Style::LinePoints, true},
-                          {"analytic.throughput_per_s", "formula N_CPU/t_SONIC", Style::Dashed},
-                          {"analytic.mva.throughput_per_s", "MVA", Style::Dotted}},
+                         {{column::throughput, "simulated", Style::LinePoints, true},
+                          {column::formula_throughput, "formula N_CPU/t_SONIC", Style::Dashed},
+                          {column::mva_throughput, "MVA", Style::Dotted}},
                          nullptr,
                          true}));
   out.push_back(sweep_chart(
@@ -468,43 +493,45 @@ std::vector<Panel> sweep_panels(const std::vector<SweepData>& sweeps) {
                          formula_note,
                          Axis{"time per event", Unit::Seconds, true},
                          "",
-                         {{"events.thread_time_per_event_s", "simulated", Style::LinePoints, true},
-                          {"analytic.t_sonic_s", "formula t_SONIC", Style::Dashed},
-                          {"analytic.mva.time_per_event_s", "MVA", Style::Dotted}},
+                         {{column::thread_time_per_event, "simulated", Style::LinePoints, true},
+                          {column::t_sonic_s, "formula t_SONIC", Style::Dashed},
+                          {column::mva_time_per_event, "MVA", Style::Dotted}},
                          nullptr,
                          true}));
-  out.push_back(sweep_chart(sweeps, SweepChart{"Device utilization",
-                                               band_note,
-                                               Axis{"utilization", Unit::Fraction, true},
-                                               "servers.",
-                                               {{".utilization", "", Style::LinePoints, true}},
-                                               pool,
-                                               false}));
+  out.push_back(
+      sweep_chart(sweeps, SweepChart{"Device utilization",
+                                     band_note,
+                                     Axis{"utilization", Unit::Fraction, true},
+                                     column::servers,
+                                     {{column::pool_utilization, "", Style::LinePoints, true}},
+                                     pool,
+                                     false}));
   out.push_back(
       sweep_chart(sweeps, SweepChart{"Request latency p50 (solid) and p99 (dashed)",
                                      band_note,
                                      Axis{"latency", Unit::Seconds, true},
                                      "",
-                                     {{"requests.latency_s.p50", "p50", Style::LinePoints, true},
-                                      {"requests.latency_s.p99", "p99", Style::Dashed, true}},
+                                     {{column::latency_p50, "p50", Style::LinePoints, true},
+                                      {column::latency_p99, "p99", Style::Dashed, true}},
                                      nullptr,
                                      false}));
-  out.push_back(sweep_chart(sweeps, SweepChart{"Mean batch size",
-                                               band_note,
-                                               Axis{"items per execution", Unit::Plain, true},
-                                               "models.",
-                                               {{".mean_batch_size", "", Style::LinePoints, true}},
-                                               nullptr,
-                                               false}));
   out.push_back(
-      sweep_chart(sweeps, SweepChart{"Link utilization: peak 1 s window (solid) and mean (dashed)",
+      sweep_chart(sweeps, SweepChart{"Mean batch size",
                                      band_note,
-                                     Axis{"utilization", Unit::Fraction, true},
-                                     "links.",
-                                     {{".peak_utilization", "peak", Style::LinePoints, true},
-                                      {".mean_utilization", "mean", Style::Dashed}},
-                                     link,
+                                     Axis{"items per execution", Unit::Plain, true},
+                                     column::models,
+                                     {{column::model_mean_batch_size, "", Style::LinePoints, true}},
+                                     nullptr,
                                      false}));
+  out.push_back(sweep_chart(
+      sweeps, SweepChart{"Link utilization: peak 1 s window (solid) and mean (dashed)",
+                         band_note,
+                         Axis{"utilization", Unit::Fraction, true},
+                         column::links,
+                         {{column::link_peak_utilization, "peak", Style::LinePoints, true},
+                          {column::link_mean_utilization, "mean", Style::Dashed}},
+                         link,
+                         false}));
   return out;
 }
 

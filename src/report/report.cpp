@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include <sonicsim/sweep/sweep.hpp>
 #include <sonicsim/util/errors.hpp>
 
 namespace sonicsim::report {
@@ -20,7 +21,7 @@ Kind detect(const std::string& file) {
   head.resize(static_cast<std::size_t>(in.gcount()));
   const auto start = head.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
   if (start != std::string::npos && head[start] == '{') return Kind::Results;
-  if (head.rfind("sweep_id", 0) == 0) return Kind::Sweep;
+  if (head.rfind(sweep::kLeadingColumns.front(), 0) == 0) return Kind::Sweep;
   std::string found = start == std::string::npos ? "an empty file" : head.substr(start, 40);
   for (char& c : found)
     if (static_cast<unsigned char>(c) < 0x20) c = ' ';

@@ -9,11 +9,43 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sonicsim/results/keys.hpp>
+#include <sonicsim/results/reader.hpp>
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/sweep/sweep.hpp>
 #include <sonicsim/util/errors.hpp>
 
 namespace sonicsim::report {
+
+namespace column {
+namespace k = results::keys;
+using results::column;
+const std::string n_cpu = column({k::top::analytic, k::analytic::n_cpu});
+const std::string n_gpu = column({k::top::analytic, k::analytic::n_gpu});
+const std::string t_ideal_s = column({k::top::analytic, k::analytic::t_ideal_s});
+const std::string t_sonic_s = column({k::top::analytic, k::analytic::t_sonic_s});
+const std::string knee_per_device =
+    column({k::top::analytic, k::analytic::saturation_n_cpu_per_gpu});
+const std::string formula_throughput = column({k::top::analytic, k::analytic::throughput_per_s});
+const std::string mva_throughput =
+    column({k::top::analytic, k::analytic::mva, k::mva::throughput_per_s});
+const std::string mva_time_per_event =
+    column({k::top::analytic, k::analytic::mva, k::mva::time_per_event_s});
+const std::string throughput = column({k::top::events, k::events::throughput_per_s});
+const std::string thread_time_per_event =
+    column({k::top::events, k::events::thread_time_per_event_s});
+const std::string latency_p50 =
+    column({k::top::requests, k::requests::latency_s, k::quantile::p50});
+const std::string latency_p99 =
+    column({k::top::requests, k::requests::latency_s, k::quantile::p99});
+const std::string servers = column({k::top::servers, ""});
+const std::string pool_utilization = column({"", k::server::utilization});
+const std::string links = column({k::top::links, ""});
+const std::string link_peak_utilization = column({"", k::link::peak_utilization});
+const std::string link_mean_utilization = column({"", k::link::mean_utilization});
+const std::string models = column({k::top::models, ""});
+const std::string model_mean_batch_size = column({"", k::model::mean_batch_size});
+}  // namespace column
 
 namespace {
 
@@ -54,16 +86,13 @@ void read_names(SweepData& s) {
   if (!in || !std::getline(in, line)) return;
   const auto doc = nlohmann::json::parse(line, nullptr, false);
   if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_object()) return;
-  const auto& results = doc["results"];
-  const auto names = [&](const char* key, std::map<std::string, std::string>& out) {
-    if (!results.contains(key) || !results[key].is_array()) return;
-    for (std::size_t i = 0; i < results[key].size(); ++i)
-      if (results[key][i].is_object() && results[key][i].contains("name") &&
-          results[key][i]["name"].is_string())
-        out[std::to_string(i)] = results[key][i]["name"].get<std::string>();
+  const results::Document results(doc["results"]);
+  const auto names = [](const auto& parts, std::map<std::string, std::string>& out) {
+    for (std::size_t i = 0; i < parts.size(); ++i)
+      if (const auto name = parts[i].name()) out[std::to_string(i)] = *name;
   };
-  names("links", s.link_names);
-  names("servers", s.pool_names);
+  names(results.links(), s.link_names);
+  names(results.servers(), s.pool_names);
 }
 
 double max_of(const SweepData& s, const std::string& metric, double* at_x = nullptr) {
@@ -157,19 +186,19 @@ SweepData read_sweep(const std::string& file) {
   std::size_t status_column = 0, replications_column = 0;
   for (std::size_t i = 0; i < table.fixed.size(); ++i) {
     const std::string& h = table.fixed[i];
-    if (h.rfind("param.", 0) == 0) {
-      s.params.push_back(h.substr(6));
+    if (h.rfind(sweep::kParamColumnPrefix, 0) == 0) {
+      s.params.push_back(h.substr(std::string_view(sweep::kParamColumnPrefix).size()));
       param_columns.push_back(i);
-    } else if (h == "status") {
+    } else if (h == sweep::kStatusColumn) {
       status_column = i;
-    } else if (h == "replications") {
+    } else if (h == sweep::kReplicationsColumn) {
       replications_column = i;
     }
   }
   for (const auto& row : table.rows) {
     s.n_points =
         std::max<std::size_t>(s.n_points, std::strtoull(row.fixed[2].c_str(), nullptr, 10));
-    if (status_column == 0 || row.fixed[status_column] != "ok") {
+    if (status_column == 0 || row.fixed[status_column] != sweep::kStatusOk) {
       ++s.failed;
       continue;
     }
@@ -249,8 +278,8 @@ double knee_x(const SweepData& s, std::size_t group) {
   std::vector<double> x, threads, knee, ratio;
   for (const auto& p : s.points) {
     if (p.group != group) continue;
-    const double n = p.mean("analytic.n_cpu");
-    const double k = p.mean("analytic.saturation_n_cpu_per_gpu") * p.mean("analytic.n_gpu");
+    const double n = p.mean(column::n_cpu);
+    const double k = p.mean(column::knee_per_device) * p.mean(column::n_gpu);
     if (!std::isfinite(n) || !std::isfinite(k) || !std::isfinite(p.x) || k <= 0) continue;
     x.push_back(p.x);
     threads.push_back(n);
@@ -272,8 +301,7 @@ double knee_x(const SweepData& s, std::size_t group) {
 double threads_per_device_factor(const SweepData& s) {
   std::vector<double> factor;
   for (const auto& p : s.points)
-    factor.push_back(p.x > 0 ? p.mean("analytic.n_cpu") / p.x / p.mean("analytic.n_gpu")
-                             : kNoValue);
+    factor.push_back(p.x > 0 ? p.mean(column::n_cpu) / p.x / p.mean(column::n_gpu) : kNoValue);
   const double f = constant(factor);
   return std::isfinite(f) && f > 0 ? f : 0.0;
 }
@@ -290,19 +318,20 @@ SweepFigures sweep_figures(const SweepData& s) {
   f.replications = s.replications;
   f.groups = s.groups;
   std::vector<double> devices;
-  for (const auto& p : s.points) devices.push_back(p.mean("analytic.n_gpu"));
+  for (const auto& p : s.points) devices.push_back(p.mean(column::n_gpu));
   f.devices = constant(devices);
   for (std::size_t g = 0; g < s.groups.size(); ++g) f.knee_x.push_back(knee_x(s, g));
-  f.peak_throughput = max_of(s, "events.throughput_per_s", &f.peak_throughput_x);
-  f.t_ideal_s = min_of(s, "analytic.t_ideal_s");
-  f.best_time_per_event_s = min_of(s, "events.thread_time_per_event_s");
-  for (const auto& k : s.keys("servers.", ".utilization")) {
-    const double u = max_of(s, "servers." + k + ".utilization");
+  f.peak_throughput = max_of(s, column::throughput, &f.peak_throughput_x);
+  f.t_ideal_s = min_of(s, column::t_ideal_s);
+  f.best_time_per_event_s = min_of(s, column::thread_time_per_event);
+  for (const auto& k : s.keys(column::servers, column::pool_utilization)) {
+    const double u = max_of(s, column::servers + k + column::pool_utilization);
     if (std::isfinite(u) && !(u <= f.peak_device_utilization)) f.peak_device_utilization = u;
   }
-  f.peak_latency_p99_s = max_of(s, "requests.latency_s.p99");
-  for (const auto& k : s.keys("links.", ".peak_utilization"))
-    f.link_peak_utilization[s.link_name(k)] = max_of(s, "links." + k + ".peak_utilization");
+  f.peak_latency_p99_s = max_of(s, column::latency_p99);
+  for (const auto& k : s.keys(column::links, column::link_peak_utilization))
+    f.link_peak_utilization[s.link_name(k)] =
+        max_of(s, column::links + k + column::link_peak_utilization);
   return f;
 }
 

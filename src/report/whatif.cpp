@@ -3,92 +3,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include <sonicsim/report/sweep_summary.hpp>
+#include <sonicsim/results/reader.hpp>
 #include <sonicsim/util/errors.hpp>
 
 namespace sonicsim::report {
 
 namespace {
 
-using json = nlohmann::json;
-using scenario::InputError;
-
-// Reads `path` (a JSON pointer such as /events/throughput_per_s) as a number, or records why
-// not; `optional` ones absent are 0 (results of older versions, runs without links).
-class Reader {
- public:
-  Reader(const std::string& file, const json& doc) : file_(file), doc_(doc) {}
-  double number(const std::string& pointer, bool optional = false) {
-    const json::json_pointer p(pointer);
-    if (!doc_.contains(p)) {
-      if (!optional) problems_.push_back({pointer, "missing, expected a number"});
-      return 0.0;
-    }
-    const json& v = doc_.at(p);
-    if (!v.is_number()) {
-      problems_.push_back({pointer, "found " + v.dump() + ", expected a number"});
-      return 0.0;
-    }
-    return v.get<double>();
-  }
-  // An array of numbers of `size` elements (the time series' windows).
-  std::vector<double> numbers(const std::string& pointer, std::size_t size) {
-    std::vector<double> out;
-    const json::json_pointer p(pointer);
-    if (!doc_.contains(p) || !doc_.at(p).is_array() || doc_.at(p).size() != size) {
-      problems_.push_back(
-          {pointer, std::string(doc_.contains(p) ? "found " + brief(doc_.at(p)) : "missing") +
-                        ", expected an array of " + std::to_string(size) + " numbers"});
-      return out;
-    }
-    for (const json& v : doc_.at(p)) {
-      if (!v.is_number()) {
-        problems_.push_back({pointer, "found " + brief(v) + ", expected numbers"});
-        return {};
-      }
-      out.push_back(v.get<double>());
-    }
-    return out;
-  }
-  const json* object(const std::string& pointer) {
-    const json::json_pointer p(pointer);
-    if (doc_.contains(p) && (doc_.at(p).is_object() || doc_.at(p).is_array())) return &doc_.at(p);
-    problems_.push_back({pointer, "missing, expected an object or array"});
-    return nullptr;
-  }
-  void finish() const {
-    if (!problems_.empty())
-      throw InputError(file_ + " (a sonicsim results file: sonicsim run -o FILE)", problems_);
-  }
-
- private:
-  static std::string brief(const json& v) {
-    const std::string text = v.dump();
-    return text.size() > 40 ? text.substr(0, 37) + "..." : text;
-  }
-  std::string file_;
-  const json& doc_;
-  std::vector<scenario::Problem> problems_;
-};
-
-// A JSON pointer reference token (RFC 6901): ~ and / escaped.
-std::string pointer_token(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~')
-      out += "~0";
-    else if (c == '/')
-      out += "~1";
-    else
-      out += c;
-  }
-  return out;
-}
+using results::Presence;
+using results::Quantile;
+using results::zero_if_missing;
 
 std::string fmt(const char* f, double v) {
   char buf[64];
@@ -96,55 +22,94 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-// The `timeseries` block: every series as long as t_s.
-RunFigures::Timeseries read_timeseries(Reader& r, const json& doc) {
-  RunFigures::Timeseries ts;
-  const json& block = doc.at("timeseries");
-  const std::size_t n = block.contains("t_s") && block["t_s"].is_array() ? block["t_s"].size() : 0;
-  ts.t_s = r.numbers("/timeseries/t_s", n);
-  ts.events_per_s = r.numbers("/timeseries/events_per_s", n);
-  if (const json* devices = r.object("/timeseries/devices"))
-    for (std::size_t i = 0; i < devices->size(); ++i) {
-      const std::string at = "/timeseries/devices/" + std::to_string(i);
-      RunFigures::Timeseries::Device d;
-      d.pool = (*devices)[i].value("pool", std::string("?"));
-      d.index = r.number(at + "/index");
-      d.utilization = r.numbers(at + "/utilization", n);
-      d.queue_length = r.numbers(at + "/queue_length", n);
-      ts.devices.push_back(std::move(d));
-    }
-  if (const json* models = r.object("/timeseries/models"))
-    for (const auto& [name, m] : models->items()) {
-      const std::string at = "/timeseries/models/" + pointer_token(name);
-      ts.models[name] = {r.numbers(at + "/inferences_per_s", n),
-                         r.numbers(at + "/mean_batch_size", n), r.numbers(at + "/latency_p50_s", n),
-                         r.numbers(at + "/latency_p99_s", n)};
-    }
-  if (const json* links = r.object("/timeseries/links"))
-    for (std::size_t i = 0; i < links->size(); ++i) {
-      const std::string at = "/timeseries/links/" + std::to_string(i);
-      ts.links.push_back({(*links)[i].value("name", "link " + std::to_string(i)),
-                          r.numbers(at + "/utilization", n),
-                          r.numbers(at + "/bytes_per_s_to_servers", n),
-                          r.numbers(at + "/bytes_per_s_to_clients", n)});
-    }
-  if (block.contains("running_jobs")) ts.running_jobs = r.numbers("/timeseries/running_jobs", n);
-  if (block.contains("workloads"))
-    if (const json* workloads = r.object("/timeseries/workloads"))
-      for (const auto& [name, w] : workloads->items()) {
-        const std::string at = "/timeseries/workloads/" + pointer_token(name);
-        ts.workloads.push_back({name, r.numbers(at + "/events_per_s", n),
-                                r.numbers(at + "/latency_p50_s", n),
-                                r.numbers(at + "/latency_p99_s", n)});
-      }
-  if (block.contains("pools"))
-    if (const json* pools = r.object("/timeseries/pools"))
-      for (std::size_t i = 0; i < pools->size(); ++i) {
-        const std::string at = "/timeseries/pools/" + std::to_string(i);
-        ts.pools.push_back({(*pools)[i].value("pool", "pool " + std::to_string(i)),
-                            r.numbers(at + "/replicas", n), r.numbers(at + "/ready", n)});
-      }
-  return ts;
+void read_analytic(const results::Analytic& a, RunFigures& f) {
+  f.t_ideal_s = a.t_ideal_s();
+  f.t_sonic_s = a.t_sonic_s();
+  f.knee_threads = a.saturation_n_cpu_per_gpu() * f.devices;
+}
+
+void read_requests(const results::Requests& rq, RunFigures& f) {
+  f.requests_sent = rq.sent();
+  f.requests_failed = rq.failed();
+  f.requests_fallback = rq.fallback();
+}
+
+// Device-weighted over the pools.
+double device_utilization(const results::Document& doc) {
+  double busy = 0.0, count = 0.0;
+  for (const auto& pool : doc.servers()) {
+    const double n = pool.count();
+    busy += n * pool.utilization();
+    count += n;
+  }
+  return count > 0.0 ? busy / count : 0.0;
+}
+
+// The formula's inputs (t_CPU, p, t_GPU, t_latency) came after the first results files, which
+// read as 0 here.
+void read_formula_inputs(const results::Analytic& a, RunFigures& f) {
+  f.mode = a.mode().value_or("sync");
+  f.t_cpu_s = zero_if_missing(a.t_cpu_s(Presence::Optional));
+  f.p = zero_if_missing(a.p(Presence::Optional));
+  f.t_gpu_s = zero_if_missing(a.t_gpu_s(Presence::Optional));
+  f.t_latency_s = zero_if_missing(a.t_latency_s(Presence::Optional));
+}
+
+// Request latency at the stored percentiles, and the histogram where the results have one
+// (results written before it existed have none: the report draws the percentiles).
+void read_latency(const results::Requests& rq, RunFigures& f) {
+  const auto latency = rq.latency_s();
+  for (const auto& [fraction, q] :
+       std::initializer_list<std::pair<double, Quantile>>{{0.5, Quantile::P50},
+                                                          {0.9, Quantile::P90},
+                                                          {0.95, Quantile::P95},
+                                                          {0.99, Quantile::P99},
+                                                          {1.0, Quantile::Max}})
+    if (latency.has(q)) f.latency_percentiles.push_back({fraction, latency.at(q)});
+  if (const auto histogram = rq.latency_histogram()) {
+    f.latency_counts = histogram->counts;
+    f.latency_edges_s = histogram->edges_s;
+  }
+}
+
+void read_models(const results::Document& doc, const results::Analytic& a, RunFigures& f) {
+  for (const auto& m : doc.models()) {
+    RunFigures::Model& fm = f.models[m.name()];
+    fm.latency_p50_s = m.latency_s().at(Quantile::P50);
+    fm.latency_p99_s = m.latency_s().at(Quantile::P99);
+    fm.mean_batch_size = m.mean_batch_size();
+    fm.latency_mean_s = zero_if_missing(m.latency_s().at(Quantile::Mean, Presence::Optional));
+    fm.queue_mean_s = zero_if_missing(m.queue_time_s().at(Quantile::Mean, Presence::Optional));
+    fm.compute_mean_s = zero_if_missing(m.compute_time_s().at(Quantile::Mean, Presence::Optional));
+    fm.requests_per_event = zero_if_missing(a.requests_per_event(m.name(), Presence::Optional));
+  }
+}
+
+void read_links(const results::Document& doc, RunFigures& f) {
+  const auto links = doc.links();
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const std::string name = links[i].name().value_or("link " + std::to_string(i));
+    f.link_peak_utilization[name] = links[i].peak_utilization();
+  }
+}
+
+// Several workloads: each one's figures; the formula's describe one workload, so none.
+void read_workloads(const results::Document& doc, RunFigures& f) {
+  const auto workloads = doc.workloads();
+  f.threads = 0.0;
+  for (std::size_t i = 0; i < workloads.size(); ++i) {
+    const auto& in = workloads[i];
+    RunFigures::Workload w;
+    w.name = in.name().value_or("workload " + std::to_string(i));
+    w.threads = in.threads();
+    w.events_per_s = in.events().throughput_per_s();
+    w.time_per_event_s = in.events().time_per_event_s().at(Quantile::Mean);
+    w.latency_p99_s = in.requests().latency_s().at(Quantile::P99);
+    f.threads += w.threads;
+    f.workloads.push_back(std::move(w));
+  }
+  f.t_ideal_s = f.t_sonic_s = f.knee_threads = kNoValue;
+  f.t_cpu_s = f.p = f.t_gpu_s = f.t_latency_s = kNoValue;
 }
 
 }  // namespace
@@ -187,99 +152,28 @@ bool same_share(double a, double b) {
 }
 
 RunFigures read_results(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, {{"", "cannot read the file, expected a sonicsim results file"}});
-  std::stringstream text;
-  text << in.rdbuf();
-  const json doc = json::parse(text.str(), nullptr, false);
-  if (doc.is_discarded() || !doc.is_object())
-    throw InputError(path, {{"",
-                             "not a JSON object, expected a sonicsim results file "
-                             "(sonicsim run -o FILE)"}});
-  Reader r(path, doc);
+  const auto doc = results::Document::read(path);
+  const auto analytic = doc.analytic();
+  const auto events = doc.events();
   RunFigures f;
   f.file = path;
-  f.scenario = doc.value("scenario", std::string());
-  f.threads = r.number("/analytic/n_cpu");
-  f.devices = r.number("/analytic/n_gpu");
-  f.events_per_s = r.number("/events/throughput_per_s");
-  f.time_per_event_s = r.number("/events/thread_time_per_event_s");
-  f.time_per_event_p99_s = r.number("/events/time_per_event_s/p99");
-  f.t_ideal_s = r.number("/analytic/t_ideal_s");
-  f.t_sonic_s = r.number("/analytic/t_sonic_s");
-  f.knee_threads = r.number("/analytic/saturation_n_cpu_per_gpu") * f.devices;
-  f.requests_sent = r.number("/requests/sent");
-  f.requests_failed = r.number("/requests/failed");
-  f.requests_fallback = r.number("/requests/fallback");
-  if (const json* servers = r.object("/servers")) {
-    double busy = 0.0, count = 0.0;
-    for (std::size_t i = 0; i < servers->size(); ++i) {
-      const std::string at = "/servers/" + std::to_string(i);
-      const double n = r.number(at + "/count");
-      busy += n * r.number(at + "/utilization");
-      count += n;
-    }
-    f.device_utilization = count > 0.0 ? busy / count : 0.0;
-  }
-  f.warmup_s = r.number("/warmup_s", true);
-  f.mode = doc.value(json::json_pointer("/analytic/mode"), std::string("sync"));
-  f.t_cpu_s = r.number("/analytic/t_cpu_s", true);
-  f.p = r.number("/analytic/p", true);
-  f.t_gpu_s = r.number("/analytic/t_gpu_s", true);
-  f.t_latency_s = r.number("/analytic/t_latency_s", true);
-  using Percentile = std::pair<double, const char*>;
-  for (const auto& [fraction, key] : std::initializer_list<Percentile>{
-           {0.5, "p50"}, {0.9, "p90"}, {0.95, "p95"}, {0.99, "p99"}, {1.0, "max"}})
-    if (doc.contains(json::json_pointer(std::string("/requests/latency_s/") + key)))
-      f.latency_percentiles.push_back(
-          {fraction, r.number(std::string("/requests/latency_s/") + key)});
-  // Results written before the histogram existed have none: the report draws the percentiles.
-  const std::string histogram = "/requests/latency_s/histogram";
-  if (doc.contains(json::json_pointer(histogram))) {
-    const json::json_pointer counts(histogram + "/counts");
-    const std::size_t bins =
-        doc.contains(counts) && doc.at(counts).is_array() ? doc.at(counts).size() : 0;
-    f.latency_counts = r.numbers(histogram + "/counts", bins);
-    f.latency_edges_s = r.numbers(histogram + "/edges_s", bins + 1);
-  }
-  if (const json* models = r.object("/models"))
-    for (const auto& [name, m] : models->items()) {
-      const std::string at = "/models/" + pointer_token(name);
-      RunFigures::Model& fm = f.models[name];
-      fm.latency_p50_s = r.number(at + "/latency_s/p50");
-      fm.latency_p99_s = r.number(at + "/latency_s/p99");
-      fm.mean_batch_size = r.number(at + "/mean_batch_size");
-      fm.latency_mean_s = r.number(at + "/latency_s/mean", true);
-      fm.queue_mean_s = r.number(at + "/queue_time_s/mean", true);
-      fm.compute_mean_s = r.number(at + "/compute_time_s/mean", true);
-      fm.requests_per_event =
-          r.number("/analytic/per_model/" + pointer_token(name) + "/requests_per_event", true);
-    }
-  if (const json* links = r.object("/links"))
-    for (std::size_t i = 0; i < links->size(); ++i) {
-      const std::string at = "/links/" + std::to_string(i);
-      const json& l = (*links)[i];
-      f.link_peak_utilization[l.value("name", "link " + std::to_string(i))] =
-          r.number(at + "/peak_utilization");
-    }
-  if (doc.contains("timeseries")) f.timeseries = read_timeseries(r, doc);
-  if (const json* workloads = doc.contains("workloads") ? r.object("/workloads") : nullptr) {
-    f.threads = 0.0;
-    for (std::size_t i = 0; i < workloads->size(); ++i) {
-      const std::string at = "/workloads/" + std::to_string(i);
-      RunFigures::Workload w;
-      w.name = (*workloads)[i].value("name", "workload " + std::to_string(i));
-      w.threads = r.number(at + "/threads");
-      w.events_per_s = r.number(at + "/events/throughput_per_s");
-      w.time_per_event_s = r.number(at + "/events/time_per_event_s/mean");
-      w.latency_p99_s = r.number(at + "/requests/latency_s/p99");
-      f.threads += w.threads;
-      f.workloads.push_back(std::move(w));
-    }
-    f.t_ideal_s = f.t_sonic_s = f.knee_threads = kNoValue;
-    f.t_cpu_s = f.p = f.t_gpu_s = f.t_latency_s = kNoValue;
-  }
-  r.finish();
+  f.scenario = doc.scenario();
+  f.threads = analytic.n_cpu();
+  f.devices = analytic.n_gpu();
+  f.events_per_s = events.throughput_per_s();
+  f.time_per_event_s = events.thread_time_per_event_s();
+  f.time_per_event_p99_s = events.time_per_event_s().at(Quantile::P99);
+  read_analytic(analytic, f);
+  read_requests(doc.requests(), f);
+  f.device_utilization = device_utilization(doc);
+  f.warmup_s = zero_if_missing(doc.warmup_s(Presence::Optional));
+  read_formula_inputs(analytic, f);
+  read_latency(doc.requests(), f);
+  read_models(doc, analytic, f);
+  read_links(doc, f);
+  if (doc.has_timeseries()) f.timeseries = doc.timeseries();
+  if (doc.has_workloads()) read_workloads(doc, f);
+  doc.check();
   return f;
 }
 

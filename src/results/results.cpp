@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <sonicsim/results/keys.hpp>
 #include <sonicsim/scenario/units.hpp>
 
 namespace sonicsim::results {
@@ -20,14 +21,16 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
+namespace k = keys;
+
 ojson quantiles(const metrics::Histogram& h, bool p95) {
   ojson j;
-  j["mean"] = h.mean();
-  j["p50"] = h.quantile(0.50);
-  j["p90"] = h.quantile(0.90);
-  if (p95) j["p95"] = h.quantile(0.95);
-  j["p99"] = h.quantile(0.99);
-  j["max"] = h.max();
+  j[k::quantile::mean] = h.mean();
+  j[k::quantile::p50] = h.quantile(0.50);
+  j[k::quantile::p90] = h.quantile(0.90);
+  if (p95) j[k::quantile::p95] = h.quantile(0.95);
+  j[k::quantile::p99] = h.quantile(0.99);
+  j[k::quantile::max] = h.max();
   return j;
 }
 
@@ -62,45 +65,273 @@ double thread_time_per_event(const scenario::Scenario& s, const engine::RunMetri
 template <class Counts>
 ojson events_json(const Counts& c, double throughput, double jobs, double thread_time) {
   ojson ev;
-  ev["completed"] = c.events_completed;
-  ev["throughput_per_s"] = throughput;
-  ev["per_job_throughput_per_s"] = throughput / jobs;
-  ev["time_per_event_s"] = quantiles(c.time_per_event, false);
-  ev["thread_time_per_event_s"] = thread_time;
+  ev[k::events::completed] = c.events_completed;
+  ev[k::events::throughput_per_s] = throughput;
+  ev[k::events::per_job_throughput_per_s] = throughput / jobs;
+  ev[k::events::time_per_event_s] = quantiles(c.time_per_event, false);
+  ev[k::events::thread_time_per_event_s] = thread_time;
   return ev;
 }
 
 template <class Counts>
 ojson requests_json(const Counts& c) {
   ojson rq;
-  rq["sent"] = c.sent;
-  rq["completed"] = c.completed;
-  rq["failed"] = c.failed;
-  rq["fallback"] = c.fallback;
-  rq["in_flight_at_end"] = c.in_flight_at_end;
-  rq["latency_s"] = quantiles(c.latency, true);
+  rq[k::requests::sent] = c.sent;
+  rq[k::requests::completed] = c.completed;
+  rq[k::requests::failed] = c.failed;
+  rq[k::requests::fallback] = c.fallback;
+  rq[k::requests::in_flight_at_end] = c.in_flight_at_end;
+  rq[k::requests::latency_s] = quantiles(c.latency, true);
   return rq;
 }
 
 ojson workloads_json(const scenario::Scenario& s, const engine::RunMetrics& m) {
+  namespace wk = k::workload;
   ojson all = ojson::array();
   for (std::size_t i = 0; i < s.workloads.size(); ++i) {
     const auto& w = s.workloads[i];
     const auto& mw = m.workloads[i];
     const double x = static_cast<double>(mw.events_completed) / m.span();
     ojson j;
-    j["name"] = w.name;
-    j["priority"] = w.priority ? ojson(w.priority) : ojson(nullptr);
-    j["jobs"] = w.jobs;
-    j["threads"] = w.n_threads();
-    j["mode"] = w.mode == scenario::Mode::Async ? "async" : "sync";
-    j["events"] = events_json(mw, x, static_cast<double>(w.jobs),
-                              thread_time_per_event(w, mw.time_per_event, x));
-    j["requests"] = requests_json(mw);
-    j["requests"]["fallback_cpu_s"] = mw.fallback_cpu_seconds;
+    j[wk::name] = w.name;
+    j[wk::priority] = w.priority ? ojson(w.priority) : ojson(nullptr);
+    j[wk::jobs] = w.jobs;
+    j[wk::threads] = w.n_threads();
+    j[wk::mode] = w.mode == scenario::Mode::Async ? "async" : "sync";
+    j[wk::events] = events_json(mw, x, static_cast<double>(w.jobs),
+                                thread_time_per_event(w, mw.time_per_event, x));
+    j[wk::requests] = requests_json(mw);
+    j[wk::requests][k::requests::fallback_cpu_s] = mw.fallback_cpu_seconds;
     all.push_back(std::move(j));
   }
   return all;
+}
+
+// The run's `requests`, with the latency histogram (eight bins per decade: the shape of the
+// distribution for plots; sweeps leave it out) and what the client's tries met.
+ojson run_requests_json(const engine::RunMetrics& m) {
+  ojson rq = requests_json(m);
+  if (const auto bins = m.latency.log_bins(8); !bins.counts.empty())
+    rq[k::requests::latency_s][k::quantile::histogram] = {{k::histogram::edges_s, bins.edges},
+                                                          {k::histogram::counts, bins.counts}};
+  const auto& r = m.resilience;
+  namespace rs = k::resilience;
+  ojson res;
+  res[rs::tries] = r.tries;
+  res[rs::retries] = r.retries;
+  res[rs::failed_tries] = {{k::failed_tries::refused, r.refused},
+                           {k::failed_tries::no_server, r.no_server},
+                           {k::failed_tries::server_lost, r.server_lost},
+                           {k::failed_tries::client_timeout, r.client_timeout}};
+  res[rs::completed_after_retry] = r.completed_after_retry;
+  res[rs::fallback_after_failure] = r.fallback_after_failure;
+  res[rs::fallback_cpu_s] = r.fallback_cpu_seconds;
+  res[rs::preempted] = r.preempted;
+  res[rs::abandoned_tries] = r.abandoned;
+  rq[k::requests::resilience] = res;
+  return rq;
+}
+
+ojson arrivals_json(const scenario::Arrivals& a, const engine::RunMetrics& m) {
+  namespace ar = k::arrivals;
+  const auto& ol = *m.open_loop;
+  ojson j;
+  j[ar::rate_per_s] = a.rate;
+  j[ar::distribution] =
+      a.distribution == scenario::Arrivals::Distribution::Poisson ? "poisson" : "constant";
+  j[ar::max_in_flight] = a.max_in_flight;
+  j[ar::arrived] = ol.arrivals;
+  j[ar::offered_per_s] = static_cast<double>(ol.arrivals) / m.span();
+  j[ar::dropped] = ol.dropped;
+  j[ar::requests_sent] = ol.requests_sent;
+  j[ar::peak_in_flight] = ol.peak_in_flight;
+  j[ar::backlog_growth_per_s] = m.backlog_growth_per_s();
+  j[ar::backlog_growing] = m.backlog_growing();
+  return j;
+}
+
+ojson jobs_json(const engine::RunMetrics& m) {
+  namespace jb = k::jobs;
+  const auto& mj = *m.jobs;
+  ojson j;
+  j[jb::total] = mj.total;
+  j[jb::started] = mj.started;
+  j[jb::finished] = mj.finished;
+  j[jb::running_at_end] = mj.started - mj.finished;
+  j[jb::not_started] = mj.total - mj.started;
+  j[jb::peak_running] = mj.peak_running;
+  j[jb::wall_time_s] = quantiles(mj.wall_time, false);
+  j[jb::last_exit_s] = mj.finished ? ojson(mj.last_exit) : ojson(nullptr);
+  return j;
+}
+
+// The site's operations, where the scenario has them: load balancer, admission, preemptions.
+void operations_json(const scenario::Scenario& s, const engine::RunMetrics& m, ojson& j) {
+  if (m.balancer)
+    j[k::top::load_balancer] = {{k::load_balancer::messages, m.balancer->messages},
+                                {k::load_balancer::cpu_utilization, m.balancer->cpu_utilization},
+                                {k::load_balancer::nic_utilization, m.balancer->nic_utilization},
+                                {k::load_balancer::wait_s, quantiles(m.balancer->wait, false)}};
+  if (m.admission)
+    j[k::top::admission] = {{k::admission::connections, m.admission->connections},
+                            {k::admission::refused, m.admission->refused},
+                            {k::admission::requests_not_admitted, m.admission->requests}};
+  if (!s.faults.preemptions.empty() || s.faults.random_preemption)
+    j[k::top::preemptions] = {{k::preemptions::jobs, m.preemptions.jobs},
+                              {k::preemptions::events_lost, m.preemptions.events_lost}};
+}
+
+ojson models_json(const engine::RunMetrics& m) {
+  namespace md = k::model;
+  ojson models = ojson::object();
+  for (const auto& mm : m.models) {
+    ojson o;
+    o[md::inferences_per_s] = static_cast<double>(mm.items) / m.span();
+    o[md::requests] = mm.requests;
+    o[md::rejected] = mm.rejected();
+    o[md::rejected_by] = {{k::rejected_by::queue_full, mm.rejected_queue_full},
+                          {k::rejected_by::timeout, mm.rejected_timeout},
+                          {k::rejected_by::above_max_batch_size, mm.rejected_too_large}};
+    o[md::executions] = mm.executions;
+    o[md::mean_batch_size] = mm.mean_batch_size();
+    o[md::queue_time_s] = quantiles(mm.queue_time, false);
+    o[md::compute_time_s] = quantiles(mm.compute_time, false);
+    o[md::latency_s] = quantiles(mm.latency, true);
+    models[mm.name] = o;
+  }
+  return models;
+}
+
+// An operated pool's replicas over the run and each change of their number.
+void replicas_json(const engine::RunMetrics::Pool& p, ojson& o) {
+  namespace sv = k::server;
+  o[sv::utilization_per_device] = p.utilization;
+  o[sv::replicas] = {{k::replicas::mean_up, p.mean_replicas_up},
+                     {k::replicas::peak, p.peak_replicas},
+                     {k::replicas::device_hours_up, p.replica_seconds_up / 3600.0},
+                     {k::replicas::crashes, p.crashes}};
+  ojson scaling = ojson::array();
+  for (const auto& e : p.scaling)
+    scaling.push_back({{k::scaling::t_s, e.time},
+                       {k::scaling::from, e.from},
+                       {k::scaling::to, e.to},
+                       {k::scaling::recommended, e.raw},
+                       {k::scaling::metric, e.metric},
+                       {k::scaling::why, e.why}});
+  o[sv::scaling] = scaling;
+}
+
+ojson servers_json(const engine::RunMetrics& m) {
+  namespace sv = k::server;
+  ojson servers = ojson::array();
+  for (const auto& p : m.pools) {
+    ojson o;
+    o[sv::name] = p.name;
+    o[sv::device] = p.device;
+    o[sv::count] = p.utilization.size();
+    o[sv::utilization] = p.mean_utilization();
+    o[sv::executions] = p.executions;
+    o[sv::utilization_min] =
+        p.utilization.empty() ? 0.0 : *std::min_element(p.utilization.begin(), p.utilization.end());
+    o[sv::utilization_max] =
+        p.utilization.empty() ? 0.0 : *std::max_element(p.utilization.begin(), p.utilization.end());
+    if (p.operated) replicas_json(p, o);
+    servers.push_back(o);
+  }
+  return servers;
+}
+
+ojson links_json(const engine::RunMetrics& m) {
+  namespace ln = k::link;
+  const double span = m.span();
+  ojson links = ojson::array();
+  for (const auto& l : m.links) {
+    ojson o;
+    o[ln::name] = l.name;
+    o[ln::count] = l.count;
+    o[ln::bandwidth_Bps] = l.bandwidth;
+    o[ln::latency_s] = l.latency;
+    o[ln::bytes] = l.total_bytes();
+    o[ln::bytes_to_servers] = l.bytes[0];
+    o[ln::bytes_to_clients] = l.bytes[1];
+    o[ln::mean_bandwidth_Bps] = l.total_bytes() / span / l.count;
+    o[ln::mean_utilization] = std::max(l.bytes[0], l.bytes[1]) / span / l.count / l.bandwidth;
+    o[ln::peak_utilization] = l.peak_utilization();
+    o[ln::peak_window_s] = l.window;
+    o[ln::busiest_utilization] = l.busiest_utilization(span);
+    links.push_back(o);
+  }
+  return links;
+}
+
+// The per-window series of the devices, pools, models and links.
+void timeseries_parts_json(const engine::RunMetrics& m, ojson& t) {
+  namespace ts = k::timeseries;
+  const auto& series = *m.timeseries;
+  ojson devices = ojson::array();
+  for (const auto& d : series.devices)
+    devices.push_back({{ts::device::pool, m.pools.at(d.pool).name},
+                       {ts::device::index, d.index},
+                       {ts::device::utilization, d.utilization},
+                       {ts::device::queue_length, d.queue_length}});
+  t[ts::devices] = devices;
+  ojson pools = ojson::array();
+  for (std::size_t p = 0; p < m.pools.size(); ++p)
+    if (m.pools[p].operated)
+      pools.push_back({{ts::pool::pool, m.pools[p].name},
+                       {ts::pool::replicas, series.pools.at(p).replicas},
+                       {ts::pool::ready, series.pools.at(p).ready}});
+  if (!pools.empty()) t[ts::pools] = pools;
+  ojson tm = ojson::object();
+  for (std::size_t i = 0; i < series.models.size(); ++i) {
+    const auto& sm = series.models[i];
+    tm[m.models.at(i).name] = {{ts::model::inferences_per_s, sm.inferences_per_s},
+                               {ts::model::executions_per_s, sm.executions_per_s},
+                               {ts::model::mean_batch_size, sm.mean_batch_size},
+                               {ts::model::latency_p50_s, sm.latency_p50_s},
+                               {ts::model::latency_p99_s, sm.latency_p99_s}};
+  }
+  t[ts::models] = tm;
+  ojson tl = ojson::array();
+  for (std::size_t i = 0; i < series.links.size(); ++i) {
+    const auto& sl = series.links[i];
+    tl.push_back({{ts::link::name, m.links.at(i).name},
+                  {ts::link::bytes_per_s_to_servers, sl.bytes_per_s[0]},
+                  {ts::link::bytes_per_s_to_clients, sl.bytes_per_s[1]},
+                  {ts::link::utilization, sl.utilization}});
+  }
+  t[ts::links] = tl;
+}
+
+ojson timeseries_json(const scenario::Scenario& s, const engine::RunMetrics& m) {
+  namespace ts = k::timeseries;
+  const auto& series = *m.timeseries;
+  ojson t;
+  t[ts::interval_s] = series.interval;
+  t[ts::t_s] = series.t;
+  t[ts::events_per_s] = series.events_per_s;
+  if (m.jobs) t[ts::running_jobs] = series.running_jobs;
+  if (!s.single_workload()) {
+    ojson tw = ojson::object();
+    for (std::size_t i = 0; i < series.workloads.size(); ++i)
+      tw[s.workloads[i].name] = {{ts::workload::events_per_s, series.workloads[i].events_per_s},
+                                 {ts::workload::latency_p50_s, series.workloads[i].latency_p50_s},
+                                 {ts::workload::latency_p99_s, series.workloads[i].latency_p99_s}};
+    t[ts::workloads] = tw;
+  }
+  timeseries_parts_json(m, t);
+  return t;
+}
+
+ojson perf_json(const runner::RunOutput& run) {
+  ojson perf;
+  perf[k::perf::wall_time_s] = run.wall_time_s;
+  perf[k::perf::simulated_requests] = run.metrics.requests_simulated;
+  perf[k::perf::simulated_requests_per_wall_s] =
+      run.wall_time_s > 0.0 ? static_cast<double>(run.metrics.requests_simulated) / run.wall_time_s
+                            : 0.0;
+  perf[k::perf::peak_rss_bytes] = run.peak_rss_bytes;
+  return perf;
 }
 
 }  // namespace
@@ -108,241 +339,64 @@ ojson workloads_json(const scenario::Scenario& s, const engine::RunMetrics& m) {
 ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
               const nlohmann::json& analytic) {
   const auto& m = run.metrics;
-  const double span = m.span();
   ojson j;
-  j["sonicsim_version"] = SONICSIM_VERSION;
-  j["scenario"] = s.name;
-  j["scenario_sha256"] = s.sha256;
+  j[k::top::sonicsim_version] = SONICSIM_VERSION;
+  j[k::top::scenario] = s.name;
+  j[k::top::scenario_sha256] = s.sha256;
   if (!s.referenced_files.empty()) {
     ojson files = ojson::array();
     for (const auto& f : s.referenced_files)
-      files.push_back({{"path", f.path}, {"sha256", f.sha256}});
-    j["scenario_files"] = std::move(files);
+      files.push_back({{k::file::path, f.path}, {k::file::sha256, f.sha256}});
+    j[k::top::scenario_files] = std::move(files);
   }
-  j["seed"] = s.seed;
-  j["simulated_time_s"] = m.duration;
-  j["warmup_s"] = m.warmup;
-
-  j["events"] = events_json(m, m.throughput(), static_cast<double>(s.total_jobs()),
-                            thread_time_per_event(s, m));
-
-  ojson rq = requests_json(m);
-  // Eight bins per decade: the shape of the distribution for plots (sweeps leave it out).
-  if (const auto bins = m.latency.log_bins(8); !bins.counts.empty())
-    rq["latency_s"]["histogram"] = {{"edges_s", bins.edges}, {"counts", bins.counts}};
-  {
-    const auto& r = m.resilience;
-    ojson res;
-    res["tries"] = r.tries;
-    res["retries"] = r.retries;
-    res["failed_tries"] = {{"refused", r.refused},
-                           {"no_server", r.no_server},
-                           {"server_lost", r.server_lost},
-                           {"client_timeout", r.client_timeout}};
-    res["completed_after_retry"] = r.completed_after_retry;
-    res["fallback_after_failure"] = r.fallback_after_failure;
-    res["fallback_cpu_s"] = r.fallback_cpu_seconds;
-    res["preempted"] = r.preempted;
-    res["abandoned_tries"] = r.abandoned;
-    rq["resilience"] = res;
-  }
-  j["requests"] = rq;
-  if (!s.single_workload()) j["workloads"] = workloads_json(s, m);
-
-  if (m.open_loop && s.workload().arrivals) {
-    const auto& a = *s.workload().arrivals;
-    const auto& ol = *m.open_loop;
-    ojson ar;
-    ar["rate_per_s"] = a.rate;
-    ar["distribution"] =
-        a.distribution == scenario::Arrivals::Distribution::Poisson ? "poisson" : "constant";
-    ar["max_in_flight"] = a.max_in_flight;
-    ar["arrived"] = ol.arrivals;
-    ar["offered_per_s"] = static_cast<double>(ol.arrivals) / span;
-    ar["dropped"] = ol.dropped;
-    ar["requests_sent"] = ol.requests_sent;
-    ar["peak_in_flight"] = ol.peak_in_flight;
-    ar["backlog_growth_per_s"] = m.backlog_growth_per_s();
-    ar["backlog_growing"] = m.backlog_growing();
-    j["arrivals"] = ar;
-  }
-
-  if (m.jobs) {
-    const auto& mj = *m.jobs;
-    ojson jb;
-    jb["total"] = mj.total;
-    jb["started"] = mj.started;
-    jb["finished"] = mj.finished;
-    jb["running_at_end"] = mj.started - mj.finished;
-    jb["not_started"] = mj.total - mj.started;
-    jb["peak_running"] = mj.peak_running;
-    jb["wall_time_s"] = quantiles(mj.wall_time, false);
-    jb["last_exit_s"] = mj.finished ? ojson(mj.last_exit) : ojson(nullptr);
-    j["jobs"] = jb;
-  }
-
-  if (m.balancer)
-    j["load_balancer"] = {{"messages", m.balancer->messages},
-                          {"cpu_utilization", m.balancer->cpu_utilization},
-                          {"nic_utilization", m.balancer->nic_utilization},
-                          {"wait_s", quantiles(m.balancer->wait, false)}};
-  if (m.admission)
-    j["admission"] = {{"connections", m.admission->connections},
-                      {"refused", m.admission->refused},
-                      {"requests_not_admitted", m.admission->requests}};
-  if (!s.faults.preemptions.empty() || s.faults.random_preemption)
-    j["preemptions"] = {{"jobs", m.preemptions.jobs}, {"events_lost", m.preemptions.events_lost}};
-
-  ojson models = ojson::object();
-  for (const auto& mm : m.models) {
-    ojson o;
-    o["inferences_per_s"] = static_cast<double>(mm.items) / span;
-    o["requests"] = mm.requests;
-    o["rejected"] = mm.rejected();
-    o["rejected_by"] = {{"queue_full", mm.rejected_queue_full},
-                        {"timeout", mm.rejected_timeout},
-                        {"above_max_batch_size", mm.rejected_too_large}};
-    o["executions"] = mm.executions;
-    o["mean_batch_size"] = mm.mean_batch_size();
-    o["queue_time_s"] = quantiles(mm.queue_time, false);
-    o["compute_time_s"] = quantiles(mm.compute_time, false);
-    o["latency_s"] = quantiles(mm.latency, true);
-    models[mm.name] = o;
-  }
-  j["models"] = models;
-
-  ojson servers = ojson::array();
-  for (const auto& p : m.pools) {
-    ojson o;
-    o["name"] = p.name;
-    o["device"] = p.device;
-    o["count"] = p.utilization.size();
-    o["utilization"] = p.mean_utilization();
-    o["executions"] = p.executions;
-    o["utilization_min"] =
-        p.utilization.empty() ? 0.0 : *std::min_element(p.utilization.begin(), p.utilization.end());
-    o["utilization_max"] =
-        p.utilization.empty() ? 0.0 : *std::max_element(p.utilization.begin(), p.utilization.end());
-    if (p.operated) {
-      o["utilization_per_device"] = p.utilization;
-      o["replicas"] = {{"mean_up", p.mean_replicas_up},
-                       {"peak", p.peak_replicas},
-                       {"device_hours_up", p.replica_seconds_up / 3600.0},
-                       {"crashes", p.crashes}};
-      ojson scaling = ojson::array();
-      for (const auto& e : p.scaling)
-        scaling.push_back({{"t_s", e.time},
-                           {"from", e.from},
-                           {"to", e.to},
-                           {"recommended", e.raw},
-                           {"metric", e.metric},
-                           {"why", e.why}});
-      o["scaling"] = scaling;
-    }
-    servers.push_back(o);
-  }
-  j["servers"] = servers;
-
-  ojson links = ojson::array();
-  for (const auto& l : m.links) {
-    ojson o;
-    o["name"] = l.name;
-    o["count"] = l.count;
-    o["bandwidth_Bps"] = l.bandwidth;
-    o["latency_s"] = l.latency;
-    o["bytes"] = l.total_bytes();
-    o["bytes_to_servers"] = l.bytes[0];
-    o["bytes_to_clients"] = l.bytes[1];
-    o["mean_bandwidth_Bps"] = l.total_bytes() / span / l.count;
-    o["mean_utilization"] = std::max(l.bytes[0], l.bytes[1]) / span / l.count / l.bandwidth;
-    o["peak_utilization"] = l.peak_utilization();
-    o["peak_window_s"] = l.window;
-    o["busiest_utilization"] = l.busiest_utilization(span);
-    links.push_back(o);
-  }
-  j["links"] = links;
-
+  j[k::top::seed] = s.seed;
+  j[k::top::simulated_time_s] = m.duration;
+  j[k::top::warmup_s] = m.warmup;
+  j[k::top::events] = events_json(m, m.throughput(), static_cast<double>(s.total_jobs()),
+                                  thread_time_per_event(s, m));
+  j[k::top::requests] = run_requests_json(m);
+  if (!s.single_workload()) j[k::top::workloads] = workloads_json(s, m);
+  if (m.open_loop && s.workload().arrivals)
+    j[k::top::arrivals] = arrivals_json(*s.workload().arrivals, m);
+  if (m.jobs) j[k::top::jobs] = jobs_json(m);
+  operations_json(s, m, j);
+  j[k::top::models] = models_json(m);
+  j[k::top::servers] = servers_json(m);
+  j[k::top::links] = links_json(m);
   ojson net;
-  net["transport"] = m.transport;
-  net["reason"] = run.transport.reason;
-  net["predicted_busiest_link_utilization"] = run.transport.worst_link_utilization;
-  j["network"] = net;
-
-  j["analytic"] = analytic;
-
-  if (m.timeseries) {
-    const auto& ts = *m.timeseries;
-    ojson t;
-    t["interval_s"] = ts.interval;
-    t["t_s"] = ts.t;
-    t["events_per_s"] = ts.events_per_s;
-    if (m.jobs) t["running_jobs"] = ts.running_jobs;
-    if (!s.single_workload()) {
-      ojson tw = ojson::object();
-      for (std::size_t i = 0; i < ts.workloads.size(); ++i)
-        tw[s.workloads[i].name] = {{"events_per_s", ts.workloads[i].events_per_s},
-                                   {"latency_p50_s", ts.workloads[i].latency_p50_s},
-                                   {"latency_p99_s", ts.workloads[i].latency_p99_s}};
-      t["workloads"] = tw;
-    }
-    ojson devices = ojson::array();
-    for (const auto& d : ts.devices)
-      devices.push_back({{"pool", m.pools.at(d.pool).name},
-                         {"index", d.index},
-                         {"utilization", d.utilization},
-                         {"queue_length", d.queue_length}});
-    t["devices"] = devices;
-    ojson pools = ojson::array();
-    for (std::size_t p = 0; p < m.pools.size(); ++p)
-      if (m.pools[p].operated)
-        pools.push_back({{"pool", m.pools[p].name},
-                         {"replicas", ts.pools.at(p).replicas},
-                         {"ready", ts.pools.at(p).ready}});
-    if (!pools.empty()) t["pools"] = pools;
-    ojson tm = ojson::object();
-    for (std::size_t i = 0; i < ts.models.size(); ++i) {
-      const auto& sm = ts.models[i];
-      tm[m.models.at(i).name] = {{"inferences_per_s", sm.inferences_per_s},
-                                 {"executions_per_s", sm.executions_per_s},
-                                 {"mean_batch_size", sm.mean_batch_size},
-                                 {"latency_p50_s", sm.latency_p50_s},
-                                 {"latency_p99_s", sm.latency_p99_s}};
-    }
-    t["models"] = tm;
-    ojson tl = ojson::array();
-    for (std::size_t i = 0; i < ts.links.size(); ++i) {
-      const auto& sl = ts.links[i];
-      tl.push_back({{"name", m.links.at(i).name},
-                    {"bytes_per_s_to_servers", sl.bytes_per_s[0]},
-                    {"bytes_per_s_to_clients", sl.bytes_per_s[1]},
-                    {"utilization", sl.utilization}});
-    }
-    t["links"] = tl;
-    j["timeseries"] = t;
-  }
-
-  ojson perf;
-  perf["wall_time_s"] = run.wall_time_s;
-  perf["simulated_requests"] = m.requests_simulated;
-  perf["simulated_requests_per_wall_s"] =
-      run.wall_time_s > 0.0 ? static_cast<double>(m.requests_simulated) / run.wall_time_s : 0.0;
-  perf["peak_rss_bytes"] = run.peak_rss_bytes;
-  j["perf"] = perf;
+  net[k::network::transport] = m.transport;
+  net[k::network::reason] = run.transport.reason;
+  net[k::network::predicted_busiest_link_utilization] = run.transport.worst_link_utilization;
+  j[k::top::network] = net;
+  j[k::top::analytic] = analytic;
+  if (m.timeseries) j[k::top::timeseries] = timeseries_json(s, m);
+  j[k::top::perf] = perf_json(run);
   return j;
 }
 
-std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
-                    const nlohmann::json& analytic) {
-  using scenario::format_time;
-  const auto& m = run.metrics;
+namespace {
+
+// The summary's lines, printf-formatted.
+class Lines {
+ public:
+  template <class... Args>
+  void operator()(const char* format, Args... args) {
+    std::snprintf(line_, sizeof line_, format, args...);
+    o_ << line_;
+  }
+  std::string str() const { return o_.str(); }
+
+ private:
+  std::ostringstream o_;
+  char line_[512];
+};
+
+using scenario::format_time;
+
+// What was simulated, the events, and the formula's view of them.
+void summary_head(Lines& out, const scenario::Scenario& s, const engine::RunMetrics& m,
+                  const nlohmann::json& analytic, bool open) {
   const double span = m.span();
-  std::ostringstream o;
-  char line[512];
-  auto out = [&](const char* fmt, auto... args) {
-    std::snprintf(line, sizeof line, fmt, args...);
-    o << line;
-  };
-  const bool open = m.open_loop && s.workload().arrivals;
   if (open) {
     const auto& a = *s.workload().arrivals;
     out("%s: open loop, %.6g arrivals/s (%s), %s simulated after %s warm-up, seed %llu\n",
@@ -379,14 +433,18 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
   // The formula speaks of a fixed population; jobs that come and go are not one.
   // Nor does it speak of several workloads sharing the servers.
   if (!open && !m.jobs && s.single_workload() && analytic.is_object() &&
-      analytic.contains("t_sonic_s") && analytic["t_sonic_s"].is_number()) {
-    const double t_sonic = analytic["t_sonic_s"].get<double>();
+      analytic.contains(k::analytic::t_sonic_s) && analytic[k::analytic::t_sonic_s].is_number()) {
+    const double t_sonic = analytic[k::analytic::t_sonic_s].get<double>();
     const double thread_time = m.thread_time_per_event(s.workload().n_threads());
     out("           formula t_SONIC %s (%s), simulated/formula = %.4f (N_CPU / throughput)\n",
         format_time(t_sonic).c_str(),
-        analytic.value("saturated", false) ? "saturated" : "below saturation",
+        analytic.value(k::analytic::saturated, false) ? "saturated" : "below saturation",
         t_sonic > 0 ? thread_time / t_sonic : 0.0);
   }
+}
+
+void summary_requests(Lines& out, const scenario::Scenario& s, const engine::RunMetrics& m) {
+  const double span = m.span();
   if (m.jobs) {
     const auto& mj = *m.jobs;
     out("jobs       %llu of %llu started, %llu finished, %llu running at the end (peak %llu)\n",
@@ -421,27 +479,28 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
           format_time(mw.latency.quantile(0.99)).c_str(),
           static_cast<unsigned long long>(mw.failed), static_cast<unsigned long long>(mw.fallback));
     }
-  {
-    const auto& r = m.resilience;
-    const std::uint64_t failed_tries = r.refused + r.no_server + r.server_lost + r.client_timeout;
-    if (failed_tries > 0 || r.preempted > 0)
-      out("trouble    %llu failed tries (%llu refused, %llu no server, %llu lost in a crash or "
-          "drain, %llu timed out), %llu retries; %llu completed after a retry, %llu fell back "
-          "to the CPU (%s of CPU), %llu lost to preemption\n",
-          static_cast<unsigned long long>(failed_tries), static_cast<unsigned long long>(r.refused),
-          static_cast<unsigned long long>(r.no_server),
-          static_cast<unsigned long long>(r.server_lost),
-          static_cast<unsigned long long>(r.client_timeout),
-          static_cast<unsigned long long>(r.retries),
-          static_cast<unsigned long long>(r.completed_after_retry),
-          static_cast<unsigned long long>(r.fallback_after_failure),
-          format_time(r.fallback_cpu_seconds).c_str(),
-          static_cast<unsigned long long>(r.preempted));
-    if (m.preemptions.jobs > 0)
-      out("preempted  %llu times a job, %llu events in progress lost and redone\n",
-          static_cast<unsigned long long>(m.preemptions.jobs),
-          static_cast<unsigned long long>(m.preemptions.events_lost));
-  }
+}
+
+// What the client's tries met, and how an open loop's backlog fared.
+void summary_trouble(Lines& out, const engine::RunMetrics& m, bool open) {
+  const auto& r = m.resilience;
+  const std::uint64_t failed_tries = r.refused + r.no_server + r.server_lost + r.client_timeout;
+  if (failed_tries > 0 || r.preempted > 0)
+    out("trouble    %llu failed tries (%llu refused, %llu no server, %llu lost in a crash or "
+        "drain, %llu timed out), %llu retries; %llu completed after a retry, %llu fell back "
+        "to the CPU (%s of CPU), %llu lost to preemption\n",
+        static_cast<unsigned long long>(failed_tries), static_cast<unsigned long long>(r.refused),
+        static_cast<unsigned long long>(r.no_server),
+        static_cast<unsigned long long>(r.server_lost),
+        static_cast<unsigned long long>(r.client_timeout),
+        static_cast<unsigned long long>(r.retries),
+        static_cast<unsigned long long>(r.completed_after_retry),
+        static_cast<unsigned long long>(r.fallback_after_failure),
+        format_time(r.fallback_cpu_seconds).c_str(), static_cast<unsigned long long>(r.preempted));
+  if (m.preemptions.jobs > 0)
+    out("preempted  %llu times a job, %llu events in progress lost and redone\n",
+        static_cast<unsigned long long>(m.preemptions.jobs),
+        static_cast<unsigned long long>(m.preemptions.events_lost));
   if (open) {
     const auto& ol = *m.open_loop;
     out("arrivals   peak %llu requests in flight, backlog %+.4g /s, %llu dropped at "
@@ -452,6 +511,12 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
       out("           PAST SATURATION: the servers finish fewer requests than arrive, the backlog "
           "grows for as long as the run lasts\n");
   }
+}
+
+// Models, servers, links, the transport and how long the simulation took.
+void summary_devices(Lines& out, const runner::RunOutput& run) {
+  const auto& m = run.metrics;
+  const double span = m.span();
   for (const auto& mm : m.models) {
     if (mm.executions == 0 && mm.rejected() == 0) continue;
     out("model      %-20s %.4g inf/s  batch %.2f  queue %s  compute %s\n", mm.name.c_str(),
@@ -485,7 +550,20 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
       run.wall_time_s,
       run.wall_time_s > 0 ? static_cast<double>(m.requests_simulated) / run.wall_time_s : 0.0,
       static_cast<double>(run.peak_rss_bytes) / 1e6);
-  return o.str();
+}
+
+}  // namespace
+
+std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
+                    const nlohmann::json& analytic) {
+  const auto& m = run.metrics;
+  const bool open = m.open_loop && s.workload().arrivals;
+  Lines out;
+  summary_head(out, s, m, analytic, open);
+  summary_requests(out, s, m);
+  summary_trouble(out, m, open);
+  summary_devices(out, run);
+  return out.str();
 }
 
 void check_writable(const std::string& path) {

@@ -11,6 +11,7 @@
 
 #include <boost/math/distributions/students_t.hpp>
 
+#include <sonicsim/results/keys.hpp>
 #include <sonicsim/util/numbers.hpp>
 #include <sonicsim/util/rng.hpp>
 #include <sonicsim/util/sha256.hpp>
@@ -373,14 +374,16 @@ Summary summarize(const std::vector<double>& values) {
 
 namespace {
 
+// Column names are results::column's: keys joined by its separator, array elements by index.
 void flatten(const nlohmann::ordered_json& j, const std::string& prefix, Metrics& out) {
+  constexpr char sep = results::kColumnSeparator;
   if (j.is_object()) {
     for (const auto& item : j.items())
       // A histogram's bins differ from run to run: columns of their own would not line up.
-      if (item.key() != "histogram")
-        flatten(item.value(), prefix.empty() ? item.key() : prefix + "." + item.key(), out);
+      if (item.key() != results::keys::quantile::histogram)
+        flatten(item.value(), prefix.empty() ? item.key() : prefix + sep + item.key(), out);
   } else if (j.is_array()) {
-    for (std::size_t i = 0; i < j.size(); ++i) flatten(j[i], prefix + "." + std::to_string(i), out);
+    for (std::size_t i = 0; i < j.size(); ++i) flatten(j[i], prefix + sep + std::to_string(i), out);
   } else if (j.is_boolean()) {
     out.emplace_back(prefix, j.get<bool>() ? 1.0 : 0.0);
   } else if (j.is_number()) {
@@ -392,9 +395,12 @@ void flatten(const nlohmann::ordered_json& j, const std::string& prefix, Metrics
 
 Metrics flatten_metrics(const nlohmann::ordered_json& results) {
   Metrics out;
+  namespace top = results::keys::top;
+  // Timings differ run to run, identities are no measure, and a time series is per window: in
+  // the JSONL, not one column per window.
   static const std::set<std::string> skipped = {
-      "perf",     "seed",  "scenario_sha256", "sonicsim_version",
-      "scenario", "files", "timeseries"};  // per window: in the JSONL, not one column per window
+      top::perf,     top::seed,           top::scenario_sha256, top::sonicsim_version,
+      top::scenario, top::scenario_files, top::timeseries};
   if (!results.is_object()) return out;
   for (const auto& item : results.items())
     if (!skipped.count(item.key())) flatten(item.value(), item.key(), out);
@@ -402,11 +408,12 @@ Metrics flatten_metrics(const nlohmann::ordered_json& results) {
 }
 
 const std::vector<std::string> kLeadingColumns = {"sweep_id", "point", "n_points"};
-const std::vector<std::string> kTrailingFixed = {"replications", "status", "error", "seed"};
+const std::vector<std::string> kTrailingFixed = {kReplicationsColumn, kStatusColumn, kErrorColumn,
+                                                 kSeedColumn};
 
 std::vector<std::string> fixed_header(const Grid& grid) {
   std::vector<std::string> h = kLeadingColumns;
-  for (const auto& p : grid.parameters) h.push_back("param." + p.path);
+  for (const auto& p : grid.parameters) h.push_back(kParamColumnPrefix + p.path);
   h.insert(h.end(), kTrailingFixed.begin(), kTrailingFixed.end());
   return h;
 }
@@ -545,7 +552,7 @@ TableRow make_row(const std::string& sweep_id, std::size_t n_points, std::size_t
     }
   }
   row.fixed.push_back(std::to_string(ok));
-  row.fixed.push_back(error.empty() ? "ok" : "failed");
+  row.fixed.push_back(error.empty() ? kStatusOk : kStatusFailed);
   row.fixed.push_back(error);
   row.fixed.push_back(seed);
   for (const auto& name : names) {
@@ -578,7 +585,7 @@ Table read_table(const std::string& file) {
   const auto where = [&](std::size_t i) { return "line " + std::to_string(i + 1); };
   std::vector<std::string> header;
   split_csv_line(lines[0], header);
-  const auto seed_at = std::find(header.begin(), header.end(), "seed");
+  const auto seed_at = std::find(header.begin(), header.end(), kSeedColumn);
   if (header.size() < kLeadingColumns.size() ||
       !std::equal(kLeadingColumns.begin(), kLeadingColumns.end(), header.begin()) ||
       seed_at == header.end())

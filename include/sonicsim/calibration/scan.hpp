@@ -100,7 +100,7 @@ struct ScanOptions {
 // callback's to report, by throwing; fit_scan throws std::runtime_error on a value <= 0 or NaN.
 using Simulator = std::function<std::vector<double>(const ScanValues& v)>;
 
-// The simulator the refinement uses: every point in its own child process (runner::run_points),
+// The simulator the refinement uses: every point in its own child process (pipeline::run_points),
 // the scenario file with `common`, then apply_values(v) for `free`, then vary = the point's x.
 // Point i runs with seed + 7919 (i + 1), so that the points' simulation noise is independent:
 // it then shows in the residuals and widens the intervals, instead of bending the curve the

@@ -18,6 +18,18 @@ namespace sonicsim::report {
 
 inline constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 
+// The sweep CSV columns the report quotes and draws: flattened results keys (results::column),
+// before the sweep's `.mean` / `.ci95`. Per pool, link and model a column is PREFIX K SUFFIX
+// (servers.0.utilization).
+namespace column {
+extern const std::string n_cpu, n_gpu, t_ideal_s, t_sonic_s, knee_per_device;
+extern const std::string formula_throughput, mva_throughput, mva_time_per_event;
+extern const std::string throughput, thread_time_per_event, latency_p50, latency_p99;
+extern const std::string servers, pool_utilization;                            // prefix, suffix
+extern const std::string links, link_peak_utilization, link_mean_utilization;  // prefix, suffixes
+extern const std::string models, model_mean_batch_size;                        // prefix, suffix
+}  // namespace column
+
 // One successful point: its parameter cells and its metrics as (mean, ci95); ci95 is NaN for
 // one replication.
 struct SweepPoint {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <sonicsim/report/table.hpp>
+#include <sonicsim/results/reader.hpp>
 
 namespace sonicsim::report {
 
@@ -47,35 +48,7 @@ struct RunFigures {
   std::map<std::string, Model> models;
   std::map<std::string, double> link_peak_utilization;  // by link name
   // The run in windows (results `timeseries`, when the scenario asked for it).
-  struct Timeseries {
-    std::vector<double> t_s, events_per_s;
-    struct Device {
-      std::string pool;
-      double index = 0.0;
-      std::vector<double> utilization, queue_length;
-    };
-    std::vector<Device> devices;
-    struct Model {
-      std::vector<double> inferences_per_s, mean_batch_size, latency_p50_s, latency_p99_s;
-    };
-    std::map<std::string, Model> models;
-    struct Link {
-      std::string name;
-      std::vector<double> utilization, bytes_per_s_to_servers, bytes_per_s_to_clients;
-    };
-    std::vector<Link> links;
-    std::vector<double> running_jobs;  // job flows only
-    struct Workload {                  // several workloads only
-      std::string name;
-      std::vector<double> events_per_s, latency_p50_s, latency_p99_s;
-    };
-    std::vector<Workload> workloads;
-    struct Pool {  // pools with an autoscaler or faults only
-      std::string name;
-      std::vector<double> replicas, ready;
-    };
-    std::vector<Pool> pools;
-  };
+  using Timeseries = results::Timeseries;
   std::optional<Timeseries> timeseries;
 };
 

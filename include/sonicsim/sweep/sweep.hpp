@@ -76,9 +76,9 @@ struct Summary {
 Summary summarize(const std::vector<double>& values);
 double student_t_975(std::size_t degrees_of_freedom);
 
-// Every numeric leaf (booleans as 0/1) of a results JSON as a dotted path, in document order;
-// arrays by index (`servers.0.utilization`). Leaves out `perf` (timings differ run to run) and
-// the identity keys (`seed`, `scenario_sha256`, version and names).
+// Every numeric leaf (booleans as 0/1) of a results JSON named by its path as results::column
+// spells it, in document order; arrays by index (`servers.0.utilization`). Leaves out `perf`
+// (timings differ run to run) and the identity keys (`seed`, `scenario_sha256`, version and names).
 using Metrics = std::vector<std::pair<std::string, double>>;
 Metrics flatten_metrics(const nlohmann::ordered_json& results);
 
@@ -87,6 +87,14 @@ Metrics flatten_metrics(const nlohmann::ordered_json& results);
 // `NAME.mean`, `NAME.ci95`.
 extern const std::vector<std::string> kLeadingColumns;  // sweep_id, point, n_points
 extern const std::vector<std::string> kTrailingFixed;   // replications, status, error, seed
+inline constexpr char kParamColumnPrefix[] = "param.";  // param.PATH: a swept value
+// The fixed columns readers look up by name, and the values of `status`.
+inline constexpr char kReplicationsColumn[] = "replications";
+inline constexpr char kStatusColumn[] = "status";
+inline constexpr char kErrorColumn[] = "error";
+inline constexpr char kSeedColumn[] = "seed";
+inline constexpr char kStatusOk[] = "ok";
+inline constexpr char kStatusFailed[] = "failed";
 std::vector<std::string> fixed_header(const Grid& grid);
 
 // One row: the fixed cells, then the metrics this point has (in its own order) as cell text.

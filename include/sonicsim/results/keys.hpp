@@ -1,0 +1,331 @@
+// The results file's key names (docs/results.md), each spelled once. The writer (results.cpp)
+// writes every key through these constants and every reader reads through them: the typed
+// reader (reader.hpp), the sweep's flattened column names (sweep::flatten_metrics and the
+// report's sweep charts) and plan's metric names. Renaming a key here renames it on both sides;
+// removing one fails the build wherever it was used.
+//
+// One namespace per block of the document, holding the keys of one object of that block (an
+// element of an array, a value of a map by name): keys::top for the top level, keys::server for
+// an element of `servers`, keys::quantile for every distribution summary (`latency_s`, ...).
+// The same text in two blocks is two constants, so that one can change without the other.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+namespace sonicsim::results::keys {
+
+// The top level, in the order the writer puts the keys.
+namespace top {
+inline constexpr char sonicsim_version[] = "sonicsim_version";
+inline constexpr char scenario[] = "scenario";
+inline constexpr char scenario_sha256[] = "scenario_sha256";
+inline constexpr char scenario_files[] = "scenario_files";  // files the scenario refers to
+inline constexpr char seed[] = "seed";
+inline constexpr char simulated_time_s[] = "simulated_time_s";
+inline constexpr char warmup_s[] = "warmup_s";
+inline constexpr char events[] = "events";
+inline constexpr char requests[] = "requests";
+inline constexpr char workloads[] = "workloads";  // several workloads only
+inline constexpr char arrivals[] = "arrivals";    // open loop only
+inline constexpr char jobs[] = "jobs";            // job flows only
+inline constexpr char load_balancer[] = "load_balancer";
+inline constexpr char admission[] = "admission";
+inline constexpr char preemptions[] = "preemptions";
+inline constexpr char models[] = "models";    // by model name
+inline constexpr char servers[] = "servers";  // one element per pool
+inline constexpr char links[] = "links";
+inline constexpr char network[] = "network";
+inline constexpr char analytic[] = "analytic";
+inline constexpr char timeseries[] = "timeseries";
+inline constexpr char perf[] = "perf";  // timings: the one block that differs run to run
+}  // namespace top
+
+// An element of `scenario_files`.
+namespace file {
+inline constexpr char path[] = "path";
+inline constexpr char sha256[] = "sha256";
+}  // namespace file
+
+// A distribution's summary: time_per_event_s, latency_s, queue_time_s, wall_time_s, ...
+// (p95 in latencies only).
+namespace quantile {
+inline constexpr char mean[] = "mean";
+inline constexpr char p50[] = "p50";
+inline constexpr char p90[] = "p90";
+inline constexpr char p95[] = "p95";
+inline constexpr char p99[] = "p99";
+inline constexpr char max[] = "max";
+inline constexpr char histogram[] = "histogram";  // requests.latency_s only
+}  // namespace quantile
+
+// requests.latency_s.histogram: log-spaced bins, edges one longer than counts.
+namespace histogram {
+inline constexpr char edges_s[] = "edges_s";
+inline constexpr char counts[] = "counts";
+}  // namespace histogram
+
+// `events`, of the run and of each workload.
+namespace events {
+inline constexpr char completed[] = "completed";
+inline constexpr char throughput_per_s[] = "throughput_per_s";
+inline constexpr char per_job_throughput_per_s[] = "per_job_throughput_per_s";
+inline constexpr char time_per_event_s[] = "time_per_event_s";  // quantiles
+inline constexpr char thread_time_per_event_s[] = "thread_time_per_event_s";
+}  // namespace events
+
+// `requests`, of the run and of each workload.
+namespace requests {
+inline constexpr char sent[] = "sent";
+inline constexpr char completed[] = "completed";
+inline constexpr char failed[] = "failed";
+inline constexpr char fallback[] = "fallback";
+inline constexpr char in_flight_at_end[] = "in_flight_at_end";
+inline constexpr char latency_s[] = "latency_s";  // quantiles
+inline constexpr char resilience[] = "resilience";
+inline constexpr char fallback_cpu_s[] = "fallback_cpu_s";  // a workload's only
+}  // namespace requests
+
+// requests.resilience: what the client's tries met.
+namespace resilience {
+inline constexpr char tries[] = "tries";
+inline constexpr char retries[] = "retries";
+inline constexpr char failed_tries[] = "failed_tries";
+inline constexpr char completed_after_retry[] = "completed_after_retry";
+inline constexpr char fallback_after_failure[] = "fallback_after_failure";
+inline constexpr char fallback_cpu_s[] = "fallback_cpu_s";
+inline constexpr char preempted[] = "preempted";
+inline constexpr char abandoned_tries[] = "abandoned_tries";
+}  // namespace resilience
+
+// requests.resilience.failed_tries, by why.
+namespace failed_tries {
+inline constexpr char refused[] = "refused";
+inline constexpr char no_server[] = "no_server";
+inline constexpr char server_lost[] = "server_lost";
+inline constexpr char client_timeout[] = "client_timeout";
+}  // namespace failed_tries
+
+// An element of `workloads`.
+namespace workload {
+inline constexpr char name[] = "name";
+inline constexpr char priority[] = "priority";
+inline constexpr char jobs[] = "jobs";
+inline constexpr char threads[] = "threads";
+inline constexpr char mode[] = "mode";
+inline constexpr char events[] = "events";      // keys::events
+inline constexpr char requests[] = "requests";  // keys::requests
+}  // namespace workload
+
+namespace arrivals {
+inline constexpr char rate_per_s[] = "rate_per_s";
+inline constexpr char distribution[] = "distribution";
+inline constexpr char max_in_flight[] = "max_in_flight";
+inline constexpr char arrived[] = "arrived";
+inline constexpr char offered_per_s[] = "offered_per_s";
+inline constexpr char dropped[] = "dropped";
+inline constexpr char requests_sent[] = "requests_sent";
+inline constexpr char peak_in_flight[] = "peak_in_flight";
+inline constexpr char backlog_growth_per_s[] = "backlog_growth_per_s";
+inline constexpr char backlog_growing[] = "backlog_growing";
+}  // namespace arrivals
+
+namespace jobs {
+inline constexpr char total[] = "total";
+inline constexpr char started[] = "started";
+inline constexpr char finished[] = "finished";
+inline constexpr char running_at_end[] = "running_at_end";
+inline constexpr char not_started[] = "not_started";
+inline constexpr char peak_running[] = "peak_running";
+inline constexpr char wall_time_s[] = "wall_time_s";  // quantiles
+inline constexpr char last_exit_s[] = "last_exit_s";
+}  // namespace jobs
+
+namespace load_balancer {
+inline constexpr char messages[] = "messages";
+inline constexpr char cpu_utilization[] = "cpu_utilization";
+inline constexpr char nic_utilization[] = "nic_utilization";
+inline constexpr char wait_s[] = "wait_s";  // quantiles
+}  // namespace load_balancer
+
+namespace admission {
+inline constexpr char connections[] = "connections";
+inline constexpr char refused[] = "refused";
+inline constexpr char requests_not_admitted[] = "requests_not_admitted";
+}  // namespace admission
+
+namespace preemptions {
+inline constexpr char jobs[] = "jobs";
+inline constexpr char events_lost[] = "events_lost";
+}  // namespace preemptions
+
+// A value of `models` (keyed by the model's name).
+namespace model {
+inline constexpr char inferences_per_s[] = "inferences_per_s";
+inline constexpr char requests[] = "requests";
+inline constexpr char rejected[] = "rejected";
+inline constexpr char rejected_by[] = "rejected_by";
+inline constexpr char executions[] = "executions";
+inline constexpr char mean_batch_size[] = "mean_batch_size";
+inline constexpr char queue_time_s[] = "queue_time_s";      // quantiles
+inline constexpr char compute_time_s[] = "compute_time_s";  // quantiles
+inline constexpr char latency_s[] = "latency_s";            // quantiles
+}  // namespace model
+
+// models.NAME.rejected_by, by why.
+namespace rejected_by {
+inline constexpr char queue_full[] = "queue_full";
+inline constexpr char timeout[] = "timeout";
+inline constexpr char above_max_batch_size[] = "above_max_batch_size";
+}  // namespace rejected_by
+
+// An element of `servers`: one pool.
+namespace server {
+inline constexpr char name[] = "name";
+inline constexpr char device[] = "device";
+inline constexpr char count[] = "count";
+inline constexpr char utilization[] = "utilization";
+inline constexpr char executions[] = "executions";
+inline constexpr char utilization_min[] = "utilization_min";
+inline constexpr char utilization_max[] = "utilization_max";
+// Pools with an autoscaler or faults only:
+inline constexpr char utilization_per_device[] = "utilization_per_device";
+inline constexpr char replicas[] = "replicas";
+inline constexpr char scaling[] = "scaling";
+}  // namespace server
+
+// servers[i].replicas.
+namespace replicas {
+inline constexpr char mean_up[] = "mean_up";
+inline constexpr char peak[] = "peak";
+inline constexpr char device_hours_up[] = "device_hours_up";
+inline constexpr char crashes[] = "crashes";
+}  // namespace replicas
+
+// An element of servers[i].scaling: one change of the replica count.
+namespace scaling {
+inline constexpr char t_s[] = "t_s";
+inline constexpr char from[] = "from";
+inline constexpr char to[] = "to";
+inline constexpr char recommended[] = "recommended";
+inline constexpr char metric[] = "metric";
+inline constexpr char why[] = "why";
+}  // namespace scaling
+
+// An element of `links`: one link class.
+namespace link {
+inline constexpr char name[] = "name";
+inline constexpr char count[] = "count";
+inline constexpr char bandwidth_Bps[] = "bandwidth_Bps";
+inline constexpr char latency_s[] = "latency_s";
+inline constexpr char bytes[] = "bytes";
+inline constexpr char bytes_to_servers[] = "bytes_to_servers";
+inline constexpr char bytes_to_clients[] = "bytes_to_clients";
+inline constexpr char mean_bandwidth_Bps[] = "mean_bandwidth_Bps";
+inline constexpr char mean_utilization[] = "mean_utilization";
+inline constexpr char peak_utilization[] = "peak_utilization";
+inline constexpr char peak_window_s[] = "peak_window_s";
+inline constexpr char busiest_utilization[] = "busiest_utilization";
+}  // namespace link
+
+namespace network {
+inline constexpr char transport[] = "transport";
+inline constexpr char reason[] = "reason";
+inline constexpr char predicted_busiest_link_utilization[] = "predicted_busiest_link_utilization";
+}  // namespace network
+
+// The keys of `analytic` that readers use. The block itself is analytic::to_json's
+// (src/analytic/report.cpp, a layer below this one that cannot include it; docs/analytic.md):
+// a key renamed there is renamed here too, and the results reader's test fails until it is.
+namespace analytic {
+inline constexpr char mode[] = "mode";
+inline constexpr char t_cpu_s[] = "t_cpu_s";
+inline constexpr char p[] = "p";
+inline constexpr char t_gpu_s[] = "t_gpu_s";
+inline constexpr char t_latency_s[] = "t_latency_s";
+inline constexpr char n_cpu[] = "n_cpu";
+inline constexpr char n_gpu[] = "n_gpu";
+inline constexpr char t_ideal_s[] = "t_ideal_s";
+inline constexpr char t_sonic_s[] = "t_sonic_s";
+inline constexpr char saturated[] = "saturated";
+inline constexpr char saturation_n_cpu_per_gpu[] = "saturation_n_cpu_per_gpu";
+inline constexpr char throughput_per_s[] = "throughput_per_s";
+inline constexpr char per_model[] = "per_model";                    // by model name
+inline constexpr char requests_per_event[] = "requests_per_event";  // in per_model.NAME
+inline constexpr char mva[] = "mva";                                // null in async mode
+}  // namespace analytic
+
+// analytic.mva: exact mean value analysis (sync mode).
+namespace mva {
+inline constexpr char throughput_per_s[] = "throughput_per_s";
+inline constexpr char time_per_event_s[] = "time_per_event_s";
+}  // namespace mva
+
+// `timeseries`: the run in windows, when the scenario asks for it.
+namespace timeseries {
+inline constexpr char interval_s[] = "interval_s";
+inline constexpr char t_s[] = "t_s";  // each window's end
+inline constexpr char events_per_s[] = "events_per_s";
+inline constexpr char running_jobs[] = "running_jobs";  // job flows only
+inline constexpr char workloads[] = "workloads";        // several workloads only, by name
+inline constexpr char devices[] = "devices";
+inline constexpr char pools[] = "pools";    // pools with an autoscaler or faults only
+inline constexpr char models[] = "models";  // by model name
+inline constexpr char links[] = "links";
+
+namespace workload {
+inline constexpr char events_per_s[] = "events_per_s";
+inline constexpr char latency_p50_s[] = "latency_p50_s";
+inline constexpr char latency_p99_s[] = "latency_p99_s";
+}  // namespace workload
+
+namespace device {
+inline constexpr char pool[] = "pool";
+inline constexpr char index[] = "index";
+inline constexpr char utilization[] = "utilization";
+inline constexpr char queue_length[] = "queue_length";
+}  // namespace device
+
+namespace pool {
+inline constexpr char pool[] = "pool";
+inline constexpr char replicas[] = "replicas";
+inline constexpr char ready[] = "ready";
+}  // namespace pool
+
+namespace model {
+inline constexpr char inferences_per_s[] = "inferences_per_s";
+inline constexpr char executions_per_s[] = "executions_per_s";
+inline constexpr char mean_batch_size[] = "mean_batch_size";
+inline constexpr char latency_p50_s[] = "latency_p50_s";
+inline constexpr char latency_p99_s[] = "latency_p99_s";
+}  // namespace model
+
+namespace link {
+inline constexpr char name[] = "name";
+inline constexpr char bytes_per_s_to_servers[] = "bytes_per_s_to_servers";
+inline constexpr char bytes_per_s_to_clients[] = "bytes_per_s_to_clients";
+inline constexpr char utilization[] = "utilization";
+}  // namespace link
+}  // namespace timeseries
+
+namespace perf {
+inline constexpr char wall_time_s[] = "wall_time_s";
+inline constexpr char simulated_requests[] = "simulated_requests";
+inline constexpr char simulated_requests_per_wall_s[] = "simulated_requests_per_wall_s";
+inline constexpr char peak_rss_bytes[] = "peak_rss_bytes";
+}  // namespace perf
+
+}  // namespace sonicsim::results::keys
+
+namespace sonicsim::results {
+
+// A key path's flattened name, the one a sweep CSV column carries (before its `.mean` or
+// `.ci95`) and plan reports its metric by: the keys joined by kColumnSeparator, an array element
+// by its index. column({top::events, events::throughput_per_s}) is "events.throughput_per_s";
+// an empty part leaves the separator alone, for prefixes and suffixes: column({top::servers,
+// ""}) is "servers.", column({"", server::utilization}) is ".utilization".
+inline constexpr char kColumnSeparator = '.';
+std::string column(std::initializer_list<std::string_view> path);
+
+}  // namespace sonicsim::results

@@ -1,0 +1,239 @@
+// Reading a results file by what it holds rather than by key paths. Every reader of results
+// goes through here (the report, plan, compare and calibration through
+// calibration::metric_of_results, the sweep report's names), and every key is named by
+// keys.hpp, which the writer uses too: a renamed key is renamed for both sides at once.
+//
+// Two ways to meet a figure that is missing or not a number. A file a user hands over
+// (`sonicsim report`) is checked: each such figure read becomes a problem that names its JSON
+// pointer, and check() throws them all at once. The results of a simulation run here (plan,
+// compare, calibrate scan) are read as they are: a figure that is not there reads as NaN (no
+// event finished after the warm-up; a block the run has none of) and nothing throws.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace sonicsim::results {
+
+// Whether a missing figure is a problem. Optional: results written by older versions lack it
+// (the view then answers NaN and records nothing).
+enum class Presence { Required, Optional };
+
+// The figures of a distribution's summary (keys::quantile).
+enum class Quantile { Mean, P50, P90, P95, P99, Max };
+const char* quantile_key(Quantile q);
+
+// The report counts a figure older results lack as 0.
+inline double zero_if_missing(double v) {
+  return v == v ? v : 0.0;
+}
+
+namespace detail {
+struct DocumentState;
+}
+
+// One place in a document (its JSON pointer, "" for the whole) and the document that records
+// what is wrong there. The typed views below derive from it; each keeps its document alive.
+class View {
+ public:
+  const std::string& pointer() const { return pointer_; }
+  bool present() const;  // there is a value at this place
+
+  // The readers beneath the typed views, by a key of keys.hpp. A reader of results uses the
+  // typed views; these are for a figure none of them offers yet (then add it to a view).
+  //
+  // The place of a key of this object, or of an element of this array.
+  View at(std::string_view key) const;
+  View at(std::size_t index) const;
+  bool has(std::string_view key) const;
+  // A number, NaN (and a problem unless optional) when missing or not a number.
+  double number(std::string_view key, Presence presence = Presence::Required) const;
+  // An array of `size` numbers (a time series' windows); empty, and a problem, otherwise.
+  std::vector<double> numbers(std::string_view key, std::size_t size) const;
+  // The length of the array at `key`, 0 when it is not an array.
+  std::size_t length(std::string_view key) const;
+  // A string; nullopt when missing, and a problem when it is there but not a string.
+  std::optional<std::string> text(std::string_view key) const;
+  // The elements of the array, or the members of the object, at `key`: by index, or by name
+  // with their names. Empty, and a problem, when it is neither.
+  std::vector<View> elements(std::string_view key) const;
+  std::vector<std::pair<std::string, View>> members(std::string_view key) const;
+
+ protected:
+  View(std::shared_ptr<const detail::DocumentState> doc, std::string pointer)
+      : doc_(std::move(doc)), pointer_(std::move(pointer)) {}
+
+  std::shared_ptr<const detail::DocumentState> doc_;
+  std::string pointer_;
+};
+
+// time_per_event_s, latency_s, queue_time_s, ...
+class Quantiles : public View {
+ public:
+  explicit Quantiles(View v) : View(std::move(v)) {}
+  double at(Quantile q, Presence presence = Presence::Required) const;
+  bool has(Quantile q) const;
+};
+
+// The log-spaced bins of requests.latency_s.histogram: edges one longer than counts.
+struct Histogram {
+  std::vector<double> edges_s, counts;
+};
+
+// `events` of the run or of one workload.
+class Events : public View {
+ public:
+  explicit Events(View v) : View(std::move(v)) {}
+  double throughput_per_s() const;
+  double per_job_throughput_per_s() const;
+  double thread_time_per_event_s() const;  // N_CPU / throughput: comparable with t_SONIC
+  Quantiles time_per_event_s() const;
+};
+
+// `requests` of the run or of one workload.
+class Requests : public View {
+ public:
+  explicit Requests(View v) : View(std::move(v)) {}
+  double sent() const;
+  double failed() const;
+  double fallback() const;
+  Quantiles latency_s() const;
+  // nullopt in results written before the histogram existed.
+  std::optional<Histogram> latency_histogram() const;
+};
+
+// An element of `workloads` (several workloads only).
+class Workload : public View {
+ public:
+  explicit Workload(View v) : View(std::move(v)) {}
+  std::optional<std::string> name() const;
+  double threads() const;
+  Events events() const;
+  Requests requests() const;
+};
+
+// A value of `models`.
+class Model : public View {
+ public:
+  Model(std::string name, View v) : View(std::move(v)), name_(std::move(name)) {}
+  const std::string& name() const { return name_; }
+  double mean_batch_size() const;
+  Quantiles latency_s() const;
+  Quantiles queue_time_s() const;
+  Quantiles compute_time_s() const;
+
+ private:
+  std::string name_;
+};
+
+// An element of `servers`: one pool.
+class Pool : public View {
+ public:
+  explicit Pool(View v) : View(std::move(v)) {}
+  std::optional<std::string> name() const;
+  double count() const;
+  double utilization() const;  // mean over the pool's devices
+};
+
+// An element of `links`: one link class.
+class Link : public View {
+ public:
+  explicit Link(View v) : View(std::move(v)) {}
+  std::optional<std::string> name() const;
+  double mean_utilization() const;
+  double peak_utilization() const;  // of the busiest window
+};
+
+// `analytic`: the formula's and MVA's view of the scenario (docs/analytic.md).
+class Analytic : public View {
+ public:
+  explicit Analytic(View v) : View(std::move(v)) {}
+  double n_cpu() const;
+  double n_gpu() const;
+  double t_ideal_s() const;
+  double t_sonic_s() const;
+  double saturation_n_cpu_per_gpu() const;  // the knee, per device
+  std::optional<std::string> mode() const;  // sync or async
+  // The formula's inputs.
+  double t_cpu_s(Presence presence = Presence::Required) const;
+  double p(Presence presence = Presence::Required) const;
+  double t_gpu_s(Presence presence = Presence::Required) const;
+  double t_latency_s(Presence presence = Presence::Required) const;
+  double requests_per_event(const std::string& model, Presence presence = Presence::Required) const;
+};
+
+// `timeseries` as data: every series as long as t_s.
+struct Timeseries {
+  std::vector<double> t_s, events_per_s;
+  struct Device {
+    std::string pool;
+    double index = 0.0;
+    std::vector<double> utilization, queue_length;
+  };
+  std::vector<Device> devices;
+  struct Model {
+    std::vector<double> inferences_per_s, mean_batch_size, latency_p50_s, latency_p99_s;
+  };
+  std::map<std::string, Model> models;
+  struct Link {
+    std::string name;
+    std::vector<double> utilization, bytes_per_s_to_servers, bytes_per_s_to_clients;
+  };
+  std::vector<Link> links;
+  std::vector<double> running_jobs;  // job flows only
+  struct Workload {                  // several workloads only
+    std::string name;
+    std::vector<double> events_per_s, latency_p50_s, latency_p99_s;
+  };
+  std::vector<Workload> workloads;
+  struct Pool {  // pools with an autoscaler or faults only
+    std::string name;
+    std::vector<double> replicas, ready;
+  };
+  std::vector<Pool> pools;
+};
+
+// A whole results document.
+class Document : public View {
+ public:
+  // Reads a results file. Throws scenario::InputError naming the file when it cannot be read or
+  // is not a JSON object.
+  static Document read(const std::string& file);
+  // Results in memory (a point's results from pipeline::run_points): `doc` must outlive this
+  // document and its views.
+  explicit Document(const nlohmann::json& doc);
+
+  const std::string& file() const;
+  std::string scenario() const;  // "" when absent
+  // The seed the run used; nullopt when absent or not an unsigned integer.
+  std::optional<std::uint64_t> seed() const;
+  double warmup_s(Presence presence = Presence::Required) const;
+  Events events() const;
+  Requests requests() const;
+  Analytic analytic() const;
+  std::vector<Model> models() const;
+  std::vector<Pool> servers() const;
+  std::vector<Link> links() const;
+  bool has_workloads() const;
+  std::vector<Workload> workloads() const;
+  bool has_timeseries() const;
+  Timeseries timeseries() const;
+
+  // Throws scenario::InputError naming the file as a results file, with the JSON pointer of
+  // every figure read so far that was missing or not what it should be.
+  void check() const;
+
+ private:
+  explicit Document(std::shared_ptr<const detail::DocumentState> state);
+};
+
+}  // namespace sonicsim::results

@@ -1,0 +1,320 @@
+// `calibrate scan`'s fit back onto the scenario: each parameter as the one documented change of
+// the scenario's document (scan.hpp), and the fitted scenario as its file will hold it.
+#include <sonicsim/calibration/scan.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/scenario/units.hpp>
+
+#include "scan_detail.hpp"
+
+namespace sonicsim::calibration {
+
+namespace {
+
+using json = nlohmann::json;
+using scan_detail::fmt;
+using scan_detail::has;
+using scan_detail::served_models;
+using scan_detail::show;
+using scenario::InputError;
+
+// Served requests per event carried by each served model.
+std::map<std::string, double> requests_per_model(const scenario::Scenario& s) {
+  std::map<std::string, double> out;
+  for (const auto& r : s.workload().requests)
+    if (s.devices_hosting(r.model) > 0) out[r.model] += r.per_event;
+  return out;
+}
+
+json distribution_json(const scenario::Distribution& d, double factor) {
+  using K = scenario::Distribution::Kind;
+  switch (d.kind) {
+    case K::Constant:
+      return d.mean * factor;
+    case K::Exponential:
+      return {{"dist", "exponential"}, {"mean", d.mean * factor}};
+    case K::Lognormal:
+    case K::Gamma:
+    case K::Normal:
+      return {{"dist", scenario::to_string(d.kind)}, {"mean", d.mean * factor}, {"cv", d.cv}};
+    case K::Uniform:
+      return {{"dist", "uniform"}, {"min", d.min * factor}, {"max", d.max * factor}};
+    case K::Empirical: {
+      json values = json::array();
+      for (double v : d.values) values.push_back(v * factor);
+      return {{"dist", "empirical"}, {"values", values}, {"weights", d.weights}};
+    }
+  }
+  return d.mean * factor;
+}
+
+json curve_json(const scenario::ServiceCurve& c, double factor) {
+  json batch = json::array(), seconds = json::array();
+  for (double b : c.batch) {
+    if (b == std::floor(b) && b < 1e15)
+      batch.push_back(static_cast<std::int64_t>(b));
+    else
+      batch.push_back(b);
+  }
+  for (double t : c.seconds) seconds.push_back(t * factor);
+  return {{"batch", batch}, {"seconds", seconds}};
+}
+
+json phase_json(const scenario::OverheadPhase& p) {
+  if (p.per_item == 0.0 && p.batch.empty()) return p.fixed;
+  json j{{"fixed", p.fixed}, {"per_item", p.per_item}};
+  if (!p.batch.empty()) {
+    j["batch"] = p.batch;
+    j["seconds"] = p.seconds;
+  }
+  return j;
+}
+
+// Server overhead per event that t_latency's change can act on (the fixed parts).
+double server_fixed_per_event(const scenario::Scenario& s) {
+  double total = 0.0;
+  for (const auto& [name, n] : requests_per_model(s))
+    total += n * s.find_model(name)->overhead.server.fixed;
+  return total;
+}
+
+// The fixed server overhead per request of each served model once t_latency moves by `delta`
+// per event: proportional to what they carry, or spread evenly over the requests when none
+// carries any. Empty when the event's overhead would become negative.
+std::optional<std::map<std::string, double>> server_overheads(const scenario::Scenario& s,
+                                                              double delta) {
+  const auto per_model = requests_per_model(s);
+  const double carried = server_fixed_per_event(s);
+  double requests = 0.0;
+  for (const auto& [name, n] : per_model) requests += n;
+  // Rounding in the fit's last digit is not a request for a negative overhead.
+  const double slack = 1e-12 + 1e-9 * std::abs(carried);
+  if (carried + delta < -slack || requests <= 0.0) return std::nullopt;
+  std::map<std::string, double> out;
+  for (const auto& [name, n] : per_model) {
+    const double fixed = s.find_model(name)->overhead.server.fixed;
+    out[name] = carried > 0.0 ? std::max(0.0, fixed * (carried + delta) / carried)
+                              : std::max(0.0, delta / requests);
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---- back onto the scenario ------------------------------------------------------------------
+
+json apply_values(const json& doc, const scenario::Scenario& s, const ScanValues& base,
+                  const ScanValues& v, const std::vector<ScanParam>& free,
+                  const std::string& what) {
+  json out = doc;
+  // A parameter at its scenario value changes nothing, not even a calibration file reference.
+  const auto moves = [&](ScanParam k) { return has(free, k) && v.get(k) != base.get(k); };
+  const auto served = served_models(s);
+  if (moves(ScanParam::TGpu)) {
+    const double factor = v.t_gpu / base.t_gpu;
+    for (const auto& name : served) {
+      const scenario::Model* model = s.find_model(name);
+      json& st = out["models"][name]["service_time"];
+      const bool single =
+          st.contains("batch") || st.contains("seconds") || st.contains("calibration");
+      if (single) {
+        st.erase("calibration");
+        const json c = curve_json(model->service_time.at("*"), factor);
+        st["batch"] = c["batch"];
+        st["seconds"] = c["seconds"];
+      } else {
+        for (auto& item : st.items()) {
+          if (item.key() == "dist" || item.key() == "cv") continue;
+          item.value() = curve_json(model->service_time.at(item.key()), factor);
+        }
+      }
+    }
+  }
+  if (moves(ScanParam::P)) {
+    const double factor = v.p / base.p;
+    double total = 0.0;
+    for (std::size_t i = 0; i < s.workload().requests.size(); ++i) {
+      const auto& r = s.workload().requests[i];
+      const bool is_served = s.devices_hosting(r.model) > 0;
+      const double p = is_served ? r.offload_fraction * factor : r.offload_fraction;
+      total += p;
+      if (is_served) out["workload"]["requests"][i]["offload_fraction"] = p;
+    }
+    if (total >= 1.0 - 1e-9) {
+      throw InputError(what,
+                       {{"workload.requests", "p = " + fmt("%.6g", v.p) +
+                                                  " from the fit makes the offload "
+                                                  "fractions sum to " +
+                                                  fmt("%.6g", total) +
+                                                  ", expected less than 1 (some CPU work "
+                                                  "per event); fix p (drop it from --free)"}});
+    }
+  }
+  if (moves(ScanParam::TCpu))
+    out["workload"]["cpu_time_per_event"] =
+        distribution_json(s.workload().cpu_time_per_event, v.t_cpu / base.t_cpu);
+  if (moves(ScanParam::TLatency)) {
+    const double delta = v.t_latency - base.t_latency;
+    const auto overheads = server_overheads(s, delta);
+    if (!overheads) {
+      throw InputError(
+          what,
+          {{"models", "the fit asks for t_latency = " + scenario::format_time(v.t_latency) +
+                          " per event, " + scenario::format_time(-delta) +
+                          " less than the scenario's " + scenario::format_time(base.t_latency) +
+                          ", but its requests carry only " +
+                          scenario::format_time(server_fixed_per_event(s)) +
+                          " of fixed server overhead per event to take away (a negative "
+                          "overhead): the measured events are faster than the scenario's "
+                          "network path allows; check the link latencies or fix t_latency"}});
+    }
+    for (const auto& [name, fixed] : *overheads) {
+      const scenario::Model* model = s.find_model(name);
+      json& mj = out["models"][name];
+      const json* own = mj.contains("request_overhead") ? &mj["request_overhead"] : nullptr;
+      const scenario::OverheadPhase server =
+          model->overhead.server.shifted(fixed - model->overhead.server.fixed);
+      if (own && own->is_object() && !own->contains("calibration")) {
+        mj["request_overhead"]["server"] = phase_json(server);
+      } else {
+        // A calibration file's overheads become explicit, so only the server part changes.
+        json o = json::object();
+        if (!model->overhead.client_send.is_zero())
+          o["client_send"] = phase_json(model->overhead.client_send);
+        o["server"] = phase_json(server);
+        if (!model->overhead.client_recv.is_zero())
+          o["client_recv"] = phase_json(model->overhead.client_recv);
+        using K = scenario::Distribution::Kind;
+        const auto& spread = model->overhead.spread;
+        if (spread.kind != K::Constant) o["dist"] = scenario::to_string(spread.kind);
+        if (spread.kind == K::Lognormal || spread.kind == K::Gamma) o["cv"] = spread.cv;
+        mj["request_overhead"] = o;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> describe_mapping(const scenario::Scenario& s, const ScanValues& base,
+                                          const ScanValues& v, const std::vector<ScanParam>& free) {
+  std::vector<std::string> out;
+  if (has(free, ScanParam::TGpu))
+    for (const auto& name : served_models(s))
+      out.push_back("models." + name + ".service_time: every seconds value x " +
+                    fmt("%.4f", v.t_gpu / base.t_gpu) + " (explicit batch/seconds tables)");
+  if (has(free, ScanParam::P))
+    for (std::size_t i = 0; i < s.workload().requests.size(); ++i)
+      if (s.devices_hosting(s.workload().requests[i].model) > 0)
+        out.push_back("workload.requests[" + std::to_string(i) + "].offload_fraction: " +
+                      fmt("%.4g", s.workload().requests[i].offload_fraction) + " -> " +
+                      fmt("%.4g", s.workload().requests[i].offload_fraction * v.p / base.p));
+  if (has(free, ScanParam::TCpu))
+    out.push_back("workload.cpu_time_per_event: mean x " + fmt("%.4f", v.t_cpu / base.t_cpu) +
+                  " (cv kept)");
+  if (has(free, ScanParam::TLatency)) {
+    const auto overheads = server_overheads(s, v.t_latency - base.t_latency);
+    const auto per_model = requests_per_model(s);
+    if (overheads)
+      for (const auto& [name, fixed] : *overheads)
+        out.push_back("models." + name + ".request_overhead.server: " +
+                      scenario::format_time(s.find_model(name)->overhead.server.fixed) + " -> " +
+                      scenario::format_time(fixed) + " fixed per request (" +
+                      fmt("%g", per_model.at(name)) + " per event)");
+  }
+  return out;
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_reference_key(const std::string& key) {
+  return key == "calibration" || key == "triton_config" || key == "$schema";
+}
+
+// Relative file references are relative to the scenario's folder: keep them pointing at the
+// same files from the output's folder.
+void relocate(json& v, const fs::path& from, const fs::path& to) {
+  if (v.is_array()) {
+    for (auto& x : v) relocate(x, from, to);
+    return;
+  }
+  if (!v.is_object()) return;
+  for (auto& item : v.items()) {
+    if (!is_reference_key(item.key()) || !item.value().is_string()) {
+      relocate(item.value(), from, to);
+      continue;
+    }
+    const std::string text = item.value().get<std::string>();
+    const fs::path ref(text);
+    if (ref.empty() || ref.is_absolute() || text.find("://") != std::string::npos) continue;
+    std::error_code ec;
+    const fs::path target = fs::weakly_canonical(fs::absolute(from / ref, ec), ec);
+    const fs::path base = fs::weakly_canonical(fs::absolute(to, ec), ec);
+    fs::path rel = target.lexically_relative(base);
+    item.value() = (rel.empty() ? target : rel).generic_string();
+  }
+}
+
+// `v` with its object keys in the order `like` has them (the user's file), new keys after.
+nlohmann::ordered_json ordered_like(const json& v, const nlohmann::ordered_json& like) {
+  using ojson = nlohmann::ordered_json;
+  if (v.is_object()) {
+    ojson out = ojson::object();
+    if (like.is_object())
+      for (const auto& item : like.items())
+        if (v.contains(item.key())) out[item.key()] = ordered_like(v[item.key()], item.value());
+    for (const auto& item : v.items())
+      if (!out.contains(item.key())) out[item.key()] = ordered_like(item.value(), nullptr);
+    return out;
+  }
+  if (v.is_array()) {
+    ojson out = ojson::array();
+    for (std::size_t i = 0; i < v.size(); ++i)
+      out.push_back(ordered_like(v[i], like.is_array() && i < like.size() ? like[i] : ojson()));
+    return out;
+  }
+  return ojson::parse(v.dump());
+}
+
+}  // namespace
+
+nlohmann::ordered_json fitted_scenario(const scenario::Scenario& s, const ScanResult& r,
+                                       const Measurements& m, const std::string& output) {
+  json doc = apply_values(json::parse(s.canonical_json), s, r.base, r.fit.values, r.free, output);
+  const fs::path from =
+      s.source_file.empty() ? fs::path(".") : fs::path(s.source_file).parent_path();
+  const fs::path to = fs::path(output).parent_path();
+  relocate(doc, from.empty() ? fs::path(".") : from, to.empty() ? fs::path(".") : to);
+
+  std::string note = "Calibrated by `sonicsim calibrate scan` against " + m.file + " (" +
+                     metric_name(m.metric) + ", " + std::to_string(m.rows.size()) + " points): ";
+  for (std::size_t i = 0; i < r.free.size(); ++i) {
+    const ScanParam k = r.free[i];
+    note += (i ? ", " : "") + std::string(param_name(k)) + " " + show(k, r.base.get(k)) + " -> " +
+            show(k, r.fit.values.get(k));
+  }
+  note += "; MAPE " + fmt("%.2f%%", r.mape_percent) + ".";
+  const std::string before = doc.value("description", std::string());
+  doc["description"] = before.empty() ? note : before + " " + note;
+
+  nlohmann::ordered_json like;
+  if (!s.source_file.empty()) {
+    std::ifstream in(s.source_file);
+    std::stringstream text;
+    text << in.rdbuf();
+    like = nlohmann::ordered_json::parse(text.str(), nullptr, false);
+    if (like.is_discarded()) like = nullptr;
+  }
+  return ordered_like(doc, like);
+}
+
+}  // namespace sonicsim::calibration

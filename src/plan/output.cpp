@@ -1,0 +1,250 @@
+// A plan's report: the JSON of docs/plan.md and the text for a terminal.
+#include <sonicsim/plan/plan.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+#include <sonicsim/scenario/units.hpp>
+
+#include "questions.hpp"
+
+namespace sonicsim::plan {
+
+namespace {
+
+nlohmann::json opt(const std::optional<double>& v) {
+  return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+nlohmann::json num(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+std::string show(const Report& r, double v) {
+  if (r.geometric) return scenario::format_bandwidth(v);
+  return std::to_string(static_cast<std::int64_t>(std::llround(v)));
+}
+
+std::string show_metric(const Report& r, double v) {
+  // Appended rather than "$" + ...: GCC 12 warns (-Wrestrict) on the temporary's concatenation.
+  if (r.options.question == Question::Cost) return std::string("$").append(detail::fmt(v, 5));
+  if (r.options.constraint == Constraint::PerJobThroughput) return detail::fmt(v, 5) + "/s";
+  return std::isfinite(v) ? scenario::format_time(v) : "inf";
+}
+
+// A summary value, 0 when no replication produced it (null in JSON).
+double summary_of(const Point& p, const char* key) {
+  const auto it = p.summary.find(key);
+  return it != p.summary.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+// Values of integer questions are written as integers (jobs, devices), bandwidths as numbers.
+nlohmann::json val(const Report& r, std::optional<double> v) {
+  if (!v || !std::isfinite(*v)) return nullptr;
+  if (r.geometric) return *v;
+  return static_cast<std::int64_t>(std::llround(*v));
+}
+
+const Point* point_at(const Report& r, std::optional<double> v) {
+  if (!v) return nullptr;
+  for (const auto& p : r.points)
+    if (p.value == *v) return &p;
+  return nullptr;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Report& r) {
+  const Options& o = r.options;
+  nlohmann::json j;
+  j["sonicsim_version"] = SONICSIM_VERSION;
+  j["scenario"] = r.scenario_name;
+  j["scenario_file"] = r.scenario_file;
+  nlohmann::json set = nlohmann::json::array();
+  for (const auto& c : r.common) set.push_back(c.path + "=" + c.value);
+  j["set"] = set;
+  j["question"] = question_name(o.question);
+  j["vary"] = o.vary;
+  if (o.question == Question::MinBandwidth) j["link"] = o.link;
+  nlohmann::json c;
+  c["metric"] = r.metric_key;
+  c["comparison"] = r.comparison;
+  if (o.question != Question::Cost) {
+    const char* kinds[] = {"slowdown", "per_job_throughput", "p99_latency", "none"};
+    c["kind"] = kinds[static_cast<int>(o.constraint)];
+    c["threshold"] = opt(r.threshold);
+    if (o.constraint == Constraint::Slowdown) {
+      c["reference"] = o.reference == Reference::Ideal ? "ideal" : "cpu-only";
+      c["reference_s"] = opt(r.reference_s);
+      c["slowdown_percent"] = o.slowdown_percent;
+    }
+  }
+  c["text"] = detail::describe_constraint(r);
+  j["constraint"] = c;
+  j["replications"] = o.replications;
+  std::vector<std::int64_t> seeds;
+  for (int k = 0; k < o.replications; ++k) seeds.push_back(r.base_seed + k);
+  j["seeds"] = seeds;
+  j["range"] = r.answer.status == "analytic_only"
+                   ? nlohmann::json(nullptr)
+                   : nlohmann::json{val(r, r.range_min), val(r, r.range_max)};
+  j["base"] = r.base;
+  j["analytic"] = {{"formula", val(r, r.formula_answer)},
+                   {"mva", val(r, r.mva_answer)},
+                   {"first_bracket", {val(r, r.bracket_low), val(r, r.bracket_high)}}};
+
+  nlohmann::json a;
+  a["status"] = r.answer.status;
+  a["value"] = val(r, r.answer.value);
+  a["interval"] = {val(r, r.answer.interval_low), val(r, r.answer.interval_high)};
+  a["fail_value"] = val(r, r.answer.fail_value);
+  if (const Point* p = point_at(r, r.answer.value)) {
+    a["metric"] = {{"mean", num(p->metric.mean)},
+                   {"ci95", p->metric.values.size() > 1 ? num(p->metric.ci95) : nlohmann::json()}};
+    const double n_cpu = summary_of(*p, "n_cpu"), n_gpu = summary_of(*p, "n_gpu");
+    a["n_cpu"] = n_cpu;
+    a["n_gpu"] = n_gpu;
+    a["n_cpu_per_gpu"] = n_gpu > 0 ? nlohmann::json(n_cpu / n_gpu) : nlohmann::json(nullptr);
+    if (o.question == Question::Cost) {
+      a["cost_per_million_events"] = num(p->metric.mean);
+      a["hourly_cost"] = o.prices.hourly(n_gpu, n_cpu);
+      a["throughput_per_s"] = summary_of(*p, "throughput_per_s");
+    }
+  }
+  j["answer"] = a;
+  if (o.question == Question::Cost)
+    j["prices"] = {{"gpu_hour", o.prices.gpu_hour},
+                   {"core_hour", o.prices.core_hour},
+                   {"gpu_watts", o.prices.gpu_watts},
+                   {"core_watts", o.prices.core_watts},
+                   {"kwh", o.prices.kwh}};
+
+  j["simulations"] = {{"count", r.simulations}, {"points", r.points.size()}};
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& p : r.points) {
+    nlohmann::json q;
+    q["value"] = val(r, p.value);
+    q["round"] = p.order;
+    q["seeds"] = p.seeds;
+    nlohmann::json values = nlohmann::json::array();
+    for (double v : p.metric.values) values.push_back(num(v));
+    q["metric"] = {
+        {"mean", num(p.metric.mean)},
+        {"stddev", num(p.metric.stddev)},
+        {"ci95", p.metric.values.size() > 1 ? num(p.metric.ci95) : nlohmann::json(nullptr)},
+        {"values", values}};
+    if (o.question != Question::Cost) {
+      q["ok"] = p.ok;
+      q["certain"] = p.certain;
+    }
+    q["summary"] = p.summary;
+    points.push_back(q);
+  }
+  j["points"] = points;
+  return j;
+}
+
+std::string to_text(const Report& r) {
+  const Options& o = r.options;
+  std::ostringstream os;
+  const char* ask = "";
+  switch (o.question) {
+    case Question::MaxCpu:
+      ask = "the largest value that meets the constraint";
+      break;
+    case Question::MinDevices:
+    case Question::MinBandwidth:
+      ask = "the smallest value that meets the constraint";
+      break;
+    case Question::Cost:
+      ask = "the value with the lowest cost per million events";
+      break;
+  }
+  os << "plan " << question_name(o.question) << ": " << o.vary << ", " << ask << "\n";
+  os << "  scenario     " << r.scenario_name << " (" << r.scenario_file << ")\n";
+  os << "  constraint   " << detail::describe_constraint(r) << "\n";
+  if (o.question == Question::Cost)
+    os << "  prices       $" << detail::fmt(o.prices.gpu_hour) << "/GPU-hour, $"
+       << detail::fmt(o.prices.core_hour) << "/core-hour"
+       << (o.prices.kwh > 0
+               ? ", $" + detail::fmt(o.prices.kwh) + "/kWh at " + detail::fmt(o.prices.gpu_watts) +
+                     " W/GPU and " + detail::fmt(o.prices.core_watts) + " W/core"
+               : "")
+       << "\n";
+  const auto show_opt = [&](const std::optional<double>& v) {
+    return v ? show(r, *v) : std::string("none");
+  };
+  os << "  analytic     formula " << show_opt(r.formula_answer) << ", MVA "
+     << show_opt(r.mva_answer);
+  if (r.answer.status != "analytic_only")
+    os << "; simulated range " << show(r, r.range_min) << " .. " << show(r, r.range_max);
+  os << "\n";
+
+  const Point* p = point_at(r, r.answer.value);
+  if (r.answer.status == "analytic_only") {
+    os << "  answer       not simulated (--analytic-only): formula " << show_opt(r.formula_answer)
+       << ", MVA " << show_opt(r.mva_answer) << "\n";
+    return os.str();
+  }
+  if (r.answer.status == "unsatisfiable") {
+    os << "  answer       NONE: even " << o.vary << " = " << show(r, r.range_min)
+       << " misses the constraint";
+    if (const Point* f = point_at(r, r.answer.fail_value)) {
+      os << " (" << show_metric(r, f->metric.mean) << ")";
+      const double x = summary_of(*f, "throughput_per_s");
+      if (!(x > 0.0))
+        os << "\n               no event finished after the warm-up: a longer duration?";
+    }
+    os << "\n";
+  } else if (p) {
+    os << "  answer       " << o.vary << " = " << show(r, *r.answer.value);
+    if (r.answer.status == "at_range_min") os << " (already met at the low end of the range)";
+    os << "\n";
+    const double n_cpu = summary_of(*p, "n_cpu"), n_gpu = summary_of(*p, "n_gpu");
+    os << "               N_CPU " << detail::fmt(n_cpu, 10) << ", N_GPU " << detail::fmt(n_gpu, 10);
+    if (n_gpu > 0) os << ", " << detail::fmt(n_cpu / n_gpu, 5) << " threads per device";
+    os << "; " << r.metric_key << " " << show_metric(r, p->metric.mean);
+    if (p->metric.values.size() > 1) os << " +- " << show_metric(r, p->metric.ci95);
+    os << "\n";
+    if (o.question == Question::Cost)
+      os << "               $" << detail::fmt(o.prices.hourly(n_gpu, n_cpu), 5) << "/hour for "
+         << detail::fmt(summary_of(*p, "throughput_per_s"), 5) << " events/s: $"
+         << detail::fmt(p->metric.mean, 5) << " per million events\n";
+    if (r.answer.interval_low && r.answer.interval_high &&
+        *r.answer.interval_low != *r.answer.interval_high)
+      os << "  uncertainty  " << show(r, *r.answer.interval_low) << " .. "
+         << show(r, *r.answer.interval_high)
+         << (o.question == Question::Cost
+                 ? " cost the same within their 95% intervals\n"
+                 : " (the edge lies in between: bisection resolution, replications' 95% "
+                   "intervals)\n");
+    else if (r.geometric && r.answer.fail_value)
+      os << "  resolution   " << show(r, *r.answer.fail_value) << " misses the constraint\n";
+  }
+  os << "  simulations  " << r.simulations << " (" << r.points.size() << " values x "
+     << o.replications << " replication" << (o.replications == 1 ? "" : "s") << ", seeds "
+     << r.base_seed
+     << (o.replications > 1 ? ".." + std::to_string(r.base_seed + o.replications - 1) : "")
+     << ")\n";
+  os << "\n  " << std::left << std::setw(14) << "value" << std::setw(8) << "round" << std::setw(26)
+     << ("mean +- ci95") << (o.question == Question::Cost ? "" : "verdict") << "\n";
+  std::vector<const Point*> sorted;
+  for (const auto& q : r.points) sorted.push_back(&q);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const Point* a, const Point* b) { return a->value < b->value; });
+  for (const Point* q : sorted) {
+    std::string m = show_metric(r, q->metric.mean);
+    if (q->metric.values.size() > 1) m += " +- " + show_metric(r, q->metric.ci95);
+    os << "  " << std::setw(14) << show(r, q->value) << std::setw(8) << q->order << std::setw(26)
+       << m;
+    if (o.question != Question::Cost)
+      os << (q->ok ? "meets" : "misses") << (q->certain ? "" : " (CI straddles)");
+    else if (r.answer.value && q->value == *r.answer.value)
+      os << "<- cheapest";
+    os << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace sonicsim::plan

@@ -1,0 +1,243 @@
+#include "questions.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+#include <sonicsim/analytic/analytic.hpp>
+#include <sonicsim/results/keys.hpp>
+#include <sonicsim/results/reader.hpp>
+#include <sonicsim/pipeline/points.hpp>
+#include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/scenario/units.hpp>
+#include <sonicsim/util/numbers.hpp>
+
+namespace sonicsim::plan {
+
+std::optional<Question> question_from_name(const std::string& name) {
+  if (name == "max-cpu") return Question::MaxCpu;
+  if (name == "min-devices") return Question::MinDevices;
+  if (name == "min-bandwidth") return Question::MinBandwidth;
+  if (name == "cost") return Question::Cost;
+  return std::nullopt;
+}
+
+const char* question_name(Question q) {
+  switch (q) {
+    case Question::MaxCpu:
+      return "max-cpu";
+    case Question::MinDevices:
+      return "min-devices";
+    case Question::MinBandwidth:
+      return "min-bandwidth";
+    case Question::Cost:
+      return "cost";
+  }
+  return "?";
+}
+
+const char* question_names() {
+  return "max-cpu, min-devices, min-bandwidth, cost";
+}
+
+double Prices::hourly(double gpus, double cores) const {
+  const double energy_kw = (gpus * gpu_watts + cores * core_watts) / 1000.0;
+  return gpus * gpu_hour + cores * core_hour + energy_kw * kwh;
+}
+
+namespace detail {
+
+bool is_bandwidth(const Options& o) {
+  return o.question == Question::MinBandwidth;
+}
+
+bool lower_is_better(const Options& o) {
+  return o.constraint != Constraint::PerJobThroughput;
+}
+
+std::string metric_key(const Options& o) {
+  namespace k = results::keys;
+  if (o.question == Question::Cost) return "cost_per_million_events";
+  switch (o.constraint) {
+    case Constraint::PerJobThroughput:
+      return results::column({k::top::events, k::events::per_job_throughput_per_s});
+    case Constraint::P99Latency:
+      return results::column({k::top::requests, k::requests::latency_s, k::quantile::p99});
+    default:
+      return results::column({k::top::events, k::events::thread_time_per_event_s});
+  }
+}
+
+std::string fmt(double v, int digits) {
+  if (!std::isfinite(v)) return v > 0 ? "inf" : "n/a";
+  std::ostringstream os;
+  os << std::setprecision(digits) << v;
+  return os.str();
+}
+
+double round_bandwidth(double b) {
+  if (!(b > 0.0)) return b;
+  const double scale = std::pow(10.0, std::floor(std::log10(b)) - 3.0);
+  return std::round(b / scale) * scale;
+}
+
+std::optional<std::int64_t> current_integer(const scenario::Scenario& s, const std::string& path) {
+  if (path == "workload.jobs") return s.workload().jobs;
+  if (path == "workload.threads_per_job") return s.workload().threads_per_job;
+  const std::string prefix = "servers.";
+  if (path.rfind(prefix, 0) == 0 && path.size() > prefix.size() + 6 &&
+      path.compare(path.size() - 6, 6, ".count") == 0) {
+    try {
+      const std::size_t i = std::stoul(path.substr(prefix.size()));
+      if (i < s.servers.size()) return s.servers[i].count;
+    } catch (const std::exception&) {
+    }
+  }
+  return std::nullopt;
+}
+
+const std::optional<scenario::LinkSpec>* link_of(const scenario::Scenario& s,
+                                                 const std::string& name) {
+  if (name == "client_nic") return &s.network.client_nic;
+  if (name == "site_uplink") return &s.network.site_uplink;
+  if (name == "wan") return &s.network.wan;
+  if (name == "server_nic") return &s.network.server_nic;
+  return nullptr;
+}
+
+std::string describe_constraint(const Report& r) {
+  const Options& o = r.options;
+  if (o.question == Question::Cost) return "cost per million events, minimised";
+  switch (o.constraint) {
+    case Constraint::PerJobThroughput:
+      return "per-job throughput >= " + fmt(o.min_per_job_throughput) + " events/s";
+    case Constraint::P99Latency:
+      return "p99 request latency <= " + scenario::format_time(o.max_p99_latency_s);
+    default:
+      return "thread time per event <= " + scenario::format_time(*r.threshold) + " (" +
+             (o.reference == Reference::CpuOnly      ? "CPU-only t_CPU"
+              : o.question == Question::MinBandwidth ? "t_ideal without transfer time"
+                                                     : "t_ideal") +
+             " " + scenario::format_time(*r.reference_s) + " + " + fmt(o.slowdown_percent) + "%)";
+  }
+}
+
+bool meets(const Options& o, double metric, double threshold) {
+  return lower_is_better(o) ? metric <= threshold : metric >= threshold;
+}
+
+AnalyticPoint predict_at(const std::string& path, const std::vector<scenario::Override>& common,
+                         const Options& o, double value) {
+  auto overrides = common;
+  overrides.push_back({o.vary, format_value(o, value)});
+  const auto s = scenario::load_file(path, overrides);
+  const auto p = analytic::predict(s);
+  AnalyticPoint a;
+  const double jobs = static_cast<double>(s.workload().jobs);
+  const std::optional<double> x_mva =
+      p.mva ? std::optional<double>(p.mva->throughput_per_s) : std::nullopt;
+  // The formulas assume idle links; a link past full cannot carry the traffic at all.
+  bool overloaded = false;
+  for (const auto& l : p.links) overloaded = overloaded || l.utilization >= 1.0;
+  if (o.question == Question::Cost) {
+    const double hourly =
+        o.prices.hourly(static_cast<double>(p.n_gpu), static_cast<double>(p.n_cpu));
+    const auto cost = [&](double x) { return x > 0.0 ? hourly / 3600.0 / x * 1e6 : kInf; };
+    a.formula = cost(p.throughput_per_s);
+    if (x_mva) a.mva = cost(*x_mva);
+    return a;
+  }
+  switch (o.constraint) {
+    case Constraint::PerJobThroughput:
+      a.formula = p.throughput_per_s / jobs;
+      if (x_mva) a.mva = *x_mva / jobs;
+      break;
+    case Constraint::P99Latency: {
+      // MVA gives the mean latency only: a lower bound on the p99, so its answer is optimistic.
+      double worst = 0.0;
+      bool any = false;
+      for (const auto& m : p.models)
+        if (m.mva_request_latency_s) {
+          worst = std::max(worst, *m.mva_request_latency_s);
+          any = true;
+        }
+      if (any) a.mva = worst;
+      break;
+    }
+    default:
+      a.formula = overloaded ? kInf : p.t_sonic_s;
+      if (p.mva) a.mva = overloaded ? kInf : p.mva->time_per_event_s;
+      break;
+  }
+  return a;
+}
+
+void add_summary(const Options& o, const nlohmann::json& run,
+                 std::map<std::string, std::vector<double>>& figures) {
+  const results::Document doc(run);
+  const auto events = doc.events();
+  double util = 0.0;
+  for (const auto& pool : doc.servers())
+    util = std::max(util, results::zero_if_missing(pool.utilization()));
+  figures["throughput_per_s"].push_back(events.throughput_per_s());
+  figures["thread_time_per_event_s"].push_back(events.thread_time_per_event_s());
+  figures["per_job_throughput_per_s"].push_back(events.per_job_throughput_per_s());
+  figures["p99_latency_s"].push_back(doc.requests().latency_s().at(results::Quantile::P99));
+  figures["max_device_utilization"].push_back(util);
+  figures["n_cpu"].push_back(doc.analytic().n_cpu());
+  figures["n_gpu"].push_back(doc.analytic().n_gpu());
+  if (is_bandwidth(o))
+    for (const auto& link : doc.links())
+      if (link.name().value_or("") == o.link)
+        figures["link_mean_utilization"].push_back(
+            results::zero_if_missing(link.mean_utilization()));
+}
+
+}  // namespace detail
+
+// ---- points ------------------------------------------------------------------------------
+
+std::string format_value(const Options& o, double value) {
+  if (detail::is_bandwidth(o)) return detail::fmt(detail::round_bandwidth(value), 17);
+  return std::to_string(static_cast<std::int64_t>(std::llround(value)));
+}
+
+std::vector<scenario::Override> point_overrides(const Options& o, double value, std::int64_t seed) {
+  return {{o.vary, format_value(o, value)}, {"seed", std::to_string(seed)}};
+}
+
+double metric_of(const Options& o, const nlohmann::json& r) {
+  const results::Document doc(r);
+  const auto events = doc.events();
+  if (o.question == Question::Cost) {
+    const double x = events.throughput_per_s();
+    if (!(x > 0.0)) return kInf;
+    const auto analytic = doc.analytic();
+    const double hourly = o.prices.hourly(analytic.n_gpu(), analytic.n_cpu());
+    return hourly / 3600.0 / x * 1e6;
+  }
+  double v = kNaN;
+  switch (o.constraint) {
+    case Constraint::PerJobThroughput:
+      v = events.per_job_throughput_per_s();
+      return std::isfinite(v) ? v : 0.0;
+    case Constraint::P99Latency:
+      v = doc.requests().latency_s().at(results::Quantile::P99);
+      break;
+    default:
+      v = events.thread_time_per_event_s();
+      break;
+  }
+  // No event (request) finished after the warm-up: as slow as it gets.
+  return std::isfinite(v) && v > 0.0 ? v : kInf;
+}
+
+Simulate simulate_with_run_points(const std::string& scenario_path,
+                                  const std::vector<scenario::Override>& common, int workers) {
+  return [=](const std::vector<std::vector<scenario::Override>>& points) {
+    return pipeline::run_points(scenario_path, common, points, workers);
+  };
+}
+
+}  // namespace sonicsim::plan

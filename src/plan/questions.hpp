@@ -1,0 +1,53 @@
+// What each capacity question compares, shared by the search (plan.cpp) and its report
+// (output.cpp): the metric a question reads from a simulation's results and its threshold in
+// words, the analytic models' view of it, and how values of the varied path are written.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <sonicsim/plan/plan.hpp>
+#include <sonicsim/scenario/scenario.hpp>
+
+namespace sonicsim::plan::detail {
+
+// Past these the analytic searches stop: beyond the loader's limits, and far beyond any site.
+inline constexpr double kIntegerCap = 1'000'000.0;
+inline constexpr double kBandwidthMin = 1e3, kBandwidthMax = 1e14;  // 8 kbps .. 800 Tbps
+// "Unlimited" bandwidth for the reference t_ideal of min-bandwidth: its transfer time vanishes.
+inline constexpr double kUnlimitedBandwidth = 1e15;
+
+bool is_bandwidth(const Options& o);
+// Smaller is better for times and costs, larger for throughput.
+bool lower_is_better(const Options& o);
+bool meets(const Options& o, double metric, double threshold);
+// The results key compared (its flattened name), or cost_per_million_events.
+std::string metric_key(const Options& o);
+// The constraint in words: "thread time per event <= 12.3 ms (t_ideal 11.7 ms + 5%)".
+std::string describe_constraint(const Report& r);
+
+// `digits` significant digits, "inf" and "n/a" for what is not finite.
+std::string fmt(double v, int digits = 4);
+// Rounds a bandwidth to 4 significant digits, so that values in files and messages stay readable.
+double round_bandwidth(double b);
+
+// The integer the scenario has at `path` (workload.jobs, servers.N.count, ...), if plan knows it.
+std::optional<std::int64_t> current_integer(const scenario::Scenario& s, const std::string& path);
+// The scenario's link of that name; nullptr for a name that is no link class.
+const std::optional<scenario::LinkSpec>* link_of(const scenario::Scenario& s,
+                                                 const std::string& name);
+
+// Both analytic models' view of the metric at one value of the varied path.
+AnalyticPoint predict_at(const std::string& path, const std::vector<scenario::Override>& common,
+                         const Options& o, double value);
+
+// The figures of one simulation that the plan's points quote (Point::summary), by name.
+void add_summary(const Options& o, const nlohmann::json& run,
+                 std::map<std::string, std::vector<double>>& figures);
+
+}  // namespace sonicsim::plan::detail
