@@ -6,6 +6,8 @@
 #include <sonicsim/util/numbers.hpp>
 #include <sonicsim/util/rng.hpp>
 
+#include "context.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -16,24 +18,6 @@
 namespace sonicsim::engine {
 
 namespace {
-
-constexpr double kTimeEps = 1e-9;
-
-// Purposes of the random streams (see derive_seed): one stream per thread, per device, for
-// routing and for open-loop arrivals, so adding a thread or a device leaves the others' random
-// numbers unchanged.
-enum Stream : std::uint64_t {
-  kThreadStream = 1,
-  kDeviceStream = 2,
-  kRoutingStream = 3,
-  kArrivalStream = 4,
-  kRingStream = 6,        // ring_hash: the points of each device on the ring
-  kClientHashStream = 7,  // ring_hash: each client's key
-  kJobStream = 8,         // job flow: each job's number of events
-  kFaultStream = 9,       // random crashes: each device's times up and down
-  kPreemptStream = 10,    // random preemption
-  kRetryStream = 11,      // retries: the other server a later try goes to
-};
 
 // What an EventKind::Operation does, in its stamp's low bits; the rest is the device's epoch,
 // so that an operation planned for a device that has since changed state is ignored.
@@ -59,27 +43,15 @@ int round_items(double x) {
 
 }  // namespace
 
-struct Simulation::Impl {
-  const scenario::Scenario& sc;
-  EventQueue queue;
+struct Simulation::Impl : Context {
   Transport* transport = nullptr;
   bool flow_dir[2] = {false, false};  // [ToServer, ToClient]
-  double limit = 0.0;                 // process_through stops after this time
-  double now = 0.0;
-  const double end, warmup;
-  RunMetrics m;
 
   // ---- workload -------------------------------------------------------------------------
   struct Step {  // one request of an event, in the order a sync thread sends them
     std::uint16_t kind;
     std::uint32_t model;
   };
-  struct Kind {  // a request spec of some workload; Request::kind indexes all of them
-    std::uint32_t model;
-    bool served;
-    const scenario::RequestSpec* spec;
-  };
-  std::vector<Kind> kinds;
   // One workload's clients: its threads, jobs, nodes and async slots are ranges of the global
   // ones starting at the bases, in scenario order.
   struct Tenant {
@@ -160,48 +132,9 @@ struct Simulation::Impl {
   std::uint64_t arrival_count = 0;
   std::uint64_t max_in_flight = 0;
 
-  // ---- requests -------------------------------------------------------------------------
-  // Why a try failed.
-  enum class Rejection : std::uint8_t {
-    QueueFull,
-    Timeout,   // Triton's queue timeout (REJECT)
-    TooLarge,  // items > max_batch_size
-    NoServer,  // no server up for the model, or it was not serving when the try arrived
-    Lost,      // queued or executing when its server crashed or ended its drain
-    ClientTimeout,
-  };
-  // One try of a request. A request that retries reuses its record once the failed try is back;
-  // a try the client gives up on (timeout, preemption) stays behind as an orphan, still moving
-  // through the network and the server, and the request goes on in a new record.
-  struct Request {
-    double sent = 0.0, enqueued = 0.0;
-    double first_sent = 0.0;             // the request's first try: latency runs from here
-    double lb_in = 0.0, lb_bytes = 0.0;  // its message in the load balancer: since, size
-    std::uint32_t thread = 0, slot = 0, device = 0, batcher = 0;
-    std::uint32_t gen = 0;  // changes with every try: stale client timeouts are ignored
-    std::uint16_t kind = 0;
-    std::uint16_t tries = 0;
-    int items = 1;
-    Direction dir = Direction::ToServer;
-    bool failed = false;
-    bool orphan = false;
-    bool live = false;    // in use (orphans included)
-    bool out = false;     // the try is on its way (not back at the client)
-    bool routed = false;  // sent to `device` (counted in `active` until it responds)
-    Rejection why = Rejection::QueueFull;  // when failed
-    std::uint32_t trace = kUntraced;       // index in m.trace
-  };
-  static constexpr std::uint32_t kUntraced = std::numeric_limits<std::uint32_t>::max();
   TraceSettings tracing;
   std::uint64_t traceable = 0;  // requests issued after the warm-up
 
-  RequestTrace* traced(std::uint32_t r) {
-    const auto i = requests[r].trace;
-    return i == kUntraced ? nullptr : &m.trace[i];
-  }
-  std::vector<Request> requests;
-  std::vector<std::uint32_t> free_requests;
-  std::uint64_t live_requests = 0;
   std::uint64_t live_fallbacks = 0;
 
   // ---- servers --------------------------------------------------------------------------
@@ -291,17 +224,13 @@ struct Simulation::Impl {
   // With link degradations: the path's narrowest bandwidth over time, (from, bytes/s) steps.
   std::vector<std::pair<double, double>> bandwidth_steps;
   enum LinkId { kClientNic, kUplink, kWan, kServerNic };
-  std::vector<int> link_slot;  // LinkId -> index in m.links, -1 if absent
+  std::vector<int> link_slot;  // LinkId -> index in metrics.links, -1 if absent
   std::vector<double> client_nic_bytes[2], server_nic_bytes[2];  // per link and direction
 
   explicit Impl(const scenario::Scenario& s)
-      : sc(s),
-        end(s.duration),
-        warmup(s.warmup),
+      : Context(s),
         routing_rng(derive_seed(s.seed, kRoutingStream, 0)),
         retry_rng(derive_seed(s.seed, kRetryStream, 0)) {
-    m.duration = s.duration;
-    m.warmup = s.warmup;
     build_workload();
     build_servers();
     build_network();
@@ -320,7 +249,7 @@ struct Simulation::Impl {
   // ---- construction ---------------------------------------------------------------------
   void build_workload() {
     open = sc.workload().open_loop();  // the loader keeps an open loop alone
-    m.workloads.resize(sc.workloads.size());
+    metrics.workloads.resize(sc.workloads.size());
     tenants.resize(sc.workloads.size());
     several = tenants.size() > 1;
     std::uint32_t thread_base = 0, job_base = 0, slot_base = 0, node_base = 0;
@@ -328,7 +257,7 @@ struct Simulation::Impl {
       const auto& w = sc.workloads[i];
       Tenant& tn = tenants[i];
       tn.w = &w;
-      tn.tally = &m.workloads[i];
+      tn.tally = &metrics.workloads[i];
       tn.tally->name = w.name;
       tn.async = w.mode == scenario::Mode::Async;
       tn.flow = w.flow.has_value();
@@ -345,10 +274,10 @@ struct Simulation::Impl {
       if (tn.async) slot_base += threads * tn.slots_per_thread;
       node_base += static_cast<std::uint32_t>(w.n_nodes());
       for (const auto& r : w.requests) {
-        const auto k = static_cast<std::uint16_t>(kinds.size());
+        const auto k = static_cast<std::uint16_t>(requests.kinds.size());
         const int model = sc.model_index(r.model);
         const bool served = sc.devices_hosting(r.model) > 0;
-        kinds.push_back({static_cast<std::uint32_t>(model), served, &r});
+        requests.kinds.push_back({static_cast<std::uint32_t>(model), served, &r});
         if (served) {
           tn.p_served += r.offload_fraction;
           for (int rep = 0; rep < r.per_event; ++rep)
@@ -364,8 +293,8 @@ struct Simulation::Impl {
         if (const auto& db = sc.models[mi].dynamic_batching; db && db->priority_levels > 0)
           tn.level[mi] = static_cast<std::uint32_t>(db->level_of(w.priority) - 1);
     }
-    m.models.resize(sc.models.size());
-    for (std::size_t i = 0; i < sc.models.size(); ++i) m.models[i].name = sc.models[i].name;
+    metrics.models.resize(sc.models.size());
+    for (std::size_t i = 0; i < sc.models.size(); ++i) metrics.models[i].name = sc.models[i].name;
   }
 
   Tenant& tenant_of(std::uint32_t thread) { return tenants[threads[thread].tenant]; }
@@ -413,7 +342,7 @@ struct Simulation::Impl {
       RunMetrics::Pool pm;
       pm.name = pool.name;
       pm.device = pool.device;
-      m.pools.push_back(pm);
+      metrics.pools.push_back(pm);
       for (const auto& name : pool.models) {
         const int mi = sc.model_index(name);
         CurveTable& table = curve_of[mi][p];
@@ -505,8 +434,8 @@ struct Simulation::Impl {
       l.window = span >= 100.0 ? 1.0 : span / 100.0;
       for (auto& w : l.window_bytes)
         w.assign(static_cast<std::size_t>(std::ceil(span / l.window)) + 1, 0.0);
-      link_slot[id] = static_cast<int>(m.links.size());
-      m.links.push_back(std::move(l));
+      link_slot[id] = static_cast<int>(metrics.links.size());
+      metrics.links.push_back(std::move(l));
     };
     add(kClientNic, net.client_nic, "client_nic", static_cast<int>(sc.client_nodes()));
     add(kUplink, net.site_uplink, "site_uplink", 1);
@@ -563,15 +492,15 @@ struct Simulation::Impl {
       job.events_left = std::max<std::int64_t>(1, std::llround(f.events_per_job.sample(rng)));
       job.busy_slots = tn.threads_per_job * tn.slots_per_thread;
     }
-    if (!m.jobs) m.jobs.emplace();
-    m.jobs->total += static_cast<std::uint64_t>(n);
+    if (!metrics.jobs) metrics.jobs.emplace();
+    metrics.jobs->total += static_cast<std::uint64_t>(n);
   }
 
   // Job flow: whether thread t's slot begins another event; if not, the slot retires, and the
   // job exits with its last slot.
   bool take_event(std::uint32_t t) {
     Job& job = jobs[threads[t].job];
-    auto& mj = *m.jobs;
+    auto& mj = *metrics.jobs;
     if (!job.started) {
       job.started = true;
       ++mj.started;
@@ -598,7 +527,7 @@ struct Simulation::Impl {
     poisson = a.distribution == scenario::Arrivals::Distribution::Poisson;
     arrival_interval = 1.0 / a.rate;
     max_in_flight = static_cast<std::uint64_t>(a.max_in_flight);
-    m.open_loop.emplace();
+    metrics.open_loop.emplace();
     // perf_analyzer's constant schedule sends its first request at once; a Poisson stream's
     // first arrival is as random as the others.
     const double first = poisson ? arrival_rng.exponential(arrival_interval) : 0.0;
@@ -621,8 +550,8 @@ struct Simulation::Impl {
       po.asked = po.up = pool.count;
       if (!pool.autoscaler && !faulty[p]) continue;
       operated = true;
-      m.pools[p].operated = true;
-      m.pools[p].peak_replicas = pool.count;
+      metrics.pools[p].operated = true;
+      metrics.pools[p].peak_replicas = pool.count;
       if (!pool.autoscaler) continue;
       const auto& a = *pool.autoscaler;
       po.scaler.emplace(a);
@@ -630,7 +559,7 @@ struct Simulation::Impl {
       for (std::size_t k = static_cast<std::size_t>(a.initial_replicas); k < po.devices.size(); ++k)
         devices[po.devices[k]].state = State::Off;
       po.asked = po.up = a.initial_replicas;
-      m.pools[p].peak_replicas = a.initial_replicas;
+      metrics.pools[p].peak_replicas = a.initial_replicas;
       queue.push(a.polling_interval, EventKind::Operation, static_cast<std::uint32_t>(p),
                  op_stamp(kPoll, 0));
       schedule_mark(static_cast<std::uint32_t>(p));
@@ -673,7 +602,7 @@ struct Simulation::Impl {
   // Replica-seconds up count after the warm-up only, like utilization.
   void account_up(PoolOps& po) {
     const double from = std::max(po.up_since, warmup);
-    if (now > from) m.pools[&po - pool_ops.data()].replica_seconds_up += po.up * (now - from);
+    if (now > from) metrics.pools[&po - pool_ops.data()].replica_seconds_up += po.up * (now - from);
     po.up_since = now;
   }
 
@@ -749,7 +678,7 @@ struct Simulation::Impl {
   bool crash(std::uint32_t d, double down_for, Op back) {
     Device& dev = devices[d];
     if (dev.state == State::Off || dev.state == State::Down) return false;
-    if (now >= warmup) ++m.pools[dev.pool].crashes;
+    if (now >= warmup) ++metrics.pools[dev.pool].crashes;
     if (dev.state == State::Draining) {
       stop_server(d, State::Off);
       return false;
@@ -815,7 +744,7 @@ struct Simulation::Impl {
     if (!sc.load_balancer.capacity) return;
     balancer = true;
     lb_stage[0].servers = sc.load_balancer.capacity->workers;
-    m.balancer.emplace();
+    metrics.balancer.emplace();
   }
 
   double stage_cost(int stage, std::uint32_t r) const {
@@ -833,7 +762,7 @@ struct Simulation::Impl {
   void enter_balancer(std::uint32_t r, double bytes) {
     requests[r].lb_in = now;
     requests[r].lb_bytes = bytes;
-    if (counts(now)) ++m.balancer->messages;
+    if (counts(now)) ++metrics.balancer->messages;
     next_stage(r, 0);
   }
 
@@ -871,7 +800,8 @@ struct Simulation::Impl {
   void leave_balancer(std::uint32_t r) {
     Request& rq = requests[r];
     if (counts(now))
-      m.balancer->wait.add(std::max(0.0, now - rq.lb_in - stage_cost(0, r) - stage_cost(1, r)));
+      metrics.balancer->wait.add(
+          std::max(0.0, now - rq.lb_in - stage_cost(0, r) - stage_cost(1, r)));
     if (rq.dir == Direction::ToServer) return arrive_at_server(r);
     send(r, Direction::ToClient, rq.lb_bytes);
   }
@@ -888,7 +818,7 @@ struct Simulation::Impl {
     if (!sc.load_balancer.admission || open) return;
     connections.resize(static_cast<std::size_t>(sc.total_jobs()));
     tokens = sc.load_balancer.admission->burst;
-    m.admission.emplace();
+    metrics.admission.emplace();
   }
 
   // Whether the job is connected, connecting it now if it may try: the autoscaled pools' last
@@ -912,10 +842,10 @@ struct Simulation::Impl {
     }
     if (ok) {
       c.connected = true;
-      ++m.admission->connections;
+      ++metrics.admission->connections;
     } else {
       c.retry_at = now + a.retry_after;
-      ++m.admission->refused;
+      ++metrics.admission->refused;
     }
     return ok;
   }
@@ -990,7 +920,7 @@ struct Simulation::Impl {
     jr.down = true;
     if (!connections.empty()) connections[j] = {};  // a new slot connects anew
     jr.epoch = (jr.epoch + 1) & (EventQueue::kStampMask >> 1);
-    ++m.preemptions.jobs;
+    ++metrics.preemptions.jobs;
     const Tenant& tn = tenant_of_job(j);
     const std::uint32_t first = first_thread_of_job(j), last = first + tn.threads_per_job;
     std::uint64_t lost = 0;
@@ -1019,7 +949,7 @@ struct Simulation::Impl {
       const Request& rq = requests[r];
       if (rq.live && !rq.orphan && threads[rq.thread].job == j) drop_request(r);
     }
-    m.preemptions.events_lost += lost;
+    metrics.preemptions.events_lost += lost;
     if (tn.flow) {
       jobs[j].events_left += static_cast<std::int64_t>(lost);
       jobs[j].busy_slots = tn.threads_per_job * tn.slots_per_thread;
@@ -1034,7 +964,7 @@ struct Simulation::Impl {
     live_fallbacks -= tn.fallback_per_event;
     if (counts(now)) {
       tn.tally->failed += tn.fallback_per_event;
-      m.resilience.preempted += tn.fallback_per_event;
+      metrics.resilience.preempted += tn.fallback_per_event;
     } else {
       tn.tally->sent -= tn.fallback_per_event;
     }
@@ -1045,11 +975,11 @@ struct Simulation::Impl {
       tr->back = now;
       tr->failed = true;
     }
-    --live_requests;
+    --requests.live;
     auto& tally = tally_of(requests[r].thread);
     if (counts(now)) {
       ++tally.failed;
-      ++m.resilience.preempted;
+      ++metrics.resilience.preempted;
     } else {
       --tally.sent;
     }
@@ -1058,7 +988,7 @@ struct Simulation::Impl {
     if (requests[r].out)
       abandon(r);
     else
-      free_request(r);
+      requests.release(r);
   }
 
   // ---- autoscaling ----------------------------------------------------------------------
@@ -1122,7 +1052,7 @@ struct Simulation::Impl {
     po.active = po.refused = false;
     const Autoscaler::Decision d = po.scaler->decide(in);
     if (d.replicas != po.asked) {
-      m.pools[p].scaling.push_back({now, po.asked, d.replicas, d.raw, in.metric, d.why});
+      metrics.pools[p].scaling.push_back({now, po.asked, d.replicas, d.raw, in.metric, d.why});
       scale_to(p, d.replicas);
     }
     const double next = static_cast<double>(++po.polls + 1) * a.polling_interval;
@@ -1156,7 +1086,7 @@ struct Simulation::Impl {
         --po.asked;
       }
     }
-    m.pools[p].peak_replicas = std::max(m.pools[p].peak_replicas, po.asked);
+    metrics.pools[p].peak_replicas = std::max(metrics.pools[p].peak_replicas, po.asked);
   }
 
   // ---- time series ----------------------------------------------------------------------
@@ -1176,12 +1106,12 @@ struct Simulation::Impl {
     metrics::Histogram latency;
   };
   std::vector<ModelWindow> model_window;
-  std::vector<std::array<double, 2>> link_window_bytes;  // per m.links entry
+  std::vector<std::array<double, 2>> link_window_bytes;  // per metrics.links entry
   std::uint64_t samples = 0;
 
   void start_sampling() {
     sampling = true;
-    auto& ts = m.timeseries.emplace();
+    auto& ts = metrics.timeseries.emplace();
     ts.interval = sc.timeseries_interval;
     std::vector<std::uint32_t> in_pool(sc.servers.size(), 0);
     for (const auto& d : devices) {
@@ -1194,8 +1124,8 @@ struct Simulation::Impl {
     busy_before.assign(devices.size(), 0.0);
     model_window.assign(sc.models.size(), {});
     ts.models.assign(sc.models.size(), {});
-    link_window_bytes.assign(m.links.size(), {0.0, 0.0});
-    ts.links.assign(m.links.size(), {});
+    link_window_bytes.assign(metrics.links.size(), {0.0, 0.0});
+    ts.links.assign(metrics.links.size(), {});
     ts.pools.assign(sc.servers.size(), {});
     workload_window.assign(tenants.size(), {});
     ts.workloads.assign(tenants.size(), {});
@@ -1203,13 +1133,13 @@ struct Simulation::Impl {
   }
 
   void on_sample() {
-    auto& ts = *m.timeseries;
+    auto& ts = *metrics.timeseries;
     const double dt = ts.interval;
     ts.t.push_back(now);
     ts.events_per_s.push_back(static_cast<double>(window_events) / dt);
     if (!jobs.empty()) ts.running_jobs.push_back(static_cast<double>(running_jobs));
     for (std::size_t p = 0; p < pool_ops.size(); ++p)
-      if (m.pools[p].operated) {
+      if (metrics.pools[p].operated) {
         ts.pools[p].replicas.push_back(pool_ops[p].asked);
         ts.pools[p].ready.push_back(pool_ops[p].up);
       }
@@ -1240,9 +1170,9 @@ struct Simulation::Impl {
       sm.latency_p99_s.push_back(w.latency.quantile(0.99));
       w = ModelWindow{};
     }
-    for (std::size_t li = 0; li < m.links.size(); ++li) {
+    for (std::size_t li = 0; li < metrics.links.size(); ++li) {
       auto& sl = ts.links[li];
-      const auto& l = m.links[li];
+      const auto& l = metrics.links[li];
       for (int dir = 0; dir < 2; ++dir)
         sl.bytes_per_s[dir].push_back(link_window_bytes[li][dir] / dt);
       const double busier = std::max(link_window_bytes[li][0], link_window_bytes[li][1]);
@@ -1255,7 +1185,6 @@ struct Simulation::Impl {
   }
 
   // ---- accounting -----------------------------------------------------------------------
-  bool counts(double finished) const { return finished >= warmup; }
 
   void account_bytes(std::uint32_t node, std::uint32_t device, Direction d, double bytes) {
     if (bytes <= 0.0) return;
@@ -1266,7 +1195,7 @@ struct Simulation::Impl {
     if (now < warmup) return;
     for (int s : link_slot) {
       if (s < 0) continue;
-      RunMetrics::Link& l = m.links[s];
+      RunMetrics::Link& l = metrics.links[s];
       l.bytes[dir] += bytes;
       const auto w = static_cast<std::size_t>((now - warmup) / l.window);
       if (w < l.window_bytes[dir].size()) l.window_bytes[dir][w] += bytes;
@@ -1315,7 +1244,7 @@ struct Simulation::Impl {
   // moving when the request is issued, which keeps the platform's run-ahead bound simple.
   double overhead_after_transfer(std::uint32_t r) {
     const Request& rq = requests[r];
-    const std::uint32_t model = kinds[rq.kind].model;
+    const std::uint32_t model = requests.kinds[rq.kind].model;
     const auto& o = sc.models[model].overhead;
     const double mean =
         rq.dir == Direction::ToServer ? o.to_server(rq.items) : o.to_client(rq.items);
@@ -1332,11 +1261,11 @@ struct Simulation::Impl {
     if (next <= end) queue.push(next, EventKind::Arrival, 0);
 
     const bool measured = counts(now);
-    RunMetrics::OpenLoop& ol = *m.open_loop;
+    RunMetrics::OpenLoop& ol = *metrics.open_loop;
     const Tenant& tn = tenants[0];
     const auto& steps = tn.steps;
     if (measured) ++ol.arrivals;
-    if (live_requests + steps.size() > max_in_flight) {
+    if (requests.live + steps.size() > max_in_flight) {
       if (measured) ++ol.dropped;
       return;
     }
@@ -1358,7 +1287,7 @@ struct Simulation::Impl {
     }
     arrivals[a] = {now, static_cast<std::uint32_t>(steps.size())};
     for (const Step& st : steps) issue_request(0, a, st);
-    if (measured) ol.peak_in_flight = std::max(ol.peak_in_flight, live_requests);
+    if (measured) ol.peak_in_flight = std::max(ol.peak_in_flight, requests.live);
   }
 
   // ---- client threads -------------------------------------------------------------------
@@ -1399,10 +1328,10 @@ struct Simulation::Impl {
 
   void complete_event(RunMetrics::Workload& tally, double started) {
     ++window_events;
-    if (sampling) ++workload_window[&tally - m.workloads.data()].events;
+    if (sampling) ++workload_window[&tally - metrics.workloads.data()].events;
     if (counts(now)) {
-      ++m.events_completed;
-      m.time_per_event.add(now - started);
+      ++metrics.events_completed;
+      metrics.time_per_event.add(now - started);
       ++tally.events_completed;
       if (several) tally.time_per_event.add(now - started);
     }
@@ -1539,27 +1468,9 @@ struct Simulation::Impl {
     enter_balancer(r, bytes);
   }
 
-  std::uint32_t new_request() {
-    std::uint32_t r;
-    if (!free_requests.empty()) {
-      r = free_requests.back();
-      free_requests.pop_back();
-    } else {
-      r = static_cast<std::uint32_t>(requests.size());
-      requests.emplace_back();
-    }
-    return r;
-  }
-
-  void free_request(std::uint32_t r) {
-    requests[r].gen = (requests[r].gen + 1) & EventQueue::kStampMask;  // its timers go stale
-    requests[r].live = false;
-    free_requests.push_back(r);
-  }
-
   void issue_request(std::uint32_t t, std::uint32_t slot, const Step& st) {
-    const std::uint32_t r = new_request();
-    ++live_requests;
+    const std::uint32_t r = requests.add();
+    ++requests.live;
     Request& rq = requests[r];
     rq.first_sent = now;
     rq.thread = t;
@@ -1569,13 +1480,13 @@ struct Simulation::Impl {
     rq.orphan = false;
     rq.live = true;
     rq.routed = false;
-    rq.items = round_items(kinds[st.kind].spec->items.sample(threads[t].rng));
+    rq.items = round_items(requests.kinds[st.kind].spec->items.sample(threads[t].rng));
     rq.trace = kUntraced;
     if (tracing.every > 0 && now >= warmup && traceable++ % tracing.every == 0 &&
-        m.trace.size() < tracing.max) {
+        metrics.trace.size() < tracing.max) {
       constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-      rq.trace = static_cast<std::uint32_t>(m.trace.size());
-      m.trace.push_back({st.model, t, 0, rq.items, 0, now, nan, nan, nan, nan, false});
+      rq.trace = static_cast<std::uint32_t>(metrics.trace.size());
+      metrics.trace.push_back({st.model, t, 0, rq.items, 0, now, nan, nan, nan, nan, false});
     }
     ++tally_of(t).sent;
     send_try(r);
@@ -1583,12 +1494,12 @@ struct Simulation::Impl {
 
   void send_try(std::uint32_t r) {
     Request& rq = requests[r];
-    const std::uint32_t model = kinds[rq.kind].model;
+    const std::uint32_t model = requests.kinds[rq.kind].model;
     const bool retry = rq.tries > 0;
     const auto& client = client_of(rq);
     if (!connections.empty() && !admitted(threads[rq.thread].job)) {
       // Not connected: no try at all; straight to the fallback (or the request fails).
-      if (counts(now)) ++m.admission->requests;
+      if (counts(now)) ++metrics.admission->requests;
       if (client.fallback == scenario::ClientPolicy::Fallback::Cpu) return start_fallback(r);
       return finish_request(r, Outcome::Failed);
     }
@@ -1599,8 +1510,8 @@ struct Simulation::Impl {
     rq.failed = false;
     rq.out = true;
     if (counts(now)) {
-      ++m.resilience.tries;
-      if (retry) ++m.resilience.retries;
+      ++metrics.resilience.tries;
+      if (retry) ++metrics.resilience.retries;
     }
     if (client.timeout > 0.0) queue.push(now + client.timeout, EventKind::ClientTimeout, r, rq.gen);
     if (d == kNoDevice) {
@@ -1628,7 +1539,7 @@ struct Simulation::Impl {
     Request& rq = requests[r];
     if (rq.orphan) {  // its client gave up on it: nobody waits for this answer
       --orphans;
-      return free_request(r);
+      return requests.release(r);
     }
     rq.out = false;
     if (rq.failed) return try_failed(r);
@@ -1638,8 +1549,8 @@ struct Simulation::Impl {
   void try_failed(std::uint32_t r) {
     Request& rq = requests[r];
     if (counts(now)) {
-      auto& res = m.resilience;
-      auto& mm = m.models[kinds[rq.kind].model];
+      auto& res = metrics.resilience;
+      auto& mm = metrics.models[requests.kinds[rq.kind].model];
       switch (rq.why) {
         case Rejection::QueueFull:
           ++mm.rejected_queue_full;
@@ -1678,7 +1589,7 @@ struct Simulation::Impl {
   // still move, the server still works on it) and the request continues in a new record.
   void on_client_timeout(std::uint32_t r, std::uint32_t gen) {
     if (requests[r].gen != gen || !requests[r].out || requests[r].orphan) return;
-    const std::uint32_t r2 = new_request();
+    const std::uint32_t r2 = requests.add();
     requests[r2] = requests[r];
     abandon(r);
     Request& rq = requests[r2];
@@ -1692,7 +1603,7 @@ struct Simulation::Impl {
     requests[r].orphan = true;
     requests[r].trace = kUntraced;
     ++orphans;
-    if (counts(now)) ++m.resilience.abandoned;
+    if (counts(now)) ++metrics.resilience.abandoned;
   }
 
   // Local inference on the job's CPU: this request's share of the event's CPU time, blocking
@@ -1710,7 +1621,7 @@ struct Simulation::Impl {
   // p_i x t_CPU of the request's event, split evenly over its kind's per_event requests.
   double fallback_seconds(std::uint32_t r) const {
     const Request& rq = requests[r];
-    const auto& spec = *kinds[rq.kind].spec;
+    const auto& spec = *requests.kinds[rq.kind].spec;
     const double t_cpu =
         tenant_of(rq.thread).async ? slot_of(rq.thread, rq.slot).t_cpu : threads[rq.thread].t_cpu;
     return spec.offload_fraction / spec.per_event * t_cpu;
@@ -1726,7 +1637,7 @@ struct Simulation::Impl {
   // The request's last word: counted (after the warm-up) and its client goes on.
   void finish_request(std::uint32_t r, Outcome outcome) {
     Request& rq = requests[r];
-    const std::uint32_t model = kinds[rq.kind].model;
+    const std::uint32_t model = requests.kinds[rq.kind].model;
     const double latency = now - rq.first_sent;
     if (sampling && outcome == Outcome::Completed) {
       model_window[model].latency.add(latency);
@@ -1736,18 +1647,18 @@ struct Simulation::Impl {
       tr->back = now;
       tr->failed = outcome != Outcome::Completed;
     }
-    --live_requests;
+    --requests.live;
     auto& tally = tally_of(rq.thread);
     if (counts(now)) {
       switch (outcome) {
         case Outcome::Completed: {
           ++tally.completed;
-          m.latency.add(latency);
+          metrics.latency.add(latency);
           if (several) tally.latency.add(latency);
-          auto& mm = m.models[model];
+          auto& mm = metrics.models[model];
           ++mm.requests;
           mm.latency.add(latency);
-          if (rq.tries > 1) ++m.resilience.completed_after_retry;
+          if (rq.tries > 1) ++metrics.resilience.completed_after_retry;
           break;
         }
         case Outcome::Failed:
@@ -1755,9 +1666,9 @@ struct Simulation::Impl {
           break;
         case Outcome::Fallback: {
           ++tally.fallback;
-          ++m.resilience.fallback_after_failure;
+          ++metrics.resilience.fallback_after_failure;
           const double cpu = fallback_seconds(r);
-          m.resilience.fallback_cpu_seconds += cpu;
+          metrics.resilience.fallback_cpu_seconds += cpu;
           tally.fallback_cpu_seconds += cpu;
           break;
         }
@@ -1765,9 +1676,9 @@ struct Simulation::Impl {
     } else {
       --tally.sent;
     }
-    if (outcome == Outcome::Completed) ++m.requests_simulated;
+    if (outcome == Outcome::Completed) ++metrics.requests_simulated;
     const std::uint32_t t = rq.thread, slot = rq.slot;
-    free_request(r);
+    requests.release(r);
     if (open) {
       Arrival& a = arrivals[slot];
       if (--a.pending == 0) {
@@ -1862,7 +1773,7 @@ struct Simulation::Impl {
     }
     e.batch.swap(scratch);
     if (counts(now))
-      for (const auto& q : e.batch) m.models[b.model].queue_time.add(now - q.enqueued);
+      for (const auto& q : e.batch) metrics.models[b.model].queue_time.add(now - q.enqueued);
     for (const auto& q : e.batch)
       if (auto* tr = traced(q.request)) {
         tr->exec_start = now;
@@ -1915,11 +1826,11 @@ struct Simulation::Impl {
       ++w.executions;
     }
     if (counts(now)) {
-      auto& mm = m.models[b.model];
+      auto& mm = metrics.models[b.model];
       ++mm.executions;
       mm.items += static_cast<std::uint64_t>(e.items);
       mm.compute_time.add(now - e.start);
-      ++m.pools[devices[di].pool].executions;
+      ++metrics.pools[devices[di].pool].executions;
       const auto n = static_cast<double>(e.batch.size());
       mm.executed_requests += e.batch.size();
       mm.executed_request_seconds += n * (now - e.start);
@@ -1950,9 +1861,9 @@ struct Simulation::Impl {
         if (requests[e.id].dir != Direction::ToServer)
           request_back(e.id);
         else if (balancer)
-          enter_balancer(e.id,
-                         requests[e.id].items *
-                             sc.models[kinds[requests[e.id].kind].model].input_bytes_per_item);
+          enter_balancer(
+              e.id, requests[e.id].items *
+                        sc.models[requests.kinds[requests[e.id].kind].model].input_bytes_per_item);
         else
           arrive_at_server(e.id);
         break;
@@ -1998,33 +1909,33 @@ struct Simulation::Impl {
 
   RunMetrics finish() {
     now = end;
-    m.in_flight_at_end = live_requests + live_fallbacks;
+    metrics.in_flight_at_end = requests.live + live_fallbacks;
     // The totals are the workloads' sums; each one's requests still in flight are what its
     // counts leave (the engine never tracks them apart).
-    for (auto& w : m.workloads) {
-      m.sent += w.sent;
-      m.completed += w.completed;
-      m.failed += w.failed;
-      m.fallback += w.fallback;
+    for (auto& w : metrics.workloads) {
+      metrics.sent += w.sent;
+      metrics.completed += w.completed;
+      metrics.failed += w.failed;
+      metrics.fallback += w.fallback;
       w.in_flight_at_end = w.sent - w.completed - w.failed - w.fallback;
     }
     if (!several) {
-      m.workloads[0].time_per_event = m.time_per_event;
-      m.workloads[0].latency = m.latency;
+      metrics.workloads[0].time_per_event = metrics.time_per_event;
+      metrics.workloads[0].latency = metrics.latency;
     }
     if (balancer) {
-      const double span = m.span();
+      const double span = metrics.span();
       for (auto& st : lb_stage) account_stage(st);
-      m.balancer->cpu_utilization = lb_stage[0].busy_area / (span * lb_stage[0].servers);
-      m.balancer->nic_utilization = lb_stage[1].busy_area / span;
+      metrics.balancer->cpu_utilization = lb_stage[0].busy_area / (span * lb_stage[0].servers);
+      metrics.balancer->nic_utilization = lb_stage[1].busy_area / span;
     }
     for (std::size_t p = 0; p < pool_ops.size(); ++p)
-      if (m.pools[p].operated) {
+      if (metrics.pools[p].operated) {
         account_up(pool_ops[p]);
-        m.pools[p].mean_replicas_up = m.pools[p].replica_seconds_up / m.span();
+        metrics.pools[p].mean_replicas_up = metrics.pools[p].replica_seconds_up / metrics.span();
       }
     for (std::size_t di = 0; di < devices.size(); ++di)
-      m.pools[devices[di].pool].utilization.push_back(devices[di].busy.utilization(end));
+      metrics.pools[devices[di].pool].utilization.push_back(devices[di].busy.utilization(end));
     auto busiest = [](const std::vector<double>(&v)[2]) {
       double most = 0.0;
       for (const auto& dir : v)
@@ -2032,17 +1943,17 @@ struct Simulation::Impl {
       return most;
     };
     if (link_slot[kClientNic] >= 0)
-      m.links[link_slot[kClientNic]].busiest_bytes = busiest(client_nic_bytes);
+      metrics.links[link_slot[kClientNic]].busiest_bytes = busiest(client_nic_bytes);
     if (link_slot[kServerNic] >= 0)
-      m.links[link_slot[kServerNic]].busiest_bytes = busiest(server_nic_bytes);
-    for (auto& l : m.links)
+      metrics.links[link_slot[kServerNic]].busiest_bytes = busiest(server_nic_bytes);
+    for (auto& l : metrics.links)
       if (l.count == 1) l.busiest_bytes = std::max(l.bytes[0], l.bytes[1]);
-    return std::move(m);
+    return std::move(metrics);
   }
 };
 
 Simulation::Simulation(const scenario::Scenario& s) : impl_(std::make_unique<Impl>(s)) {
-  impl_->m.transport = "analytic";
+  impl_->metrics.transport = "analytic";
 }
 Simulation::~Simulation() = default;
 
@@ -2051,10 +1962,10 @@ void Simulation::set_transport(Transport* t, bool to_servers, bool to_clients) {
   impl_->flow_dir[0] = t != nullptr && to_servers;
   impl_->flow_dir[1] = t != nullptr && to_clients;
   const bool up = impl_->flow_dir[0], down = impl_->flow_dir[1];
-  impl_->m.transport = up && down ? "flow"
-                       : up       ? "flow to servers, analytic to clients"
-                       : down     ? "analytic to servers, flow to clients"
-                                  : "analytic";
+  impl_->metrics.transport = up && down ? "flow"
+                             : up       ? "flow to servers, analytic to clients"
+                             : down     ? "analytic to servers, flow to clients"
+                                        : "analytic";
 }
 
 double Simulation::next_time() const {
@@ -2067,7 +1978,7 @@ void Simulation::process_through(double until) {
 }
 void Simulation::set_trace(const TraceSettings& t) {
   impl_->tracing = t;
-  impl_->m.trace.reserve(std::min<std::size_t>(t.max, 1u << 16));
+  impl_->metrics.trace.reserve(std::min<std::size_t>(t.max, 1u << 16));
 }
 
 void Simulation::hold_at(double t) {
