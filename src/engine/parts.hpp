@@ -17,6 +17,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "accounting.hpp"
 #include "context.hpp"
 #include "network_path.hpp"
 
@@ -46,6 +47,7 @@ inline int round_items(double x) {
 
 struct Parts : Context {
   NetworkPath network{*this, *this};
+  Accounting accounting{*this};
 
   // ---- workload -------------------------------------------------------------------------
   struct Step {  // one request of an event, in the order a sync thread sends them
@@ -67,8 +69,6 @@ struct Parts : Context {
     RunMetrics::Workload* tally = nullptr;
   };
   std::vector<Tenant> tenants;
-  // Several workloads: each keeps its own histograms too (one has the run's, copied at the end).
-  bool several = false;
 
   struct Thread {
     Rng rng;
@@ -222,6 +222,7 @@ struct Parts : Context {
       : Context(s),
         routing_rng(derive_seed(s.seed, kRoutingStream, 0)),
         retry_rng(derive_seed(s.seed, kRetryStream, 0)) {
+    accounting.build();
     build_workload();
     build_servers();
     network.build(devices.size());
@@ -240,16 +241,13 @@ struct Parts : Context {
   // ---- construction ---------------------------------------------------------------------
   void build_workload() {
     open = sc.workload().open_loop();  // the loader keeps an open loop alone
-    metrics.workloads.resize(sc.workloads.size());
     tenants.resize(sc.workloads.size());
-    several = tenants.size() > 1;
     std::uint32_t thread_base = 0, job_base = 0, slot_base = 0, node_base = 0;
     for (std::size_t i = 0; i < sc.workloads.size(); ++i) {
       const auto& w = sc.workloads[i];
       Tenant& tn = tenants[i];
       tn.w = &w;
-      tn.tally = &metrics.workloads[i];
-      tn.tally->name = w.name;
+      tn.tally = &accounting.workload(i);
       tn.async = w.mode == scenario::Mode::Async;
       tn.flow = w.flow.has_value();
       tn.indep_fraction = w.async.independent_work_fraction;
@@ -284,8 +282,6 @@ struct Parts : Context {
         if (const auto& db = sc.models[mi].dynamic_batching; db && db->priority_levels > 0)
           tn.level[mi] = static_cast<std::uint32_t>(db->level_of(w.priority) - 1);
     }
-    metrics.models.resize(sc.models.size());
-    for (std::size_t i = 0; i < sc.models.size(); ++i) metrics.models[i].name = sc.models[i].name;
   }
 
   Tenant& tenant_of(std::uint32_t thread) { return tenants[threads[thread].tenant]; }
@@ -919,12 +915,7 @@ struct Parts : Context {
   // The unserved models' CPU inference of an event lost to preemption.
   void drop_fallbacks(const Tenant& tn) {
     live_fallbacks -= tn.fallback_per_event;
-    if (counts(now)) {
-      tn.tally->failed += tn.fallback_per_event;
-      metrics.resilience.preempted += tn.fallback_per_event;
-    } else {
-      tn.tally->sent -= tn.fallback_per_event;
-    }
+    accounting.requests_preempted(*tn.tally, tn.fallback_per_event);
   }
 
   void drop_request(std::uint32_t r) {
@@ -933,13 +924,7 @@ struct Parts : Context {
       tr->failed = true;
     }
     --requests.live;
-    auto& tally = tally_of(requests[r].thread);
-    if (counts(now)) {
-      ++tally.failed;
-      ++metrics.resilience.preempted;
-    } else {
-      --tally.sent;
-    }
+    accounting.requests_preempted(tally_of(requests[r].thread), 1);
     // A try on its way goes on without a client; one waiting to retry or computing locally
     // just ends (its timers are stale with it).
     if (requests[r].out)
@@ -1163,8 +1148,8 @@ struct Parts : Context {
       ol.requests_sent += steps.size() + tn.fallback_per_event;
       // Unserved models fall back to the client's CPU, which the open loop does not model: their
       // requests finish on arrival.
-      tn.tally->sent += tn.fallback_per_event;
-      tn.tally->fallback += tn.fallback_per_event;
+      accounting.issued(*tn.tally, tn.fallback_per_event);
+      accounting.fallbacks_done(*tn.tally, tn.fallback_per_event);
     }
     if (steps.empty()) return complete_event(*tn.tally, now);
     std::uint32_t a;
@@ -1186,7 +1171,8 @@ struct Parts : Context {
     if (tn.flow && !take_event(t)) return;
     Thread& th = threads[t];
     const double t_cpu = tn.w->cpu_time_per_event.sample(th.rng);
-    tn.tally->sent += tn.fallback_per_event;  // fallback requests are issued and served on the CPU
+    // Fallback requests are issued and served on the CPU.
+    accounting.issued(*tn.tally, tn.fallback_per_event);
     live_fallbacks += tn.fallback_per_event;
     if (!tn.async) {
       th.event_start = now;
@@ -1210,21 +1196,13 @@ struct Parts : Context {
   // The CPU fallback of unserved models ends with the event's CPU work: count those requests.
   void finish_fallbacks(const Tenant& tn) {
     live_fallbacks -= tn.fallback_per_event;
-    if (counts(now))
-      tn.tally->fallback += tn.fallback_per_event;
-    else
-      tn.tally->sent -= tn.fallback_per_event;
+    accounting.fallbacks_done(*tn.tally, tn.fallback_per_event);
   }
 
   void complete_event(RunMetrics::Workload& tally, double started) {
     ++window_events;
     if (sampling) ++workload_window[&tally - metrics.workloads.data()].events;
-    if (counts(now)) {
-      ++metrics.events_completed;
-      metrics.time_per_event.add(now - started);
-      ++tally.events_completed;
-      if (several) tally.time_per_event.add(now - started);
-    }
+    accounting.event_completed(tally, started);
   }
 
   void on_cpu_done(std::uint32_t t) {
@@ -1378,7 +1356,7 @@ struct Parts : Context {
       rq.trace = static_cast<std::uint32_t>(metrics.trace.size());
       metrics.trace.push_back({st.model, t, 0, rq.items, 0, now, nan, nan, nan, nan, false});
     }
-    ++tally_of(t).sent;
+    accounting.issued(tally_of(t), 1);
     send_try(r);
   }
 
@@ -1399,10 +1377,7 @@ struct Parts : Context {
     rq.sent = now;
     rq.failed = false;
     rq.out = true;
-    if (counts(now)) {
-      ++metrics.resilience.tries;
-      if (retry) ++metrics.resilience.retries;
-    }
+    accounting.try_sent(retry);
     if (client.timeout > 0.0) queue.push(now + client.timeout, EventKind::ClientTimeout, r, rq.gen);
     if (d == kNoDevice) {
       rq.routed = false;
@@ -1438,33 +1413,7 @@ struct Parts : Context {
 
   void try_failed(std::uint32_t r) {
     Request& rq = requests[r];
-    if (counts(now)) {
-      auto& res = metrics.resilience;
-      auto& mm = metrics.models[requests.kinds[rq.kind].model];
-      switch (rq.why) {
-        case Rejection::QueueFull:
-          ++mm.rejected_queue_full;
-          ++res.refused;
-          break;
-        case Rejection::Timeout:
-          ++mm.rejected_timeout;
-          ++res.refused;
-          break;
-        case Rejection::TooLarge:
-          ++mm.rejected_too_large;
-          ++res.refused;
-          break;
-        case Rejection::NoServer:
-          ++res.no_server;
-          break;
-        case Rejection::Lost:
-          ++res.server_lost;
-          break;
-        case Rejection::ClientTimeout:
-          ++res.client_timeout;
-          break;
-      }
-    }
+    accounting.try_failed(rq.why, requests.kinds[rq.kind].model);
     const auto& client = client_of(rq);
     if (rq.tries < client.allowed_tries) {
       if (client.retry_delay <= 0.0) return send_try(r);
@@ -1493,7 +1442,7 @@ struct Parts : Context {
     requests[r].orphan = true;
     requests[r].trace = kUntraced;
     ++orphans;
-    if (counts(now)) ++metrics.resilience.abandoned;
+    accounting.try_abandoned();
   }
 
   // Local inference on the job's CPU: this request's share of the event's CPU time, blocking
@@ -1522,8 +1471,6 @@ struct Parts : Context {
     finish_request(r, Outcome::Fallback);
   }
 
-  enum class Outcome { Completed, Failed, Fallback };
-
   // The request's last word: counted (after the warm-up) and its client goes on.
   void finish_request(std::uint32_t r, Outcome outcome) {
     Request& rq = requests[r];
@@ -1539,34 +1486,8 @@ struct Parts : Context {
     }
     --requests.live;
     auto& tally = tally_of(rq.thread);
-    if (counts(now)) {
-      switch (outcome) {
-        case Outcome::Completed: {
-          ++tally.completed;
-          metrics.latency.add(latency);
-          if (several) tally.latency.add(latency);
-          auto& mm = metrics.models[model];
-          ++mm.requests;
-          mm.latency.add(latency);
-          if (rq.tries > 1) ++metrics.resilience.completed_after_retry;
-          break;
-        }
-        case Outcome::Failed:
-          ++tally.failed;
-          break;
-        case Outcome::Fallback: {
-          ++tally.fallback;
-          ++metrics.resilience.fallback_after_failure;
-          const double cpu = fallback_seconds(r);
-          metrics.resilience.fallback_cpu_seconds += cpu;
-          tally.fallback_cpu_seconds += cpu;
-          break;
-        }
-      }
-    } else {
-      --tally.sent;
-    }
-    if (outcome == Outcome::Completed) ++metrics.requests_simulated;
+    accounting.request_finished(tally, model, outcome, latency, rq.tries > 1,
+                                outcome == Outcome::Fallback ? fallback_seconds(r) : 0.0);
     const std::uint32_t t = rq.thread, slot = rq.slot;
     requests.release(r);
     if (open) {
@@ -1662,8 +1583,7 @@ struct Parts : Context {
       spare_batches.pop_back();
     }
     e.batch.swap(scratch);
-    if (counts(now))
-      for (const auto& q : e.batch) metrics.models[b.model].queue_time.add(now - q.enqueued);
+    accounting.batch_started(b.model, e.batch);
     for (const auto& q : e.batch)
       if (auto* tr = traced(q.request)) {
         tr->exec_start = now;
@@ -1715,17 +1635,7 @@ struct Parts : Context {
       w.items += static_cast<std::uint64_t>(e.items);
       ++w.executions;
     }
-    if (counts(now)) {
-      auto& mm = metrics.models[b.model];
-      ++mm.executions;
-      mm.items += static_cast<std::uint64_t>(e.items);
-      mm.compute_time.add(now - e.start);
-      ++metrics.pools[devices[di].pool].executions;
-      const auto n = static_cast<double>(e.batch.size());
-      mm.executed_requests += e.batch.size();
-      mm.executed_request_seconds += n * (now - e.start);
-      mm.executed_request_items += n * e.items;
-    }
+    accounting.execution_done(b.model, devices[di].pool, e.items, e.batch.size(), e.start);
     const auto& model = sc.models[b.model];
     for (const auto& q : e.batch) {
       if (auto* tr = traced(q.request)) tr->exec_end = now;
@@ -1799,20 +1709,7 @@ struct Parts : Context {
 
   RunMetrics finish() {
     now = end;
-    metrics.in_flight_at_end = requests.live + live_fallbacks;
-    // The totals are the workloads' sums; each one's requests still in flight are what its
-    // counts leave (the engine never tracks them apart).
-    for (auto& w : metrics.workloads) {
-      metrics.sent += w.sent;
-      metrics.completed += w.completed;
-      metrics.failed += w.failed;
-      metrics.fallback += w.fallback;
-      w.in_flight_at_end = w.sent - w.completed - w.failed - w.fallback;
-    }
-    if (!several) {
-      metrics.workloads[0].time_per_event = metrics.time_per_event;
-      metrics.workloads[0].latency = metrics.latency;
-    }
+    accounting.finish(requests.live + live_fallbacks);
     if (balancer) {
       const double span = metrics.span();
       for (auto& st : lb_stage) account_stage(st);

@@ -31,6 +31,9 @@ enum class Rejection : std::uint8_t {
   ClientTimeout,
 };
 
+// A request's last word.
+enum class Outcome : std::uint8_t { Completed, Failed, Fallback };
+
 inline constexpr std::uint32_t kUntraced = std::numeric_limits<std::uint32_t>::max();
 
 // One try of a request. A request that retries reuses its record once the failed try is back;
