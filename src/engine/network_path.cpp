@@ -64,9 +64,7 @@ void NetworkPath::account_bytes(std::uint32_t node, std::uint32_t device, Direct
   if (bytes <= 0.0) return;
   const int dir = d == Direction::ToServer ? 0 : 1;
   const double now = ctx_.now;
-  if (parts_.sampling)
-    for (int id : link_slot_)
-      if (id >= 0) parts_.link_window_bytes[static_cast<std::size_t>(id)][dir] += bytes;
+  parts_.sampling.bytes_sent(dir, bytes);
   if (now < ctx_.warmup) return;
   for (int s : link_slot_) {
     if (s < 0) continue;

@@ -20,6 +20,7 @@
 #include "accounting.hpp"
 #include "context.hpp"
 #include "network_path.hpp"
+#include "sampling.hpp"
 
 namespace sonicsim::engine {
 
@@ -48,6 +49,7 @@ inline int round_items(double x) {
 struct Parts : Context {
   NetworkPath network{*this, *this};
   Accounting accounting{*this};
+  Sampling sampling{*this, *this};
 
   // ---- workload -------------------------------------------------------------------------
   struct Step {  // one request of an event, in the order a sync thread sends them
@@ -131,9 +133,6 @@ struct Parts : Context {
   double arrival_interval = 0.0;  // mean time between arrivals
   std::uint64_t arrival_count = 0;
   std::uint64_t max_in_flight = 0;
-
-  TraceSettings tracing;
-  std::uint64_t traceable = 0;  // requests issued after the warm-up
 
   std::uint64_t live_fallbacks = 0;
 
@@ -235,7 +234,7 @@ struct Parts : Context {
       build_preemption();
       build_admission();
     }
-    if (sc.timeseries_interval > 0.0) start_sampling();
+    if (sc.timeseries_interval > 0.0) sampling.start();
   }
 
   // ---- construction ---------------------------------------------------------------------
@@ -519,8 +518,7 @@ struct Parts : Context {
     }
     if (!operated) return;
     rebuild_up_hosts();
-    whole_busy.reserve(devices.size());
-    for (std::size_t di = 0; di < devices.size(); ++di) whole_busy.emplace_back(0.0, end);
+    track_busy_over_whole_run();
     for (const auto& c : faults.crashes) {
       const auto& devs = pool_ops[c.pool].devices;
       for (std::size_t k = 0; k < devs.size(); ++k)
@@ -1031,102 +1029,11 @@ struct Parts : Context {
     metrics.pools[p].peak_replicas = std::max(metrics.pools[p].peak_replicas, po.asked);
   }
 
-  // ---- time series ----------------------------------------------------------------------
-  // Windows of the run for plots, warm-up included: their own busy clocks and counters, so
-  // that the measured figures above stay exactly what they are without a time series.
-  bool sampling = false;
-  std::vector<metrics::BusyTime> whole_busy;  // per device, over the whole run
-  std::vector<double> busy_before;            // per device, at the previous sample
-  std::uint64_t window_events = 0;
-  struct WorkloadWindow {
-    std::uint64_t events = 0;
-    metrics::Histogram latency;
-  };
-  std::vector<WorkloadWindow> workload_window;
-  struct ModelWindow {
-    std::uint64_t items = 0, executions = 0;
-    metrics::Histogram latency;
-  };
-  std::vector<ModelWindow> model_window;
-  std::vector<std::array<double, 2>> link_window_bytes;  // per metrics.links entry
-  std::uint64_t samples = 0;
-
-  void start_sampling() {
-    sampling = true;
-    auto& ts = metrics.timeseries.emplace();
-    ts.interval = sc.timeseries_interval;
-    std::vector<std::uint32_t> in_pool(sc.servers.size(), 0);
-    for (const auto& d : devices) {
-      RunMetrics::TimeSeries::Device sd;
-      sd.pool = d.pool;
-      sd.index = in_pool[d.pool]++;
-      ts.devices.push_back(std::move(sd));
-      if (whole_busy.size() < devices.size()) whole_busy.emplace_back(0.0, end);
-    }
-    busy_before.assign(devices.size(), 0.0);
-    model_window.assign(sc.models.size(), {});
-    ts.models.assign(sc.models.size(), {});
-    link_window_bytes.assign(metrics.links.size(), {0.0, 0.0});
-    ts.links.assign(metrics.links.size(), {});
-    ts.pools.assign(sc.servers.size(), {});
-    workload_window.assign(tenants.size(), {});
-    ts.workloads.assign(tenants.size(), {});
-    if (ts.interval <= end) queue.push(ts.interval, EventKind::Sample, 0);
+  // Per device, over the whole run: the autoscaler's utilization and the time series read them.
+  std::vector<metrics::BusyTime> whole_busy;
+  void track_busy_over_whole_run() {
+    while (whole_busy.size() < devices.size()) whole_busy.emplace_back(0.0, end);
   }
-
-  void on_sample() {
-    auto& ts = *metrics.timeseries;
-    const double dt = ts.interval;
-    ts.t.push_back(now);
-    ts.events_per_s.push_back(static_cast<double>(window_events) / dt);
-    if (!jobs.empty()) ts.running_jobs.push_back(static_cast<double>(running_jobs));
-    for (std::size_t p = 0; p < pool_ops.size(); ++p)
-      if (metrics.pools[p].operated) {
-        ts.pools[p].replicas.push_back(pool_ops[p].asked);
-        ts.pools[p].ready.push_back(pool_ops[p].up);
-      }
-    window_events = 0;
-    for (std::size_t i = 0; i < workload_window.size(); ++i) {
-      auto& w = workload_window[i];
-      auto& sw = ts.workloads[i];
-      sw.events_per_s.push_back(static_cast<double>(w.events) / dt);
-      sw.latency_p50_s.push_back(w.latency.quantile(0.50));
-      sw.latency_p99_s.push_back(w.latency.quantile(0.99));
-      w = WorkloadWindow{};
-    }
-    for (std::size_t di = 0; di < devices.size(); ++di) {
-      const double busy = whole_busy[di].busy_seconds(now);
-      ts.devices[di].utilization.push_back((busy - busy_before[di]) / dt);
-      busy_before[di] = busy;
-      ts.devices[di].queue_length.push_back(
-          static_cast<double>(queued_on(static_cast<std::uint32_t>(di))));
-    }
-    for (std::size_t mi = 0; mi < model_window.size(); ++mi) {
-      auto& w = model_window[mi];
-      auto& sm = ts.models[mi];
-      sm.inferences_per_s.push_back(static_cast<double>(w.items) / dt);
-      sm.executions_per_s.push_back(static_cast<double>(w.executions) / dt);
-      sm.mean_batch_size.push_back(
-          w.executions ? static_cast<double>(w.items) / static_cast<double>(w.executions) : 0.0);
-      sm.latency_p50_s.push_back(w.latency.quantile(0.50));
-      sm.latency_p99_s.push_back(w.latency.quantile(0.99));
-      w = ModelWindow{};
-    }
-    for (std::size_t li = 0; li < metrics.links.size(); ++li) {
-      auto& sl = ts.links[li];
-      const auto& l = metrics.links[li];
-      for (int dir = 0; dir < 2; ++dir)
-        sl.bytes_per_s[dir].push_back(link_window_bytes[li][dir] / dt);
-      const double busier = std::max(link_window_bytes[li][0], link_window_bytes[li][1]);
-      sl.utilization.push_back(busier / (dt * l.bandwidth * l.count));
-      link_window_bytes[li] = {0.0, 0.0};
-    }
-    // The k-th sample at k x interval, not a running sum: no drift over long runs.
-    const double next = static_cast<double>(++samples + 1) * dt;
-    if (next <= end * (1.0 + 1e-12)) queue.push(next, EventKind::Sample, 0);
-  }
-
-  // ---- accounting -----------------------------------------------------------------------
 
   // ---- open loop ------------------------------------------------------------------------
   void on_arrival() {
@@ -1200,8 +1107,7 @@ struct Parts : Context {
   }
 
   void complete_event(RunMetrics::Workload& tally, double started) {
-    ++window_events;
-    if (sampling) ++workload_window[&tally - metrics.workloads.data()].events;
+    sampling.event_completed(static_cast<std::size_t>(&tally - metrics.workloads.data()));
     accounting.event_completed(tally, started);
   }
 
@@ -1349,13 +1255,7 @@ struct Parts : Context {
     rq.live = true;
     rq.routed = false;
     rq.items = round_items(requests.kinds[st.kind].spec->items.sample(threads[t].rng));
-    rq.trace = kUntraced;
-    if (tracing.every > 0 && now >= warmup && traceable++ % tracing.every == 0 &&
-        metrics.trace.size() < tracing.max) {
-      constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-      rq.trace = static_cast<std::uint32_t>(metrics.trace.size());
-      metrics.trace.push_back({st.model, t, 0, rq.items, 0, now, nan, nan, nan, nan, false});
-    }
+    rq.trace = sampling.trace(st.model, t, rq.items);
     accounting.issued(tally_of(t), 1);
     send_try(r);
   }
@@ -1476,10 +1376,8 @@ struct Parts : Context {
     Request& rq = requests[r];
     const std::uint32_t model = requests.kinds[rq.kind].model;
     const double latency = now - rq.first_sent;
-    if (sampling && outcome == Outcome::Completed) {
-      model_window[model].latency.add(latency);
-      workload_window[threads[rq.thread].tenant].latency.add(latency);
-    }
+    if (outcome == Outcome::Completed)
+      sampling.request_completed(model, threads[rq.thread].tenant, latency);
     if (auto* tr = traced(r)) {
       tr->back = now;
       tr->failed = outcome != Outcome::Completed;
@@ -1630,11 +1528,7 @@ struct Parts : Context {
     PoolOps& po = pool_ops[devices[di].pool];  // Triton's counters, for the autoscaler
     po.executions += 1.0;
     for (const auto& q : e.batch) po.queue_seconds += e.start - q.enqueued;
-    if (sampling) {
-      auto& w = model_window[b.model];
-      w.items += static_cast<std::uint64_t>(e.items);
-      ++w.executions;
-    }
+    sampling.execution_done(b.model, e.items);
     accounting.execution_done(b.model, devices[di].pool, e.items, e.batch.size(), e.start);
     const auto& model = sc.models[b.model];
     for (const auto& q : e.batch) {
@@ -1681,7 +1575,7 @@ struct Parts : Context {
         on_arrival();
         break;
       case EventKind::Sample:
-        on_sample();
+        sampling.on_sample();
         break;
       case EventKind::Operation:
         on_operation(e.id, e.stamp);

@@ -37,8 +37,7 @@ void Simulation::process_through(double until) {
   impl_->process_through(until);
 }
 void Simulation::set_trace(const TraceSettings& t) {
-  impl_->tracing = t;
-  impl_->metrics.trace.reserve(std::min<std::size_t>(t.max, 1u << 16));
+  impl_->sampling.set_trace(t);
 }
 
 void Simulation::hold_at(double t) {
