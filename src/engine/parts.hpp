@@ -21,6 +21,7 @@
 #include "context.hpp"
 #include "network_path.hpp"
 #include "sampling.hpp"
+#include "server_pools.hpp"
 
 namespace sonicsim::engine {
 
@@ -50,6 +51,7 @@ struct Parts : Context {
   NetworkPath network{*this, *this};
   Accounting accounting{*this};
   Sampling sampling{*this, *this};
+  ServerPools servers{*this, *this};
 
   // ---- workload -------------------------------------------------------------------------
   struct Step {  // one request of an event, in the order a sync thread sends them
@@ -136,40 +138,7 @@ struct Parts : Context {
 
   std::uint64_t live_fallbacks = 0;
 
-  // ---- servers --------------------------------------------------------------------------
-  struct BatcherState {
-    Batcher batcher;
-    std::uint32_t model, device;
-    double wake_at = kInf;
-  };
-  std::vector<BatcherState> batchers;
-  struct Exec {
-    double remaining;  // seconds of work at full device speed
-    double start;
-    std::uint32_t batcher;
-    int items;
-    std::vector<Batcher::Queued> batch;
-  };
-  struct Device {
-    std::uint32_t pool;
-    Rng rng;
-    std::vector<Exec> running;  // processor sharing among them
-    double last_update = 0.0;
-    std::uint32_t stamp = 0;
-    metrics::BusyTime busy;
-    std::vector<std::uint32_t> batcher_of_model;  // by model index, UINT32_MAX if not hosted
-    // Site operations: Off (not a replica), Starting (pod start + model load), Up, Draining
-    // (takes no new requests, finishes those it holds), Down (crashed).
-    enum class State : std::uint8_t { Off, Starting, Up, Draining, Down };
-    State state = State::Up;
-    std::uint32_t epoch = 0;  // changes with every state change but Starting -> Up
-    double started_at = 0.0;
-    Rng fault_rng;
-  };
-  std::vector<Device> devices;
-  using State = Device::State;
-  std::vector<std::vector<std::uint32_t>> hosts_of_model;  // devices per model
-  std::vector<std::vector<std::uint32_t>> up_hosts;        // those up, per model: routing's choice
+  using State = ServerPools::State;
   std::vector<std::uint64_t> rr_next;
   Rng routing_rng;
   // least_request: requests routed to each device whose response has not left it yet (what an
@@ -178,21 +147,7 @@ struct Parts : Context {
   // ring_hash: per model, (hash, device) sorted by hash; a client takes the first entry at or
   // after its own hash, so removing a device moves only its clients.
   std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> rings;
-  std::uint64_t arrivals_routed = 0;            // ring_hash key of an open-loop arrival
-  std::vector<scenario::Distribution> spreads;  // per model, mean 1
-  // Mean execution time by integer batch size, tabulated: executions are the hot path.
-  struct CurveTable {
-    const scenario::ServiceCurve* curve = nullptr;
-    std::vector<double> by_batch;
-    double at(int items) const {
-      return static_cast<std::size_t>(items) < by_batch.size() ? by_batch[items] : curve->at(items);
-    }
-  };
-  std::vector<std::vector<CurveTable>> curve_of;  // [model][pool]
-  std::vector<Batcher::Queued> scratch;
-  std::vector<Batcher::Queued> rejected_scratch;
-  std::vector<std::uint32_t> freed_scratch;
-  std::vector<std::vector<Batcher::Queued>> spare_batches;
+  std::uint64_t arrivals_routed = 0;  // ring_hash key of an open-loop arrival
 
   // ---- site operations ------------------------------------------------------------------
   // A pool with an autoscaler or faults: its replicas and the counters its metric reads.
@@ -202,7 +157,6 @@ struct Parts : Context {
     int asked = 0;  // replicas asked for (whatever their state but Off and Draining)
     int up = 0;     // replicas up
     // Cumulative over the whole run, for the metric's window.
-    double queue_seconds = 0.0, executions = 0.0;
     struct Mark {
       double queue_seconds, executions, busy_seconds;
     };
@@ -223,8 +177,9 @@ struct Parts : Context {
         retry_rng(derive_seed(s.seed, kRetryStream, 0)) {
     accounting.build();
     build_workload();
-    build_servers();
-    network.build(devices.size());
+    servers.build();
+    build_routing();
+    network.build(servers.device_count());
     build_operations();
     build_balancer();
     if (open) {
@@ -307,85 +262,16 @@ struct Parts : Context {
   }
   bool flows(std::uint32_t job) { return tenant_of_job(job).flow; }
 
-  void build_servers() {
-    const std::size_t nm = sc.models.size();
-    hosts_of_model.assign(nm, {});
-    rr_next.assign(nm, 0);
-    curve_of.assign(nm, std::vector<CurveTable>(sc.servers.size()));
-    for (std::size_t i = 0; i < nm; ++i) {
-      const auto& model = sc.models[i];
-      scenario::Distribution d;
-      d.kind = model.spread.kind;
-      d.mean = 1.0;
-      d.cv = model.spread.cv;
-      spreads.push_back(d);
-    }
-    for (std::size_t p = 0; p < sc.servers.size(); ++p) {
-      const auto& pool = sc.servers[p];
-      RunMetrics::Pool pm;
-      pm.name = pool.name;
-      pm.device = pool.device;
-      metrics.pools.push_back(pm);
-      for (const auto& name : pool.models) {
-        const int mi = sc.model_index(name);
-        CurveTable& table = curve_of[mi][p];
-        table.curve = &sc.models[mi].curve_for(pool.device);
-        const int cap = sc.models[mi].max_batch_size;
-        const int size = cap > 0 && cap <= 65536 ? cap + 1 : 4097;
-        table.by_batch.resize(static_cast<std::size_t>(size));
-        for (int b = 0; b < size; ++b) table.by_batch[b] = table.curve->at(b);
-      }
-      for (int c = 0; c < pool.count; ++c) {
-        const auto d = static_cast<std::uint32_t>(devices.size());
-        Device dev{static_cast<std::uint32_t>(p),
-                   Rng(derive_seed(sc.seed, kDeviceStream, d)),
-                   {},
-                   0.0,
-                   0,
-                   metrics::BusyTime(warmup, end),
-                   std::vector<std::uint32_t>(nm, UINT32_MAX),
-                   State::Up,
-                   0,
-                   0.0,
-                   Rng(0)};
-        for (const auto& name : pool.models) {
-          const int mi = sc.model_index(name);
-          const auto& model = sc.models[mi];
-          BatcherConfig cfg;
-          cfg.max_batch_size = model.max_batch_size;
-          if (model.dynamic_batching) {
-            cfg.dynamic = true;
-            cfg.preferred = model.dynamic_batching->preferred_batch_size;
-            cfg.max_queue_delay = model.dynamic_batching->max_queue_delay;
-            const auto& policy = model.dynamic_batching->queue_policy;
-            cfg.max_queue_size = policy.max_queue_size;
-            cfg.default_timeout = policy.default_timeout;
-            cfg.delay_timed_out =
-                policy.timeout_action == scenario::QueuePolicy::TimeoutAction::Delay;
-            const auto& db = *model.dynamic_batching;
-            for (std::uint64_t l = 1; l <= db.priority_levels; ++l) {
-              const auto& lp = db.policy_of(l);
-              cfg.levels.push_back(
-                  {lp.max_queue_size, lp.default_timeout,
-                   lp.timeout_action == scenario::QueuePolicy::TimeoutAction::Delay});
-            }
-          }
-          dev.batcher_of_model[mi] = static_cast<std::uint32_t>(batchers.size());
-          batchers.push_back(
-              {Batcher(cfg, model.instances), static_cast<std::uint32_t>(mi), d, kInf});
-          hosts_of_model[mi].push_back(d);
-        }
-        devices.push_back(std::move(dev));
-      }
-    }
-    active.assign(devices.size(), 0);
+  void build_routing() {
+    rr_next.assign(sc.models.size(), 0);
+    active.assign(servers.device_count(), 0);
     if (sc.load_balancer.policy == scenario::BalancePolicy::RingHash) build_rings();
   }
 
   void build_rings() {
     rings.assign(sc.models.size(), {});
     for (std::size_t mi = 0; mi < sc.models.size(); ++mi) {
-      const auto& hosts = hosts_of_model[mi];
+      const auto& hosts = servers.hosts(static_cast<std::uint32_t>(mi));
       if (hosts.empty()) continue;
       const auto per_host = static_cast<std::size_t>(sc.load_balancer.ring_entries_per_host);
       auto& ring = rings[mi];
@@ -488,11 +374,10 @@ struct Parts : Context {
 
   // ---- site operations ------------------------------------------------------------------
   void build_operations() {
-    up_hosts = hosts_of_model;
     const auto& faults = sc.faults;
     pool_ops.resize(sc.servers.size());
-    for (std::size_t di = 0; di < devices.size(); ++di)
-      pool_ops[devices[di].pool].devices.push_back(static_cast<std::uint32_t>(di));
+    for (std::uint32_t di = 0; di < servers.device_count(); ++di)
+      pool_ops[servers.device(di).pool].devices.push_back(di);
     std::vector<bool> faulty(sc.servers.size(), false);
     for (const auto& c : faults.crashes) faulty[c.pool] = true;
     for (const auto& c : faults.random_crashes) faulty[c.pool] = true;
@@ -509,7 +394,7 @@ struct Parts : Context {
       po.scaler.emplace(a);
       // The first initial_replicas devices are serving when the run begins; the others are off.
       for (std::size_t k = static_cast<std::size_t>(a.initial_replicas); k < po.devices.size(); ++k)
-        devices[po.devices[k]].state = State::Off;
+        servers.device(po.devices[k]).state = State::Off;
       po.asked = po.up = a.initial_replicas;
       metrics.pools[p].peak_replicas = a.initial_replicas;
       queue.push(a.polling_interval, EventKind::Operation, static_cast<std::uint32_t>(p),
@@ -517,8 +402,8 @@ struct Parts : Context {
       schedule_mark(static_cast<std::uint32_t>(p));
     }
     if (!operated) return;
-    rebuild_up_hosts();
-    track_busy_over_whole_run();
+    servers.rebuild_up_hosts();
+    servers.track_busy_over_whole_run();
     for (const auto& c : faults.crashes) {
       const auto& devs = pool_ops[c.pool].devices;
       for (std::size_t k = 0; k < devs.size(); ++k)
@@ -528,8 +413,8 @@ struct Parts : Context {
     }
     for (const auto& c : faults.random_crashes)
       for (std::uint32_t d : pool_ops[c.pool].devices) {
-        devices[d].fault_rng.reseed(derive_seed(sc.seed, kFaultStream, d));
-        queue.push(devices[d].fault_rng.exponential(c.mtbf), EventKind::Operation, d,
+        servers.device(d).fault_rng.reseed(derive_seed(sc.seed, kFaultStream, d));
+        queue.push(servers.device(d).fault_rng.exponential(c.mtbf), EventKind::Operation, d,
                    op_stamp(kRandomCrash, 0));
       }
   }
@@ -537,17 +422,8 @@ struct Parts : Context {
   // The random-crash settings of a device's pool (the scenario allows one per pool).
   const scenario::Faults::RandomCrashes& random_crashes_of(std::uint32_t d) const {
     for (const auto& c : sc.faults.random_crashes)
-      if (c.pool == devices[d].pool) return c;
+      if (c.pool == servers.device(d).pool) return c;
     throw std::logic_error("random crash planned for a pool without random_crashes");
-  }
-
-  void rebuild_up_hosts() {
-    for (std::size_t mi = 0; mi < hosts_of_model.size(); ++mi) {
-      auto& up = up_hosts[mi];
-      up.clear();
-      for (std::uint32_t d : hosts_of_model[mi])
-        if (devices[d].state == State::Up) up.push_back(d);
-    }
   }
 
   // Replica-seconds up count after the warm-up only, like utilization.
@@ -558,7 +434,7 @@ struct Parts : Context {
   }
 
   void set_state(std::uint32_t d, State next) {
-    Device& dev = devices[d];
+    ServerPools::Device& dev = servers.device(d);
     PoolOps& po = pool_ops[dev.pool];
     const bool was_up = dev.state == State::Up, is_up = next == State::Up;
     if (was_up != is_up) {
@@ -568,11 +444,11 @@ struct Parts : Context {
     // Starting -> Up keeps the epoch: the start-up event that made it up is the one planned.
     if (!(dev.state == State::Starting && is_up)) dev.epoch = (dev.epoch + 1) & kEpochMask;
     dev.state = next;
-    if (was_up != is_up) rebuild_up_hosts();
+    if (was_up != is_up) servers.rebuild_up_hosts();
   }
 
   void start_server(std::uint32_t d) {
-    Device& dev = devices[d];
+    ServerPools::Device& dev = servers.device(d);
     set_state(d, State::Starting);
     dev.started_at = now;
     const double delay = sc.servers[dev.pool].startup_delay;
@@ -580,23 +456,13 @@ struct Parts : Context {
     queue.push(now + delay, EventKind::Operation, d, op_stamp(kStarted, dev.epoch));
   }
 
-  // Requests waiting in the device's queues, all models.
-  std::size_t queued_on(std::uint32_t d) const {
-    std::size_t queued = 0;
-    for (std::uint32_t bi : devices[d].batcher_of_model)
-      if (bi != UINT32_MAX) queued += batchers[bi].batcher.queued();
-    return queued;
-  }
-
-  bool holds_work(std::uint32_t d) const { return !devices[d].running.empty() || queued_on(d) > 0; }
-
   // Scaled down: a server not yet serving goes at once; one serving stops taking requests and
   // goes when it holds none, or when the grace period ends.
   void drain_server(std::uint32_t d) {
-    Device& dev = devices[d];
+    ServerPools::Device& dev = servers.device(d);
     if (dev.state != State::Up) return stop_server(d, State::Off);
     set_state(d, State::Draining);
-    if (!holds_work(d)) return stop_server(d, State::Off);
+    if (!servers.holds_work(d)) return stop_server(d, State::Off);
     queue.push(now + sc.servers[dev.pool].drain_timeout, EventKind::Operation, d,
                op_stamp(kDrainTimeout, dev.epoch));
   }
@@ -604,30 +470,16 @@ struct Parts : Context {
   // The server goes away (Off: scaled down; Down: crashed): what it holds fails back to the
   // clients, who see the connection drop.
   void stop_server(std::uint32_t d, State next) {
-    Device& dev = devices[d];
     std::vector<Batcher::Queued> lost;
-    for (std::uint32_t bi : dev.batcher_of_model)
-      if (bi != UINT32_MAX)
-        batchers[bi].batcher.drop_all(lost, sc.models[batchers[bi].model].instances);
-    for (Exec& e : dev.running) {
-      lost.insert(lost.end(), e.batch.begin(), e.batch.end());
-      e.batch.clear();
-      spare_batches.push_back(std::move(e.batch));
-    }
-    if (!dev.running.empty()) {
-      dev.running.clear();
-      dev.busy.set_busy(false, now);
-      whole_busy[d].set_busy(false, now);
-      ++dev.stamp;  // its pending ExecutionDone is stale
-    }
+    servers.drop_all(d, lost);
     set_state(d, next);
-    for (const auto& q : lost) reject(q.request, Rejection::Lost);
+    for (const auto& q : lost) servers.reject(q.request, Rejection::Lost);
   }
 
   // Whether the device went down (and will come back after `down_for`). A draining server that
   // crashes just goes: it was leaving, and no one asked for it any more.
   bool crash(std::uint32_t d, double down_for, Op back) {
-    Device& dev = devices[d];
+    ServerPools::Device& dev = servers.device(d);
     if (dev.state == State::Off || dev.state == State::Down) return false;
     if (now >= warmup) ++metrics.pools[dev.pool].crashes;
     if (dev.state == State::Draining) {
@@ -649,31 +501,33 @@ struct Parts : Context {
       case kPollMark:
         return take_mark(id);
       case kStarted:
-        if (devices[id].state == State::Starting && devices[id].epoch == epoch)
+        if (servers.device(id).state == State::Starting && servers.device(id).epoch == epoch)
           set_state(id, State::Up);
         return;
       case kDrainTimeout:
-        if (devices[id].state == State::Draining && devices[id].epoch == epoch)
+        if (servers.device(id).state == State::Draining && servers.device(id).epoch == epoch)
           stop_server(id, State::Off);
         return;
       case kCrash:
         crash(id, sc.faults.crashes[epoch].down_for, kRestart);
         return;
       case kRestart:
-        if (devices[id].state == State::Down && devices[id].epoch == epoch) start_server(id);
+        if (servers.device(id).state == State::Down && servers.device(id).epoch == epoch)
+          start_server(id);
         return;
       case kRandomCrash: {
         const auto& rc = random_crashes_of(id);
-        const double down_for = devices[id].fault_rng.exponential(rc.mttr);
+        const double down_for = servers.device(id).fault_rng.exponential(rc.mttr);
         // Not serving (nothing to crash), or leaving anyway: the next failure is drawn from now.
         if (!crash(id, down_for, kRandomRepair))
-          queue.push(now + devices[id].fault_rng.exponential(rc.mtbf), EventKind::Operation, id,
-                     op_stamp(kRandomCrash, 0));
+          queue.push(now + servers.device(id).fault_rng.exponential(rc.mtbf), EventKind::Operation,
+                     id, op_stamp(kRandomCrash, 0));
         return;
       }
       case kRandomRepair: {
-        if (devices[id].state == State::Down && devices[id].epoch == epoch) start_server(id);
-        queue.push(now + devices[id].fault_rng.exponential(random_crashes_of(id).mtbf),
+        if (servers.device(id).state == State::Down && servers.device(id).epoch == epoch)
+          start_server(id);
+        queue.push(now + servers.device(id).fault_rng.exponential(random_crashes_of(id).mtbf),
                    EventKind::Operation, id, op_stamp(kRandomCrash, 0));
         return;
       }
@@ -753,7 +607,7 @@ struct Parts : Context {
     if (counts(now))
       metrics.balancer->wait.add(
           std::max(0.0, now - rq.lb_in - stage_cost(0, r) - stage_cost(1, r)));
-    if (rq.dir == Direction::ToServer) return arrive_at_server(r);
+    if (rq.dir == Direction::ToServer) return servers.arrive(r);
     network.send(r, Direction::ToClient, rq.lb_bytes);
   }
 
@@ -935,8 +789,9 @@ struct Parts : Context {
   PoolOps::Mark pool_counters(std::uint32_t p) const {
     const PoolOps& po = pool_ops[p];
     double busy = 0.0;
-    for (std::uint32_t d : po.devices) busy += whole_busy[d].busy_seconds(now);
-    return {po.queue_seconds, po.executions, busy};
+    for (std::uint32_t d : po.devices) busy += servers.busy_seconds_whole_run(d);
+    const auto& c = servers.counters(p);
+    return {c.queue_seconds, c.executions, busy};
   }
 
   // The window of poll k (at k x interval) starts at k x interval - window, or at 0.
@@ -973,7 +828,7 @@ struct Parts : Context {
       }
       case scenario::Autoscaler::Metric::QueueLength: {
         std::size_t queued = 0;
-        for (std::uint32_t d : po.devices) queued += queued_on(d);
+        for (std::uint32_t d : po.devices) queued += servers.queued_on(d);
         return static_cast<double>(queued);
       }
     }
@@ -1004,7 +859,7 @@ struct Parts : Context {
     auto replicas = [&](State s) {
       std::vector<std::uint32_t> out;
       for (std::uint32_t d : po.devices)
-        if (devices[d].state == s) out.push_back(d);
+        if (servers.device(d).state == s) out.push_back(d);
       return out;
     };
     // Up: the first devices that are off, in pool order.
@@ -1018,7 +873,7 @@ struct Parts : Context {
     for (State s : {State::Down, State::Starting, State::Up}) {
       auto victims = replicas(s);
       std::stable_sort(victims.begin(), victims.end(), [&](std::uint32_t x, std::uint32_t y) {
-        return devices[x].started_at > devices[y].started_at;
+        return servers.device(x).started_at > servers.device(y).started_at;
       });
       for (std::uint32_t d : victims) {
         if (po.asked <= target) break;
@@ -1027,12 +882,6 @@ struct Parts : Context {
       }
     }
     metrics.pools[p].peak_replicas = std::max(metrics.pools[p].peak_replicas, po.asked);
-  }
-
-  // Per device, over the whole run: the autoscaler's utilization and the time series read them.
-  std::vector<metrics::BusyTime> whole_busy;
-  void track_busy_over_whole_run() {
-    while (whole_busy.size() < devices.size()) whole_busy.emplace_back(0.0, end);
   }
 
   // ---- open loop ------------------------------------------------------------------------
@@ -1187,7 +1036,7 @@ struct Parts : Context {
   // The device a try goes to, or kNoDevice when no server is up for the model.
   static constexpr std::uint32_t kNoDevice = UINT32_MAX;
   std::uint32_t route(std::uint32_t model, std::uint32_t thread) {
-    const auto& hosts = up_hosts[model];
+    const auto& hosts = servers.up_hosts(model);
     if (hosts.empty()) return kNoDevice;
     switch (sc.load_balancer.policy) {
       case scenario::BalancePolicy::RoundRobin:
@@ -1213,7 +1062,7 @@ struct Parts : Context {
         auto it = std::lower_bound(ring.begin(), ring.end(), std::make_pair(key, std::uint32_t{0}));
         for (std::size_t k = 0; k < ring.size(); ++k, ++it) {
           if (it == ring.end()) it = ring.begin();
-          if (devices[it->second].state == State::Up) return it->second;
+          if (servers.device(it->second).state == State::Up) return it->second;
         }
         return kNoDevice;
       }
@@ -1225,9 +1074,9 @@ struct Parts : Context {
   // another server that is up when there is one.
   std::uint32_t route_retry(const Request& rq, std::uint32_t model) {
     const std::uint32_t last = rq.routed ? rq.device : kNoDevice;
-    const bool last_up = last != kNoDevice && devices[last].state == State::Up;
+    const bool last_up = last != kNoDevice && servers.device(last).state == State::Up;
     if (rq.tries == 1 && last_up) return last;
-    const auto& hosts = up_hosts[model];
+    const auto& hosts = servers.up_hosts(model);
     if (!last_up || hosts.size() < 2) return route(model, rq.thread);
     std::uint32_t pick = hosts[retry_rng.below(hosts.size() - 1)];
     if (pick == last) pick = hosts.back();
@@ -1281,7 +1130,8 @@ struct Parts : Context {
     if (client.timeout > 0.0) queue.push(now + client.timeout, EventKind::ClientTimeout, r, rq.gen);
     if (d == kNoDevice) {
       rq.routed = false;
-      for (std::uint32_t host : hosts_of_model[model]) pool_ops[devices[host].pool].refused = true;
+      for (std::uint32_t host : servers.hosts(model))
+        pool_ops[servers.device(host).pool].refused = true;
       // The load balancer answers at once that no server is there (Envoy's 503): the error is
       // back after a round trip, with no payload.
       rq.failed = true;
@@ -1293,8 +1143,8 @@ struct Parts : Context {
     rq.device = d;
     rq.routed = true;
     ++active[d];
-    if (operated) pool_ops[devices[d].pool].active = true;
-    rq.batcher = devices[d].batcher_of_model[model];
+    if (operated) pool_ops[servers.device(d).pool].active = true;
+    rq.batcher = servers.device(d).batcher_of_model[model];
     if (auto* tr = traced(r)) tr->device = d;
     network.send(r, Direction::ToServer, rq.items * sc.models[model].input_bytes_per_item);
   }
@@ -1401,142 +1251,6 @@ struct Parts : Context {
     if (--s.pending == 0 && s.independent_done) queue_dependent(t, slot);
   }
 
-  // ---- servers --------------------------------------------------------------------------
-  void arrive_at_server(std::uint32_t r) {
-    Request& rq = requests[r];
-    rq.enqueued = now;
-    if (auto* tr = traced(r)) tr->at_server = now;
-    // A server that is not serving refuses the connection (a draining one still takes what
-    // was already on its way).
-    const State state = devices[rq.device].state;
-    if (state != State::Up && state != State::Draining) return reject(r, Rejection::NoServer);
-    BatcherState& b = batchers[rq.batcher];
-    // Triton refuses a request larger than max_batch_size, or one that finds its priority
-    // level's queue full (max_queue_size); the error travels back.
-    if (!b.batcher.accepts(rq.items)) return reject(r, Rejection::TooLarge);
-    const std::uint32_t level = tenant_of(rq.thread).level[b.model];
-    if (!b.batcher.has_room(level)) return reject(r, Rejection::QueueFull);
-    b.batcher.enqueue(r, rq.items, now, level);
-    dispatch(rq.batcher);
-  }
-
-  void reject(std::uint32_t r, Rejection why) {
-    requests[r].failed = true;
-    requests[r].why = why;
-    respond(r, 0.0);
-  }
-
-  void dispatch(std::uint32_t bi) {
-    BatcherState& b = batchers[bi];
-    double wake_at = kInf;
-    while (true) {
-      const int items = b.batcher.form(now, scratch, wake_at);
-      if (items == 0) break;
-      start_execution(bi, items);
-    }
-    // Requests whose queue timeout expired under REJECT, found while forming batches.
-    b.batcher.take_rejected(rejected_scratch);
-    for (const auto& q : rejected_scratch) reject(q.request, Rejection::Timeout);
-    // One pending wake per batcher is enough: a later front request never needs an earlier one.
-    if (wake_at < b.wake_at) {
-      b.wake_at = wake_at;
-      queue.push(wake_at, EventKind::BatcherWake, bi);
-    }
-  }
-
-  void update_progress(Device& d) {
-    const double k = static_cast<double>(d.running.size());
-    if (k > 0.0) {
-      const double done = (now - d.last_update) / k;
-      for (Exec& e : d.running) e.remaining -= done;
-    }
-    d.last_update = now;
-  }
-
-  void reschedule(std::uint32_t di) {
-    Device& d = devices[di];
-    ++d.stamp;
-    if (d.running.empty()) return;
-    double least = kInf;
-    for (const Exec& e : d.running) least = std::min(least, e.remaining);
-    const double k = static_cast<double>(d.running.size());
-    queue.push(now + std::max(0.0, least) * k, EventKind::ExecutionDone, di, d.stamp);
-  }
-
-  void start_execution(std::uint32_t bi, int items) {
-    BatcherState& b = batchers[bi];
-    Device& d = devices[b.device];
-    const double mean = curve_of[b.model][d.pool].at(items);
-    const auto& spread = spreads[b.model];
-    const double work =
-        spread.kind == scenario::Distribution::Kind::Constant ? mean : mean * spread.sample(d.rng);
-    update_progress(d);
-    if (d.running.empty()) {
-      d.busy.set_busy(true, now);
-      if (!whole_busy.empty()) whole_busy[b.device].set_busy(true, now);
-    }
-    Exec e{work, now, bi, items, {}};
-    if (!spare_batches.empty()) {
-      e.batch = std::move(spare_batches.back());
-      spare_batches.pop_back();
-    }
-    e.batch.swap(scratch);
-    accounting.batch_started(b.model, e.batch);
-    for (const auto& q : e.batch)
-      if (auto* tr = traced(q.request)) {
-        tr->exec_start = now;
-        tr->batch_items = items;
-      }
-    d.running.push_back(std::move(e));
-    reschedule(b.device);
-  }
-
-  void on_execution_done(std::uint32_t di, std::uint32_t stamp) {
-    Device& d = devices[di];
-    if (stamp != (d.stamp & EventQueue::kStampMask))
-      return;  // the set of running executions changed since
-    update_progress(d);
-    // Everything within the clock's resolution of done finishes now.
-    const double k = static_cast<double>(d.running.size());
-    std::vector<std::uint32_t>& freed = freed_scratch;
-    freed.clear();
-    for (std::size_t i = 0; i < d.running.size();) {
-      if (d.running[i].remaining * k > kTimeEps) {
-        ++i;
-        continue;
-      }
-      Exec e = std::move(d.running[i]);
-      d.running[i] = std::move(d.running.back());
-      d.running.pop_back();
-      finish_execution(di, e);
-      freed.push_back(e.batcher);
-      e.batch.clear();
-      spare_batches.push_back(std::move(e.batch));
-    }
-    if (d.running.empty()) {
-      d.busy.set_busy(false, now);
-      if (!whole_busy.empty()) whole_busy[di].set_busy(false, now);
-    }
-    reschedule(di);
-    for (std::uint32_t bi : freed) dispatch(bi);
-    if (d.state == State::Draining && !holds_work(di)) stop_server(di, State::Off);
-  }
-
-  void finish_execution(std::uint32_t di, const Exec& e) {
-    BatcherState& b = batchers[e.batcher];
-    b.batcher.release_instance();
-    PoolOps& po = pool_ops[devices[di].pool];  // Triton's counters, for the autoscaler
-    po.executions += 1.0;
-    for (const auto& q : e.batch) po.queue_seconds += e.start - q.enqueued;
-    sampling.execution_done(b.model, e.items);
-    accounting.execution_done(b.model, devices[di].pool, e.items, e.batch.size(), e.start);
-    const auto& model = sc.models[b.model];
-    for (const auto& q : e.batch) {
-      if (auto* tr = traced(q.request)) tr->exec_end = now;
-      respond(q.request, q.items * model.output_bytes_per_item);
-    }
-  }
-
   // ---- dispatch -------------------------------------------------------------------------
   void handle(const Event& e) {
     now = e.time;
@@ -1559,17 +1273,16 @@ struct Parts : Context {
               e.id, requests[e.id].items *
                         sc.models[requests.kinds[requests[e.id].kind].model].input_bytes_per_item);
         else
-          arrive_at_server(e.id);
+          servers.arrive(e.id);
         break;
       case EventKind::BalancerDone:
         on_balancer_done(e.id, static_cast<int>(e.stamp));
         break;
       case EventKind::BatcherWake:
-        if (now + kTimeEps >= batchers[e.id].wake_at) batchers[e.id].wake_at = kInf;
-        dispatch(e.id);
+        servers.on_batcher_wake(e.id);
         break;
       case EventKind::ExecutionDone:
-        on_execution_done(e.id, e.stamp);
+        servers.on_execution_done(e.id, e.stamp);
         break;
       case EventKind::Arrival:
         on_arrival();
@@ -1615,8 +1328,7 @@ struct Parts : Context {
         account_up(pool_ops[p]);
         metrics.pools[p].mean_replicas_up = metrics.pools[p].replica_seconds_up / metrics.span();
       }
-    for (std::size_t di = 0; di < devices.size(); ++di)
-      metrics.pools[devices[di].pool].utilization.push_back(devices[di].busy.utilization(end));
+    servers.finish();
     network.finish();
     return std::move(metrics);
   }

@@ -13,14 +13,15 @@ void Sampling::start() {
   auto& ts = metrics.timeseries.emplace();
   ts.interval = sc.timeseries_interval;
   std::vector<std::uint32_t> in_pool(sc.servers.size(), 0);
-  for (const auto& d : parts_.devices) {
+  const auto& servers = parts_.servers;
+  for (std::uint32_t d = 0; d < servers.device_count(); ++d) {
     RunMetrics::TimeSeries::Device sd;
-    sd.pool = d.pool;
-    sd.index = in_pool[d.pool]++;
+    sd.pool = servers.device(d).pool;
+    sd.index = in_pool[sd.pool]++;
     ts.devices.push_back(std::move(sd));
   }
-  parts_.track_busy_over_whole_run();
-  busy_before_.assign(parts_.devices.size(), 0.0);
+  parts_.servers.track_busy_over_whole_run();
+  busy_before_.assign(servers.device_count(), 0.0);
   model_window_.assign(sc.models.size(), {});
   ts.models.assign(sc.models.size(), {});
   link_window_bytes_.assign(metrics.links.size(), {0.0, 0.0});
@@ -53,12 +54,12 @@ void Sampling::on_sample() {
     sw.latency_p99_s.push_back(w.latency.quantile(0.99));
     w = WorkloadWindow{};
   }
-  for (std::size_t di = 0; di < parts_.devices.size(); ++di) {
-    const double busy = parts_.whole_busy[di].busy_seconds(now);
+  const auto& servers = parts_.servers;
+  for (std::uint32_t di = 0; di < servers.device_count(); ++di) {
+    const double busy = servers.busy_seconds_whole_run(di);
     ts.devices[di].utilization.push_back((busy - busy_before_[di]) / dt);
     busy_before_[di] = busy;
-    ts.devices[di].queue_length.push_back(
-        static_cast<double>(parts_.queued_on(static_cast<std::uint32_t>(di))));
+    ts.devices[di].queue_length.push_back(static_cast<double>(servers.queued_on(di)));
   }
   for (std::size_t mi = 0; mi < model_window_.size(); ++mi) {
     auto& w = model_window_[mi];
