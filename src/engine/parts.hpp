@@ -22,26 +22,9 @@
 #include "network_path.hpp"
 #include "sampling.hpp"
 #include "server_pools.hpp"
+#include "site_operations.hpp"
 
 namespace sonicsim::engine {
-
-// What an EventKind::Operation does, in its stamp's low bits; the rest is the device's epoch,
-// so that an operation planned for a device that has since changed state is ignored.
-enum Op : std::uint32_t {
-  kPoll,          // id: pool; the autoscaler reads its metric and decides
-  kPollMark,      // id: pool; the start of the next poll's metric window
-  kStarted,       // id: device; its server is ready (epoch)
-  kDrainTimeout,  // id: device; the drain's grace period is over (epoch)
-  kCrash,         // id: device; a scheduled crash
-  kRestart,       // id: device; back after a scheduled crash (epoch)
-  kRandomCrash,   // id: device; the next random crash
-  kRandomRepair,  // id: device; back after a random crash (epoch)
-};
-inline constexpr std::uint32_t kOpBits = 4;
-inline std::uint32_t op_stamp(Op op, std::uint32_t epoch) {
-  return static_cast<std::uint32_t>(op) | (epoch << kOpBits);
-}
-inline constexpr std::uint32_t kEpochMask = EventQueue::kStampMask >> kOpBits;
 
 inline int round_items(double x) {
   return std::max(1, static_cast<int>(std::lround(x)));
@@ -52,6 +35,7 @@ struct Parts : Context {
   Accounting accounting{*this};
   Sampling sampling{*this, *this};
   ServerPools servers{*this, *this};
+  SiteOperations operations{*this, *this};
 
   // ---- workload -------------------------------------------------------------------------
   struct Step {  // one request of an event, in the order a sync thread sends them
@@ -149,25 +133,6 @@ struct Parts : Context {
   std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> rings;
   std::uint64_t arrivals_routed = 0;  // ring_hash key of an open-loop arrival
 
-  // ---- site operations ------------------------------------------------------------------
-  // A pool with an autoscaler or faults: its replicas and the counters its metric reads.
-  struct PoolOps {
-    std::vector<std::uint32_t> devices;  // global indices, in pool order
-    std::optional<Autoscaler> scaler;
-    int asked = 0;  // replicas asked for (whatever their state but Off and Draining)
-    int up = 0;     // replicas up
-    // Cumulative over the whole run, for the metric's window.
-    struct Mark {
-      double queue_seconds, executions, busy_seconds;
-    };
-    std::deque<Mark> marks;  // at the start of each pending poll's window
-    std::uint64_t polls = 0, marks_taken = 0;
-    bool active = false, refused = false;  // since the last poll
-    double last_metric = 0.0;              // read at the last poll (admission)
-    double up_since = 0.0;                 // for replica_seconds_up
-  };
-  std::vector<PoolOps> pool_ops;
-  bool operated = false;  // some pool has an autoscaler or faults
   Rng retry_rng;
   std::uint64_t orphans = 0;  // tries abandoned by their client, still on their way
 
@@ -180,7 +145,7 @@ struct Parts : Context {
     servers.build();
     build_routing();
     network.build(servers.device_count());
-    build_operations();
+    operations.build();
     build_balancer();
     if (open) {
       start_arrivals();
@@ -372,168 +337,6 @@ struct Parts : Context {
     if (first <= end) queue.push(first, EventKind::Arrival, 0);
   }
 
-  // ---- site operations ------------------------------------------------------------------
-  void build_operations() {
-    const auto& faults = sc.faults;
-    pool_ops.resize(sc.servers.size());
-    for (std::uint32_t di = 0; di < servers.device_count(); ++di)
-      pool_ops[servers.device(di).pool].devices.push_back(di);
-    std::vector<bool> faulty(sc.servers.size(), false);
-    for (const auto& c : faults.crashes) faulty[c.pool] = true;
-    for (const auto& c : faults.random_crashes) faulty[c.pool] = true;
-    for (std::size_t p = 0; p < sc.servers.size(); ++p) {
-      const auto& pool = sc.servers[p];
-      PoolOps& po = pool_ops[p];
-      po.asked = po.up = pool.count;
-      if (!pool.autoscaler && !faulty[p]) continue;
-      operated = true;
-      metrics.pools[p].operated = true;
-      metrics.pools[p].peak_replicas = pool.count;
-      if (!pool.autoscaler) continue;
-      const auto& a = *pool.autoscaler;
-      po.scaler.emplace(a);
-      // The first initial_replicas devices are serving when the run begins; the others are off.
-      for (std::size_t k = static_cast<std::size_t>(a.initial_replicas); k < po.devices.size(); ++k)
-        servers.device(po.devices[k]).state = State::Off;
-      po.asked = po.up = a.initial_replicas;
-      metrics.pools[p].peak_replicas = a.initial_replicas;
-      queue.push(a.polling_interval, EventKind::Operation, static_cast<std::uint32_t>(p),
-                 op_stamp(kPoll, 0));
-      schedule_mark(static_cast<std::uint32_t>(p));
-    }
-    if (!operated) return;
-    servers.rebuild_up_hosts();
-    servers.track_busy_over_whole_run();
-    for (const auto& c : faults.crashes) {
-      const auto& devs = pool_ops[c.pool].devices;
-      for (std::size_t k = 0; k < devs.size(); ++k)
-        if (c.device < 0 || static_cast<std::size_t>(c.device) == k)
-          queue.push(c.at, EventKind::Operation, devs[k],
-                     op_stamp(kCrash, static_cast<std::uint32_t>(&c - faults.crashes.data())));
-    }
-    for (const auto& c : faults.random_crashes)
-      for (std::uint32_t d : pool_ops[c.pool].devices) {
-        servers.device(d).fault_rng.reseed(derive_seed(sc.seed, kFaultStream, d));
-        queue.push(servers.device(d).fault_rng.exponential(c.mtbf), EventKind::Operation, d,
-                   op_stamp(kRandomCrash, 0));
-      }
-  }
-
-  // The random-crash settings of a device's pool (the scenario allows one per pool).
-  const scenario::Faults::RandomCrashes& random_crashes_of(std::uint32_t d) const {
-    for (const auto& c : sc.faults.random_crashes)
-      if (c.pool == servers.device(d).pool) return c;
-    throw std::logic_error("random crash planned for a pool without random_crashes");
-  }
-
-  // Replica-seconds up count after the warm-up only, like utilization.
-  void account_up(PoolOps& po) {
-    const double from = std::max(po.up_since, warmup);
-    if (now > from) metrics.pools[&po - pool_ops.data()].replica_seconds_up += po.up * (now - from);
-    po.up_since = now;
-  }
-
-  void set_state(std::uint32_t d, State next) {
-    ServerPools::Device& dev = servers.device(d);
-    PoolOps& po = pool_ops[dev.pool];
-    const bool was_up = dev.state == State::Up, is_up = next == State::Up;
-    if (was_up != is_up) {
-      account_up(po);
-      po.up += is_up ? 1 : -1;
-    }
-    // Starting -> Up keeps the epoch: the start-up event that made it up is the one planned.
-    if (!(dev.state == State::Starting && is_up)) dev.epoch = (dev.epoch + 1) & kEpochMask;
-    dev.state = next;
-    if (was_up != is_up) servers.rebuild_up_hosts();
-  }
-
-  void start_server(std::uint32_t d) {
-    ServerPools::Device& dev = servers.device(d);
-    set_state(d, State::Starting);
-    dev.started_at = now;
-    const double delay = sc.servers[dev.pool].startup_delay;
-    if (delay <= 0.0) return set_state(d, State::Up);
-    queue.push(now + delay, EventKind::Operation, d, op_stamp(kStarted, dev.epoch));
-  }
-
-  // Scaled down: a server not yet serving goes at once; one serving stops taking requests and
-  // goes when it holds none, or when the grace period ends.
-  void drain_server(std::uint32_t d) {
-    ServerPools::Device& dev = servers.device(d);
-    if (dev.state != State::Up) return stop_server(d, State::Off);
-    set_state(d, State::Draining);
-    if (!servers.holds_work(d)) return stop_server(d, State::Off);
-    queue.push(now + sc.servers[dev.pool].drain_timeout, EventKind::Operation, d,
-               op_stamp(kDrainTimeout, dev.epoch));
-  }
-
-  // The server goes away (Off: scaled down; Down: crashed): what it holds fails back to the
-  // clients, who see the connection drop.
-  void stop_server(std::uint32_t d, State next) {
-    std::vector<Batcher::Queued> lost;
-    servers.drop_all(d, lost);
-    set_state(d, next);
-    for (const auto& q : lost) servers.reject(q.request, Rejection::Lost);
-  }
-
-  // Whether the device went down (and will come back after `down_for`). A draining server that
-  // crashes just goes: it was leaving, and no one asked for it any more.
-  bool crash(std::uint32_t d, double down_for, Op back) {
-    ServerPools::Device& dev = servers.device(d);
-    if (dev.state == State::Off || dev.state == State::Down) return false;
-    if (now >= warmup) ++metrics.pools[dev.pool].crashes;
-    if (dev.state == State::Draining) {
-      stop_server(d, State::Off);
-      return false;
-    }
-    stop_server(d, State::Down);
-    if (std::isfinite(down_for))
-      queue.push(now + down_for, EventKind::Operation, d, op_stamp(back, dev.epoch));
-    return true;
-  }
-
-  void on_operation(std::uint32_t id, std::uint32_t stamp) {
-    const auto op = static_cast<Op>(stamp & ((1u << kOpBits) - 1));
-    const std::uint32_t epoch = stamp >> kOpBits;
-    switch (op) {
-      case kPoll:
-        return poll(id);
-      case kPollMark:
-        return take_mark(id);
-      case kStarted:
-        if (servers.device(id).state == State::Starting && servers.device(id).epoch == epoch)
-          set_state(id, State::Up);
-        return;
-      case kDrainTimeout:
-        if (servers.device(id).state == State::Draining && servers.device(id).epoch == epoch)
-          stop_server(id, State::Off);
-        return;
-      case kCrash:
-        crash(id, sc.faults.crashes[epoch].down_for, kRestart);
-        return;
-      case kRestart:
-        if (servers.device(id).state == State::Down && servers.device(id).epoch == epoch)
-          start_server(id);
-        return;
-      case kRandomCrash: {
-        const auto& rc = random_crashes_of(id);
-        const double down_for = servers.device(id).fault_rng.exponential(rc.mttr);
-        // Not serving (nothing to crash), or leaving anyway: the next failure is drawn from now.
-        if (!crash(id, down_for, kRandomRepair))
-          queue.push(now + servers.device(id).fault_rng.exponential(rc.mtbf), EventKind::Operation,
-                     id, op_stamp(kRandomCrash, 0));
-        return;
-      }
-      case kRandomRepair: {
-        if (servers.device(id).state == State::Down && servers.device(id).epoch == epoch)
-          start_server(id);
-        queue.push(now + servers.device(id).fault_rng.exponential(random_crashes_of(id).mtbf),
-                   EventKind::Operation, id, op_stamp(kRandomCrash, 0));
-        return;
-      }
-    }
-  }
-
   // ---- the load balancer as a server -------------------------------------------------------
   // Two stages in tandem, each first come first served: the worker threads (per_message each),
   // then the NIC (bytes / bandwidth). A stage with no cost is skipped.
@@ -634,9 +437,7 @@ struct Parts : Context {
     if (now < c.retry_at) return false;
     const auto& a = *sc.load_balancer.admission;
     bool ok = true;
-    if (a.above_threshold)
-      for (const PoolOps& po : pool_ops)
-        if (po.scaler && po.scaler->usage_ratio(po.last_metric, po.asked) > 1.0) ok = false;
+    if (a.above_threshold && operations.above_threshold()) ok = false;
     if (ok && a.rate > 0.0) {
       tokens = std::min(a.burst, tokens + (now - tokens_at) * a.rate);
       tokens_at = now;
@@ -783,105 +584,6 @@ struct Parts : Context {
       abandon(r);
     else
       requests.release(r);
-  }
-
-  // ---- autoscaling ----------------------------------------------------------------------
-  PoolOps::Mark pool_counters(std::uint32_t p) const {
-    const PoolOps& po = pool_ops[p];
-    double busy = 0.0;
-    for (std::uint32_t d : po.devices) busy += servers.busy_seconds_whole_run(d);
-    const auto& c = servers.counters(p);
-    return {c.queue_seconds, c.executions, busy};
-  }
-
-  // The window of poll k (at k x interval) starts at k x interval - window, or at 0.
-  void schedule_mark(std::uint32_t p) {
-    PoolOps& po = pool_ops[p];
-    const auto& a = *sc.servers[p].autoscaler;
-    const double at =
-        std::max(0.0, static_cast<double>(po.marks_taken + 1) * a.polling_interval - a.window);
-    if (at <= end) queue.push(std::max(at, now), EventKind::Operation, p, op_stamp(kPollMark, 0));
-  }
-
-  void take_mark(std::uint32_t p) {
-    PoolOps& po = pool_ops[p];
-    po.marks.push_back(now <= 0.0 ? PoolOps::Mark{0.0, 0.0, 0.0} : pool_counters(p));
-    ++po.marks_taken;
-    schedule_mark(p);
-  }
-
-  double read_metric(std::uint32_t p) {
-    PoolOps& po = pool_ops[p];
-    const auto& a = *sc.servers[p].autoscaler;
-    const PoolOps::Mark from = po.marks.front();
-    po.marks.pop_front();
-    const PoolOps::Mark to = pool_counters(p);
-    switch (a.metric) {
-      case scenario::Autoscaler::Metric::QueueTime: {
-        const double execs = to.executions - from.executions;
-        return execs > 0.0 ? (to.queue_seconds - from.queue_seconds) / execs : 0.0;
-      }
-      case scenario::Autoscaler::Metric::Utilization: {
-        const double span = std::min(a.window, now);
-        return span > 0.0 ? (to.busy_seconds - from.busy_seconds) / (span * std::max(po.up, 1))
-                          : 0.0;
-      }
-      case scenario::Autoscaler::Metric::QueueLength: {
-        std::size_t queued = 0;
-        for (std::uint32_t d : po.devices) queued += servers.queued_on(d);
-        return static_cast<double>(queued);
-      }
-    }
-    return 0.0;
-  }
-
-  void poll(std::uint32_t p) {
-    PoolOps& po = pool_ops[p];
-    const auto& a = *sc.servers[p].autoscaler;
-    Autoscaler::Poll in;
-    in.time = now;
-    in.metric = po.last_metric = read_metric(p);
-    in.current = po.asked;
-    in.active = po.active;
-    in.refused = po.refused;
-    po.active = po.refused = false;
-    const Autoscaler::Decision d = po.scaler->decide(in);
-    if (d.replicas != po.asked) {
-      metrics.pools[p].scaling.push_back({now, po.asked, d.replicas, d.raw, in.metric, d.why});
-      scale_to(p, d.replicas);
-    }
-    const double next = static_cast<double>(++po.polls + 1) * a.polling_interval;
-    if (next <= end) queue.push(next, EventKind::Operation, p, op_stamp(kPoll, 0));
-  }
-
-  void scale_to(std::uint32_t p, int target) {
-    PoolOps& po = pool_ops[p];
-    auto replicas = [&](State s) {
-      std::vector<std::uint32_t> out;
-      for (std::uint32_t d : po.devices)
-        if (servers.device(d).state == s) out.push_back(d);
-      return out;
-    };
-    // Up: the first devices that are off, in pool order.
-    for (std::uint32_t d : replicas(State::Off)) {
-      if (po.asked >= target) break;
-      start_server(d);
-      ++po.asked;
-    }
-    // Down: as a ReplicaSet picks pods to delete: crashed ones first, then those not ready,
-    // then the newest.
-    for (State s : {State::Down, State::Starting, State::Up}) {
-      auto victims = replicas(s);
-      std::stable_sort(victims.begin(), victims.end(), [&](std::uint32_t x, std::uint32_t y) {
-        return servers.device(x).started_at > servers.device(y).started_at;
-      });
-      for (std::uint32_t d : victims) {
-        if (po.asked <= target) break;
-        drain_server(d);
-        --po.asked;
-      }
-    }
-    metrics.pools[p].peak_replicas = std::max(metrics.pools[p].peak_replicas, po.asked);
   }
 
   // ---- open loop ------------------------------------------------------------------------
@@ -1131,7 +833,7 @@ struct Parts : Context {
     if (d == kNoDevice) {
       rq.routed = false;
       for (std::uint32_t host : servers.hosts(model))
-        pool_ops[servers.device(host).pool].refused = true;
+        operations.note_refused(servers.device(host).pool);
       // The load balancer answers at once that no server is there (Envoy's 503): the error is
       // back after a round trip, with no payload.
       rq.failed = true;
@@ -1143,7 +845,7 @@ struct Parts : Context {
     rq.device = d;
     rq.routed = true;
     ++active[d];
-    if (operated) pool_ops[servers.device(d).pool].active = true;
+    operations.note_active(servers.device(d).pool);
     rq.batcher = servers.device(d).batcher_of_model[model];
     if (auto* tr = traced(r)) tr->device = d;
     network.send(r, Direction::ToServer, rq.items * sc.models[model].input_bytes_per_item);
@@ -1291,7 +993,7 @@ struct Parts : Context {
         sampling.on_sample();
         break;
       case EventKind::Operation:
-        on_operation(e.id, e.stamp);
+        operations.on_operation(e.id, e.stamp);
         break;
       case EventKind::ClientTimeout:
         on_client_timeout(e.id, e.stamp);
@@ -1323,11 +1025,7 @@ struct Parts : Context {
       metrics.balancer->cpu_utilization = lb_stage[0].busy_area / (span * lb_stage[0].servers);
       metrics.balancer->nic_utilization = lb_stage[1].busy_area / span;
     }
-    for (std::size_t p = 0; p < pool_ops.size(); ++p)
-      if (metrics.pools[p].operated) {
-        account_up(pool_ops[p]);
-        metrics.pools[p].mean_replicas_up = metrics.pools[p].replica_seconds_up / metrics.span();
-      }
+    operations.finish();
     servers.finish();
     network.finish();
     return std::move(metrics);

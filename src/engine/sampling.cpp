@@ -40,10 +40,10 @@ void Sampling::on_sample() {
   ts.t.push_back(now);
   ts.events_per_s.push_back(static_cast<double>(window_events_) / dt);
   if (!parts_.jobs.empty()) ts.running_jobs.push_back(static_cast<double>(parts_.running_jobs));
-  for (std::size_t p = 0; p < parts_.pool_ops.size(); ++p)
+  for (std::uint32_t p = 0; p < metrics.pools.size(); ++p)
     if (metrics.pools[p].operated) {
-      ts.pools[p].replicas.push_back(parts_.pool_ops[p].asked);
-      ts.pools[p].ready.push_back(parts_.pool_ops[p].up);
+      ts.pools[p].replicas.push_back(parts_.operations.replicas_asked(p));
+      ts.pools[p].ready.push_back(parts_.operations.replicas_up(p));
     }
   window_events_ = 0;
   for (std::size_t i = 0; i < workload_window_.size(); ++i) {

@@ -46,8 +46,7 @@ void ServerPools::build() {
                  std::vector<std::uint32_t>(nm, kNone),
                  State::Up,
                  0,
-                 0.0,
-                 Rng(0)};
+                 0.0};
       for (const auto& name : pool.models) add_batcher(dev, d, sc.model_index(name));
       devices_.push_back(std::move(dev));
     }
@@ -224,7 +223,7 @@ void ServerPools::on_execution_done(std::uint32_t di, std::uint32_t stamp) {
   }
   reschedule(di);
   for (std::uint32_t bi : freed) dispatch(bi);
-  if (d.state == State::Draining && !holds_work(di)) parts_.stop_server(di, State::Off);
+  if (d.state == State::Draining && !holds_work(di)) parts_.operations.stop_server(di, State::Off);
 }
 
 void ServerPools::finish_execution(std::uint32_t di, const Exec& e) {

@@ -43,7 +43,6 @@ class ServerPools {
     State state = State::Up;
     std::uint32_t epoch = 0;  // changes with every state change but Starting -> Up
     double started_at = 0.0;
-    Rng fault_rng;
   };
   // Triton's cumulative counters of a pool, which the autoscaler's metric reads.
   struct Counters {
