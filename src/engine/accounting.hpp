@@ -1,0 +1,74 @@
+// Counting requests, events and executions into the run's metrics, and closing the books at the
+// end. The rule that makes the counts add up lives here: a request counts unless it finished
+// before the warm-up ended (it is then taken back from `sent`), so that sent = completed + failed
+// + fallback + in_flight_at_end holds exactly, per workload and in total. The other parts count
+// their own figures (links, pools, the balancer, admission, preemption) where they happen.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <sonicsim/engine/batcher.hpp>
+
+#include "context.hpp"
+
+namespace sonicsim::engine {
+
+class Accounting {
+ public:
+  explicit Accounting(Context& ctx) : ctx_(ctx) {}
+
+  // One record per workload and per model, in scenario order.
+  void build();
+  RunMetrics::Workload& workload(std::size_t i) { return ctx_.metrics.workloads[i]; }
+
+  // Requests a workload's client issues (counted at once, taken back if they end in warm-up).
+  void issued(RunMetrics::Workload& w, std::uint64_t n) { w.sent += n; }
+  // n requests served on the client's CPU because no server hosts their model are done.
+  void fallbacks_done(RunMetrics::Workload& w, std::uint64_t n) {
+    if (ctx_.counts(ctx_.now))
+      w.fallback += n;
+    else
+      w.sent -= n;
+  }
+  void event_completed(RunMetrics::Workload& w, double started) {
+    const double now = ctx_.now;
+    if (ctx_.counts(now)) {
+      ++ctx_.metrics.events_completed;
+      ctx_.metrics.time_per_event.add(now - started);
+      ++w.events_completed;
+      if (several_) w.time_per_event.add(now - started);
+    }
+  }
+
+  void try_sent(bool retry) {
+    if (ctx_.counts(ctx_.now)) {
+      ++ctx_.metrics.resilience.tries;
+      if (retry) ++ctx_.metrics.resilience.retries;
+    }
+  }
+  void try_failed(Rejection why, std::uint32_t model);
+  void try_abandoned() {
+    if (ctx_.counts(ctx_.now)) ++ctx_.metrics.resilience.abandoned;
+  }
+  // The request's last word; `fallback_cpu`: what its CPU fallback took (Outcome::Fallback).
+  void request_finished(RunMetrics::Workload& w, std::uint32_t model, Outcome outcome,
+                        double latency, bool retried, double fallback_cpu);
+  // n requests of events lost when their job was preempted.
+  void requests_preempted(RunMetrics::Workload& w, std::uint64_t n);
+
+  // A batch starts executing: each request's time in the queue.
+  void batch_started(std::uint32_t model, const std::vector<Batcher::Queued>& batch);
+  void execution_done(std::uint32_t model, std::uint32_t pool, int items, std::size_t requests,
+                      double start);
+
+  // The totals are the workloads' sums; `in_flight`: requests not finished at the end.
+  void finish(std::uint64_t in_flight);
+
+ private:
+  Context& ctx_;
+  // Several workloads: each keeps its own histograms too (one has the run's, copied at the end).
+  bool several_ = false;
+};
+
+}  // namespace sonicsim::engine

@@ -1,0 +1,59 @@
+// What every part of the engine shares: the scenario, the clock and its event queue, the purposes
+// of the random streams, the run's metrics and the table of requests in flight. Each part owns
+// the rest of its state; keeping the shared part this small is what lets a reader follow one part
+// without the others.
+#pragma once
+
+#include <cstdint>
+
+#include <sonicsim/engine/event_queue.hpp>
+#include <sonicsim/engine/run_metrics.hpp>
+#include <sonicsim/scenario/scenario.hpp>
+
+#include "requests.hpp"
+
+namespace sonicsim::engine {
+
+// Executions and batcher wakes this close to their time are due: the clock's resolution.
+inline constexpr double kTimeEps = 1e-9;
+
+// Purposes of the random streams (see derive_seed): one stream per thread, per device, for
+// routing and for open-loop arrivals, so adding a thread or a device leaves the others' random
+// numbers unchanged.
+enum Stream : std::uint64_t {
+  kThreadStream = 1,
+  kDeviceStream = 2,
+  kRoutingStream = 3,
+  kArrivalStream = 4,
+  kRingStream = 6,        // ring_hash: the points of each device on the ring
+  kClientHashStream = 7,  // ring_hash: each client's key
+  kJobStream = 8,         // job flow: each job's number of events
+  kFaultStream = 9,       // random crashes: each device's times up and down
+  kPreemptStream = 10,    // random preemption
+  kRetryStream = 11,      // retries: the other server a later try goes to
+};
+
+struct Context {
+  explicit Context(const scenario::Scenario& s) : sc(s), end(s.duration), warmup(s.warmup) {
+    metrics.duration = s.duration;
+    metrics.warmup = s.warmup;
+  }
+
+  const scenario::Scenario& sc;
+  EventQueue queue;
+  double now = 0.0;
+  double limit = 0.0;  // process_through stops after this time
+  const double end, warmup;
+  // Every part counts its own figures here; accounting counts the requests and closes the books.
+  RunMetrics metrics;
+  RequestTable requests;
+
+  // Whether something that finished at `finished` is measured (after the warm-up).
+  bool counts(double finished) const { return finished >= warmup; }
+  RequestTrace* traced(std::uint32_t r) {
+    const auto i = requests[r].trace;
+    return i == kUntraced ? nullptr : &metrics.trace[i];
+  }
+};
+
+}  // namespace sonicsim::engine

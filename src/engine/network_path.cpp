@@ -1,0 +1,146 @@
+#include "network_path.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "parts.hpp"
+
+namespace sonicsim::engine {
+
+void NetworkPath::build(std::size_t devices) {
+  const auto& sc = ctx_.sc;
+  auto& metrics = ctx_.metrics;
+  const auto& net = sc.network;
+  metrics.transport = "analytic";
+  for (const auto& model : sc.models) {
+    scenario::Distribution d;
+    d.kind = model.overhead.spread.kind;
+    d.mean = 1.0;
+    d.cv = model.overhead.spread.cv;
+    overhead_spreads_.push_back(d);
+  }
+  path_latency_ = net.path_latency();
+  path_bandwidth_ = net.path_bandwidth();
+  if (!sc.faults.links.empty()) bandwidth_steps_ = scenario::path_bandwidth_steps(net, sc.faults);
+  link_slot_.assign(4, -1);
+  auto add = [&](LinkId id, const std::optional<scenario::LinkSpec>& spec, const char* name,
+                 int count) {
+    if (!spec) return;
+    RunMetrics::Link l;
+    l.name = name;
+    l.count = count;
+    l.bandwidth = spec->bandwidth;
+    l.latency = spec->latency;
+    const double span = ctx_.end - ctx_.warmup;
+    l.window = span >= 100.0 ? 1.0 : span / 100.0;
+    for (auto& w : l.window_bytes)
+      w.assign(static_cast<std::size_t>(std::ceil(span / l.window)) + 1, 0.0);
+    link_slot_[id] = static_cast<int>(metrics.links.size());
+    metrics.links.push_back(std::move(l));
+  };
+  add(kClientNic, net.client_nic, "client_nic", static_cast<int>(sc.client_nodes()));
+  add(kUplink, net.site_uplink, "site_uplink", 1);
+  add(kWan, net.wan, "wan", 1);
+  add(kServerNic, net.server_nic, "server_nic", static_cast<int>(devices));
+  for (int dir = 0; dir < 2; ++dir) {
+    if (link_slot_[kClientNic] >= 0) client_nic_bytes_[dir].assign(sc.client_nodes(), 0.0);
+    if (link_slot_[kServerNic] >= 0) server_nic_bytes_[dir].assign(devices, 0.0);
+  }
+}
+
+void NetworkPath::set_transport(Transport* t, bool to_servers, bool to_clients) {
+  transport_ = t;
+  flow_dir_[0] = t != nullptr && to_servers;
+  flow_dir_[1] = t != nullptr && to_clients;
+  const bool up = flow_dir_[0], down = flow_dir_[1];
+  ctx_.metrics.transport = up && down ? "flow"
+                           : up       ? "flow to servers, analytic to clients"
+                           : down     ? "analytic to servers, flow to clients"
+                                      : "analytic";
+}
+
+void NetworkPath::account_bytes(std::uint32_t node, std::uint32_t device, Direction d,
+                                double bytes) {
+  if (bytes <= 0.0) return;
+  const int dir = d == Direction::ToServer ? 0 : 1;
+  const double now = ctx_.now;
+  parts_.sampling.bytes_sent(dir, bytes);
+  if (now < ctx_.warmup) return;
+  for (int s : link_slot_) {
+    if (s < 0) continue;
+    RunMetrics::Link& l = ctx_.metrics.links[s];
+    l.bytes[dir] += bytes;
+    const auto w = static_cast<std::size_t>((now - ctx_.warmup) / l.window);
+    if (w < l.window_bytes[dir].size()) l.window_bytes[dir][w] += bytes;
+  }
+  if (!client_nic_bytes_[dir].empty()) client_nic_bytes_[dir][node] += bytes;
+  if (!server_nic_bytes_[dir].empty()) server_nic_bytes_[dir][device] += bytes;
+}
+
+void NetworkPath::send(std::uint32_t r, Direction dir, double bytes) {
+  Request& rq = ctx_.requests[r];
+  rq.dir = dir;
+  const double now = ctx_.now;
+  const std::uint32_t node = parts_.threads[rq.thread].node;
+  account_bytes(node, rq.device, dir, bytes);
+  if (flow_dir_[dir == Direction::ToServer ? 0 : 1]) {
+    transport_->send(now, node, rq.device, dir, bytes, r);
+  } else {
+    const double t = bandwidth_steps_.empty()
+                         ? now + path_latency_ + (bytes > 0.0 ? bytes / path_bandwidth_ : 0.0)
+                         : degraded_transfer_end(bytes) + path_latency_;
+    ctx_.queue.push(t + overhead_after_transfer(r), EventKind::TransferDone, r);
+  }
+}
+
+// When `bytes` sent now have passed the narrowest link as its bandwidth changes: an outage
+// (bandwidth 0) holds everything, even an empty message, until it ends.
+double NetworkPath::degraded_transfer_end(double bytes) const {
+  const double now = ctx_.now;
+  auto it =
+      std::upper_bound(bandwidth_steps_.begin(), bandwidth_steps_.end(), std::make_pair(now, kInf));
+  std::size_t i = static_cast<std::size_t>(it - bandwidth_steps_.begin()) - 1;
+  double t = now, left = bytes;
+  while (true) {
+    const double bw = bandwidth_steps_[i].second;
+    const double until = i + 1 < bandwidth_steps_.size() ? bandwidth_steps_[i + 1].first : kInf;
+    if (bw > 0.0) {
+      if (!std::isfinite(bw)) return t;
+      if (t + left / bw <= until) return t + left / bw;
+      left = std::max(0.0, left - bw * (until - t));
+    }
+    t = until;
+    ++i;
+  }
+}
+
+// The request overhead of a direction (serialization, gRPC send/receive on both ends) follows
+// its transfer: for latency the order is immaterial, and with flows the bytes then start moving
+// when the request is issued, which keeps the platform's run-ahead bound simple.
+double NetworkPath::overhead_after_transfer(std::uint32_t r) {
+  const Request& rq = ctx_.requests[r];
+  const std::uint32_t model = ctx_.requests.kinds[rq.kind].model;
+  const auto& o = ctx_.sc.models[model].overhead;
+  const double mean = rq.dir == Direction::ToServer ? o.to_server(rq.items) : o.to_client(rq.items);
+  const auto& jitter = overhead_spreads_[model];
+  if (mean <= 0.0 || jitter.kind == scenario::Distribution::Kind::Constant) return mean;
+  return mean * jitter.sample(parts_.threads[rq.thread].rng);
+}
+
+void NetworkPath::finish() {
+  auto& metrics = ctx_.metrics;
+  auto busiest = [](const std::vector<double>(&v)[2]) {
+    double most = 0.0;
+    for (const auto& dir : v)
+      if (!dir.empty()) most = std::max(most, *std::max_element(dir.begin(), dir.end()));
+    return most;
+  };
+  if (link_slot_[kClientNic] >= 0)
+    metrics.links[link_slot_[kClientNic]].busiest_bytes = busiest(client_nic_bytes_);
+  if (link_slot_[kServerNic] >= 0)
+    metrics.links[link_slot_[kServerNic]].busiest_bytes = busiest(server_nic_bytes_);
+  for (auto& l : metrics.links)
+    if (l.count == 1) l.busiest_bytes = std::max(l.bytes[0], l.bytes[1]);
+}
+
+}  // namespace sonicsim::engine

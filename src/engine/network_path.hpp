@@ -1,0 +1,58 @@
+// The network between the clients and the servers as the engine sees it: when a message sent now
+// arrives, and how many bytes each link carried. A direction that goes through a Transport
+// (SimGrid's flows, platform/) is timed there; the others take latency + bytes over the narrowest
+// bandwidth, slowed by link degradations and held by outages (faults.links), computed here. Each
+// direction's request overhead (serialization, gRPC) follows its transfer.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include <sonicsim/engine/transport.hpp>
+#include <sonicsim/scenario/scenario.hpp>
+#include <sonicsim/util/numbers.hpp>
+
+namespace sonicsim::engine {
+
+struct Context;
+struct Parts;
+
+class NetworkPath {
+ public:
+  NetworkPath(Context& ctx, Parts& parts) : ctx_(ctx), parts_(parts) {}
+
+  // After the server pools: the server NICs are one link per device.
+  void build(std::size_t devices);
+  // Which directions go through `t` (nullptr: none).
+  void set_transport(Transport* t, bool to_servers, bool to_clients);
+
+  // Request r's message leaves in direction `dir`; its TransferDone follows when it has arrived
+  // (with the transport: when the transport says so, see Simulation::on_transfer_done).
+  void send(std::uint32_t r, Direction dir, double bytes);
+  // The request overhead of r's current direction, paid after its transfer.
+  double overhead_after_transfer(std::uint32_t r);
+  // Fixed latency of the path, one way.
+  double latency() const { return path_latency_; }
+
+  // The end of the run: the busiest single NIC of each per-node or per-device link class.
+  void finish();
+
+ private:
+  void account_bytes(std::uint32_t node, std::uint32_t device, Direction d, double bytes);
+  double degraded_transfer_end(double bytes) const;
+
+  Context& ctx_;
+  Parts& parts_;
+  Transport* transport_ = nullptr;
+  bool flow_dir_[2] = {false, false};  // [ToServer, ToClient]
+  double path_latency_ = 0.0, path_bandwidth_ = kInf;
+  // With link degradations: the path's narrowest bandwidth over time, (from, bytes/s) steps.
+  std::vector<std::pair<double, double>> bandwidth_steps_;
+  enum LinkId { kClientNic, kUplink, kWan, kServerNic };
+  std::vector<int> link_slot_;  // LinkId -> index in RunMetrics::links, -1 if absent
+  std::vector<double> client_nic_bytes_[2], server_nic_bytes_[2];  // per link and direction
+  std::vector<scenario::Distribution> overhead_spreads_;           // per model, mean 1
+};
+
+}  // namespace sonicsim::engine

@@ -1,0 +1,94 @@
+// The table of requests in flight, which every part of the engine reads: a client issues a
+// request, the request path routes it, the network moves it, a server pool queues and executes
+// it, site operations may lose it. One record per try, reused once the try is over, so that the
+// hot path allocates nothing; events name a request by its index in the table.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include <sonicsim/engine/event_queue.hpp>
+#include <sonicsim/engine/transport.hpp>
+#include <sonicsim/scenario/scenario.hpp>
+
+namespace sonicsim::engine {
+
+// A request spec of some workload; Request::kind indexes all of them, in scenario order.
+struct RequestKind {
+  std::uint32_t model;
+  bool served;
+  const scenario::RequestSpec* spec;
+};
+
+// Why a try failed.
+enum class Rejection : std::uint8_t {
+  QueueFull,
+  Timeout,   // Triton's queue timeout (REJECT)
+  TooLarge,  // items > max_batch_size
+  NoServer,  // no server up for the model, or it was not serving when the try arrived
+  Lost,      // queued or executing when its server crashed or ended its drain
+  ClientTimeout,
+};
+
+// A request's last word.
+enum class Outcome : std::uint8_t { Completed, Failed, Fallback };
+
+inline constexpr std::uint32_t kUntraced = std::numeric_limits<std::uint32_t>::max();
+
+// One try of a request. A request that retries reuses its record once the failed try is back;
+// a try the client gives up on (timeout, preemption) stays behind as an orphan, still moving
+// through the network and the server, and the request goes on in a new record.
+struct Request {
+  double sent = 0.0, enqueued = 0.0;
+  double first_sent = 0.0;             // the request's first try: latency runs from here
+  double lb_in = 0.0, lb_bytes = 0.0;  // its message in the load balancer: since, size
+  std::uint32_t thread = 0, slot = 0, device = 0, batcher = 0;
+  std::uint32_t gen = 0;  // changes with every try: stale client timeouts are ignored
+  std::uint16_t kind = 0;
+  std::uint16_t tries = 0;
+  int items = 1;
+  Direction dir = Direction::ToServer;
+  bool failed = false;
+  bool orphan = false;
+  bool live = false;                     // in use (orphans included)
+  bool out = false;                      // the try is on its way (not back at the client)
+  bool routed = false;                   // sent to `device` (counted in `active` until it responds)
+  Rejection why = Rejection::QueueFull;  // when failed
+  std::uint32_t trace = kUntraced;       // index in RunMetrics::trace
+};
+
+class RequestTable {
+ public:
+  std::vector<RequestKind> kinds;
+  std::uint64_t live = 0;  // requests issued and not finished (orphans aside)
+
+  Request& operator[](std::uint32_t r) { return records_[r]; }
+  const Request& operator[](std::uint32_t r) const { return records_[r]; }
+  std::uint32_t size() const { return static_cast<std::uint32_t>(records_.size()); }
+  std::uint32_t model_of(std::uint32_t r) const { return kinds[records_[r].kind].model; }
+
+  // A free record (its fields are what its last use left).
+  std::uint32_t add() {
+    std::uint32_t r;
+    if (!free_.empty()) {
+      r = free_.back();
+      free_.pop_back();
+    } else {
+      r = static_cast<std::uint32_t>(records_.size());
+      records_.emplace_back();
+    }
+    return r;
+  }
+  void release(std::uint32_t r) {
+    records_[r].gen = (records_[r].gen + 1) & EventQueue::kStampMask;  // its timers go stale
+    records_[r].live = false;
+    free_.push_back(r);
+  }
+
+ private:
+  std::vector<Request> records_;
+  std::vector<std::uint32_t> free_;
+};
+
+}  // namespace sonicsim::engine

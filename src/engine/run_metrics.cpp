@@ -1,0 +1,32 @@
+#include <sonicsim/engine/run_metrics.hpp>
+
+#include <algorithm>
+
+namespace sonicsim::engine {
+
+double RunMetrics::backlog_growth_per_s() const {
+  if (!open_loop) return 0.0;
+  const double finished = static_cast<double>(completed + failed + fallback);
+  return (static_cast<double>(open_loop->requests_sent) - finished) / span();
+}
+
+bool RunMetrics::backlog_growing() const {
+  if (!open_loop) return false;
+  const double sent_per_s = static_cast<double>(open_loop->requests_sent) / span();
+  return open_loop->dropped > 0 || backlog_growth_per_s() > 0.01 * sent_per_s;
+}
+
+double RunMetrics::Pool::mean_utilization() const {
+  double sum = 0.0;
+  for (double u : utilization) sum += u;
+  return utilization.empty() ? 0.0 : sum / static_cast<double>(utilization.size());
+}
+
+double RunMetrics::Link::peak_utilization() const {
+  double peak = 0.0;
+  for (const auto& dir : window_bytes)
+    for (double b : dir) peak = std::max(peak, b);
+  return peak / (window * bandwidth * count);
+}
+
+}  // namespace sonicsim::engine

@@ -1,0 +1,94 @@
+#include "sampling.hpp"
+
+#include <algorithm>
+
+#include "parts.hpp"
+
+namespace sonicsim::engine {
+
+void Sampling::start() {
+  const auto& sc = ctx_.sc;
+  auto& metrics = ctx_.metrics;
+  on_ = true;
+  auto& ts = metrics.timeseries.emplace();
+  ts.interval = sc.timeseries_interval;
+  std::vector<std::uint32_t> in_pool(sc.servers.size(), 0);
+  const auto& servers = parts_.servers;
+  for (std::uint32_t d = 0; d < servers.device_count(); ++d) {
+    RunMetrics::TimeSeries::Device sd;
+    sd.pool = servers.device(d).pool;
+    sd.index = in_pool[sd.pool]++;
+    ts.devices.push_back(std::move(sd));
+  }
+  parts_.servers.track_busy_over_whole_run();
+  busy_before_.assign(servers.device_count(), 0.0);
+  model_window_.assign(sc.models.size(), {});
+  ts.models.assign(sc.models.size(), {});
+  link_window_bytes_.assign(metrics.links.size(), {0.0, 0.0});
+  ts.links.assign(metrics.links.size(), {});
+  ts.pools.assign(sc.servers.size(), {});
+  workload_window_.assign(sc.workloads.size(), {});
+  ts.workloads.assign(sc.workloads.size(), {});
+  if (ts.interval <= ctx_.end) ctx_.queue.push(ts.interval, EventKind::Sample, 0);
+}
+
+void Sampling::on_sample() {
+  auto& metrics = ctx_.metrics;
+  const double now = ctx_.now;
+  auto& ts = *metrics.timeseries;
+  const double dt = ts.interval;
+  ts.t.push_back(now);
+  ts.events_per_s.push_back(static_cast<double>(window_events_) / dt);
+  if (!parts_.jobs.empty()) ts.running_jobs.push_back(static_cast<double>(parts_.running_jobs));
+  for (std::uint32_t p = 0; p < metrics.pools.size(); ++p)
+    if (metrics.pools[p].operated) {
+      ts.pools[p].replicas.push_back(parts_.operations.replicas_asked(p));
+      ts.pools[p].ready.push_back(parts_.operations.replicas_up(p));
+    }
+  window_events_ = 0;
+  for (std::size_t i = 0; i < workload_window_.size(); ++i) {
+    auto& w = workload_window_[i];
+    auto& sw = ts.workloads[i];
+    sw.events_per_s.push_back(static_cast<double>(w.events) / dt);
+    sw.latency_p50_s.push_back(w.latency.quantile(0.50));
+    sw.latency_p99_s.push_back(w.latency.quantile(0.99));
+    w = WorkloadWindow{};
+  }
+  const auto& servers = parts_.servers;
+  for (std::uint32_t di = 0; di < servers.device_count(); ++di) {
+    const double busy = servers.busy_seconds_whole_run(di);
+    ts.devices[di].utilization.push_back((busy - busy_before_[di]) / dt);
+    busy_before_[di] = busy;
+    ts.devices[di].queue_length.push_back(static_cast<double>(servers.queued_on(di)));
+  }
+  for (std::size_t mi = 0; mi < model_window_.size(); ++mi) {
+    auto& w = model_window_[mi];
+    auto& sm = ts.models[mi];
+    sm.inferences_per_s.push_back(static_cast<double>(w.items) / dt);
+    sm.executions_per_s.push_back(static_cast<double>(w.executions) / dt);
+    sm.mean_batch_size.push_back(
+        w.executions ? static_cast<double>(w.items) / static_cast<double>(w.executions) : 0.0);
+    sm.latency_p50_s.push_back(w.latency.quantile(0.50));
+    sm.latency_p99_s.push_back(w.latency.quantile(0.99));
+    w = ModelWindow{};
+  }
+  for (std::size_t li = 0; li < metrics.links.size(); ++li) {
+    auto& sl = ts.links[li];
+    const auto& l = metrics.links[li];
+    for (int dir = 0; dir < 2; ++dir)
+      sl.bytes_per_s[dir].push_back(link_window_bytes_[li][dir] / dt);
+    const double busier = std::max(link_window_bytes_[li][0], link_window_bytes_[li][1]);
+    sl.utilization.push_back(busier / (dt * l.bandwidth * l.count));
+    link_window_bytes_[li] = {0.0, 0.0};
+  }
+  // The k-th sample at k x interval, not a running sum: no drift over long runs.
+  const double next = static_cast<double>(++samples_ + 1) * dt;
+  if (next <= ctx_.end * (1.0 + 1e-12)) ctx_.queue.push(next, EventKind::Sample, 0);
+}
+
+void Sampling::set_trace(const TraceSettings& t) {
+  tracing_ = t;
+  ctx_.metrics.trace.reserve(std::min<std::size_t>(t.max, 1u << 16));
+}
+
+}  // namespace sonicsim::engine

@@ -1,0 +1,89 @@
+// What a run shows over time: the time series (the run in windows of `timeseries` seconds, warm-up
+// included, for plots) and the request trace (every n-th request followed through the system).
+// The windows keep their own counters, so that the measured figures stay exactly what they are
+// without a time series; the other parts report to them through the small hooks below.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include <sonicsim/metrics/histogram.hpp>
+
+#include "context.hpp"
+
+namespace sonicsim::engine {
+
+struct Parts;
+
+class Sampling {
+ public:
+  Sampling(Context& ctx, Parts& parts) : ctx_(ctx), parts_(parts) {}
+
+  // After every other part is built (the windows follow their devices, models and links).
+  void start();
+  // EventKind::Sample: the window ends now.
+  void on_sample();
+
+  // Hooks for the windows; cheap when there is no time series.
+  void event_completed(std::size_t workload) {
+    ++window_events_;
+    if (on_) ++workload_window_[workload].events;
+  }
+  void request_completed(std::uint32_t model, std::size_t workload, double latency) {
+    if (!on_) return;
+    model_window_[model].latency.add(latency);
+    workload_window_[workload].latency.add(latency);
+  }
+  void execution_done(std::uint32_t model, int items) {
+    if (!on_) return;
+    auto& w = model_window_[model];
+    w.items += static_cast<std::uint64_t>(items);
+    ++w.executions;
+  }
+  // Bytes on every link of the path, in direction dir (0: to the servers).
+  void bytes_sent(int dir, double bytes) {
+    if (!on_) return;
+    for (auto& w : link_window_bytes_) w[dir] += bytes;
+  }
+
+  // Before the run: which requests to trace.
+  void set_trace(const TraceSettings& t);
+  // A request issued now: its index in RunMetrics::trace, or kUntraced.
+  std::uint32_t trace(std::uint32_t model, std::uint32_t thread, int items) {
+    const double now = ctx_.now;
+    auto& trace = ctx_.metrics.trace;
+    if (tracing_.every > 0 && now >= ctx_.warmup && traceable_++ % tracing_.every == 0 &&
+        trace.size() < tracing_.max) {
+      constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+      trace.push_back({model, thread, 0, items, 0, now, nan, nan, nan, nan, false});
+      return static_cast<std::uint32_t>(trace.size() - 1);
+    }
+    return kUntraced;
+  }
+
+ private:
+  Context& ctx_;
+  Parts& parts_;
+  bool on_ = false;
+  std::vector<double> busy_before_;  // per device, at the previous sample
+  std::uint64_t window_events_ = 0;
+  struct WorkloadWindow {
+    std::uint64_t events = 0;
+    metrics::Histogram latency;
+  };
+  std::vector<WorkloadWindow> workload_window_;
+  struct ModelWindow {
+    std::uint64_t items = 0, executions = 0;
+    metrics::Histogram latency;
+  };
+  std::vector<ModelWindow> model_window_;
+  std::vector<std::array<double, 2>> link_window_bytes_;  // per RunMetrics::links entry
+  std::uint64_t samples_ = 0;
+
+  TraceSettings tracing_;
+  std::uint64_t traceable_ = 0;  // requests issued after the warm-up
+};
+
+}  // namespace sonicsim::engine

@@ -1,0 +1,268 @@
+#include "server_pools.hpp"
+
+#include <algorithm>
+
+#include "parts.hpp"
+
+namespace sonicsim::engine {
+
+void ServerPools::build() {
+  const auto& sc = ctx_.sc;
+  const std::size_t nm = sc.models.size();
+  hosts_.assign(nm, {});
+  curve_of_.assign(nm, std::vector<CurveTable>(sc.servers.size()));
+  counters_.assign(sc.servers.size(), {});
+  for (std::size_t i = 0; i < nm; ++i) {
+    const auto& model = sc.models[i];
+    scenario::Distribution d;
+    d.kind = model.spread.kind;
+    d.mean = 1.0;
+    d.cv = model.spread.cv;
+    spreads_.push_back(d);
+  }
+  for (std::size_t p = 0; p < sc.servers.size(); ++p) {
+    const auto& pool = sc.servers[p];
+    RunMetrics::Pool pm;
+    pm.name = pool.name;
+    pm.device = pool.device;
+    ctx_.metrics.pools.push_back(pm);
+    for (const auto& name : pool.models) {
+      const int mi = sc.model_index(name);
+      CurveTable& table = curve_of_[mi][p];
+      table.curve = &sc.models[mi].curve_for(pool.device);
+      const int cap = sc.models[mi].max_batch_size;
+      const int size = cap > 0 && cap <= 65536 ? cap + 1 : 4097;
+      table.by_batch.resize(static_cast<std::size_t>(size));
+      for (int b = 0; b < size; ++b) table.by_batch[b] = table.curve->at(b);
+    }
+    for (int c = 0; c < pool.count; ++c) {
+      const auto d = static_cast<std::uint32_t>(devices_.size());
+      Device dev{static_cast<std::uint32_t>(p),
+                 Rng(derive_seed(sc.seed, kDeviceStream, d)),
+                 {},
+                 0.0,
+                 0,
+                 metrics::BusyTime(ctx_.warmup, ctx_.end),
+                 std::vector<std::uint32_t>(nm, kNone),
+                 State::Up,
+                 0,
+                 0.0};
+      for (const auto& name : pool.models) add_batcher(dev, d, sc.model_index(name));
+      devices_.push_back(std::move(dev));
+    }
+  }
+  up_hosts_ = hosts_;
+}
+
+// Triton's scheduler for model `mi` on device d, as its model configuration sets it.
+void ServerPools::add_batcher(Device& dev, std::uint32_t d, int mi) {
+  const auto& model = ctx_.sc.models[mi];
+  BatcherConfig cfg;
+  cfg.max_batch_size = model.max_batch_size;
+  if (model.dynamic_batching) {
+    cfg.dynamic = true;
+    cfg.preferred = model.dynamic_batching->preferred_batch_size;
+    cfg.max_queue_delay = model.dynamic_batching->max_queue_delay;
+    const auto& policy = model.dynamic_batching->queue_policy;
+    cfg.max_queue_size = policy.max_queue_size;
+    cfg.default_timeout = policy.default_timeout;
+    cfg.delay_timed_out = policy.timeout_action == scenario::QueuePolicy::TimeoutAction::Delay;
+    const auto& db = *model.dynamic_batching;
+    for (std::uint64_t l = 1; l <= db.priority_levels; ++l) {
+      const auto& lp = db.policy_of(l);
+      cfg.levels.push_back({lp.max_queue_size, lp.default_timeout,
+                            lp.timeout_action == scenario::QueuePolicy::TimeoutAction::Delay});
+    }
+  }
+  dev.batcher_of_model[mi] = static_cast<std::uint32_t>(batchers_.size());
+  batchers_.push_back({Batcher(cfg, model.instances), static_cast<std::uint32_t>(mi), d, kInf});
+  hosts_[mi].push_back(d);
+}
+
+void ServerPools::rebuild_up_hosts() {
+  for (std::size_t mi = 0; mi < hosts_.size(); ++mi) {
+    auto& up = up_hosts_[mi];
+    up.clear();
+    for (std::uint32_t d : hosts_[mi])
+      if (devices_[d].state == State::Up) up.push_back(d);
+  }
+}
+
+std::size_t ServerPools::queued_on(std::uint32_t d) const {
+  std::size_t queued = 0;
+  for (std::uint32_t bi : devices_[d].batcher_of_model)
+    if (bi != kNone) queued += batchers_[bi].batcher.queued();
+  return queued;
+}
+
+void ServerPools::track_busy_over_whole_run() {
+  while (whole_busy_.size() < devices_.size()) whole_busy_.emplace_back(0.0, ctx_.end);
+}
+
+void ServerPools::arrive(std::uint32_t r) {
+  const double now = ctx_.now;
+  Request& rq = ctx_.requests[r];
+  rq.enqueued = now;
+  if (auto* tr = ctx_.traced(r)) tr->at_server = now;
+  // A server that is not serving refuses the connection (a draining one still takes what was
+  // already on its way).
+  const State state = devices_[rq.device].state;
+  if (state != State::Up && state != State::Draining) return reject(r, Rejection::NoServer);
+  BatcherState& b = batchers_[rq.batcher];
+  // Triton refuses a request larger than max_batch_size, or one that finds its priority level's
+  // queue full (max_queue_size); the error travels back.
+  if (!b.batcher.accepts(rq.items)) return reject(r, Rejection::TooLarge);
+  const std::uint32_t level = parts_.tenant_of(rq.thread).level[b.model];
+  if (!b.batcher.has_room(level)) return reject(r, Rejection::QueueFull);
+  b.batcher.enqueue(r, rq.items, now, level);
+  dispatch(rq.batcher);
+}
+
+void ServerPools::reject(std::uint32_t r, Rejection why) {
+  ctx_.requests[r].failed = true;
+  ctx_.requests[r].why = why;
+  parts_.respond(r, 0.0);
+}
+
+void ServerPools::on_batcher_wake(std::uint32_t bi) {
+  if (ctx_.now + kTimeEps >= batchers_[bi].wake_at) batchers_[bi].wake_at = kInf;
+  dispatch(bi);
+}
+
+void ServerPools::dispatch(std::uint32_t bi) {
+  BatcherState& b = batchers_[bi];
+  double wake_at = kInf;
+  while (true) {
+    const int items = b.batcher.form(ctx_.now, scratch_, wake_at);
+    if (items == 0) break;
+    start_execution(bi, items);
+  }
+  // Requests whose queue timeout expired under REJECT, found while forming batches.
+  b.batcher.take_rejected(rejected_scratch_);
+  for (const auto& q : rejected_scratch_) reject(q.request, Rejection::Timeout);
+  // One pending wake per batcher is enough: a later front request never needs an earlier one.
+  if (wake_at < b.wake_at) {
+    b.wake_at = wake_at;
+    ctx_.queue.push(wake_at, EventKind::BatcherWake, bi);
+  }
+}
+
+void ServerPools::update_progress(Device& d) {
+  const double now = ctx_.now;
+  const double k = static_cast<double>(d.running.size());
+  if (k > 0.0) {
+    const double done = (now - d.last_update) / k;
+    for (Exec& e : d.running) e.remaining -= done;
+  }
+  d.last_update = now;
+}
+
+void ServerPools::reschedule(std::uint32_t di) {
+  Device& d = devices_[di];
+  ++d.stamp;
+  if (d.running.empty()) return;
+  double least = kInf;
+  for (const Exec& e : d.running) least = std::min(least, e.remaining);
+  const double k = static_cast<double>(d.running.size());
+  ctx_.queue.push(ctx_.now + std::max(0.0, least) * k, EventKind::ExecutionDone, di, d.stamp);
+}
+
+void ServerPools::start_execution(std::uint32_t bi, int items) {
+  const double now = ctx_.now;
+  BatcherState& b = batchers_[bi];
+  Device& d = devices_[b.device];
+  const double mean = curve_of_[b.model][d.pool].at(items);
+  const auto& spread = spreads_[b.model];
+  const double work =
+      spread.kind == scenario::Distribution::Kind::Constant ? mean : mean * spread.sample(d.rng);
+  update_progress(d);
+  if (d.running.empty()) {
+    d.busy.set_busy(true, now);
+    if (!whole_busy_.empty()) whole_busy_[b.device].set_busy(true, now);
+  }
+  Exec e{work, now, bi, items, {}};
+  if (!spare_batches_.empty()) {
+    e.batch = std::move(spare_batches_.back());
+    spare_batches_.pop_back();
+  }
+  e.batch.swap(scratch_);
+  parts_.accounting.batch_started(b.model, e.batch);
+  for (const auto& q : e.batch)
+    if (auto* tr = ctx_.traced(q.request)) {
+      tr->exec_start = now;
+      tr->batch_items = items;
+    }
+  d.running.push_back(std::move(e));
+  reschedule(b.device);
+}
+
+void ServerPools::on_execution_done(std::uint32_t di, std::uint32_t stamp) {
+  Device& d = devices_[di];
+  if (stamp != (d.stamp & EventQueue::kStampMask)) return;  // the running set changed since
+  update_progress(d);
+  // Everything within the clock's resolution of done finishes now.
+  const double k = static_cast<double>(d.running.size());
+  std::vector<std::uint32_t>& freed = freed_scratch_;
+  freed.clear();
+  for (std::size_t i = 0; i < d.running.size();) {
+    if (d.running[i].remaining * k > kTimeEps) {
+      ++i;
+      continue;
+    }
+    Exec e = std::move(d.running[i]);
+    d.running[i] = std::move(d.running.back());
+    d.running.pop_back();
+    finish_execution(di, e);
+    freed.push_back(e.batcher);
+    e.batch.clear();
+    spare_batches_.push_back(std::move(e.batch));
+  }
+  if (d.running.empty()) {
+    d.busy.set_busy(false, ctx_.now);
+    if (!whole_busy_.empty()) whole_busy_[di].set_busy(false, ctx_.now);
+  }
+  reschedule(di);
+  for (std::uint32_t bi : freed) dispatch(bi);
+  if (d.state == State::Draining && !holds_work(di)) parts_.operations.stop_server(di, State::Off);
+}
+
+void ServerPools::finish_execution(std::uint32_t di, const Exec& e) {
+  BatcherState& b = batchers_[e.batcher];
+  b.batcher.release_instance();
+  const std::uint32_t pool = devices_[di].pool;
+  Counters& c = counters_[pool];
+  c.executions += 1.0;
+  for (const auto& q : e.batch) c.queue_seconds += e.start - q.enqueued;
+  parts_.sampling.execution_done(b.model, e.items);
+  parts_.accounting.execution_done(b.model, pool, e.items, e.batch.size(), e.start);
+  const auto& model = ctx_.sc.models[b.model];
+  for (const auto& q : e.batch) {
+    if (auto* tr = ctx_.traced(q.request)) tr->exec_end = ctx_.now;
+    parts_.respond(q.request, q.items * model.output_bytes_per_item);
+  }
+}
+
+void ServerPools::drop_all(std::uint32_t d, std::vector<Batcher::Queued>& lost) {
+  Device& dev = devices_[d];
+  for (std::uint32_t bi : dev.batcher_of_model)
+    if (bi != kNone)
+      batchers_[bi].batcher.drop_all(lost, ctx_.sc.models[batchers_[bi].model].instances);
+  for (Exec& e : dev.running) {
+    lost.insert(lost.end(), e.batch.begin(), e.batch.end());
+    e.batch.clear();
+    spare_batches_.push_back(std::move(e.batch));
+  }
+  if (!dev.running.empty()) {
+    dev.running.clear();
+    dev.busy.set_busy(false, ctx_.now);
+    whole_busy_[d].set_busy(false, ctx_.now);
+    ++dev.stamp;  // its pending ExecutionDone is stale
+  }
+}
+
+void ServerPools::finish() {
+  for (const Device& d : devices_)
+    ctx_.metrics.pools[d.pool].utilization.push_back(d.busy.utilization(ctx_.end));
+}
+
+}  // namespace sonicsim::engine

@@ -1,0 +1,125 @@
+// The servers: each pool's devices, one Triton batcher per model a device hosts, and the
+// executions running on each device. A request arrives from the network (or the load balancer),
+// waits in its model's batcher, executes in a batch and its response leaves through the request
+// path. Concurrent executions on a device share it (processor sharing), which is how model
+// instances contend for one GPU. A new device behaviour (how long a batch takes, how executions
+// share a device) goes here.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <sonicsim/engine/batcher.hpp>
+#include <sonicsim/metrics/histogram.hpp>
+#include <sonicsim/util/numbers.hpp>
+#include <sonicsim/util/rng.hpp>
+
+#include "context.hpp"
+
+namespace sonicsim::engine {
+
+struct Parts;
+
+class ServerPools {
+ public:
+  // The states site operations move a server through: Off (not a replica), Starting (pod start +
+  // model load), Up, Draining (takes no new requests, finishes those it holds), Down (crashed).
+  enum class State : std::uint8_t { Off, Starting, Up, Draining, Down };
+  struct Exec {
+    double remaining;  // seconds of work at full device speed
+    double start;
+    std::uint32_t batcher;
+    int items;
+    std::vector<Batcher::Queued> batch;
+  };
+  struct Device {
+    std::uint32_t pool;
+    Rng rng;
+    std::vector<Exec> running;  // processor sharing among them
+    double last_update = 0.0;
+    std::uint32_t stamp = 0;
+    metrics::BusyTime busy;
+    std::vector<std::uint32_t> batcher_of_model;  // by model index, kNone if not hosted
+    State state = State::Up;
+    std::uint32_t epoch = 0;  // changes with every state change but Starting -> Up
+    double started_at = 0.0;
+  };
+  // Triton's cumulative counters of a pool, which the autoscaler's metric reads.
+  struct Counters {
+    double queue_seconds = 0.0, executions = 0.0;
+  };
+  static constexpr std::uint32_t kNone = UINT32_MAX;
+
+  ServerPools(Context& ctx, Parts& parts) : ctx_(ctx), parts_(parts) {}
+  void build();
+
+  std::uint32_t device_count() const { return static_cast<std::uint32_t>(devices_.size()); }
+  Device& device(std::uint32_t d) { return devices_[d]; }
+  const Device& device(std::uint32_t d) const { return devices_[d]; }
+  // The devices that host a model, and those of them up: routing's choice.
+  const std::vector<std::uint32_t>& hosts(std::uint32_t model) const { return hosts_[model]; }
+  const std::vector<std::uint32_t>& up_hosts(std::uint32_t model) const { return up_hosts_[model]; }
+  void rebuild_up_hosts();
+  const Counters& counters(std::uint32_t pool) const { return counters_[pool]; }
+  // Requests waiting in the device's queues, all models.
+  std::size_t queued_on(std::uint32_t d) const;
+  bool holds_work(std::uint32_t d) const {
+    return !devices_[d].running.empty() || queued_on(d) > 0;
+  }
+  // Busy clocks over the whole run, warm-up included (for the autoscaler and the time series).
+  void track_busy_over_whole_run();
+  double busy_seconds_whole_run(std::uint32_t d) const {
+    return whole_busy_[d].busy_seconds(ctx_.now);
+  }
+
+  // Request r's message has reached its server.
+  void arrive(std::uint32_t r);
+  // The try fails; the error travels back to the client.
+  void reject(std::uint32_t r, Rejection why);
+  void on_batcher_wake(std::uint32_t bi);
+  void on_execution_done(std::uint32_t di, std::uint32_t stamp);
+  // The server goes away: everything it queued and executed, appended to `lost`.
+  void drop_all(std::uint32_t d, std::vector<Batcher::Queued>& lost);
+
+  // The end of the run: each device's utilization.
+  void finish();
+
+ private:
+  struct BatcherState {
+    Batcher batcher;
+    std::uint32_t model, device;
+    double wake_at = kInf;
+  };
+  // Mean execution time by integer batch size, tabulated: executions are the hot path.
+  struct CurveTable {
+    const scenario::ServiceCurve* curve = nullptr;
+    std::vector<double> by_batch;
+    double at(int items) const {
+      return static_cast<std::size_t>(items) < by_batch.size() ? by_batch[items] : curve->at(items);
+    }
+  };
+
+  void add_batcher(Device& dev, std::uint32_t d, int mi);
+  void dispatch(std::uint32_t bi);
+  void update_progress(Device& d);
+  void reschedule(std::uint32_t di);
+  void start_execution(std::uint32_t bi, int items);
+  void finish_execution(std::uint32_t di, const Exec& e);
+
+  Context& ctx_;
+  Parts& parts_;
+  std::vector<Device> devices_;
+  std::vector<BatcherState> batchers_;
+  std::vector<std::vector<std::uint32_t>> hosts_;     // devices per model
+  std::vector<std::vector<std::uint32_t>> up_hosts_;  // those up, per model
+  std::vector<Counters> counters_;                    // per pool
+  std::vector<metrics::BusyTime> whole_busy_;         // per device, when tracked
+  std::vector<scenario::Distribution> spreads_;       // per model, mean 1
+  std::vector<std::vector<CurveTable>> curve_of_;     // [model][pool]
+  std::vector<Batcher::Queued> scratch_;
+  std::vector<Batcher::Queued> rejected_scratch_;
+  std::vector<std::uint32_t> freed_scratch_;
+  std::vector<std::vector<Batcher::Queued>> spare_batches_;
+};
+
+}  // namespace sonicsim::engine
