@@ -11,7 +11,7 @@
 namespace sonicsim::analytic {
 namespace {
 
-// What the engine does with a sampled item count (engine/simulation.cpp: round_items).
+// What the engine does with a sampled item count (engine/parts.hpp: round_items).
 double rounded_items(double x) {
   return std::max(1.0, std::round(x));
 }

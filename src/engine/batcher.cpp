@@ -7,8 +7,8 @@
 namespace sonicsim::engine {
 
 namespace {
-// SimGrid's clock has 1 ns resolution: a delay that expires within it has expired. (Named apart
-// from simulation.cpp's kTimeEps: a unity build compiles both files as one.)
+// SimGrid's clock has 1 ns resolution: a delay that expires within it has expired. (The same
+// tolerance as context.hpp's kTimeEps, which this public part of the engine does not include.)
 constexpr double kBatcherTimeEps = 1e-9;
 }  // namespace
 

@@ -1,6 +1,6 @@
 // `sonicsim compare`: the simulation and the analytic models held against measurements, point by
 // point, with the statistics a planner decides on (MAPE, worst point, Spearman rank correlation)
-// and a one-line verdict. Running the points is the caller's business (runner/points.hpp).
+// and a one-line verdict. Running the points is the caller's business (pipeline/points.hpp).
 #pragma once
 
 #include <cstddef>

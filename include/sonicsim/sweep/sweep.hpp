@@ -2,7 +2,7 @@
 // flat CSV table that `sonicsim sweep` writes and `sonicsim merge` combines (README "Sweeps").
 //
 // A point is one combination of parameter values; each point runs `replications` simulations
-// (one forked process each, runner/points.hpp). Everything here is plain data and text: no
+// (one forked process each, pipeline/children.hpp). Everything here is plain data and text: no
 // process, no SimGrid, so the grid, the statistics and the table are unit-testable.
 #pragma once
 
