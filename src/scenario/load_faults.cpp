@@ -5,6 +5,221 @@
 
 namespace sonicsim::scenario::detail {
 
+namespace {
+
+// Reads one fault object of a known kind: the keys every kind shares, and whether all its keys
+// were valid (only a valid fault is added).
+struct FaultReader {
+  Loader& loader;
+  const json& v;
+  const std::string& path;
+  Scenario& s;
+  std::string kind;
+  std::string applies;  // "does not apply to a KIND fault"
+  bool ok = true;
+
+  // A required key: reported missing with what it expects.
+  const json* need(const char* key, std::string_view expected) {
+    const json* x = loader.get(v, key);
+    if (!x) {
+      loader.missing(key_path(path, key), expected);
+      ok = false;
+    }
+    return x;
+  }
+  void time(const json* x, const char* key, Range range, double& out) {
+    if (!x) return;
+    if (auto t = loader.quantity(*x, key_path(path, key), Quantity::Time, range))
+      out = *t;
+    else
+      ok = false;
+  }
+  const ServerPool* pool(std::size_t& out) {
+    const json* x = need("pool", "the name of a pool in `servers`");
+    if (!x) return nullptr;
+    auto p = loader.pool_of(*x, key_path(path, "pool"), s);
+    if (!p) {
+      ok = false;
+      return nullptr;
+    }
+    out = *p;
+    return &s.servers[*p];
+  }
+  void restart_after(double& out) {
+    time(loader.get(v, "restart_after"), "restart_after", Range::at_least(0), out);
+  }
+  // Preemption takes client jobs: an open loop has none.
+  bool need_jobs() {
+    if (!s.workload().open_loop()) return true;
+    loader.add(key_path(path, "kind"),
+               "found \"" + kind +
+                   "\" with an open loop (`workload.arrivals`), expected no "
+                   "preemption: an open loop has no client jobs to preempt");
+    return false;
+  }
+
+  void crash();
+  void random_crashes();
+  void link_fault();
+  void preemption();
+  // `first`: the path of the first random_preemption (there may be one).
+  void random_preemption(std::string& first);
+};
+
+// {"kind": "crash"}: one device, or every device of a pool, down at a given time.
+void FaultReader::crash() {
+  loader.check_keys(
+      v, path, {"kind", "pool", "device", "at", "for"},
+      {"mtbf", "mttr", "link", "duration", "bandwidth_factor", "jobs", "restart_after"},
+      applies + " (keys: kind, pool, device, at, for)");
+  Faults::Crash c;
+  const ServerPool* p = pool(c.pool);
+  if (const json* x = loader.get(v, "device"); x && !x->is_null()) {
+    const std::string dpath = key_path(path, "device");
+    const std::int64_t hi = p ? p->count - 1 : Limits::max_devices - 1;
+    const std::string why =
+        p ? "a device of pool `" + p->name + "`, which has " + std::to_string(p->count) +
+                (p->count == 1 ? " device" : " devices") + "; absent: every device"
+          : std::string("a device index in the pool; absent: every device");
+    if (auto d = loader.integer(*x, dpath, 0, hi, why))
+      c.device = static_cast<int>(*d);
+    else
+      ok = false;
+  }
+  time(need("at", "the time of the crash, a time >= 0 such as \"10min\""), "at", Range::at_least(0),
+       c.at);
+  if (const json* x = loader.get(v, "for"); x && !x->is_null())
+    time(x, "for", Range::positive(), c.down_for);
+  if (ok) s.faults.crashes.push_back(c);
+}
+
+// {"kind": "random_crashes"}: every device of a pool fails and is repaired at random.
+void FaultReader::random_crashes() {
+  loader.check_keys(
+      v, path, {"kind", "pool", "mtbf", "mttr"},
+      {"device", "at", "for", "link", "duration", "bandwidth_factor", "jobs", "restart_after"},
+      applies + " (keys: kind, pool, mtbf, mttr)");
+  Faults::RandomCrashes r;
+  pool(r.pool);
+  time(need("mtbf", "the mean time between failures of each device, a time > 0 such as \"2h\""),
+       "mtbf", Range::positive(), r.mtbf);
+  time(need("mttr", "the mean time to repair a device, a time > 0 such as \"5min\""), "mttr",
+       Range::positive(), r.mttr);
+  for (const auto& other : s.faults.random_crashes)
+    if (ok && other.pool == r.pool) {
+      loader.add(key_path(path, "pool"), "found a second \"random_crashes\" for pool `" +
+                                             s.servers[r.pool].name +
+                                             "`, expected at most one per pool: one mtbf and mttr "
+                                             "apply to each of its devices");
+      ok = false;
+    }
+  if (ok) s.faults.random_crashes.push_back(r);
+}
+
+// {"kind": "link"}: a link of `network` loses bandwidth for a while.
+void FaultReader::link_fault() {
+  loader.check_keys(v, path, {"kind", "link", "at", "duration", "bandwidth_factor"},
+                    {"pool", "device", "for", "mtbf", "mttr", "jobs", "restart_after"},
+                    applies + " (keys: kind, link, at, duration, bandwidth_factor)");
+  Faults::LinkDegradation d;
+  if (const json* x = need("link",
+                           "one of \"client_nic\", \"site_uplink\", \"wan\", "
+                           "\"server_nic\" (a link of `network`)")) {
+    const std::string lpath = key_path(path, "link");
+    if (auto name = loader.choice(*x, lpath, {"client_nic", "site_uplink", "wan", "server_nic"})) {
+      const Network& n = s.network;
+      const std::pair<const char*, bool> links[] = {{"client_nic", n.client_nic.has_value()},
+                                                    {"site_uplink", n.site_uplink.has_value()},
+                                                    {"wan", n.wan.has_value()},
+                                                    {"server_nic", n.server_nic.has_value()}};
+      std::vector<std::string> present;
+      bool found = false;
+      for (const auto& [link_name, has] : links) {
+        if (has) present.push_back(link_name);
+        if (has && *name == link_name) found = true;
+      }
+      if (found) {
+        d.link = *name;
+      } else {
+        loader.add(lpath,
+                   "found " + describe(*x) +
+                       ", expected a link present in `network`: the "
+                       "scenario's network has no `" +
+                       *name + "` link (" +
+                       (present.empty() ? std::string("it has none") : "it has: " + join(present)) +
+                       ")");
+        ok = false;
+      }
+    } else {
+      ok = false;
+    }
+  }
+  time(need("at", "the time the degradation starts, a time >= 0 such as \"10min\""), "at",
+       Range::at_least(0), d.at);
+  time(need("duration", "how long the degradation lasts, a time > 0 such as \"5min\""), "duration",
+       Range::positive(), d.duration);
+  if (const json* x = loader.get(v, "bandwidth_factor")) {
+    if (auto factor =
+            loader.number(*x, key_path(path, "bandwidth_factor"), Range{0.0, 1.0, false, true},
+                          "a fraction of the bandwidth left"))
+      d.bandwidth_factor = *factor;
+    else
+      ok = false;
+  }
+  if (ok) s.faults.links.push_back(d);
+}
+
+// {"kind": "preemption"}: client jobs lose their slots at a given time.
+void FaultReader::preemption() {
+  loader.check_keys(
+      v, path, {"kind", "at", "jobs", "restart_after"},
+      {"pool", "device", "for", "mtbf", "mttr", "link", "duration", "bandwidth_factor"},
+      applies + " (keys: kind, at, jobs, restart_after)");
+  Faults::Preemption pr;
+  ok = need_jobs() && ok;
+  time(need("at", "the time of the preemption, a time >= 0 such as \"10min\""), "at",
+       Range::at_least(0), pr.at);
+  if (const json* x = need("jobs", "the number of jobs preempted, an integer >= 1")) {
+    if (!s.workload().open_loop()) {
+      const std::int64_t hi = loader.jobs_.value_or(Limits::max_threads);
+      if (auto n = loader.integer(
+              *x, key_path(path, "jobs"), 1, hi,
+              loader.jobs_ ? "jobs preempted, at most the scenario's jobs" : "jobs preempted"))
+        pr.jobs = *n;
+      else
+        ok = false;
+    }
+  }
+  restart_after(pr.restart_after);
+  if (ok) s.faults.preemptions.push_back(pr);
+}
+
+// {"kind": "random_preemption"}: every running job is preempted at random.
+void FaultReader::random_preemption(std::string& first) {
+  loader.check_keys(
+      v, path, {"kind", "mtbf", "restart_after"},
+      {"pool", "device", "at", "for", "mttr", "link", "duration", "bandwidth_factor", "jobs"},
+      applies + " (keys: kind, mtbf, restart_after)");
+  Faults::RandomPreemption r;
+  ok = need_jobs() && ok;
+  if (!first.empty()) {
+    loader.add(key_path(path, "kind"), "found a second \"random_preemption\" (the first is " +
+                                           first +
+                                           "), expected at most one: it applies to every job");
+    ok = false;
+  } else {
+    first = path;
+  }
+  time(need("mtbf",
+            "the mean time between preemptions of each running job, a time > 0 such "
+            "as \"6h\""),
+       "mtbf", Range::positive(), r.mtbf);
+  restart_after(r.restart_after);
+  if (ok) s.faults.random_preemption = r;
+}
+
+}  // namespace
+
 // A fault's `pool`: the index of the named pool in s.servers.
 std::optional<std::size_t> Loader::pool_of(const json& v, const std::string& path,
                                            const Scenario& s) {
@@ -40,56 +255,6 @@ void Loader::faults(const json& v, const std::string& path, Scenario& s) {
   for (std::size_t i = 0; i < v.size(); ++i) fault(v[i], index_path(path, i), s, random_preemption);
 }
 
-// One fault object being read: what every kind shares, and whether all its keys were valid.
-struct Loader::FaultInput {
-  Loader& l;
-  const json& v;
-  const std::string& path;
-  Scenario& s;
-  std::string kind;
-  std::string applies;  // "does not apply to a KIND fault"
-  bool ok = true;
-
-  // A required key: reported missing with what it expects.
-  const json* need(const char* key, std::string_view expected) {
-    const json* x = l.get(v, key);
-    if (!x) {
-      l.missing(key_path(path, key), expected);
-      ok = false;
-    }
-    return x;
-  }
-  void time(const json* x, const char* key, Range range, double& out) {
-    if (!x) return;
-    if (auto t = l.quantity(*x, key_path(path, key), Quantity::Time, range))
-      out = *t;
-    else
-      ok = false;
-  }
-  const ServerPool* pool(std::size_t& out) {
-    const json* x = need("pool", "the name of a pool in `servers`");
-    if (!x) return nullptr;
-    auto p = l.pool_of(*x, key_path(path, "pool"), s);
-    if (!p) {
-      ok = false;
-      return nullptr;
-    }
-    out = *p;
-    return &s.servers[*p];
-  }
-  void restart_after(double& out) {
-    time(l.get(v, "restart_after"), "restart_after", Range::at_least(0), out);
-  }
-  // Preemption takes client jobs: an open loop has none.
-  bool need_jobs() {
-    if (!s.workload().open_loop()) return true;
-    l.add(key_path(path, "kind"), "found \"" + kind +
-                                      "\" with an open loop (`workload.arrivals`), expected no "
-                                      "preemption: an open loop has no client jobs to preempt");
-    return false;
-  }
-};
-
 void Loader::fault(const json& v, const std::string& path, Scenario& s,
                    std::string& random_preemption) {
   if (!expect_object(v, path, "a fault object {\"kind\": \"crash\", ...}")) return;
@@ -111,185 +276,17 @@ void Loader::fault(const json& v, const std::string& path, Scenario& s,
     check_keys(v, path, all_keys);
     return;
   }
-  FaultInput f{*this, v, path, s, *kind, "does not apply to a " + *kind + " fault"};
+  FaultReader f{*this, v, path, s, *kind, "does not apply to a " + *kind + " fault"};
   if (*kind == "crash")
-    crash(f);
+    f.crash();
   else if (*kind == "random_crashes")
-    random_crashes(f);
+    f.random_crashes();
   else if (*kind == "link")
-    link_fault(f);
+    f.link_fault();
   else if (*kind == "preemption")
-    preemption(f);
+    f.preemption();
   else
-    random_preemption_fault(f, random_preemption);
-}
-
-// {"kind": "crash"}: one device, or every device of a pool, down at a given time.
-void Loader::crash(FaultInput& f) {
-  const json& v = f.v;
-  const std::string& path = f.path;
-  Scenario& s = f.s;
-  bool& ok = f.ok;
-  check_keys(v, path, {"kind", "pool", "device", "at", "for"},
-             {"mtbf", "mttr", "link", "duration", "bandwidth_factor", "jobs", "restart_after"},
-             f.applies + " (keys: kind, pool, device, at, for)");
-  Faults::Crash c;
-  const ServerPool* p = f.pool(c.pool);
-  if (const json* x = get(v, "device"); x && !x->is_null()) {
-    const std::string dpath = key_path(path, "device");
-    const std::int64_t hi = p ? p->count - 1 : Limits::max_devices - 1;
-    const std::string why =
-        p ? "a device of pool `" + p->name + "`, which has " + std::to_string(p->count) +
-                (p->count == 1 ? " device" : " devices") + "; absent: every device"
-          : std::string("a device index in the pool; absent: every device");
-    if (auto d = integer(*x, dpath, 0, hi, why))
-      c.device = static_cast<int>(*d);
-    else
-      ok = false;
-  }
-  f.time(f.need("at", "the time of the crash, a time >= 0 such as \"10min\""), "at",
-         Range::at_least(0), c.at);
-  if (const json* x = get(v, "for"); x && !x->is_null())
-    f.time(x, "for", Range::positive(), c.down_for);
-  if (ok) s.faults.crashes.push_back(c);
-}
-
-// {"kind": "random_crashes"}: every device of a pool fails and is repaired at random.
-void Loader::random_crashes(FaultInput& f) {
-  const json& v = f.v;
-  const std::string& path = f.path;
-  Scenario& s = f.s;
-  bool& ok = f.ok;
-  check_keys(
-      v, path, {"kind", "pool", "mtbf", "mttr"},
-      {"device", "at", "for", "link", "duration", "bandwidth_factor", "jobs", "restart_after"},
-      f.applies + " (keys: kind, pool, mtbf, mttr)");
-  Faults::RandomCrashes r;
-  f.pool(r.pool);
-  f.time(f.need("mtbf", "the mean time between failures of each device, a time > 0 such as \"2h\""),
-         "mtbf", Range::positive(), r.mtbf);
-  f.time(f.need("mttr", "the mean time to repair a device, a time > 0 such as \"5min\""), "mttr",
-         Range::positive(), r.mttr);
-  for (const auto& other : s.faults.random_crashes)
-    if (ok && other.pool == r.pool) {
-      add(key_path(path, "pool"), "found a second \"random_crashes\" for pool `" +
-                                      s.servers[r.pool].name +
-                                      "`, expected at most one per pool: one mtbf and mttr "
-                                      "apply to each of its devices");
-      ok = false;
-    }
-  if (ok) s.faults.random_crashes.push_back(r);
-}
-
-// {"kind": "link"}: a link of `network` loses bandwidth for a while.
-void Loader::link_fault(FaultInput& f) {
-  const json& v = f.v;
-  const std::string& path = f.path;
-  Scenario& s = f.s;
-  bool& ok = f.ok;
-  check_keys(v, path, {"kind", "link", "at", "duration", "bandwidth_factor"},
-             {"pool", "device", "for", "mtbf", "mttr", "jobs", "restart_after"},
-             f.applies + " (keys: kind, link, at, duration, bandwidth_factor)");
-  Faults::LinkDegradation l;
-  if (const json* x = f.need("link",
-                             "one of \"client_nic\", \"site_uplink\", \"wan\", "
-                             "\"server_nic\" (a link of `network`)")) {
-    const std::string lpath = key_path(path, "link");
-    if (auto name = choice(*x, lpath, {"client_nic", "site_uplink", "wan", "server_nic"})) {
-      const Network& n = s.network;
-      const std::pair<const char*, bool> links[] = {{"client_nic", n.client_nic.has_value()},
-                                                    {"site_uplink", n.site_uplink.has_value()},
-                                                    {"wan", n.wan.has_value()},
-                                                    {"server_nic", n.server_nic.has_value()}};
-      std::vector<std::string> present;
-      bool found = false;
-      for (const auto& [link_name, has] : links) {
-        if (has) present.push_back(link_name);
-        if (has && *name == link_name) found = true;
-      }
-      if (found) {
-        l.link = *name;
-      } else {
-        add(lpath, "found " + describe(*x) +
-                       ", expected a link present in `network`: the "
-                       "scenario's network has no `" +
-                       *name + "` link (" +
-                       (present.empty() ? std::string("it has none") : "it has: " + join(present)) +
-                       ")");
-        ok = false;
-      }
-    } else {
-      ok = false;
-    }
-  }
-  f.time(f.need("at", "the time the degradation starts, a time >= 0 such as \"10min\""), "at",
-         Range::at_least(0), l.at);
-  f.time(f.need("duration", "how long the degradation lasts, a time > 0 such as \"5min\""),
-         "duration", Range::positive(), l.duration);
-  if (const json* x = get(v, "bandwidth_factor")) {
-    if (auto factor = number(*x, key_path(path, "bandwidth_factor"), Range{0.0, 1.0, false, true},
-                             "a fraction of the bandwidth left"))
-      l.bandwidth_factor = *factor;
-    else
-      ok = false;
-  }
-  if (ok) s.faults.links.push_back(l);
-}
-
-// {"kind": "preemption"}: client jobs lose their slots at a given time.
-void Loader::preemption(FaultInput& f) {
-  const json& v = f.v;
-  const std::string& path = f.path;
-  Scenario& s = f.s;
-  bool& ok = f.ok;
-  check_keys(v, path, {"kind", "at", "jobs", "restart_after"},
-             {"pool", "device", "for", "mtbf", "mttr", "link", "duration", "bandwidth_factor"},
-             f.applies + " (keys: kind, at, jobs, restart_after)");
-  Faults::Preemption pr;
-  ok = f.need_jobs() && ok;
-  f.time(f.need("at", "the time of the preemption, a time >= 0 such as \"10min\""), "at",
-         Range::at_least(0), pr.at);
-  if (const json* x = f.need("jobs", "the number of jobs preempted, an integer >= 1")) {
-    if (!s.workload().open_loop()) {
-      const std::int64_t hi = jobs_.value_or(Limits::max_threads);
-      if (auto n =
-              integer(*x, key_path(path, "jobs"), 1, hi,
-                      jobs_ ? "jobs preempted, at most the scenario's jobs" : "jobs preempted"))
-        pr.jobs = *n;
-      else
-        ok = false;
-    }
-  }
-  f.restart_after(pr.restart_after);
-  if (ok) s.faults.preemptions.push_back(pr);
-}
-
-// {"kind": "random_preemption"}: every running job is preempted at random; `first` is the
-// path of the first such fault (there may be one).
-void Loader::random_preemption_fault(FaultInput& f, std::string& first) {
-  const json& v = f.v;
-  const std::string& path = f.path;
-  Scenario& s = f.s;
-  bool& ok = f.ok;
-  check_keys(
-      v, path, {"kind", "mtbf", "restart_after"},
-      {"pool", "device", "at", "for", "mttr", "link", "duration", "bandwidth_factor", "jobs"},
-      f.applies + " (keys: kind, mtbf, restart_after)");
-  Faults::RandomPreemption r;
-  ok = f.need_jobs() && ok;
-  if (!first.empty()) {
-    add(key_path(path, "kind"), "found a second \"random_preemption\" (the first is " + first +
-                                    "), expected at most one: it applies to every job");
-    ok = false;
-  } else {
-    first = path;
-  }
-  f.time(f.need("mtbf",
-                "the mean time between preemptions of each running job, a time > 0 such "
-                "as \"6h\""),
-         "mtbf", Range::positive(), r.mtbf);
-  f.restart_after(r.restart_after);
-  if (ok) s.faults.random_preemption = r;
+    f.random_preemption(random_preemption);
 }
 
 }  // namespace sonicsim::scenario::detail

@@ -153,12 +153,6 @@ class Loader : public Checker {
   // --- load_faults.cpp
   void faults(const json& v, const std::string& path, Scenario& s);
   void fault(const json& v, const std::string& path, Scenario& s, std::string& random_preemption);
-  struct FaultInput;  // one fault object being read
-  void crash(FaultInput& f);
-  void random_crashes(FaultInput& f);
-  void link_fault(FaultInput& f);
-  void preemption(FaultInput& f);
-  void random_preemption_fault(FaultInput& f, std::string& first);
   std::optional<std::size_t> pool_of(const json& v, const std::string& path, const Scenario& s);
 
   // --- cross_checks.cpp
