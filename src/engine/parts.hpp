@@ -20,6 +20,7 @@
 #include "accounting.hpp"
 #include "context.hpp"
 #include "network_path.hpp"
+#include "preemption.hpp"
 #include "sampling.hpp"
 #include "server_pools.hpp"
 #include "site_operations.hpp"
@@ -36,6 +37,7 @@ struct Parts : Context {
   Sampling sampling{*this, *this};
   ServerPools servers{*this, *this};
   SiteOperations operations{*this, *this};
+  Preemption preemption{*this, *this};
 
   // ---- workload -------------------------------------------------------------------------
   struct Step {  // one request of an event, in the order a sync thread sends them
@@ -151,7 +153,7 @@ struct Parts : Context {
       start_arrivals();
     } else {
       start_threads();
-      build_preemption();
+      preemption.build();
       build_admission();
     }
     if (sc.timeseries_interval > 0.0) sampling.start();
@@ -457,76 +459,19 @@ struct Parts : Context {
   }
 
   // ---- preemption -----------------------------------------------------------------------
-  // A job's preemptions, and its random-preemption clock (stamp: 1 | epoch << 1).
-  struct JobRun {
-    std::uint32_t epoch = 0;
-    bool down = false;  // preempted, not started again yet
-    Rng rng;
-  };
-  std::vector<JobRun> job_runs;
-
-  void build_preemption() {
-    const auto& f = sc.faults;
-    if (f.preemptions.empty() && !f.random_preemption) return;
-    job_runs.resize(static_cast<std::size_t>(sc.total_jobs()));
-    for (std::size_t i = 0; i < f.preemptions.size(); ++i)
-      queue.push(f.preemptions[i].at, EventKind::Preemption, static_cast<std::uint32_t>(i), 0);
-    if (!f.random_preemption) return;
-    for (std::size_t j = 0; j < job_runs.size(); ++j) {
-      job_runs[j].rng.reseed(derive_seed(sc.seed, kPreemptStream, j));
-      const auto job = static_cast<std::uint32_t>(j);
-      arm_random_preemption(job, flows(job) ? jobs[j].start : 0.0);
-    }
-  }
-
-  void arm_random_preemption(std::uint32_t j, double from) {
-    JobRun& jr = job_runs[j];
-    const double at = from + jr.rng.exponential(sc.faults.random_preemption->mtbf);
-    if (at <= end)
-      queue.push(at, EventKind::Preemption, j, 1u | ((jr.epoch << 1) & EventQueue::kStampMask));
-  }
-
-  // A thread of a preempted job starts again: the job is back (and its clock runs again).
-  void job_thread_starts(std::uint32_t t) {
-    const std::uint32_t j = threads[t].job;
-    JobRun& jr = job_runs[j];
-    if (!jr.down) return;
-    jr.down = false;
-    if (sc.faults.random_preemption) arm_random_preemption(j, now);
-  }
-
-  bool job_running(std::uint32_t j) {
-    if (job_runs[j].down) return false;
+  // Job j's start (0 outside a job flow), and whether it is running or waiting for its start.
+  double job_start(std::uint32_t j) { return flows(j) ? jobs[j].start : 0.0; }
+  bool job_active(std::uint32_t j) {
     return !flows(j) || (jobs[j].started && jobs[j].busy_slots > 0);
   }
-
-  void on_preemption(std::uint32_t id, std::uint32_t stamp) {
-    const auto& f = sc.faults;
-    if ((stamp & 1u) == 0) {
-      const auto& p = f.preemptions[id];
-      std::int64_t done = 0;
-      for (std::uint32_t j = 0; j < job_runs.size() && done < p.jobs; ++j)
-        if (job_running(j)) {
-          preempt(j, p.restart_after);
-          ++done;
-        }
-      return;
-    }
-    if ((stamp >> 1) != ((job_runs[id].epoch << 1) & EventQueue::kStampMask) >> 1) return;
-    if (job_running(id)) return preempt(id, f.random_preemption->restart_after);
-    // Not running (waiting for its start, or done): a running job's clock only.
-    if (flows(id) && !jobs[id].started) arm_random_preemption(id, now);
+  bool job_waiting(std::uint32_t j) { return flows(j) && !jobs[j].started; }
+  void disconnect(std::uint32_t j) {
+    if (!connections.empty()) connections[j] = {};
   }
 
-  // The batch system takes the job's slot back: its events in progress are lost with their
-  // requests (counted as failed, `preempted`), and it starts again `restart_after` later,
-  // redoing those events.
-  void preempt(std::uint32_t j, double restart_after) {
-    JobRun& jr = job_runs[j];
-    jr.down = true;
-    if (!connections.empty()) connections[j] = {};  // a new slot connects anew
-    jr.epoch = (jr.epoch + 1) & (EventQueue::kStampMask >> 1);
-    ++metrics.preemptions.jobs;
+  // Job j is preempted: its events in progress are lost with their requests, and its threads
+  // start again `restart_after` later, redoing them. Returns how many events it lost.
+  std::uint64_t lose_job(std::uint32_t j, double restart_after) {
     const Tenant& tn = tenant_of_job(j);
     const std::uint32_t first = first_thread_of_job(j), last = first + tn.threads_per_job;
     std::uint64_t lost = 0;
@@ -555,7 +500,6 @@ struct Parts : Context {
       const Request& rq = requests[r];
       if (rq.live && !rq.orphan && threads[rq.thread].job == j) drop_request(r);
     }
-    metrics.preemptions.events_lost += lost;
     if (tn.flow) {
       jobs[j].events_left += static_cast<std::int64_t>(lost);
       jobs[j].busy_slots = tn.threads_per_job * tn.slots_per_thread;
@@ -563,6 +507,7 @@ struct Parts : Context {
     for (std::uint32_t t = first; t < last; ++t)
       if (now + restart_after <= end)
         queue.push(now + restart_after, EventKind::EventStart, t, threads[t].epoch);
+    return lost;
   }
 
   // The unserved models' CPU inference of an event lost to preemption.
@@ -959,7 +904,7 @@ struct Parts : Context {
     switch (e.kind) {
       case EventKind::EventStart:
         if (e.stamp != threads[e.id].epoch) break;  // its job was preempted since
-        if (!job_runs.empty()) job_thread_starts(e.id);
+        if (preemption.on()) preemption.job_thread_starts(threads[e.id].job);
         start_event(e.id, 0);
         for (std::uint32_t s = 1; s < tenant_of(e.id).slots_per_thread; ++s) start_event(e.id, s);
         break;
@@ -1006,7 +951,7 @@ struct Parts : Context {
         on_fallback_done(e.id, e.stamp);
         break;
       case EventKind::Preemption:
-        on_preemption(e.id, e.stamp);
+        preemption.on_preemption(e.id, e.stamp);
         break;
     }
   }
