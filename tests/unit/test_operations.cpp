@@ -2,6 +2,7 @@
 // lose queued work, client timeouts, retries and the fallback to local CPU inference, and the
 // conservation identity under random combinations of all of them.
 #include <sonicsim/engine/autoscaler.hpp>
+#include <sonicsim/util/rng.hpp>
 
 #include "support.hpp"
 
