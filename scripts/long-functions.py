@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Lists functions longer than N lines (default 150) in C++ files (issue 15: none in src/ over 150):
+"""Lists functions longer than N lines (default 150) in C++ files: a brace-matching heuristic
 over clang-formatted code. A function starts at a line whose code ends a parameter list with `{`
 (`) {`, `) const {`, `) override {`, `-> T {`) outside another function body."""
 import re, sys
