@@ -21,6 +21,7 @@
 #include "context.hpp"
 #include "network_path.hpp"
 #include "preemption.hpp"
+#include "request_path.hpp"
 #include "sampling.hpp"
 #include "server_pools.hpp"
 #include "site_operations.hpp"
@@ -38,6 +39,7 @@ struct Parts : Context {
   ServerPools servers{*this, *this};
   SiteOperations operations{*this, *this};
   Preemption preemption{*this, *this};
+  RequestPath path{*this, *this};
 
   // ---- workload -------------------------------------------------------------------------
   struct Step {  // one request of an event, in the order a sync thread sends them
@@ -125,36 +127,20 @@ struct Parts : Context {
   std::uint64_t live_fallbacks = 0;
 
   using State = ServerPools::State;
-  std::vector<std::uint64_t> rr_next;
-  Rng routing_rng;
-  // least_request: requests routed to each device whose response has not left it yet (what an
-  // Envoy in front of the servers counts as active).
-  std::vector<std::uint32_t> active;
-  // ring_hash: per model, (hash, device) sorted by hash; a client takes the first entry at or
-  // after its own hash, so removing a device moves only its clients.
-  std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> rings;
-  std::uint64_t arrivals_routed = 0;  // ring_hash key of an open-loop arrival
-
-  Rng retry_rng;
   std::uint64_t orphans = 0;  // tries abandoned by their client, still on their way
 
-  explicit Parts(const scenario::Scenario& s)
-      : Context(s),
-        routing_rng(derive_seed(s.seed, kRoutingStream, 0)),
-        retry_rng(derive_seed(s.seed, kRetryStream, 0)) {
+  explicit Parts(const scenario::Scenario& s) : Context(s) {
     accounting.build();
     build_workload();
     servers.build();
-    build_routing();
+    path.build();
     network.build(servers.device_count());
     operations.build();
-    build_balancer();
     if (open) {
       start_arrivals();
     } else {
       start_threads();
       preemption.build();
-      build_admission();
     }
     if (sc.timeseries_interval > 0.0) sampling.start();
   }
@@ -224,33 +210,13 @@ struct Parts : Context {
   }
   Slot& slot_of(std::uint32_t t, std::uint32_t k) { return slots[slot_index(t, k)]; }
   const Slot& slot_of(std::uint32_t t, std::uint32_t k) const { return slots[slot_index(t, k)]; }
+  const scenario::ClientPolicy& policy_of(std::uint32_t thread) const {
+    return tenant_of(thread).w->client;
+  }
   const scenario::ClientPolicy& client_of(const Request& rq) const {
     return tenant_of(rq.thread).w->client;
   }
   bool flows(std::uint32_t job) { return tenant_of_job(job).flow; }
-
-  void build_routing() {
-    rr_next.assign(sc.models.size(), 0);
-    active.assign(servers.device_count(), 0);
-    if (sc.load_balancer.policy == scenario::BalancePolicy::RingHash) build_rings();
-  }
-
-  void build_rings() {
-    rings.assign(sc.models.size(), {});
-    for (std::size_t mi = 0; mi < sc.models.size(); ++mi) {
-      const auto& hosts = servers.hosts(static_cast<std::uint32_t>(mi));
-      if (hosts.empty()) continue;
-      const auto per_host = static_cast<std::size_t>(sc.load_balancer.ring_entries_per_host);
-      auto& ring = rings[mi];
-      ring.reserve(per_host * hosts.size());
-      // A device's points depend on the seed and the device alone, not on the model or the other
-      // hosts: the same device holds the same arcs of every model's ring.
-      for (std::uint32_t d : hosts)
-        for (std::size_t k = 0; k < per_host; ++k)
-          ring.push_back({derive_seed(sc.seed, kRingStream, (std::uint64_t{d} << 24) | k), d});
-      std::sort(ring.begin(), ring.end());
-    }
-  }
 
   void start_threads() {
     const auto n = static_cast<std::size_t>(sc.total_threads());
@@ -339,125 +305,6 @@ struct Parts : Context {
     if (first <= end) queue.push(first, EventKind::Arrival, 0);
   }
 
-  // ---- the load balancer as a server -------------------------------------------------------
-  // Two stages in tandem, each first come first served: the worker threads (per_message each),
-  // then the NIC (bytes / bandwidth). A stage with no cost is skipped.
-  struct BalancerStage {
-    int servers = 1, busy = 0;
-    std::deque<std::uint32_t> waiting;
-    double busy_area = 0.0, last = 0.0;  // busy servers x seconds, after warm-up
-  };
-  BalancerStage lb_stage[2];
-  bool balancer = false;
-
-  void build_balancer() {
-    if (!sc.load_balancer.capacity) return;
-    balancer = true;
-    lb_stage[0].servers = sc.load_balancer.capacity->workers;
-    metrics.balancer.emplace();
-  }
-
-  double stage_cost(int stage, std::uint32_t r) const {
-    const auto& c = *sc.load_balancer.capacity;
-    if (stage == 0) return c.per_message;
-    return c.bandwidth > 0.0 ? requests[r].lb_bytes / c.bandwidth : 0.0;
-  }
-
-  void account_stage(BalancerStage& st) {
-    const double from = std::max(st.last, warmup);
-    if (now > from) st.busy_area += st.busy * (now - from);
-    st.last = now;
-  }
-
-  void enter_balancer(std::uint32_t r, double bytes) {
-    requests[r].lb_in = now;
-    requests[r].lb_bytes = bytes;
-    if (counts(now)) ++metrics.balancer->messages;
-    next_stage(r, 0);
-  }
-
-  void next_stage(std::uint32_t r, int stage) {
-    for (; stage < 2; ++stage) {
-      if (stage_cost(stage, r) <= 0.0) continue;
-      BalancerStage& st = lb_stage[stage];
-      if (st.busy < st.servers) {
-        account_stage(st);
-        ++st.busy;
-        queue.push(now + stage_cost(stage, r), EventKind::BalancerDone, r,
-                   static_cast<std::uint32_t>(stage));
-      } else {
-        st.waiting.push_back(r);
-      }
-      return;
-    }
-    leave_balancer(r);
-  }
-
-  void on_balancer_done(std::uint32_t r, int stage) {
-    BalancerStage& st = lb_stage[stage];
-    account_stage(st);
-    --st.busy;
-    if (!st.waiting.empty()) {
-      const std::uint32_t next = st.waiting.front();
-      st.waiting.pop_front();
-      ++st.busy;
-      queue.push(now + stage_cost(stage, next), EventKind::BalancerDone, next,
-                 static_cast<std::uint32_t>(stage));
-    }
-    next_stage(r, stage + 1);
-  }
-
-  void leave_balancer(std::uint32_t r) {
-    Request& rq = requests[r];
-    if (counts(now))
-      metrics.balancer->wait.add(
-          std::max(0.0, now - rq.lb_in - stage_cost(0, r) - stage_cost(1, r)));
-    if (rq.dir == Direction::ToServer) return servers.arrive(r);
-    network.send(r, Direction::ToClient, rq.lb_bytes);
-  }
-
-  // ---- admission ------------------------------------------------------------------------
-  struct Connection {
-    bool connected = false;
-    double retry_at = 0.0;  // refused: no new attempt before
-  };
-  std::vector<Connection> connections;  // per job, with load_balancer.admission
-  double tokens = 0.0, tokens_at = 0.0;
-
-  void build_admission() {
-    if (!sc.load_balancer.admission || open) return;
-    connections.resize(static_cast<std::size_t>(sc.total_jobs()));
-    tokens = sc.load_balancer.admission->burst;
-    metrics.admission.emplace();
-  }
-
-  // Whether the job is connected, connecting it now if it may try: the autoscaled pools' last
-  // readings must be within their thresholds, then the bucket must hold a token.
-  bool admitted(std::uint32_t job) {
-    Connection& c = connections[job];
-    if (c.connected) return true;
-    if (now < c.retry_at) return false;
-    const auto& a = *sc.load_balancer.admission;
-    bool ok = true;
-    if (a.above_threshold && operations.above_threshold()) ok = false;
-    if (ok && a.rate > 0.0) {
-      tokens = std::min(a.burst, tokens + (now - tokens_at) * a.rate);
-      tokens_at = now;
-      if (tokens >= 1.0)
-        tokens -= 1.0;
-      else
-        ok = false;
-    }
-    if (ok) {
-      c.connected = true;
-      ++metrics.admission->connections;
-    } else {
-      c.retry_at = now + a.retry_after;
-      ++metrics.admission->refused;
-    }
-    return ok;
-  }
-
   // ---- preemption -----------------------------------------------------------------------
   // Job j's start (0 outside a job flow), and whether it is running or waiting for its start.
   double job_start(std::uint32_t j) { return flows(j) ? jobs[j].start : 0.0; }
@@ -465,10 +312,6 @@ struct Parts : Context {
     return !flows(j) || (jobs[j].started && jobs[j].busy_slots > 0);
   }
   bool job_waiting(std::uint32_t j) { return flows(j) && !jobs[j].started; }
-  void disconnect(std::uint32_t j) {
-    if (!connections.empty()) connections[j] = {};
-  }
-
   // Job j is preempted: its events in progress are lost with their requests, and its threads
   // start again `restart_after` later, redoing them. Returns how many events it lost.
   std::uint64_t lose_job(std::uint32_t j, double restart_after) {
@@ -680,64 +523,6 @@ struct Parts : Context {
     push_piece(t, {slot, PieceKind::Dependent, work});
   }
 
-  // The device a try goes to, or kNoDevice when no server is up for the model.
-  static constexpr std::uint32_t kNoDevice = UINT32_MAX;
-  std::uint32_t route(std::uint32_t model, std::uint32_t thread) {
-    const auto& hosts = servers.up_hosts(model);
-    if (hosts.empty()) return kNoDevice;
-    switch (sc.load_balancer.policy) {
-      case scenario::BalancePolicy::RoundRobin:
-        break;
-      case scenario::BalancePolicy::Random:
-        return hosts[routing_rng.below(hosts.size())];
-      case scenario::BalancePolicy::LeastRequest: {
-        // Envoy draws the candidates independently (one may come twice); the first of the
-        // least loaded wins.
-        std::uint32_t best = hosts[routing_rng.below(hosts.size())];
-        for (int c = 1; c < sc.load_balancer.choice_count; ++c) {
-          const std::uint32_t d = hosts[routing_rng.below(hosts.size())];
-          if (active[d] < active[best]) best = d;
-        }
-        return best;
-      }
-      case scenario::BalancePolicy::RingHash: {
-        // The client is the job (open loop: each arrival is a client of its own). A device that
-        // is not up is skipped: its clients move to the next point on the ring, no one else.
-        const std::uint64_t client = open ? arrivals_routed++ : threads[thread].job;
-        const std::uint64_t key = derive_seed(sc.seed, kClientHashStream, client);
-        const auto& ring = rings[model];
-        auto it = std::lower_bound(ring.begin(), ring.end(), std::make_pair(key, std::uint32_t{0}));
-        for (std::size_t k = 0; k < ring.size(); ++k, ++it) {
-          if (it == ring.end()) it = ring.begin();
-          if (servers.device(it->second).state == State::Up) return it->second;
-        }
-        return kNoDevice;
-      }
-    }
-    return hosts[rr_next[model]++ % hosts.size()];
-  }
-
-  // A retry goes to the server of the failed try if it still serves (the first retry), else to
-  // another server that is up when there is one.
-  std::uint32_t route_retry(const Request& rq, std::uint32_t model) {
-    const std::uint32_t last = rq.routed ? rq.device : kNoDevice;
-    const bool last_up = last != kNoDevice && servers.device(last).state == State::Up;
-    if (rq.tries == 1 && last_up) return last;
-    const auto& hosts = servers.up_hosts(model);
-    if (!last_up || hosts.size() < 2) return route(model, rq.thread);
-    std::uint32_t pick = hosts[retry_rng.below(hosts.size() - 1)];
-    if (pick == last) pick = hosts.back();
-    return pick;
-  }
-
-  // The response (or the error) leaves the server: the request is no longer active there.
-  void respond(std::uint32_t r, double bytes) {
-    --active[requests[r].device];
-    if (!balancer) return network.send(r, Direction::ToClient, bytes);
-    requests[r].dir = Direction::ToClient;
-    enter_balancer(r, bytes);
-  }
-
   void issue_request(std::uint32_t t, std::uint32_t slot, const Step& st) {
     const std::uint32_t r = requests.add();
     ++requests.live;
@@ -753,47 +538,7 @@ struct Parts : Context {
     rq.items = round_items(requests.kinds[st.kind].spec->items.sample(threads[t].rng));
     rq.trace = sampling.trace(st.model, t, rq.items);
     accounting.issued(tally_of(t), 1);
-    send_try(r);
-  }
-
-  void send_try(std::uint32_t r) {
-    Request& rq = requests[r];
-    const std::uint32_t model = requests.kinds[rq.kind].model;
-    const bool retry = rq.tries > 0;
-    const auto& client = client_of(rq);
-    if (!connections.empty() && !admitted(threads[rq.thread].job)) {
-      // Not connected: no try at all; straight to the fallback (or the request fails).
-      if (counts(now)) ++metrics.admission->requests;
-      if (client.fallback == scenario::ClientPolicy::Fallback::Cpu) return start_fallback(r);
-      return finish_request(r, Outcome::Failed);
-    }
-    const std::uint32_t d = retry ? route_retry(rq, model) : route(model, rq.thread);
-    ++rq.tries;
-    rq.gen = (rq.gen + 1) & EventQueue::kStampMask;
-    rq.sent = now;
-    rq.failed = false;
-    rq.out = true;
-    accounting.try_sent(retry);
-    if (client.timeout > 0.0) queue.push(now + client.timeout, EventKind::ClientTimeout, r, rq.gen);
-    if (d == kNoDevice) {
-      rq.routed = false;
-      for (std::uint32_t host : servers.hosts(model))
-        operations.note_refused(servers.device(host).pool);
-      // The load balancer answers at once that no server is there (Envoy's 503): the error is
-      // back after a round trip, with no payload.
-      rq.failed = true;
-      rq.why = Rejection::NoServer;
-      rq.dir = Direction::ToClient;
-      queue.push(now + 2.0 * network.latency(), EventKind::TransferDone, r);
-      return;
-    }
-    rq.device = d;
-    rq.routed = true;
-    ++active[d];
-    operations.note_active(servers.device(d).pool);
-    rq.batcher = servers.device(d).batcher_of_model[model];
-    if (auto* tr = traced(r)) tr->device = d;
-    network.send(r, Direction::ToServer, rq.items * sc.models[model].input_bytes_per_item);
+    path.send_try(r);
   }
 
   // A try is back at the client: done, or failed (then retried, computed locally, or failed).
@@ -813,11 +558,18 @@ struct Parts : Context {
     accounting.try_failed(rq.why, requests.kinds[rq.kind].model);
     const auto& client = client_of(rq);
     if (rq.tries < client.allowed_tries) {
-      if (client.retry_delay <= 0.0) return send_try(r);
+      if (client.retry_delay <= 0.0) return path.send_try(r);
       queue.push(now + client.retry_delay, EventKind::Retry, r, rq.gen);
       return;
     }
-    if (client.fallback == scenario::ClientPolicy::Fallback::Cpu) return start_fallback(r);
+    give_up(r);
+  }
+
+  // The client policy's last resort: the request's share of the event on the client's CPU, or
+  // a failure.
+  void give_up(std::uint32_t r) {
+    if (client_of(requests[r]).fallback == scenario::ClientPolicy::Fallback::Cpu)
+      return start_fallback(r);
     finish_request(r, Outcome::Failed);
   }
 
@@ -915,15 +667,11 @@ struct Parts : Context {
       case EventKind::TransferDone:
         if (requests[e.id].dir != Direction::ToServer)
           request_back(e.id);
-        else if (balancer)
-          enter_balancer(
-              e.id, requests[e.id].items *
-                        sc.models[requests.kinds[requests[e.id].kind].model].input_bytes_per_item);
         else
-          servers.arrive(e.id);
+          path.delivered(e.id);
         break;
       case EventKind::BalancerDone:
-        on_balancer_done(e.id, static_cast<int>(e.stamp));
+        path.on_balancer_done(e.id, static_cast<int>(e.stamp));
         break;
       case EventKind::BatcherWake:
         servers.on_batcher_wake(e.id);
@@ -945,7 +693,7 @@ struct Parts : Context {
         break;
       case EventKind::Retry:
         if (requests[e.id].gen == e.stamp && !requests[e.id].out && !requests[e.id].orphan)
-          send_try(e.id);
+          path.send_try(e.id);
         break;
       case EventKind::FallbackDone:
         on_fallback_done(e.id, e.stamp);
@@ -964,12 +712,7 @@ struct Parts : Context {
   RunMetrics finish() {
     now = end;
     accounting.finish(requests.live + live_fallbacks);
-    if (balancer) {
-      const double span = metrics.span();
-      for (auto& st : lb_stage) account_stage(st);
-      metrics.balancer->cpu_utilization = lb_stage[0].busy_area / (span * lb_stage[0].servers);
-      metrics.balancer->nic_utilization = lb_stage[1].busy_area / span;
-    }
+    path.finish();
     operations.finish();
     servers.finish();
     network.finish();

@@ -61,7 +61,7 @@ void Preemption::on_preemption(std::uint32_t id, std::uint32_t stamp) {
 void Preemption::preempt(std::uint32_t j, double restart_after) {
   JobRun& jr = jobs_[j];
   jr.down = true;
-  parts_.disconnect(j);  // a new slot connects anew
+  parts_.path.disconnect(j);  // a new slot connects anew
   jr.epoch = (jr.epoch + 1) & (EventQueue::kStampMask >> 1);
   ++ctx_.metrics.preemptions.jobs;
   ctx_.metrics.preemptions.events_lost += parts_.lose_job(j, restart_after);

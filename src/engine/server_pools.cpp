@@ -121,7 +121,7 @@ void ServerPools::arrive(std::uint32_t r) {
 void ServerPools::reject(std::uint32_t r, Rejection why) {
   ctx_.requests[r].failed = true;
   ctx_.requests[r].why = why;
-  parts_.respond(r, 0.0);
+  parts_.path.respond(r, 0.0);
 }
 
 void ServerPools::on_batcher_wake(std::uint32_t bi) {
@@ -238,7 +238,7 @@ void ServerPools::finish_execution(std::uint32_t di, const Exec& e) {
   const auto& model = ctx_.sc.models[b.model];
   for (const auto& q : e.batch) {
     if (auto* tr = ctx_.traced(q.request)) tr->exec_end = ctx_.now;
-    parts_.respond(q.request, q.items * model.output_bytes_per_item);
+    parts_.path.respond(q.request, q.items * model.output_bytes_per_item);
   }
 }
 
