@@ -37,11 +37,11 @@ void RequestPath::send_try(std::uint32_t r) {
   Request& rq = requests[r];
   const std::uint32_t model = requests.kinds[rq.kind].model;
   const bool retry = rq.tries > 0;
-  const auto& client = parts_.policy_of(rq.thread);
-  if (!connections_.empty() && !admitted(parts_.threads[rq.thread].job)) {
+  const auto& client = parts_.clients.policy_of(rq.thread);
+  if (!connections_.empty() && !admitted(parts_.clients.job_of(rq.thread))) {
     // Not connected: no try at all; straight to the fallback (or the request fails).
     if (ctx_.counts(now)) ++ctx_.metrics.admission->requests;
-    return parts_.give_up(r);
+    return parts_.clients.give_up(r);
   }
   const std::uint32_t d = retry ? route_retry(rq, model) : route(model, rq.thread);
   ++rq.tries;

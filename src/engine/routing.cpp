@@ -48,7 +48,7 @@ std::uint32_t RequestPath::route(std::uint32_t model, std::uint32_t thread) {
     case scenario::BalancePolicy::RingHash: {
       // The client is the job (open loop: each arrival is a client of its own). A device that is
       // not up is skipped: its clients move to the next point on the ring, no one else.
-      const std::uint64_t client = open_ ? arrivals_routed_++ : parts_.threads[thread].job;
+      const std::uint64_t client = open_ ? arrivals_routed_++ : parts_.clients.job_of(thread);
       const std::uint64_t key = derive_seed(sc.seed, kClientHashStream, client);
       const auto& ring = rings_[model];
       auto it = std::lower_bound(ring.begin(), ring.end(), std::make_pair(key, std::uint32_t{0}));
