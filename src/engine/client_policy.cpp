@@ -15,9 +15,10 @@ int round_items(double x) {
 }  // namespace
 
 void Clients::issue_request(std::uint32_t t, std::uint32_t slot, const Step& st) {
-  const std::uint32_t r = ctx_.requests.add();
-  ++ctx_.requests.live;
-  Request& rq = ctx_.requests[r];
+  auto& requests = ctx_.requests;
+  const std::uint32_t r = requests.add();
+  ++requests.live;
+  Request& rq = requests[r];
   rq.first_sent = ctx_.now;
   rq.thread = t;
   rq.slot = slot;
@@ -26,7 +27,7 @@ void Clients::issue_request(std::uint32_t t, std::uint32_t slot, const Step& st)
   rq.orphan = false;
   rq.live = true;
   rq.routed = false;
-  rq.items = round_items(ctx_.requests.kinds[st.kind].spec->items.sample(threads_[t].rng));
+  rq.items = round_items(requests.kinds[st.kind].spec->items.sample(threads_[t].rng));
   rq.trace = parts_.sampling.trace(st.model, t, rq.items);
   parts_.accounting.issued(tally_of(t), 1);
   parts_.path.send_try(r);
@@ -35,9 +36,7 @@ void Clients::issue_request(std::uint32_t t, std::uint32_t slot, const Step& st)
 // A try is back at the client: done, or failed (then retried, computed locally, or failed).
 void Clients::request_back(std::uint32_t r) {
   Request& rq = ctx_.requests[r];
-  if (rq.orphan) {  // its client gave up on it: nobody waits for this answer
-    return ctx_.requests.release(r);
-  }
+  if (rq.orphan) return ctx_.requests.release(r);  // its client gave up: nobody waits for it
   rq.out = false;
   if (rq.failed) return try_failed(r);
   finish_request(r, Outcome::Completed);
@@ -45,7 +44,7 @@ void Clients::request_back(std::uint32_t r) {
 
 void Clients::try_failed(std::uint32_t r) {
   Request& rq = ctx_.requests[r];
-  parts_.accounting.try_failed(rq.why, ctx_.requests.kinds[rq.kind].model);
+  parts_.accounting.try_failed(rq.why, ctx_.requests.model_of(r));
   const auto& client = policy_of(rq.thread);
   if (rq.tries < client.allowed_tries) {
     if (client.retry_delay <= 0.0) return parts_.path.send_try(r);
@@ -66,11 +65,12 @@ void Clients::give_up(std::uint32_t r) {
 // The client gives up on a try that is still out; the try goes on as an orphan (its bytes
 // still move, the server still works on it) and the request continues in a new record.
 void Clients::on_client_timeout(std::uint32_t r, std::uint32_t gen) {
-  if (ctx_.requests[r].gen != gen || !ctx_.requests[r].out || ctx_.requests[r].orphan) return;
-  const std::uint32_t r2 = ctx_.requests.add();
-  ctx_.requests[r2] = ctx_.requests[r];
+  auto& requests = ctx_.requests;
+  if (requests[r].gen != gen || !requests[r].out || requests[r].orphan) return;
+  const std::uint32_t r2 = requests.add();
+  requests[r2] = requests[r];
   abandon(r);
-  Request& rq = ctx_.requests[r2];
+  Request& rq = requests[r2];
   rq.out = false;
   rq.failed = true;
   rq.why = Rejection::ClientTimeout;
@@ -78,8 +78,9 @@ void Clients::on_client_timeout(std::uint32_t r, std::uint32_t gen) {
 }
 
 void Clients::abandon(std::uint32_t r) {
-  ctx_.requests[r].orphan = true;
-  ctx_.requests[r].trace = kUntraced;
+  Request& rq = ctx_.requests[r];
+  rq.orphan = true;
+  rq.trace = kUntraced;
   parts_.accounting.try_abandoned();
 }
 
@@ -110,27 +111,30 @@ void Clients::on_retry(std::uint32_t r, std::uint32_t gen) {
 }
 
 void Clients::on_fallback_done(std::uint32_t r, std::uint32_t gen) {
-  if (ctx_.requests[r].gen != gen || ctx_.requests[r].orphan) return;
+  const Request& rq = ctx_.requests[r];
+  if (rq.gen != gen || rq.orphan) return;
   finish_request(r, Outcome::Fallback);
 }
 
 // The request's last word: counted (after the warm-up) and its client goes on.
 void Clients::finish_request(std::uint32_t r, Outcome outcome) {
-  Request& rq = ctx_.requests[r];
-  const std::uint32_t model = ctx_.requests.kinds[rq.kind].model;
-  const double latency = ctx_.now - rq.first_sent;
+  const double now = ctx_.now;
+  auto& requests = ctx_.requests;
+  Request& rq = requests[r];
+  const std::uint32_t model = requests.model_of(r);
+  const double latency = now - rq.first_sent;
   if (outcome == Outcome::Completed)
     parts_.sampling.request_completed(model, threads_[rq.thread].tenant, latency);
   if (auto* tr = ctx_.traced(r)) {
-    tr->back = ctx_.now;
+    tr->back = now;
     tr->failed = outcome != Outcome::Completed;
   }
-  --ctx_.requests.live;
+  --requests.live;
   auto& tally = tally_of(rq.thread);
   parts_.accounting.request_finished(tally, model, outcome, latency, rq.tries > 1,
                                      outcome == Outcome::Fallback ? fallback_seconds(r) : 0.0);
   const std::uint32_t t = rq.thread, slot = rq.slot;
-  ctx_.requests.release(r);
+  requests.release(r);
   if (open_) {
     Arrival& a = arrivals_[slot];
     if (--a.pending == 0) {
@@ -153,18 +157,19 @@ void Clients::drop_fallbacks(const Tenant& tn) {
 }
 
 void Clients::drop_request(std::uint32_t r) {
+  auto& requests = ctx_.requests;
   if (auto* tr = ctx_.traced(r)) {
     tr->back = ctx_.now;
     tr->failed = true;
   }
-  --ctx_.requests.live;
-  parts_.accounting.requests_preempted(tally_of(ctx_.requests[r].thread), 1);
+  --requests.live;
+  parts_.accounting.requests_preempted(tally_of(requests[r].thread), 1);
   // A try on its way goes on without a client; one waiting to retry or computing locally
   // just ends (its timers are stale with it).
-  if (ctx_.requests[r].out)
+  if (requests[r].out)
     abandon(r);
   else
-    ctx_.requests.release(r);
+    requests.release(r);
 }
 
 }  // namespace sonicsim::engine
