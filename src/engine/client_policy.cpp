@@ -139,7 +139,7 @@ void Clients::finish_request(std::uint32_t r, Outcome outcome) {
     Arrival& a = arrivals_[slot];
     if (--a.pending == 0) {
       complete_event(tally, a.start);
-      free_arrivals_.push_back(slot);
+      arrivals_.release(slot);
     }
     return;
   }

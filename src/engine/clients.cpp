@@ -222,14 +222,7 @@ void Clients::on_arrival() {
     parts_.accounting.fallbacks_done(*tn.tally, tn.fallback_per_event);
   }
   if (steps.empty()) return complete_event(*tn.tally, ctx_.now);
-  std::uint32_t a;
-  if (!free_arrivals_.empty()) {
-    a = free_arrivals_.back();
-    free_arrivals_.pop_back();
-  } else {
-    a = static_cast<std::uint32_t>(arrivals_.size());
-    arrivals_.emplace_back();
-  }
+  const std::uint32_t a = arrivals_.add();
   arrivals_[a] = {ctx_.now, static_cast<std::uint32_t>(steps.size())};
   for (const Step& st : steps) issue_request(0, a, st);
   if (measured) ol.peak_in_flight = std::max(ol.peak_in_flight, ctx_.requests.live);

@@ -186,8 +186,7 @@ class Clients {
   std::vector<Job> jobs_;
   std::uint64_t running_jobs_ = 0;
   std::uint64_t live_fallbacks_ = 0;
-  std::vector<Arrival> arrivals_;
-  std::vector<std::uint32_t> free_arrivals_;
+  FreeList<Arrival> arrivals_;
   Rng arrival_rng_;
   bool poisson_ = false;
   double arrival_interval_ = 0.0;  // mean time between arrivals
