@@ -42,37 +42,6 @@ void Accounting::try_failed(Rejection why, std::uint32_t model) {
   }
 }
 
-void Accounting::request_finished(RunMetrics::Workload& w, std::uint32_t model, Outcome outcome,
-                                  double latency, bool retried, double fallback_cpu) {
-  auto& metrics = ctx_.metrics;
-  if (ctx_.counts(ctx_.now)) {
-    switch (outcome) {
-      case Outcome::Completed: {
-        ++w.completed;
-        metrics.latency.add(latency);
-        if (several_) w.latency.add(latency);
-        auto& mm = metrics.models[model];
-        ++mm.requests;
-        mm.latency.add(latency);
-        if (retried) ++metrics.resilience.completed_after_retry;
-        break;
-      }
-      case Outcome::Failed:
-        ++w.failed;
-        break;
-      case Outcome::Fallback:
-        ++w.fallback;
-        ++metrics.resilience.fallback_after_failure;
-        metrics.resilience.fallback_cpu_seconds += fallback_cpu;
-        w.fallback_cpu_seconds += fallback_cpu;
-        break;
-    }
-  } else {
-    --w.sent;
-  }
-  if (outcome == Outcome::Completed) ++metrics.requests_simulated;
-}
-
 void Accounting::requests_preempted(RunMetrics::Workload& w, std::uint64_t n) {
   if (ctx_.counts(ctx_.now)) {
     w.failed += n;
@@ -80,27 +49,6 @@ void Accounting::requests_preempted(RunMetrics::Workload& w, std::uint64_t n) {
   } else {
     w.sent -= n;
   }
-}
-
-void Accounting::batch_started(std::uint32_t model, const std::vector<Batcher::Queued>& batch) {
-  const double now = ctx_.now;
-  if (ctx_.counts(now))
-    for (const auto& q : batch) ctx_.metrics.models[model].queue_time.add(now - q.enqueued);
-}
-
-void Accounting::execution_done(std::uint32_t model, std::uint32_t pool, int items,
-                                std::size_t requests, double start) {
-  const double now = ctx_.now;
-  if (!ctx_.counts(now)) return;
-  auto& mm = ctx_.metrics.models[model];
-  ++mm.executions;
-  mm.items += static_cast<std::uint64_t>(items);
-  mm.compute_time.add(now - start);
-  ++ctx_.metrics.pools[pool].executions;
-  const auto n = static_cast<double>(requests);
-  mm.executed_requests += requests;
-  mm.executed_request_seconds += n * (now - start);
-  mm.executed_request_items += n * items;
 }
 
 void Accounting::finish(std::uint64_t in_flight) {

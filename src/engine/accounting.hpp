@@ -53,14 +53,58 @@ class Accounting {
   }
   // The request's last word; `fallback_cpu`: what its CPU fallback took (Outcome::Fallback).
   void request_finished(RunMetrics::Workload& w, std::uint32_t model, Outcome outcome,
-                        double latency, bool retried, double fallback_cpu);
+                        double latency, bool retried, double fallback_cpu) {
+    auto& metrics = ctx_.metrics;
+    if (ctx_.counts(ctx_.now)) {
+      switch (outcome) {
+        case Outcome::Completed: {
+          ++w.completed;
+          metrics.latency.add(latency);
+          if (several_) w.latency.add(latency);
+          auto& mm = metrics.models[model];
+          ++mm.requests;
+          mm.latency.add(latency);
+          if (retried) ++metrics.resilience.completed_after_retry;
+          break;
+        }
+        case Outcome::Failed:
+          ++w.failed;
+          break;
+        case Outcome::Fallback:
+          ++w.fallback;
+          ++metrics.resilience.fallback_after_failure;
+          metrics.resilience.fallback_cpu_seconds += fallback_cpu;
+          w.fallback_cpu_seconds += fallback_cpu;
+          break;
+      }
+    } else {
+      --w.sent;
+    }
+    if (outcome == Outcome::Completed) ++metrics.requests_simulated;
+  }
   // n requests of events lost when their job was preempted.
   void requests_preempted(RunMetrics::Workload& w, std::uint64_t n);
 
   // A batch starts executing: each request's time in the queue.
-  void batch_started(std::uint32_t model, const std::vector<Batcher::Queued>& batch);
+  void batch_started(std::uint32_t model, const std::vector<Batcher::Queued>& batch) {
+    const double now = ctx_.now;
+    if (ctx_.counts(now))
+      for (const auto& q : batch) ctx_.metrics.models[model].queue_time.add(now - q.enqueued);
+  }
   void execution_done(std::uint32_t model, std::uint32_t pool, int items, std::size_t requests,
-                      double start);
+                      double start) {
+    const double now = ctx_.now;
+    if (!ctx_.counts(now)) return;
+    auto& mm = ctx_.metrics.models[model];
+    ++mm.executions;
+    mm.items += static_cast<std::uint64_t>(items);
+    mm.compute_time.add(now - start);
+    ++ctx_.metrics.pools[pool].executions;
+    const auto n = static_cast<double>(requests);
+    mm.executed_requests += requests;
+    mm.executed_request_seconds += n * (now - start);
+    mm.executed_request_items += n * items;
+  }
 
   // The totals are the workloads' sums; `in_flight`: requests not finished at the end.
   void finish(std::uint64_t in_flight);

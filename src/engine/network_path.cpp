@@ -59,8 +59,8 @@ void NetworkPath::set_transport(Transport* t, bool to_servers, bool to_clients) 
                                       : "analytic";
 }
 
-void NetworkPath::account_bytes(std::uint32_t node, std::uint32_t device, Direction d,
-                                double bytes) {
+inline void NetworkPath::account_bytes(std::uint32_t node, std::uint32_t device, Direction d,
+                                       double bytes) {
   if (bytes <= 0.0) return;
   const int dir = d == Direction::ToServer ? 0 : 1;
   const double now = ctx_.now;
@@ -81,7 +81,7 @@ void NetworkPath::send(std::uint32_t r, Direction dir, double bytes) {
   Request& rq = ctx_.requests[r];
   rq.dir = dir;
   const double now = ctx_.now;
-  const std::uint32_t node = parts_.threads[rq.thread].node;
+  const std::uint32_t node = parts_.clients.node_of(rq.thread);
   account_bytes(node, rq.device, dir, bytes);
   if (flow_dir_[dir == Direction::ToServer ? 0 : 1]) {
     transport_->send(now, node, rq.device, dir, bytes, r);
@@ -124,7 +124,7 @@ double NetworkPath::overhead_after_transfer(std::uint32_t r) {
   const double mean = rq.dir == Direction::ToServer ? o.to_server(rq.items) : o.to_client(rq.items);
   const auto& jitter = overhead_spreads_[model];
   if (mean <= 0.0 || jitter.kind == scenario::Distribution::Kind::Constant) return mean;
-  return mean * jitter.sample(parts_.threads[rq.thread].rng);
+  return mean * jitter.sample(parts_.clients.rng_of(rq.thread));
 }
 
 void NetworkPath::finish() {

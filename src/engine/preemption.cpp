@@ -15,7 +15,7 @@ void Preemption::build() {
   for (std::size_t j = 0; j < jobs_.size(); ++j) {
     jobs_[j].rng.reseed(derive_seed(sc.seed, kPreemptStream, j));
     const auto job = static_cast<std::uint32_t>(j);
-    arm_random_preemption(job, parts_.job_start(job));
+    arm_random_preemption(job, parts_.clients.job_start(job));
   }
 }
 
@@ -35,7 +35,7 @@ void Preemption::job_thread_starts(std::uint32_t j) {
 
 bool Preemption::job_running(std::uint32_t j) const {
   if (jobs_[j].down) return false;
-  return parts_.job_active(j);
+  return parts_.clients.job_active(j);
 }
 
 void Preemption::on_preemption(std::uint32_t id, std::uint32_t stamp) {
@@ -53,7 +53,7 @@ void Preemption::on_preemption(std::uint32_t id, std::uint32_t stamp) {
   if ((stamp >> 1) != ((jobs_[id].epoch << 1) & EventQueue::kStampMask) >> 1) return;
   if (job_running(id)) return preempt(id, f.random_preemption->restart_after);
   // Not running (waiting for its start, or done): a running job's clock only.
-  if (parts_.job_waiting(id)) arm_random_preemption(id, ctx_.now);
+  if (parts_.clients.job_waiting(id)) arm_random_preemption(id, ctx_.now);
 }
 
 // The batch system takes the job's slot back: its events in progress are lost with their requests
@@ -61,10 +61,10 @@ void Preemption::on_preemption(std::uint32_t id, std::uint32_t stamp) {
 void Preemption::preempt(std::uint32_t j, double restart_after) {
   JobRun& jr = jobs_[j];
   jr.down = true;
-  parts_.disconnect(j);  // a new slot connects anew
+  parts_.path.disconnect(j);  // a new slot connects anew
   jr.epoch = (jr.epoch + 1) & (EventQueue::kStampMask >> 1);
   ++ctx_.metrics.preemptions.jobs;
-  ctx_.metrics.preemptions.events_lost += parts_.lose_job(j, restart_after);
+  ctx_.metrics.preemptions.events_lost += parts_.clients.lose_job(j, restart_after);
 }
 
 }  // namespace sonicsim::engine

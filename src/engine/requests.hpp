@@ -58,6 +58,32 @@ struct Request {
   std::uint32_t trace = kUntraced;       // index in RunMetrics::trace
 };
 
+// Records reused through a free list: once the run is warm, the hot path allocates nothing.
+template <class T>
+class FreeList {
+ public:
+  T& operator[](std::uint32_t i) { return records_[i]; }
+  const T& operator[](std::uint32_t i) const { return records_[i]; }
+  std::uint32_t size() const { return static_cast<std::uint32_t>(records_.size()); }
+  // A free record (its fields are what its last use left).
+  std::uint32_t add() {
+    std::uint32_t i;
+    if (!free_.empty()) {
+      i = free_.back();
+      free_.pop_back();
+    } else {
+      i = static_cast<std::uint32_t>(records_.size());
+      records_.emplace_back();
+    }
+    return i;
+  }
+  void release(std::uint32_t i) { free_.push_back(i); }
+
+ private:
+  std::vector<T> records_;
+  std::vector<std::uint32_t> free_;
+};
+
 class RequestTable {
  public:
   std::vector<RequestKind> kinds;
@@ -65,30 +91,18 @@ class RequestTable {
 
   Request& operator[](std::uint32_t r) { return records_[r]; }
   const Request& operator[](std::uint32_t r) const { return records_[r]; }
-  std::uint32_t size() const { return static_cast<std::uint32_t>(records_.size()); }
+  std::uint32_t size() const { return records_.size(); }
   std::uint32_t model_of(std::uint32_t r) const { return kinds[records_[r].kind].model; }
 
-  // A free record (its fields are what its last use left).
-  std::uint32_t add() {
-    std::uint32_t r;
-    if (!free_.empty()) {
-      r = free_.back();
-      free_.pop_back();
-    } else {
-      r = static_cast<std::uint32_t>(records_.size());
-      records_.emplace_back();
-    }
-    return r;
-  }
+  std::uint32_t add() { return records_.add(); }
   void release(std::uint32_t r) {
     records_[r].gen = (records_[r].gen + 1) & EventQueue::kStampMask;  // its timers go stale
     records_[r].live = false;
-    free_.push_back(r);
+    records_.release(r);
   }
 
  private:
-  std::vector<Request> records_;
-  std::vector<std::uint32_t> free_;
+  FreeList<Request> records_;
 };
 
 }  // namespace sonicsim::engine

@@ -39,7 +39,8 @@ void Sampling::on_sample() {
   const double dt = ts.interval;
   ts.t.push_back(now);
   ts.events_per_s.push_back(static_cast<double>(window_events_) / dt);
-  if (!parts_.jobs.empty()) ts.running_jobs.push_back(static_cast<double>(parts_.running_jobs));
+  if (parts_.clients.job_flow())
+    ts.running_jobs.push_back(static_cast<double>(parts_.clients.running_jobs()));
   for (std::uint32_t p = 0; p < metrics.pools.size(); ++p)
     if (metrics.pools[p].operated) {
       ts.pools[p].replicas.push_back(parts_.operations.replicas_asked(p));

@@ -112,7 +112,7 @@ void ServerPools::arrive(std::uint32_t r) {
   // Triton refuses a request larger than max_batch_size, or one that finds its priority level's
   // queue full (max_queue_size); the error travels back.
   if (!b.batcher.accepts(rq.items)) return reject(r, Rejection::TooLarge);
-  const std::uint32_t level = parts_.tenant_of(rq.thread).level[b.model];
+  const std::uint32_t level = parts_.clients.level_of(rq.thread, b.model);
   if (!b.batcher.has_room(level)) return reject(r, Rejection::QueueFull);
   b.batcher.enqueue(r, rq.items, now, level);
   dispatch(rq.batcher);
@@ -121,7 +121,7 @@ void ServerPools::arrive(std::uint32_t r) {
 void ServerPools::reject(std::uint32_t r, Rejection why) {
   ctx_.requests[r].failed = true;
   ctx_.requests[r].why = why;
-  parts_.respond(r, 0.0);
+  parts_.path.respond(r, 0.0);
 }
 
 void ServerPools::on_batcher_wake(std::uint32_t bi) {
@@ -147,7 +147,7 @@ void ServerPools::dispatch(std::uint32_t bi) {
   }
 }
 
-void ServerPools::update_progress(Device& d) {
+inline void ServerPools::update_progress(Device& d) {
   const double now = ctx_.now;
   const double k = static_cast<double>(d.running.size());
   if (k > 0.0) {
@@ -157,7 +157,7 @@ void ServerPools::update_progress(Device& d) {
   d.last_update = now;
 }
 
-void ServerPools::reschedule(std::uint32_t di) {
+inline void ServerPools::reschedule(std::uint32_t di) {
   Device& d = devices_[di];
   ++d.stamp;
   if (d.running.empty()) return;
@@ -226,7 +226,7 @@ void ServerPools::on_execution_done(std::uint32_t di, std::uint32_t stamp) {
   if (d.state == State::Draining && !holds_work(di)) parts_.operations.stop_server(di, State::Off);
 }
 
-void ServerPools::finish_execution(std::uint32_t di, const Exec& e) {
+inline void ServerPools::finish_execution(std::uint32_t di, const Exec& e) {
   BatcherState& b = batchers_[e.batcher];
   b.batcher.release_instance();
   const std::uint32_t pool = devices_[di].pool;
@@ -238,7 +238,7 @@ void ServerPools::finish_execution(std::uint32_t di, const Exec& e) {
   const auto& model = ctx_.sc.models[b.model];
   for (const auto& q : e.batch) {
     if (auto* tr = ctx_.traced(q.request)) tr->exec_end = ctx_.now;
-    parts_.respond(q.request, q.items * model.output_bytes_per_item);
+    parts_.path.respond(q.request, q.items * model.output_bytes_per_item);
   }
 }
 

@@ -4,12 +4,19 @@
 // measured is in run_metrics.hpp; the engine's parts are private to src/engine/.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
+#include <sonicsim/engine/batcher.hpp>
+#include <sonicsim/engine/event_queue.hpp>
 #include <sonicsim/engine/run_metrics.hpp>
 #include <sonicsim/engine/transport.hpp>
 #include <sonicsim/scenario/scenario.hpp>
+#include <sonicsim/util/rng.hpp>
 
 namespace sonicsim::engine {
 

@@ -1,0 +1,175 @@
+#include "clients.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "parts.hpp"
+
+namespace sonicsim::engine {
+namespace {
+
+int round_items(double x) {
+  return std::max(1, static_cast<int>(std::lround(x)));
+}
+
+}  // namespace
+
+void Clients::issue_request(std::uint32_t t, std::uint32_t slot, const Step& st) {
+  auto& requests = ctx_.requests;
+  const std::uint32_t r = requests.add();
+  ++requests.live;
+  Request& rq = requests[r];
+  rq.first_sent = ctx_.now;
+  rq.thread = t;
+  rq.slot = slot;
+  rq.kind = st.kind;
+  rq.tries = 0;
+  rq.orphan = false;
+  rq.live = true;
+  rq.routed = false;
+  rq.items = round_items(requests.kinds[st.kind].spec->items.sample(threads_[t].rng));
+  rq.trace = parts_.sampling.trace(st.model, t, rq.items);
+  parts_.accounting.issued(tally_of(t), 1);
+  parts_.path.send_try(r);
+}
+
+// A try is back at the client: done, or failed (then retried, computed locally, or failed).
+void Clients::request_back(std::uint32_t r) {
+  Request& rq = ctx_.requests[r];
+  if (rq.orphan) return ctx_.requests.release(r);  // its client gave up: nobody waits for it
+  rq.out = false;
+  if (rq.failed) return try_failed(r);
+  finish_request(r, Outcome::Completed);
+}
+
+void Clients::try_failed(std::uint32_t r) {
+  Request& rq = ctx_.requests[r];
+  parts_.accounting.try_failed(rq.why, ctx_.requests.model_of(r));
+  const auto& client = policy_of(rq.thread);
+  if (rq.tries < client.allowed_tries) {
+    if (client.retry_delay <= 0.0) return parts_.path.send_try(r);
+    ctx_.queue.push(ctx_.now + client.retry_delay, EventKind::Retry, r, rq.gen);
+    return;
+  }
+  give_up(r);
+}
+
+// The client policy's last resort: the request's share of the event on the client's CPU, or
+// a failure.
+void Clients::give_up(std::uint32_t r) {
+  if (policy_of(ctx_.requests[r].thread).fallback == scenario::ClientPolicy::Fallback::Cpu)
+    return start_fallback(r);
+  finish_request(r, Outcome::Failed);
+}
+
+// The client gives up on a try that is still out; the try goes on as an orphan (its bytes
+// still move, the server still works on it) and the request continues in a new record.
+void Clients::on_client_timeout(std::uint32_t r, std::uint32_t gen) {
+  auto& requests = ctx_.requests;
+  if (requests[r].gen != gen || !requests[r].out || requests[r].orphan) return;
+  const std::uint32_t r2 = requests.add();
+  requests[r2] = requests[r];
+  abandon(r);
+  Request& rq = requests[r2];
+  rq.out = false;
+  rq.failed = true;
+  rq.why = Rejection::ClientTimeout;
+  try_failed(r2);
+}
+
+void Clients::abandon(std::uint32_t r) {
+  Request& rq = ctx_.requests[r];
+  rq.orphan = true;
+  rq.trace = kUntraced;
+  parts_.accounting.try_abandoned();
+}
+
+// Local inference on the job's CPU: this request's share of the event's CPU time, blocking
+// the thread (an async thread's CPU runs it as one more piece, in turn).
+void Clients::start_fallback(std::uint32_t r) {
+  const Request& rq = ctx_.requests[r];
+  const double seconds = fallback_seconds(r);
+  if (!tenant_of(rq.thread).async) {
+    ctx_.queue.push(ctx_.now + seconds, EventKind::FallbackDone, r, rq.gen);
+    return;
+  }
+  push_piece(rq.thread, {rq.slot, PieceKind::Fallback, seconds, r});
+}
+
+// p_i x t_CPU of the request's event, split evenly over its kind's per_event requests.
+double Clients::fallback_seconds(std::uint32_t r) const {
+  const Request& rq = ctx_.requests[r];
+  const auto& spec = *ctx_.requests.kinds[rq.kind].spec;
+  const double t_cpu =
+      tenant_of(rq.thread).async ? slot_of(rq.thread, rq.slot).t_cpu : threads_[rq.thread].t_cpu;
+  return spec.offload_fraction / spec.per_event * t_cpu;
+}
+
+void Clients::on_retry(std::uint32_t r, std::uint32_t gen) {
+  const Request& rq = ctx_.requests[r];
+  if (rq.gen == gen && !rq.out && !rq.orphan) parts_.path.send_try(r);
+}
+
+void Clients::on_fallback_done(std::uint32_t r, std::uint32_t gen) {
+  const Request& rq = ctx_.requests[r];
+  if (rq.gen != gen || rq.orphan) return;
+  finish_request(r, Outcome::Fallback);
+}
+
+// The request's last word: counted (after the warm-up) and its client goes on.
+void Clients::finish_request(std::uint32_t r, Outcome outcome) {
+  const double now = ctx_.now;
+  auto& requests = ctx_.requests;
+  Request& rq = requests[r];
+  const std::uint32_t model = requests.model_of(r);
+  const double latency = now - rq.first_sent;
+  if (outcome == Outcome::Completed)
+    parts_.sampling.request_completed(model, threads_[rq.thread].tenant, latency);
+  if (auto* tr = ctx_.traced(r)) {
+    tr->back = now;
+    tr->failed = outcome != Outcome::Completed;
+  }
+  --requests.live;
+  auto& tally = tally_of(rq.thread);
+  parts_.accounting.request_finished(tally, model, outcome, latency, rq.tries > 1,
+                                     outcome == Outcome::Fallback ? fallback_seconds(r) : 0.0);
+  const std::uint32_t t = rq.thread, slot = rq.slot;
+  requests.release(r);
+  if (open_) {
+    Arrival& a = arrivals_[slot];
+    if (--a.pending == 0) {
+      complete_event(tally, a.start);
+      arrivals_.release(slot);
+    }
+    return;
+  }
+  if (!tenant_of(t).async) return next_step(t);
+  Slot& s = slot_of(t, slot);
+  if (--s.pending == 0 && s.independent_done) queue_dependent(t, slot);
+}
+
+// ---- preemption -----------------------------------------------------------------------------
+
+// The unserved models' CPU inference of an event lost to preemption.
+void Clients::drop_fallbacks(const Tenant& tn) {
+  live_fallbacks_ -= tn.fallback_per_event;
+  parts_.accounting.requests_preempted(*tn.tally, tn.fallback_per_event);
+}
+
+void Clients::drop_request(std::uint32_t r) {
+  auto& requests = ctx_.requests;
+  if (auto* tr = ctx_.traced(r)) {
+    tr->back = ctx_.now;
+    tr->failed = true;
+  }
+  --requests.live;
+  parts_.accounting.requests_preempted(tally_of(requests[r].thread), 1);
+  // A try on its way goes on without a client; one waiting to retry or computing locally
+  // just ends (its timers are stale with it).
+  if (requests[r].out)
+    abandon(r);
+  else
+    requests.release(r);
+}
+
+}  // namespace sonicsim::engine

@@ -1,0 +1,349 @@
+#include "clients.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "parts.hpp"
+
+namespace sonicsim::engine {
+
+void Clients::build() {
+  const auto& sc = ctx_.sc;
+  open_ = sc.workload().open_loop();  // the loader keeps an open loop alone
+  tenants_.resize(sc.workloads.size());
+  std::uint32_t thread_base = 0, job_base = 0, slot_base = 0, node_base = 0;
+  for (std::size_t i = 0; i < sc.workloads.size(); ++i) {
+    const auto& w = sc.workloads[i];
+    Tenant& tn = tenants_[i];
+    tn.w = &w;
+    tn.tally = &parts_.accounting.workload(i);
+    tn.async = w.mode == scenario::Mode::Async;
+    tn.flow = w.flow.has_value();
+    tn.indep_fraction = w.async.independent_work_fraction;
+    tn.slots_per_thread = tn.async ? static_cast<std::uint32_t>(w.async.events_in_flight) : 1;
+    tn.threads_per_job = static_cast<std::uint32_t>(w.threads_per_job);
+    tn.thread_base = thread_base;
+    tn.job_base = job_base;
+    tn.slot_base = slot_base;
+    tn.node_base = node_base;
+    const auto n_threads = static_cast<std::uint32_t>(w.n_threads());
+    thread_base += n_threads;
+    job_base += static_cast<std::uint32_t>(w.jobs);
+    if (tn.async) slot_base += n_threads * tn.slots_per_thread;
+    node_base += static_cast<std::uint32_t>(w.n_nodes());
+    for (const auto& r : w.requests) {
+      const auto k = static_cast<std::uint16_t>(ctx_.requests.kinds.size());
+      const int model = sc.model_index(r.model);
+      const bool served = sc.devices_hosting(r.model) > 0;
+      ctx_.requests.kinds.push_back({static_cast<std::uint32_t>(model), served, &r});
+      if (served) {
+        tn.p_served += r.offload_fraction;
+        for (int rep = 0; rep < r.per_event; ++rep)
+          tn.steps.push_back({k, static_cast<std::uint32_t>(model)});
+      } else {
+        tn.p_unserved += r.offload_fraction;
+        tn.fallback_per_event += static_cast<std::uint64_t>(r.per_event);
+      }
+    }
+    // Triton's priority: the level this workload's requests wait at, per model.
+    tn.level.assign(sc.models.size(), 0);
+    for (std::size_t mi = 0; mi < sc.models.size(); ++mi)
+      if (const auto& db = sc.models[mi].dynamic_batching; db && db->priority_levels > 0)
+        tn.level[mi] = static_cast<std::uint32_t>(db->level_of(w.priority) - 1);
+  }
+}
+
+void Clients::start() {
+  if (open_)
+    start_arrivals();
+  else
+    start_threads();
+}
+
+const Clients::Tenant& Clients::tenant_of_job(std::uint32_t job) const {
+  std::size_t i = tenants_.size() - 1;
+  while (tenants_[i].job_base > job) --i;
+  return tenants_[i];
+}
+
+std::uint32_t Clients::first_thread_of_job(std::uint32_t job) const {
+  const Tenant& tn = tenant_of_job(job);
+  return tn.thread_base + (job - tn.job_base) * tn.threads_per_job;
+}
+
+void Clients::start_threads() {
+  const auto n = static_cast<std::size_t>(ctx_.sc.total_threads());
+  threads_.resize(n);
+  std::size_t n_slots = 0;
+  for (const Tenant& tn : tenants_)
+    if (tn.async) n_slots += static_cast<std::size_t>(tn.w->n_threads()) * tn.slots_per_thread;
+  if (n_slots > 0) {
+    slots_.resize(n_slots);
+    cpus_.resize(n);
+  }
+  for (const Tenant& tn : tenants_)
+    if (tn.flow) start_jobs(tn);
+  for (std::uint32_t i = 0; i < tenants_.size(); ++i) {
+    const Tenant& tn = tenants_[i];
+    const auto& w = *tn.w;
+    // Jobs do not start in lock-step: each thread's first event starts at a uniformly random
+    // offset within one mean event time, so the closed loop begins in its steady state.
+    const double spread = w.cpu_time_per_event.expected();
+    const auto tpj = tn.threads_per_job;
+    const auto jpn = static_cast<std::uint32_t>(w.jobs_per_node);
+    for (std::uint32_t k = 0; k < static_cast<std::uint32_t>(w.n_threads()); ++k) {
+      const std::uint32_t t = tn.thread_base + k;
+      Thread& th = threads_[t];
+      th.rng.reseed(derive_seed(ctx_.sc.seed, kThreadStream, t));
+      th.tenant = i;
+      th.job = tn.job_base + k / tpj;
+      th.node = tn.node_base + (k / tpj) / jpn;
+      const double at = (tn.flow ? jobs_[th.job].start : 0.0) + spread * th.rng.uniform01();
+      if (at <= ctx_.end) ctx_.queue.push(at, EventKind::EventStart, t);
+    }
+  }
+}
+
+void Clients::start_jobs(const Tenant& tn) {
+  const auto& f = *tn.w->flow;
+  const std::int64_t n = tn.w->jobs;
+  jobs_.resize(static_cast<std::size_t>(ctx_.sc.total_jobs()));
+  for (std::int64_t k = 0; k < n; ++k) {
+    const std::uint64_t j = tn.job_base + static_cast<std::uint64_t>(k);
+    Rng rng(derive_seed(ctx_.sc.seed, kJobStream, j));
+    Job& job = jobs_[j];
+    job.start = f.start_of(k, n);
+    job.events_left = std::max<std::int64_t>(1, std::llround(f.events_per_job.sample(rng)));
+    job.busy_slots = tn.threads_per_job * tn.slots_per_thread;
+  }
+  if (!ctx_.metrics.jobs) ctx_.metrics.jobs.emplace();
+  ctx_.metrics.jobs->total += static_cast<std::uint64_t>(n);
+}
+
+// Job flow: whether thread t's slot begins another event; if not, the slot retires, and the
+// job exits with its last slot.
+bool Clients::take_event(std::uint32_t t) {
+  Job& job = jobs_[threads_[t].job];
+  auto& mj = *ctx_.metrics.jobs;
+  if (!job.started) {
+    job.started = true;
+    ++mj.started;
+    mj.peak_running = std::max(mj.peak_running, ++running_jobs_);
+  }
+  if (job.events_left > 0) {
+    --job.events_left;
+    return true;
+  }
+  if (--job.busy_slots == 0) {
+    ++mj.finished;
+    --running_jobs_;
+    mj.wall_time.add(ctx_.now - job.start);
+    mj.last_exit = ctx_.now;
+  }
+  return false;
+}
+
+void Clients::start_arrivals() {
+  const auto& a = *ctx_.sc.workload().arrivals;
+  threads_.resize(1);
+  threads_[0].rng.reseed(derive_seed(ctx_.sc.seed, kThreadStream, 0));
+  arrival_rng_.reseed(derive_seed(ctx_.sc.seed, kArrivalStream, 0));
+  poisson_ = a.distribution == scenario::Arrivals::Distribution::Poisson;
+  arrival_interval_ = 1.0 / a.rate;
+  max_in_flight_ = static_cast<std::uint64_t>(a.max_in_flight);
+  ctx_.metrics.open_loop.emplace();
+  // perf_analyzer's constant schedule sends its first request at once; a Poisson stream's
+  // first arrival is as random as the others.
+  const double first = poisson_ ? arrival_rng_.exponential(arrival_interval_) : 0.0;
+  if (first <= ctx_.end) ctx_.queue.push(first, EventKind::Arrival, 0);
+}
+
+std::uint64_t Clients::lose_job(std::uint32_t j, double restart_after) {
+  const Tenant& tn = tenant_of_job(j);
+  const std::uint32_t first = first_thread_of_job(j), last = first + tn.threads_per_job;
+  std::uint64_t lost = 0;
+  for (std::uint32_t t = first; t < last; ++t) {
+    Thread& th = threads_[t];
+    th.epoch = (th.epoch + 1) & EventQueue::kStampMask;  // its CPU work is stale
+    if (!tn.async) {
+      if (th.in_event) {
+        ++lost;
+        if (th.cpu_phase) drop_fallbacks(tn);
+      }
+      th.in_event = th.cpu_phase = false;
+      continue;
+    }
+    for (std::uint32_t k = 0; k < tn.slots_per_thread; ++k) {
+      Slot& s = slot_of(t, k);
+      if (!s.in_event) continue;
+      ++lost;
+      drop_fallbacks(tn);
+      s.in_event = false;
+    }
+    cpus_[t].ready.clear();
+    cpus_[t].busy = false;
+  }
+  for (std::uint32_t r = 0; r < ctx_.requests.size(); ++r) {
+    const Request& rq = ctx_.requests[r];
+    if (rq.live && !rq.orphan && threads_[rq.thread].job == j) drop_request(r);
+  }
+  if (tn.flow) {
+    jobs_[j].events_left += static_cast<std::int64_t>(lost);
+    jobs_[j].busy_slots = tn.threads_per_job * tn.slots_per_thread;
+  }
+  for (std::uint32_t t = first; t < last; ++t)
+    if (ctx_.now + restart_after <= ctx_.end)
+      ctx_.queue.push(ctx_.now + restart_after, EventKind::EventStart, t, threads_[t].epoch);
+  return lost;
+}
+
+// ---- the open loop ----------------------------------------------------------------------
+
+void Clients::on_arrival() {
+  // The k-th constant arrival is at k x interval, not a running sum: no drift over long runs.
+  const double next = poisson_ ? ctx_.now + arrival_rng_.exponential(arrival_interval_)
+                               : static_cast<double>(++arrival_count_) * arrival_interval_;
+  if (next <= ctx_.end) ctx_.queue.push(next, EventKind::Arrival, 0);
+
+  const bool measured = ctx_.counts(ctx_.now);
+  RunMetrics::OpenLoop& ol = *ctx_.metrics.open_loop;
+  const Tenant& tn = tenants_[0];
+  const auto& steps = tn.steps;
+  if (measured) ++ol.arrivals;
+  if (ctx_.requests.live + steps.size() > max_in_flight_) {
+    if (measured) ++ol.dropped;
+    return;
+  }
+  if (measured) {
+    ol.requests_sent += steps.size() + tn.fallback_per_event;
+    // Unserved models fall back to the client's CPU, which the open loop does not model: their
+    // requests finish on arrival.
+    parts_.accounting.issued(*tn.tally, tn.fallback_per_event);
+    parts_.accounting.fallbacks_done(*tn.tally, tn.fallback_per_event);
+  }
+  if (steps.empty()) return complete_event(*tn.tally, ctx_.now);
+  const std::uint32_t a = arrivals_.add();
+  arrivals_[a] = {ctx_.now, static_cast<std::uint32_t>(steps.size())};
+  for (const Step& st : steps) issue_request(0, a, st);
+  if (measured) ol.peak_in_flight = std::max(ol.peak_in_flight, ctx_.requests.live);
+}
+
+// ---- events ---------------------------------------------------------------------------------
+
+void Clients::start_events(std::uint32_t t) {
+  start_event(t, 0);
+  for (std::uint32_t s = 1; s < tenant_of(t).slots_per_thread; ++s) start_event(t, s);
+}
+
+void Clients::start_event(std::uint32_t t, std::uint32_t slot) {
+  const Tenant& tn = tenant_of(t);
+  if (tn.flow && !take_event(t)) return;
+  Thread& th = threads_[t];
+  const double t_cpu = tn.w->cpu_time_per_event.sample(th.rng);
+  // Fallback requests are issued and served on the CPU.
+  parts_.accounting.issued(*tn.tally, tn.fallback_per_event);
+  live_fallbacks_ += tn.fallback_per_event;
+  if (!tn.async) {
+    th.event_start = ctx_.now;
+    th.t_cpu = t_cpu;
+    th.step = 0;
+    th.in_event = th.cpu_phase = true;
+    ctx_.queue.push(ctx_.now + (1.0 - tn.p_served) * t_cpu, EventKind::CpuDone, t, th.epoch);
+    return;
+  }
+  Slot& s = slot_of(t, slot);
+  s.event_start = ctx_.now;
+  s.t_cpu = t_cpu;
+  s.independent_done = false;
+  s.in_event = true;
+  s.pending = static_cast<std::uint32_t>(tn.steps.size());
+  for (const Step& st : tn.steps) issue_request(t, slot, st);
+  push_piece(t, {slot, PieceKind::Independent,
+                 tn.indep_fraction * (1.0 - tn.p_served - tn.p_unserved) * t_cpu});
+}
+
+// The CPU fallback of unserved models ends with the event's CPU work: count those requests.
+void Clients::finish_fallbacks(const Tenant& tn) {
+  live_fallbacks_ -= tn.fallback_per_event;
+  parts_.accounting.fallbacks_done(*tn.tally, tn.fallback_per_event);
+}
+
+void Clients::complete_event(RunMetrics::Workload& tally, double started) {
+  parts_.sampling.event_completed(static_cast<std::size_t>(&tally - ctx_.metrics.workloads.data()));
+  parts_.accounting.event_completed(tally, started);
+}
+
+void Clients::on_cpu_done(std::uint32_t t) {
+  const Tenant& tn = tenant_of(t);
+  if (tn.async) return on_piece_done(t);
+  threads_[t].cpu_phase = false;
+  finish_fallbacks(tn);
+  next_step(t);
+}
+
+// Sync: after the CPU work, the event's requests go out one after another.
+void Clients::next_step(std::uint32_t t) {
+  Thread& th = threads_[t];
+  const Tenant& tn = tenant_of(t);
+  if (th.step < tn.steps.size()) {
+    // The step moves on first: a request that ends at once (a refused connection) comes
+    // straight back here for the next one.
+    ++th.step;
+    issue_request(t, 0, tn.steps[th.step - 1]);
+    return;
+  }
+  th.in_event = false;
+  complete_event(*tn.tally, th.event_start);
+  start_event(t, 0);
+}
+
+void Clients::push_piece(std::uint32_t t, Piece p) {
+  AsyncCpu& cpu = cpus_[t];
+  if (cpu.busy) {
+    cpu.ready.push_back(p);
+    return;
+  }
+  cpu.busy = true;
+  cpu.running = p;
+  ctx_.queue.push(ctx_.now + p.seconds, EventKind::CpuDone, t, threads_[t].epoch);
+}
+
+void Clients::on_piece_done(std::uint32_t t) {
+  AsyncCpu& cpu = cpus_[t];
+  const Piece done = cpu.running;
+  // The CPU counts as busy while the finished piece's consequences are queued, so that new
+  // pieces go behind those already waiting (first come, first served; no starvation).
+  Slot& s = slot_of(t, done.slot);
+  switch (done.kind) {
+    case PieceKind::Independent:
+      s.independent_done = true;
+      if (s.pending == 0) queue_dependent(t, done.slot);
+      break;
+    case PieceKind::Dependent:
+      s.in_event = false;
+      finish_fallbacks(tenant_of(t));
+      complete_event(tally_of(t), s.event_start);
+      start_event(t, done.slot);
+      break;
+    case PieceKind::Fallback:
+      on_fallback_done(done.request, ctx_.requests[done.request].gen);
+      break;
+  }
+  if (cpu.ready.empty()) {
+    cpu.busy = false;
+    return;
+  }
+  cpu.running = cpu.ready.front();
+  cpu.ready.pop_front();
+  ctx_.queue.push(ctx_.now + cpu.running.seconds, EventKind::CpuDone, t, threads_[t].epoch);
+}
+
+void Clients::queue_dependent(std::uint32_t t, std::uint32_t slot) {
+  const Slot& s = slot_of(t, slot);
+  const Tenant& tn = tenant_of(t);
+  const double work = (1.0 - tn.indep_fraction) * (1.0 - tn.p_served - tn.p_unserved) * s.t_cpu +
+                      tn.p_unserved * s.t_cpu;
+  push_piece(t, {slot, PieceKind::Dependent, work});
+}
+
+}  // namespace sonicsim::engine

@@ -1,0 +1,197 @@
+// The client side of the site: each workload's jobs and their threads, the events they process
+// (sync: CPU work, then the requests one after another; async: several events in flight sharing
+// one CPU), the job flow (jobs that start, run a budget of events and exit) and the open loop's
+// arrivals. Each workload's client policy (timeouts, retries, the fallback to the CPU) decides
+// what happens to a request's tries as they come back.
+//
+// clients.cpp holds the jobs, threads and events; client_policy.cpp what a client does with a
+// request, from issuing it to its last word. A new client policy goes in client_policy.cpp; a
+// new way of producing events (a new workload mode) in clients.cpp.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include <sonicsim/util/rng.hpp>
+
+#include "context.hpp"
+
+namespace sonicsim::engine {
+
+struct Parts;
+
+class Clients {
+ public:
+  Clients(Context& ctx, Parts& parts) : ctx_(ctx), parts_(parts) {}
+
+  // First of all parts: the workloads, the request kinds, each workload's share of the metrics.
+  void build();
+  // After the other parts: the threads' first events (or the open loop's first arrival).
+  void start();
+  bool open() const { return open_; }
+
+  // What the other parts need to know of a request's client.
+  std::uint32_t job_of(std::uint32_t thread) const { return threads_[thread].job; }
+  std::uint32_t node_of(std::uint32_t thread) const { return threads_[thread].node; }
+  Rng& rng_of(std::uint32_t thread) { return threads_[thread].rng; }
+  // The batcher's priority level (0-based) the thread's requests wait at for `model`.
+  std::uint32_t level_of(std::uint32_t thread, std::uint32_t model) const {
+    return tenant_of(thread).level[model];
+  }
+  const scenario::ClientPolicy& policy_of(std::uint32_t thread) const {
+    return tenant_of(thread).w->client;
+  }
+  // Requests served on the clients' CPUs (no server hosts their model) still in progress.
+  std::uint64_t fallbacks_in_flight() const { return live_fallbacks_; }
+  // Job flow: whether there is one, and how many of its jobs are running.
+  bool job_flow() const { return !jobs_.empty(); }
+  std::uint64_t running_jobs() const { return running_jobs_; }
+
+  // Jobs, for preemption: job j's start (0 outside a job flow), and whether it is running or
+  // waiting for its start.
+  double job_start(std::uint32_t j) { return flows(j) ? jobs_[j].start : 0.0; }
+  bool job_active(std::uint32_t j) {
+    return !flows(j) || (jobs_[j].started && jobs_[j].busy_slots > 0);
+  }
+  bool job_waiting(std::uint32_t j) { return flows(j) && !jobs_[j].started; }
+  // Job j is preempted: its events in progress are lost with their requests, and its threads
+  // start again `restart_after` later, redoing them. Returns how many events it lost.
+  std::uint64_t lose_job(std::uint32_t j, double restart_after);
+
+  // Events of the threads (clients.cpp). A thread's events carry its epoch: those of a job
+  // preempted since are stale.
+  bool current(std::uint32_t t, std::uint32_t stamp) const { return stamp == threads_[t].epoch; }
+  void start_events(std::uint32_t t);  // EventKind::EventStart: every slot of thread t
+  void on_cpu_done(std::uint32_t t);
+  void on_arrival();
+
+  // Requests (client_policy.cpp).
+  void request_back(std::uint32_t r);  // a try is back: done, failed, or an orphan's answer
+  void on_client_timeout(std::uint32_t r, std::uint32_t gen);
+  void on_retry(std::uint32_t r, std::uint32_t gen);
+  void on_fallback_done(std::uint32_t r, std::uint32_t gen);
+  // The client policy's last resort for a request no try will serve: the request's share of
+  // the event on the client's CPU, or a failure.
+  void give_up(std::uint32_t r);
+
+ private:
+  struct Step {  // one request of an event, in the order a sync thread sends them
+    std::uint16_t kind;
+    std::uint32_t model;
+  };
+  // One workload's clients: its threads, jobs, nodes and async slots are ranges of the global
+  // ones starting at the bases, in scenario order.
+  struct Tenant {
+    const scenario::Workload* w = nullptr;
+    std::vector<Step> steps;  // served requests of one event, expanded by per_event
+    std::uint64_t fallback_per_event = 0;
+    double p_served = 0.0, p_unserved = 0.0;
+    bool async = false, flow = false;
+    double indep_fraction = 1.0;
+    std::uint32_t slots_per_thread = 1, threads_per_job = 1;
+    std::uint32_t thread_base = 0, job_base = 0, slot_base = 0, node_base = 0;
+    std::vector<std::uint32_t> level;  // per model: the batcher's priority level (0-based)
+    RunMetrics::Workload* tally = nullptr;
+  };
+  struct Thread {
+    Rng rng;
+    double event_start = 0.0;
+    double t_cpu = 0.0;     // of the event in progress (sync): what a CPU fallback costs
+    std::uint32_t job = 0;  // global job index
+    std::uint32_t tenant = 0;
+    std::uint32_t node = 0;
+    std::uint32_t step = 0;
+    std::uint32_t epoch = 0;  // its job's preemptions: older CPU events are stale
+    bool in_event = false;    // sync: an event is in progress
+    bool cpu_phase = false;   // sync: ... and its CPU work is not done
+  };
+  // Async: each thread holds several events (slots) and one CPU that runs one piece at a time.
+  struct Slot {
+    double event_start = 0.0, t_cpu = 0.0;
+    std::uint32_t pending = 0;
+    bool independent_done = false;
+    bool in_event = false;
+  };
+  enum class PieceKind : std::uint8_t { Independent, Dependent, Fallback };
+  struct Piece {
+    std::uint32_t slot;
+    PieceKind kind;
+    double seconds;
+    std::uint32_t request = 0;  // Fallback: whose local inference this is
+  };
+  struct AsyncCpu {
+    std::deque<Piece> ready;
+    Piece running{};
+    bool busy = false;
+  };
+  // Job flow: each job's budget of events; its threads (and their slots) stop taking events
+  // when it is spent, and the job exits when the last of them has finished its event.
+  struct Job {
+    double start = 0.0;
+    std::int64_t events_left = 0;
+    std::uint32_t busy_slots = 0;
+    bool started = false;
+  };
+  // Open loop: one client (thread 0, for its random stream and node) that never waits. Each
+  // arrival is an event whose requests carry its index in Request::slot.
+  struct Arrival {
+    double start;
+    std::uint32_t pending;  // requests not back yet
+  };
+
+  Tenant& tenant_of(std::uint32_t thread) { return tenants_[threads_[thread].tenant]; }
+  const Tenant& tenant_of(std::uint32_t thread) const { return tenants_[threads_[thread].tenant]; }
+  RunMetrics::Workload& tally_of(std::uint32_t thread) { return *tenant_of(thread).tally; }
+  const Tenant& tenant_of_job(std::uint32_t job) const;
+  std::uint32_t first_thread_of_job(std::uint32_t job) const;
+  bool flows(std::uint32_t job) const { return tenant_of_job(job).flow; }
+  // Async: slot k of thread t.
+  std::size_t slot_index(std::uint32_t t, std::uint32_t k) const {
+    const Tenant& tn = tenant_of(t);
+    return tn.slot_base + static_cast<std::size_t>(t - tn.thread_base) * tn.slots_per_thread + k;
+  }
+  Slot& slot_of(std::uint32_t t, std::uint32_t k) { return slots_[slot_index(t, k)]; }
+  const Slot& slot_of(std::uint32_t t, std::uint32_t k) const { return slots_[slot_index(t, k)]; }
+
+  // Jobs, threads and events (clients.cpp).
+  void start_threads();
+  void start_jobs(const Tenant& tn);
+  bool take_event(std::uint32_t t);
+  void start_arrivals();
+  void start_event(std::uint32_t t, std::uint32_t slot);
+  void finish_fallbacks(const Tenant& tn);
+  void complete_event(RunMetrics::Workload& tally, double started);
+  void next_step(std::uint32_t t);
+  void push_piece(std::uint32_t t, Piece p);
+  void on_piece_done(std::uint32_t t);
+  void queue_dependent(std::uint32_t t, std::uint32_t slot);
+  // Requests (client_policy.cpp).
+  void issue_request(std::uint32_t t, std::uint32_t slot, const Step& st);
+  void try_failed(std::uint32_t r);
+  void abandon(std::uint32_t r);
+  void start_fallback(std::uint32_t r);
+  double fallback_seconds(std::uint32_t r) const;
+  void finish_request(std::uint32_t r, Outcome outcome);
+  void drop_fallbacks(const Tenant& tn);
+  void drop_request(std::uint32_t r);
+
+  Context& ctx_;
+  Parts& parts_;
+  bool open_ = false;
+  std::vector<Tenant> tenants_;
+  std::vector<Thread> threads_;
+  std::vector<Slot> slots_;  // see slot_of
+  std::vector<AsyncCpu> cpus_;
+  std::vector<Job> jobs_;
+  std::uint64_t running_jobs_ = 0;
+  std::uint64_t live_fallbacks_ = 0;
+  FreeList<Arrival> arrivals_;
+  Rng arrival_rng_;
+  bool poisson_ = false;
+  double arrival_interval_ = 0.0;  // mean time between arrivals
+  std::uint64_t arrival_count_ = 0;
+  std::uint64_t max_in_flight_ = 0;
+};
+
+}  // namespace sonicsim::engine

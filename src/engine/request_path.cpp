@@ -1,0 +1,194 @@
+#include "request_path.hpp"
+
+#include <algorithm>
+
+#include "parts.hpp"
+
+namespace sonicsim::engine {
+
+RequestPath::RequestPath(Context& ctx, Parts& parts)
+    : ctx_(ctx),
+      parts_(parts),
+      routing_rng_(derive_seed(ctx.sc.seed, kRoutingStream, 0)),
+      retry_rng_(derive_seed(ctx.sc.seed, kRetryStream, 0)) {}
+
+void RequestPath::build() {
+  const auto& sc = ctx_.sc;
+  open_ = sc.workload().open_loop();  // the loader keeps an open loop alone
+  rr_next_.assign(sc.models.size(), 0);
+  active_.assign(parts_.servers.device_count(), 0);
+  if (sc.load_balancer.policy == scenario::BalancePolicy::RingHash) build_rings();
+  if (sc.load_balancer.capacity) {
+    balancer_ = true;
+    lb_stage_[0].servers = sc.load_balancer.capacity->workers;
+    ctx_.metrics.balancer.emplace();
+  }
+  if (sc.load_balancer.admission && !open_) {
+    connections_.resize(static_cast<std::size_t>(sc.total_jobs()));
+    tokens_ = sc.load_balancer.admission->burst;
+    ctx_.metrics.admission.emplace();
+  }
+}
+
+void RequestPath::send_try(std::uint32_t r) {
+  const double now = ctx_.now;
+  auto& requests = ctx_.requests;
+  auto& servers = parts_.servers;
+  Request& rq = requests[r];
+  const std::uint32_t model = requests.kinds[rq.kind].model;
+  const bool retry = rq.tries > 0;
+  const auto& client = parts_.clients.policy_of(rq.thread);
+  if (!connections_.empty() && !admitted(parts_.clients.job_of(rq.thread))) {
+    // Not connected: no try at all; straight to the fallback (or the request fails).
+    if (ctx_.counts(now)) ++ctx_.metrics.admission->requests;
+    return parts_.clients.give_up(r);
+  }
+  const std::uint32_t d = retry ? route_retry(rq, model) : route(model, rq.thread);
+  ++rq.tries;
+  rq.gen = (rq.gen + 1) & EventQueue::kStampMask;
+  rq.sent = now;
+  rq.failed = false;
+  rq.out = true;
+  parts_.accounting.try_sent(retry);
+  if (client.timeout > 0.0)
+    ctx_.queue.push(now + client.timeout, EventKind::ClientTimeout, r, rq.gen);
+  if (d == kNoDevice) {
+    rq.routed = false;
+    for (std::uint32_t host : servers.hosts(model))
+      parts_.operations.note_refused(servers.device(host).pool);
+    // The load balancer answers at once that no server is there (Envoy's 503): the error is
+    // back after a round trip, with no payload.
+    rq.failed = true;
+    rq.why = Rejection::NoServer;
+    rq.dir = Direction::ToClient;
+    ctx_.queue.push(now + 2.0 * parts_.network.latency(), EventKind::TransferDone, r);
+    return;
+  }
+  rq.device = d;
+  rq.routed = true;
+  ++active_[d];
+  parts_.operations.note_active(servers.device(d).pool);
+  rq.batcher = servers.device(d).batcher_of_model[model];
+  if (auto* tr = ctx_.traced(r)) tr->device = d;
+  parts_.network.send(r, Direction::ToServer,
+                      rq.items * ctx_.sc.models[model].input_bytes_per_item);
+}
+
+void RequestPath::delivered(std::uint32_t r) {
+  if (!balancer_) return parts_.servers.arrive(r);
+  const Request& rq = ctx_.requests[r];
+  enter_balancer(r, rq.items * ctx_.sc.models[ctx_.requests.model_of(r)].input_bytes_per_item);
+}
+
+// The request is no longer active at its server.
+void RequestPath::respond(std::uint32_t r, double bytes) {
+  --active_[ctx_.requests[r].device];
+  if (!balancer_) return parts_.network.send(r, Direction::ToClient, bytes);
+  ctx_.requests[r].dir = Direction::ToClient;
+  enter_balancer(r, bytes);
+}
+
+// ---- the load balancer as a server ----------------------------------------------------------
+
+double RequestPath::stage_cost(int stage, std::uint32_t r) const {
+  const auto& c = *ctx_.sc.load_balancer.capacity;
+  if (stage == 0) return c.per_message;
+  return c.bandwidth > 0.0 ? ctx_.requests[r].lb_bytes / c.bandwidth : 0.0;
+}
+
+void RequestPath::account_stage(BalancerStage& st) {
+  const double now = ctx_.now;
+  const double from = std::max(st.last, ctx_.warmup);
+  if (now > from) st.busy_area += st.busy * (now - from);
+  st.last = now;
+}
+
+void RequestPath::enter_balancer(std::uint32_t r, double bytes) {
+  const double now = ctx_.now;
+  ctx_.requests[r].lb_in = now;
+  ctx_.requests[r].lb_bytes = bytes;
+  if (ctx_.counts(now)) ++ctx_.metrics.balancer->messages;
+  next_stage(r, 0);
+}
+
+void RequestPath::next_stage(std::uint32_t r, int stage) {
+  for (; stage < 2; ++stage) {
+    if (stage_cost(stage, r) <= 0.0) continue;
+    BalancerStage& st = lb_stage_[stage];
+    if (st.busy < st.servers) {
+      account_stage(st);
+      ++st.busy;
+      ctx_.queue.push(ctx_.now + stage_cost(stage, r), EventKind::BalancerDone, r,
+                      static_cast<std::uint32_t>(stage));
+    } else {
+      st.waiting.push_back(r);
+    }
+    return;
+  }
+  leave_balancer(r);
+}
+
+void RequestPath::on_balancer_done(std::uint32_t r, int stage) {
+  BalancerStage& st = lb_stage_[stage];
+  account_stage(st);
+  --st.busy;
+  if (!st.waiting.empty()) {
+    const std::uint32_t next = st.waiting.front();
+    st.waiting.pop_front();
+    ++st.busy;
+    ctx_.queue.push(ctx_.now + stage_cost(stage, next), EventKind::BalancerDone, next,
+                    static_cast<std::uint32_t>(stage));
+  }
+  next_stage(r, stage + 1);
+}
+
+void RequestPath::leave_balancer(std::uint32_t r) {
+  const double now = ctx_.now;
+  Request& rq = ctx_.requests[r];
+  if (ctx_.counts(now))
+    ctx_.metrics.balancer->wait.add(
+        std::max(0.0, now - rq.lb_in - stage_cost(0, r) - stage_cost(1, r)));
+  if (rq.dir == Direction::ToServer) return parts_.servers.arrive(r);
+  parts_.network.send(r, Direction::ToClient, rq.lb_bytes);
+}
+
+// ---- admission ------------------------------------------------------------------------------
+
+// Whether the job is connected, connecting it now if it may try: the autoscaled pools' last
+// readings must be within their thresholds, then the bucket must hold a token.
+bool RequestPath::admitted(std::uint32_t job) {
+  const double now = ctx_.now;
+  Connection& c = connections_[job];
+  if (c.connected) return true;
+  if (now < c.retry_at) return false;
+  const auto& a = *ctx_.sc.load_balancer.admission;
+  bool ok = true;
+  if (a.above_threshold && parts_.operations.above_threshold()) ok = false;
+  if (ok && a.rate > 0.0) {
+    tokens_ = std::min(a.burst, tokens_ + (now - tokens_at_) * a.rate);
+    tokens_at_ = now;
+    if (tokens_ >= 1.0)
+      tokens_ -= 1.0;
+    else
+      ok = false;
+  }
+  if (ok) {
+    c.connected = true;
+    ++ctx_.metrics.admission->connections;
+  } else {
+    c.retry_at = now + a.retry_after;
+    ++ctx_.metrics.admission->refused;
+  }
+  return ok;
+}
+
+void RequestPath::finish() {
+  if (!balancer_) return;
+  auto& metrics = ctx_.metrics;
+  const double span = metrics.span();
+  for (auto& st : lb_stage_) account_stage(st);
+  metrics.balancer->cpu_utilization = lb_stage_[0].busy_area / (span * lb_stage_[0].servers);
+  metrics.balancer->nic_utilization = lb_stage_[1].busy_area / span;
+}
+
+}  // namespace sonicsim::engine

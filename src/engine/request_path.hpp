@@ -1,0 +1,90 @@
+// The way of a request between its client and its server, in front of the network: admission
+// (a job must be connected), routing (the load-balancing policy picks a server that is up, or the
+// balancer answers 503 at once), the load balancer as a server of its own (workers and a NIC that
+// requests and responses queue for), and the way back once the server responds. routing.cpp
+// holds the load-balancing policies; a new policy goes there.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <utility>
+#include <vector>
+
+#include <sonicsim/util/rng.hpp>
+
+#include "context.hpp"
+
+namespace sonicsim::engine {
+
+struct Parts;
+
+class RequestPath {
+ public:
+  // No server is up for the model: the balancer refuses the try.
+  static constexpr std::uint32_t kNoDevice = UINT32_MAX;
+
+  RequestPath(Context& ctx, Parts& parts);
+  // After the server pools (routing tables per device).
+  void build();
+
+  // The client sends request r's next try (its first, or a retry).
+  void send_try(std::uint32_t r);
+  // Request r's message has crossed the network towards the servers.
+  void delivered(std::uint32_t r);
+  // The response (or the error) leaves the server with `bytes`.
+  void respond(std::uint32_t r, double bytes);
+  // EventKind::BalancerDone: r's message leaves stage `stage` of the load balancer.
+  void on_balancer_done(std::uint32_t r, int stage);
+  // Job j lost its slot (preemption): a new slot connects anew.
+  void disconnect(std::uint32_t j) {
+    if (!connections_.empty()) connections_[j] = {};
+  }
+
+  // The end of the run: the load balancer's utilization.
+  void finish();
+
+ private:
+  // Routing (routing.cpp).
+  void build_rings();
+  std::uint32_t route(std::uint32_t model, std::uint32_t thread);
+  std::uint32_t route_retry(const Request& rq, std::uint32_t model);
+  // The load balancer as a server: two stages in tandem, each first come first served, the
+  // worker threads (per_message each) then the NIC (bytes / bandwidth). A stage with no cost is
+  // skipped.
+  struct BalancerStage {
+    int servers = 1, busy = 0;
+    std::deque<std::uint32_t> waiting;
+    double busy_area = 0.0, last = 0.0;  // busy servers x seconds, after warm-up
+  };
+  double stage_cost(int stage, std::uint32_t r) const;
+  void account_stage(BalancerStage& st);
+  void enter_balancer(std::uint32_t r, double bytes);
+  void next_stage(std::uint32_t r, int stage);
+  void leave_balancer(std::uint32_t r);
+  // Admission.
+  struct Connection {
+    bool connected = false;
+    double retry_at = 0.0;  // refused: no new attempt before
+  };
+  bool admitted(std::uint32_t job);
+
+  Context& ctx_;
+  Parts& parts_;
+  bool open_ = false;  // open loop: each arrival is a client of its own
+  std::vector<std::uint64_t> rr_next_;
+  Rng routing_rng_;
+  Rng retry_rng_;  // the other server a later try goes to
+  // least_request: requests routed to each device whose response has not left it yet (what an
+  // Envoy in front of the servers counts as active).
+  std::vector<std::uint32_t> active_;
+  // ring_hash: per model, (hash, device) sorted by hash; a client takes the first entry at or
+  // after its own hash, so removing a device moves only its clients.
+  std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> rings_;
+  std::uint64_t arrivals_routed_ = 0;  // ring_hash key of an open-loop arrival
+  BalancerStage lb_stage_[2];
+  bool balancer_ = false;
+  std::vector<Connection> connections_;  // per job, with load_balancer.admission
+  double tokens_ = 0.0, tokens_at_ = 0.0;
+};
+
+}  // namespace sonicsim::engine
