@@ -102,14 +102,15 @@ nlohmann::json to_json(const Report& r) {
   if (const Point* p = point_at(r, r.answer.value)) {
     a["metric"] = {{"mean", num(p->metric.mean)},
                    {"ci95", p->metric.values.size() > 1 ? num(p->metric.ci95) : nlohmann::json()}};
-    const double n_cpu = summary_of(*p, "n_cpu"), n_gpu = summary_of(*p, "n_gpu");
+    const double n_cpu = summary_of(*p, detail::summary_key::n_cpu),
+                 n_gpu = summary_of(*p, detail::summary_key::n_gpu);
     a["n_cpu"] = n_cpu;
     a["n_gpu"] = n_gpu;
     a["n_cpu_per_gpu"] = n_gpu > 0 ? nlohmann::json(n_cpu / n_gpu) : nlohmann::json(nullptr);
     if (o.question == Question::Cost) {
       a["cost_per_million_events"] = num(p->metric.mean);
       a["hourly_cost"] = o.prices.hourly(n_gpu, n_cpu);
-      a["throughput_per_s"] = summary_of(*p, "throughput_per_s");
+      a["throughput_per_s"] = summary_of(*p, detail::summary_key::throughput_per_s);
     }
   }
   j["answer"] = a;
@@ -192,7 +193,7 @@ std::string to_text(const Report& r) {
        << " misses the constraint";
     if (const Point* f = point_at(r, r.answer.fail_value)) {
       os << " (" << show_metric(r, f->metric.mean) << ")";
-      const double x = summary_of(*f, "throughput_per_s");
+      const double x = summary_of(*f, detail::summary_key::throughput_per_s);
       if (!(x > 0.0))
         os << "\n               no event finished after the warm-up: a longer duration?";
     }
@@ -201,7 +202,8 @@ std::string to_text(const Report& r) {
     os << "  answer       " << o.vary << " = " << show(r, *r.answer.value);
     if (r.answer.status == "at_range_min") os << " (already met at the low end of the range)";
     os << "\n";
-    const double n_cpu = summary_of(*p, "n_cpu"), n_gpu = summary_of(*p, "n_gpu");
+    const double n_cpu = summary_of(*p, detail::summary_key::n_cpu),
+                 n_gpu = summary_of(*p, detail::summary_key::n_gpu);
     os << "               N_CPU " << detail::fmt(n_cpu, 10) << ", N_GPU " << detail::fmt(n_gpu, 10);
     if (n_gpu > 0) os << ", " << detail::fmt(n_cpu / n_gpu, 5) << " threads per device";
     os << "; " << r.metric_key << " " << show_metric(r, p->metric.mean);
@@ -209,7 +211,7 @@ std::string to_text(const Report& r) {
     os << "\n";
     if (o.question == Question::Cost)
       os << "               $" << detail::fmt(o.prices.hourly(n_gpu, n_cpu), 5) << "/hour for "
-         << detail::fmt(summary_of(*p, "throughput_per_s"), 5) << " events/s: $"
+         << detail::fmt(summary_of(*p, detail::summary_key::throughput_per_s), 5) << " events/s: $"
          << detail::fmt(p->metric.mean, 5) << " per million events\n";
     if (r.answer.interval_low && r.answer.interval_high &&
         *r.answer.interval_low != *r.answer.interval_high)

@@ -180,17 +180,18 @@ void add_summary(const Options& o, const nlohmann::json& run,
   double util = 0.0;
   for (const auto& pool : doc.servers())
     util = std::max(util, results::zero_if_missing(pool.utilization()));
-  figures["throughput_per_s"].push_back(events.throughput_per_s());
-  figures["thread_time_per_event_s"].push_back(events.thread_time_per_event_s());
-  figures["per_job_throughput_per_s"].push_back(events.per_job_throughput_per_s());
-  figures["p99_latency_s"].push_back(doc.requests().latency_s().at(results::Quantile::P99));
-  figures["max_device_utilization"].push_back(util);
-  figures["n_cpu"].push_back(doc.analytic().n_cpu());
-  figures["n_gpu"].push_back(doc.analytic().n_gpu());
+  figures[summary_key::throughput_per_s].push_back(events.throughput_per_s());
+  figures[summary_key::thread_time_per_event_s].push_back(events.thread_time_per_event_s());
+  figures[summary_key::per_job_throughput_per_s].push_back(events.per_job_throughput_per_s());
+  figures[summary_key::p99_latency_s].push_back(
+      doc.requests().latency_s().at(results::Quantile::P99));
+  figures[summary_key::max_device_utilization].push_back(util);
+  figures[summary_key::n_cpu].push_back(doc.analytic().n_cpu());
+  figures[summary_key::n_gpu].push_back(doc.analytic().n_gpu());
   if (is_bandwidth(o))
     for (const auto& link : doc.links())
       if (link.name().value_or("") == o.link)
-        figures["link_mean_utilization"].push_back(
+        figures[summary_key::link_mean_utilization].push_back(
             results::zero_if_missing(link.mean_utilization()));
 }
 

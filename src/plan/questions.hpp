@@ -46,7 +46,20 @@ const std::optional<scenario::LinkSpec>* link_of(const scenario::Scenario& s,
 AnalyticPoint predict_at(const std::string& path, const std::vector<scenario::Override>& common,
                          const Options& o, double value);
 
-// The figures of one simulation that the plan's points quote (Point::summary), by name.
+// The figures a point quotes (Point::summary; points[].summary of docs/plan.md): add_summary
+// writes them, the report reads them back.
+namespace summary_key {
+inline constexpr char throughput_per_s[] = "throughput_per_s";
+inline constexpr char thread_time_per_event_s[] = "thread_time_per_event_s";
+inline constexpr char per_job_throughput_per_s[] = "per_job_throughput_per_s";
+inline constexpr char p99_latency_s[] = "p99_latency_s";
+inline constexpr char max_device_utilization[] = "max_device_utilization";
+inline constexpr char n_cpu[] = "n_cpu";
+inline constexpr char n_gpu[] = "n_gpu";
+inline constexpr char link_mean_utilization[] = "link_mean_utilization";  // min-bandwidth only
+}  // namespace summary_key
+
+// The figures of one simulation that the plan's points quote, by summary_key.
 void add_summary(const Options& o, const nlohmann::json& run,
                  std::map<std::string, std::vector<double>>& figures);
 

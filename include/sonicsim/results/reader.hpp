@@ -10,6 +10,7 @@
 // event finished after the warm-up; a block the run has none of) and nothing throws.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -34,7 +35,7 @@ const char* quantile_key(Quantile q);
 
 // The report counts a figure older results lack as 0.
 inline double zero_if_missing(double v) {
-  return v == v ? v : 0.0;
+  return std::isnan(v) ? 0.0 : v;
 }
 
 namespace detail {
