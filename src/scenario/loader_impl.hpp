@@ -16,6 +16,9 @@
 //   load_faults.cpp        crashes, link degradations, preemptions
 //   cross_checks.cpp       checks between sections (request -> model, pool -> model curves)
 //
+// Beside them: checker.cpp reads one value (a number, a time, a choice) and files its problems;
+// overrides.cpp applies `--set` to the JSON before any section is read.
+//
 // The order in which a section's keys are read is the order of its messages: `validate` prints
 // them as collected, and the tests compare them.
 #pragma once

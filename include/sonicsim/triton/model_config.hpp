@@ -2,10 +2,10 @@
 //
 // This part only reads: it parses the text with libprotobuf's TextFormat parser against a subset
 // of Triton's inference.ModelConfig (src/triton/model_config.proto) and copies out what sonicsim
-// can use. Deciding what the values mean for a scenario, and refusing what sonicsim cannot
-// simulate (ensembles, sequence batching), is the scenario loader's job: it knows the JSON paths
-// the messages must name. No protobuf type appears here, so users of this header do not depend on
-// the generated code.
+// can use. Refusing what sonicsim cannot simulate (ensembles, sequence batching) and reading the
+// instance groups is config_file.hpp's job; putting the values into a scenario's model is the
+// scenario loader's (src/scenario/load_triton.cpp), which knows the JSON paths. No protobuf type
+// appears here, so users of this header do not depend on the generated code.
 #pragma once
 
 #include <cstdint>
