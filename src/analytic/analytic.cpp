@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <sonicsim/util/format.hpp>
 #include <sonicsim/util/numbers.hpp>
 
 namespace sonicsim::analytic {
@@ -42,10 +43,6 @@ std::string number(double x) {
   s.precision(4);
   s << x;
   return s.str();
-}
-
-std::string percent(double x) {
-  return number(100.0 * x) + "%";
 }
 
 void apply_open_loop(Prediction& pr, double rate) {
@@ -90,11 +87,9 @@ Prediction blank_prediction(const scenario::Scenario& sc) {
   pr.n_cpu = w.n_threads();
 
   // The request path, in the order the SPEC lists it.
-  for (const auto& [name, link] : sc.network.link_classes()) {
-    if (!link->has_value()) continue;
-    const scenario::LinkSpec& l = **link;
-    pr.links.push_back({name, l.bandwidth, l.latency, 0.0, 0.0});
-  }
+  for (scenario::LinkClass c : scenario::kLinkClasses)
+    if (const auto& l = sc.network.link(c))
+      pr.links.push_back({c, scenario::link_class_name(c), l->bandwidth, l->latency, 0.0, 0.0});
   pr.path_bandwidth_Bps = sc.network.path_bandwidth();
   pr.round_trip_latency_s = 2.0 * sc.network.path_latency();
 
@@ -313,10 +308,11 @@ void apply_link_loads(Prediction& pr, const scenario::Workload& w,
   const double threads_per_node =
       std::min<double>(n_cpu, static_cast<double>(w.jobs_per_node) * w.threads_per_job);
   for (LinkTerm& l : pr.links) {
-    double bytes = event_bytes;                    // site_uplink, wan: all client traffic
-    if (l.name == "client_nic" && !w.open_loop())  // the open loop's one client sends it all
+    double bytes = event_bytes;  // site_uplink, wan: all client traffic
+    // The open loop's one client sends it all.
+    if (l.link_class == scenario::LinkClass::ClientNic && !w.open_loop())
       bytes = n_cpu > 0 ? event_bytes * threads_per_node / n_cpu : 0.0;
-    if (l.name == "server_nic") bytes = busiest_server;
+    if (l.link_class == scenario::LinkClass::ServerNic) bytes = busiest_server;
     l.load_Bps = std::isinf(pr.throughput_per_s) ? 0.0 : pr.throughput_per_s * bytes;
     l.utilization = l.bandwidth_Bps > 0.0 ? l.load_Bps / l.bandwidth_Bps : 0.0;
   }
@@ -384,7 +380,7 @@ void add_caveats(Prediction& pr, const scenario::Scenario& sc,
                     "saturated limit); MVA of async mode is not modelled");
   for (const LinkTerm& l : pr.links)
     if (l.utilization > 0.5)
-      pr.notes.push_back(l.name + " carries " + percent(l.utilization) +
+      pr.notes.push_back(l.name + " carries " + util::percent(l.utilization, "%.4g") +
                          " of its bandwidth at the predicted throughput: the formulas and MVA "
                          "ignore bandwidth sharing, simulate to see its effect");
   for (const ModelTerm& m : pr.models)

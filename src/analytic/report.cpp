@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include <sonicsim/scenario/units.hpp>
+#include <sonicsim/util/format.hpp>
 
 namespace sonicsim::analytic {
 namespace {
@@ -39,15 +40,11 @@ std::string general(double x) {
 }
 
 std::string show_time(double s) {
-  return std::isfinite(s) ? scenario::format_time(s) : "-";
+  return std::isfinite(s) ? util::format_time(s) : "-";
 }
 std::string show_time(const std::optional<double>& s) {
   return s ? show_time(*s) : "-";
 }
-std::string pct(double x) {
-  return std::isfinite(x) ? fixed(100.0 * x, 1) + "%" : "-";
-}
-
 // Columns two spaces apart; `align` has 'l' or 'r' per column (missing: the first column left,
 // the others right, which suits a header row over numbers).
 std::string table(const std::vector<std::vector<std::string>>& rows, const std::string& indent,
@@ -248,7 +245,7 @@ std::string to_text(const Prediction& pr) {
       std::string state = p.saturated ? "saturated" : "ok";
       if (p.binding) state += ", binding";
       rows.push_back({p.name, p.device, std::to_string(p.count), show_time(p.demand_per_device_s),
-                      pct(p.utilization), fixed(p.saturation_n_cpu, 0), state});
+                      util::percent(p.utilization), fixed(p.saturation_n_cpu, 0), state});
     }
     out << table(rows, "  ", "llrrrrl");
   }
@@ -267,7 +264,7 @@ std::string to_text(const Prediction& pr) {
           {"pool", "utilization", "queue/device", "residence/event"}};
       for (std::size_t k = 0; k < pr.pools.size(); ++k)
         if (pr.pools[k].in_use)
-          rows.push_back({pr.pools[k].name, pct(m.device_utilization[k]),
+          rows.push_back({pr.pools[k].name, util::percent(m.device_utilization[k]),
                           general(m.device_queue_length[k]), show_time(m.device_residence_s[k])});
       out << '\n' << table(rows, "  ");
       rows = {{"model", "request latency"}};

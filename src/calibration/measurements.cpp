@@ -11,11 +11,11 @@
 
 #include <sonicsim/results/keys.hpp>
 #include <sonicsim/results/reader.hpp>
+#include <sonicsim/util/csv.hpp>
 #include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/format.hpp>
 #include <sonicsim/util/numbers.hpp>
-
-#include "../scenario/checker.hpp"
+#include <sonicsim/util/text.hpp>
 
 namespace sonicsim::calibration {
 
@@ -29,25 +29,14 @@ using util::parse_number;
 constexpr std::size_t kMaxProblems = 20;
 
 std::string trim_blanks(std::string_view s) {
-  std::size_t a = 0, b = s.size();
-  while (a < b && (s[a] == ' ' || s[a] == '\t' || s[a] == '\r')) ++a;
-  while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r')) --b;
-  return std::string(s.substr(a, b - a));
+  return std::string(util::trim(s, " \t\r"));
 }
 
+// Spreadsheets quote header names; a quoted number is still a number.
 std::vector<std::string> split_cells(const std::string& line) {
   std::vector<std::string> cells;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t comma = line.find(',', start);
-    std::string cell = trim_blanks(std::string_view(line).substr(start, comma - start));
-    // Spreadsheets quote header names; a quoted number is still a number.
-    if (cell.size() >= 2 && cell.front() == '"' && cell.back() == '"')
-      cell = trim_blanks(cell.substr(1, cell.size() - 2));
-    cells.push_back(std::move(cell));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+  util::split_csv_line(line, cells);
+  for (auto& c : cells) c = trim_blanks(c);
   return cells;
 }
 
@@ -296,7 +285,7 @@ std::vector<int> metric_columns(MeasurementsParse& p) {
     }
     std::vector<std::string> candidates = known;
     if (p.out.x_index == 0) candidates.push_back(x_name);
-    const std::string hint = scenario::detail::did_you_mean(name, candidates);
+    const std::string hint = did_you_mean(name, candidates);
     p.add(where(p.header_line, col, name), "unknown column" + (hint.empty() ? "" : "; " + hint) +
                                                " (" + expected_columns(x_name) + ")");
   }
@@ -309,7 +298,7 @@ void choose_metric(MeasurementsParse& p, const std::vector<int>& metric_columns)
   if (!options.metric.empty()) {
     const auto m = metric_from_name(options.metric);
     if (!m) {
-      const std::string hint = scenario::detail::did_you_mean(options.metric, metric_names());
+      const std::string hint = did_you_mean(options.metric, metric_names());
       throw InputError("--metric",
                        {{"", "found `" + options.metric + "`, expected one of " +
                                  quoted_list(metric_names()) + (hint.empty() ? "" : "; " + hint)}});

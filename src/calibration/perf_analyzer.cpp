@@ -9,9 +9,11 @@
 #include <regex>
 #include <sstream>
 
+#include <sonicsim/util/csv.hpp>
 #include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/format.hpp>
 #include <sonicsim/util/sha256.hpp>
+#include <sonicsim/util/text.hpp>
 
 namespace sonicsim::calibration {
 
@@ -21,38 +23,16 @@ using scenario::InputError;
 using scenario::Problem;
 using util::parse_number;
 
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+// perf_analyzer's cells and lines may carry Windows line ends.
+std::string trim(std::string_view s) {
+  return std::string(util::trim(s, " \t\r\n"));
 }
 
-// One CSV line into cells; double quotes protect commas ("" is a literal quote).
+// One CSV line into cells, each trimmed.
 std::vector<std::string> split_csv(const std::string& line) {
   std::vector<std::string> cells;
-  std::string cell;
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cell += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cell += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      cells.push_back(trim(cell));
-      cell.clear();
-    } else {
-      cell += c;
-    }
-  }
-  cells.push_back(trim(cell));
+  util::split_csv_line(line, cells);
+  for (auto& c : cells) c = trim(c);
   return cells;
 }
 

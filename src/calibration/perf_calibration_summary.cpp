@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <sonicsim/util/format.hpp>
+
 #include "perf_calibration_steps.hpp"
 
 namespace sonicsim::calibration::perf_fit {
@@ -286,9 +288,7 @@ ojson batching_json(const ServerSettings& s) {
 }
 
 std::string pct(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.1f%%", 100.0 * x);
-  return buf;
+  return util::percent(x, "%+.1f");
 }
 
 ojson calibration_file(const CalibrationOutcome& c) {

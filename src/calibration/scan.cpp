@@ -8,6 +8,7 @@
 
 #include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/util/format.hpp>
 #include <sonicsim/util/numbers.hpp>
 
 #include "scan_detail.hpp"
@@ -18,15 +19,11 @@ using scenario::InputError;
 
 namespace scan_detail {
 
-std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
+using util::formatted;
 
 std::string show(ScanParam k, double v) {
   if (!std::isfinite(v)) return "-";
-  if (k == ScanParam::P) return fmt("%.4g", v);
+  if (k == ScanParam::P) return formatted("%.4g", v);
   if (v == 0.0) return "0 s";
   const char* unit = "s";
   double x = v;

@@ -10,7 +10,6 @@
 
 namespace sonicsim::calibration::scan_detail {
 
-std::string fmt(const char* format, double v);
 // 4 significant digits: parameters move by fractions of a percent between rounds.
 std::string show(ScanParam k, double v);
 bool has(const std::vector<ScanParam>& list, ScanParam k);

@@ -12,6 +12,8 @@
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/util/numbers.hpp>
 
+#include <sonicsim/util/format.hpp>
+
 #include "scan_detail.hpp"
 
 namespace sonicsim::calibration {
@@ -19,7 +21,7 @@ namespace sonicsim::calibration {
 namespace {
 
 using json = nlohmann::json;
-using scan_detail::fmt;
+using util::formatted;
 using scan_detail::Moved;
 using scan_detail::moved;
 using scan_detail::has;
@@ -426,7 +428,7 @@ ScanResult fit_scan(const std::vector<ScanPoint>& points, const ScanValues& base
   r.mape_percent = mape_of(r.final_prediction, m);
   if (r.mape_percent > 5.0)
     r.notes.push_back("the fitted model still misses the measurements by " +
-                      fmt("%.1f%%", r.mape_percent) + " on average: moving " +
+                      formatted("%.1f%%", r.mape_percent) + " on average: moving " +
                       names_of(r.free, ", ") +
                       " alone cannot follow them; free more parameters or check the scenario's "
                       "other inputs before trusting the fit");

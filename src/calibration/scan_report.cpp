@@ -6,13 +6,14 @@
 #include <sstream>
 
 #include <sonicsim/scenario/units.hpp>
+#include <sonicsim/util/format.hpp>
 #include <sonicsim/util/numbers.hpp>
 
 #include "scan_detail.hpp"
 
 namespace sonicsim::calibration {
 
-using scan_detail::fmt;
+using util::formatted;
 using scan_detail::names_of;
 using scan_detail::show;
 
@@ -30,8 +31,8 @@ std::string to_text(const ScanResult& r, const Measurements& m) {
       const Round& rd = r.rounds[k];
       o << "  round " << k + 1 << ":";
       for (ScanParam p : r.free) o << "  " << param_name(p) << " " << show(p, rd.values.get(p));
-      o << "   simulated MAPE " << fmt("%.2f%%", rd.mape_percent);
-      if (k > 0) o << ", moved " << fmt("%.2f%%", 100.0 * rd.max_change);
+      o << "   simulated MAPE " << formatted("%.2f%%", rd.mape_percent);
+      if (k > 0) o << ", moved " << formatted("%.2f%%", 100.0 * rd.max_change);
       o << "\n";
     }
     o << "  " << (r.converged ? "converged" : "not converged") << "\n";
@@ -58,7 +59,7 @@ std::string to_text(const ScanResult& r, const Measurements& m) {
     std::snprintf(line, sizeof line, "%-10s  %12s  %12s  %-29s  %8s\n", param_name(e.param),
                   show(e.param, e.scenario_value).c_str(), show(e.param, e.value).c_str(),
                   interval.c_str(),
-                  e.free && std::isfinite(change) ? fmt("%+.1f%%", change).c_str() : "");
+                  e.free && std::isfinite(change) ? formatted("%+.1f%%", change).c_str() : "");
     o << line;
   }
 
@@ -70,14 +71,14 @@ std::string to_text(const ScanResult& r, const Measurements& m) {
   for (std::size_t i = 0; i < m.rows.size(); ++i) {
     const double pred = r.final_prediction[i];
     const auto value = [&](double x) {
-      return is_time(m.metric) ? scenario::format_time(x) : fmt("%.4g /s", x);
+      return is_time(m.metric) ? util::format_time(x) : formatted("%.4g /s", x);
     };
     std::snprintf(line, sizeof line, "%10s  %14s  %14s  %9s\n", format_x(m.rows[i].x).c_str(),
                   value(m.rows[i].value).c_str(), value(pred).c_str(),
-                  fmt("%+.2f%%", 100.0 * (pred - m.rows[i].value) / m.rows[i].value).c_str());
+                  formatted("%+.2f%%", 100.0 * (pred - m.rows[i].value) / m.rows[i].value).c_str());
     o << line;
   }
-  o << "MAPE " << fmt("%.2f%%", r.mape_percent) << " (" << model << " at the fitted parameters)\n";
+  o << "MAPE " << formatted("%.2f%%", r.mape_percent) << " (" << model << " at the fitted parameters)\n";
   return o.str();
 }
 

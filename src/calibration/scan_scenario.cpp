@@ -12,6 +12,7 @@
 
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/scenario/units.hpp>
+#include <sonicsim/util/format.hpp>
 
 #include "scan_detail.hpp"
 
@@ -20,7 +21,7 @@ namespace sonicsim::calibration {
 namespace {
 
 using json = nlohmann::json;
-using scan_detail::fmt;
+using util::formatted;
 using scan_detail::has;
 using scan_detail::served_models;
 using scan_detail::show;
@@ -150,10 +151,10 @@ json apply_values(const json& doc, const scenario::Scenario& s, const ScanValues
     }
     if (total >= 1.0 - 1e-9) {
       throw InputError(what,
-                       {{"workload.requests", "p = " + fmt("%.6g", v.p) +
+                       {{"workload.requests", "p = " + formatted("%.6g", v.p) +
                                                   " from the fit makes the offload "
                                                   "fractions sum to " +
-                                                  fmt("%.6g", total) +
+                                                  formatted("%.6g", total) +
                                                   ", expected less than 1 (some CPU work "
                                                   "per event); fix p (drop it from --free)"}});
     }
@@ -166,15 +167,14 @@ json apply_values(const json& doc, const scenario::Scenario& s, const ScanValues
     const auto overheads = server_overheads(s, delta);
     if (!overheads) {
       throw InputError(
-          what,
-          {{"models", "the fit asks for t_latency = " + scenario::format_time(v.t_latency) +
-                          " per event, " + scenario::format_time(-delta) +
-                          " less than the scenario's " + scenario::format_time(base.t_latency) +
-                          ", but its requests carry only " +
-                          scenario::format_time(server_fixed_per_event(s)) +
-                          " of fixed server overhead per event to take away (a negative "
-                          "overhead): the measured events are faster than the scenario's "
-                          "network path allows; check the link latencies or fix t_latency"}});
+          what, {{"models", "the fit asks for t_latency = " + util::format_time(v.t_latency) +
+                                " per event, " + util::format_time(-delta) +
+                                " less than the scenario's " + util::format_time(base.t_latency) +
+                                ", but its requests carry only " +
+                                util::format_time(server_fixed_per_event(s)) +
+                                " of fixed server overhead per event to take away (a negative "
+                                "overhead): the measured events are faster than the scenario's "
+                                "network path allows; check the link latencies or fix t_latency"}});
     }
     for (const auto& [name, fixed] : *overheads) {
       const scenario::Model* model = s.find_model(name);
@@ -209,15 +209,15 @@ std::vector<std::string> describe_mapping(const scenario::Scenario& s, const Sca
   if (has(free, ScanParam::TGpu))
     for (const auto& name : served_models(s))
       out.push_back("models." + name + ".service_time: every seconds value x " +
-                    fmt("%.4f", v.t_gpu / base.t_gpu) + " (explicit batch/seconds tables)");
+                    formatted("%.4f", v.t_gpu / base.t_gpu) + " (explicit batch/seconds tables)");
   if (has(free, ScanParam::P))
     for (std::size_t i = 0; i < s.workload().requests.size(); ++i)
       if (s.devices_hosting(s.workload().requests[i].model) > 0)
         out.push_back("workload.requests[" + std::to_string(i) + "].offload_fraction: " +
-                      fmt("%.4g", s.workload().requests[i].offload_fraction) + " -> " +
-                      fmt("%.4g", s.workload().requests[i].offload_fraction * v.p / base.p));
+                      formatted("%.4g", s.workload().requests[i].offload_fraction) + " -> " +
+                      formatted("%.4g", s.workload().requests[i].offload_fraction * v.p / base.p));
   if (has(free, ScanParam::TCpu))
-    out.push_back("workload.cpu_time_per_event: mean x " + fmt("%.4f", v.t_cpu / base.t_cpu) +
+    out.push_back("workload.cpu_time_per_event: mean x " + formatted("%.4f", v.t_cpu / base.t_cpu) +
                   " (cv kept)");
   if (has(free, ScanParam::TLatency)) {
     const auto overheads = server_overheads(s, v.t_latency - base.t_latency);
@@ -225,9 +225,9 @@ std::vector<std::string> describe_mapping(const scenario::Scenario& s, const Sca
     if (overheads)
       for (const auto& [name, fixed] : *overheads)
         out.push_back("models." + name + ".request_overhead.server: " +
-                      scenario::format_time(s.find_model(name)->overhead.server.fixed) + " -> " +
-                      scenario::format_time(fixed) + " fixed per request (" +
-                      fmt("%g", per_model.at(name)) + " per event)");
+                      util::format_time(s.find_model(name)->overhead.server.fixed) + " -> " +
+                      util::format_time(fixed) + " fixed per request (" +
+                      formatted("%g", per_model.at(name)) + " per event)");
   }
   return out;
 }
@@ -302,7 +302,7 @@ nlohmann::ordered_json fitted_scenario(const scenario::Scenario& s, const ScanRe
     note += (i ? ", " : "") + std::string(param_name(k)) + " " + show(k, r.base.get(k)) + " -> " +
             show(k, r.fit.values.get(k));
   }
-  note += "; MAPE " + fmt("%.2f%%", r.mape_percent) + ".";
+  note += "; MAPE " + formatted("%.2f%%", r.mape_percent) + ".";
   const std::string before = doc.value("description", std::string());
   doc["description"] = before.empty() ? note : before + " " + note;
 

@@ -9,6 +9,7 @@
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/scenario/triton_settings.hpp>
 #include <sonicsim/scenario/units.hpp>
+#include <sonicsim/util/files.hpp>
 
 #include "command.hpp"
 
@@ -200,7 +201,7 @@ calibration::ServerSettings server_settings(const PerfArgs& a, std::string& conf
 }
 
 int cmd_perf(const PerfArgs& a) {
-  if (!a.output.empty()) results::check_writable(a.output);
+  if (!a.output.empty()) check_writable(a.output);
   calibration::PerfCalibrationInput in;
   in.model = a.model;
   in.device = a.device;
@@ -224,7 +225,7 @@ int cmd_perf(const PerfArgs& a) {
   auto cal = calibration::calibrate_perf_analyzer(in);
   if (!a.triton_config.empty())
     cal.doc["server"]["triton_config"] = {{"path", a.triton_config}, {"sha256", config_sha256}};
-  if (!a.output.empty()) results::write_atomically(a.output, cal.doc.dump(2) + "\n");
+  if (!a.output.empty()) write_atomically(a.output, cal.doc.dump(2) + "\n");
   if (a.json)
     std::cout << cal.doc.dump(2) << "\n";
   else

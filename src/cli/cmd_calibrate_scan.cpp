@@ -8,6 +8,7 @@
 #include <sonicsim/calibration/scan.hpp>
 #include <sonicsim/pipeline/children.hpp>
 #include <sonicsim/results/results.hpp>
+#include <sonicsim/util/files.hpp>
 
 #include "command.hpp"
 
@@ -23,8 +24,8 @@ struct ScanArgs {
 };
 
 int cmd_calibrate_scan(const ScanArgs& a) {
-  results::check_writable(a.output);
-  if (!a.report.empty()) results::check_writable(a.report);
+  check_writable(a.output);
+  if (!a.report.empty()) check_writable(a.report);
   calibration::ScanOptions opts;
   if (!a.free.empty()) {
     opts.free = calibration::parse_free(a.free);
@@ -80,9 +81,8 @@ int cmd_calibrate_scan(const ScanArgs& a) {
   } catch (const scenario::InputError& e) {
     throw std::runtime_error(std::string("the fitted scenario does not validate: ") + e.what());
   }
-  results::write_atomically(a.output, fitted.dump(2) + "\n");
-  if (!a.report.empty())
-    results::write_atomically(a.report, calibration::to_json(result, m).dump(2) + "\n");
+  write_atomically(a.output, fitted.dump(2) + "\n");
+  if (!a.report.empty()) write_atomically(a.report, calibration::to_json(result, m).dump(2) + "\n");
 
   std::cout << calibration::to_text(result, m);
   std::cout << "\nfitted scenario written to " << a.output << ":\n";

@@ -7,6 +7,7 @@
 #include <sonicsim/compare/compare.hpp>
 #include <sonicsim/compare/evaluate.hpp>
 #include <sonicsim/results/results.hpp>
+#include <sonicsim/util/files.hpp>
 
 #include "command.hpp"
 
@@ -21,17 +22,16 @@ struct CompareArgs {
 };
 
 int cmd_compare(const CompareArgs& a) {
-  if (!a.output.empty()) results::check_writable(a.output);
-  if (!a.csv.empty()) results::check_writable(a.csv);
+  if (!a.output.empty()) check_writable(a.output);
+  if (!a.csv.empty()) check_writable(a.csv);
   const compare::Request request{a.scenario, a.measurements, a.vary,
                                  a.metric,   a.x_column,     a.workers};
   const auto report = compare::evaluate(request, [](std::size_t points, int workers) {
     if (::isatty(2))
       std::cerr << "simulating " << points << " points, " << workers << " at a time...\n";
   });
-  if (!a.output.empty())
-    results::write_atomically(a.output, compare::to_json(report).dump(2) + "\n");
-  if (!a.csv.empty()) results::write_atomically(a.csv, compare::to_csv(report));
+  if (!a.output.empty()) write_atomically(a.output, compare::to_json(report).dump(2) + "\n");
+  if (!a.csv.empty()) write_atomically(a.csv, compare::to_csv(report));
   std::cout << compare::to_text(report);
   if (!a.output.empty()) std::cout << "report written to " << a.output << "\n";
   if (!a.csv.empty()) std::cout << "table written to " << a.csv << "\n";

@@ -6,6 +6,7 @@
 
 #include <sonicsim/calibration/perf_emulation.hpp>
 #include <sonicsim/results/results.hpp>
+#include <sonicsim/util/files.hpp>
 
 #include "command.hpp"
 
@@ -93,7 +94,7 @@ int cmd_perf_analyzer(const PerfAnalyzerArgs& a) {
   const auto levels = by_rate ? parse_range(kRequestRate, a.request_rate_range)
                               : parse_range(kConcurrency, a.concurrency_range);
   const auto s = load(a.scenario);
-  if (!a.output.empty()) results::check_writable(a.output);
+  if (!a.output.empty()) check_writable(a.output);
   calibration::EmulationOptions o;
   o.model = a.model;
   o.batch_size = a.batch_size;
@@ -121,7 +122,7 @@ int cmd_perf_analyzer(const PerfAnalyzerArgs& a) {
       by_rate ? calibration::LoadMode::RequestRate : calibration::LoadMode::Concurrency, rows,
       /*with_avg_latency=*/true);
   if (!a.output.empty())
-    results::write_atomically(a.output, csv);
+    write_atomically(a.output, csv);
   else
     std::cout << csv;
   return 0;

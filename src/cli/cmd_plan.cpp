@@ -9,6 +9,7 @@
 #include <sonicsim/plan/plan.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/scenario/units.hpp>
+#include <sonicsim/util/files.hpp>
 
 #include "command.hpp"
 
@@ -18,7 +19,8 @@ namespace {
 
 struct PlanArgs {
   ScenarioArgs scenario;
-  std::string question, reference = "ideal", vary, link = "site_uplink", range, max_p99, output;
+  std::string question, reference = "ideal", vary, link = plan::Options{}.link, range, max_p99,
+                        output;
   double slowdown = -1.0, min_per_job_throughput = -1.0, tolerance = 0.02;
   double gpu_hour = -1.0, core_hour = -1.0, gpu_watts = 0.0, core_watts = 0.0, kwh = 0.0;
   int replications = 3, workers = 0, probes = 0;
@@ -122,7 +124,7 @@ plan::Options options_of(const PlanArgs& a) {
 
 int cmd_plan(const PlanArgs& a) {
   auto options = options_of(a);
-  if (!a.output.empty()) results::check_writable(a.output);
+  if (!a.output.empty()) check_writable(a.output);
   const auto common = overrides_of(a.scenario);
   const int workers = a.workers > 0 ? a.workers : pipeline::default_workers();
   // Workers left idle by the replications of one value bisect further in the same round.
@@ -134,7 +136,7 @@ int cmd_plan(const PlanArgs& a) {
       plan::plan(a.scenario.scenario_path, common, options,
                  plan::simulate_with_run_points(a.scenario.scenario_path, common, workers));
   const auto j = plan::to_json(report);
-  if (!a.output.empty()) results::write_atomically(a.output, j.dump(2) + "\n");
+  if (!a.output.empty()) write_atomically(a.output, j.dump(2) + "\n");
   if (a.json) {
     std::cout << j.dump(2) << "\n";
   } else {
@@ -175,9 +177,9 @@ void add_plan_command(CLI::App& app, Commands& out) {
                   "Integer scenario path searched (max-cpu and cost: workload.jobs; min-devices: "
                   "servers.0.count)");
   cmd->add_option("--link", args.link,
-                  "min-bandwidth: the link whose bandwidth is searched (client_nic, site_uplink, "
-                  "wan, server_nic)")
-      ->default_str("site_uplink");
+                  "min-bandwidth: the link whose bandwidth is searched (" +
+                      scenario::link_class_list() + ")")
+      ->default_str(args.link);
   cmd->add_option("--range", args.range,
                   "LO:HI limits of the search (integers, or bandwidths such as 1Gbps:100Gbps); "
                   "default from the analytic answers");

@@ -6,6 +6,7 @@
 
 #include <sonicsim/report/report.hpp>
 #include <sonicsim/results/results.hpp>
+#include <sonicsim/util/files.hpp>
 
 #include "command.hpp"
 
@@ -32,13 +33,13 @@ int cmd_report(const ReportArgs& a) {
                                                                          : "text";
   if (format != "text" && format != "md" && format != "html")
     throw UsageError("--format: found \"" + format + "\", expected text, md or html");
-  if (!a.output.empty()) results::check_writable(a.output);
+  if (!a.output.empty()) check_writable(a.output);
   if (!a.csv_dir.empty()) {
     std::error_code error;
     std::filesystem::create_directories(a.csv_dir, error);
     if (error)
-      throw results::OutputError("--csv-dir " + a.csv_dir + ": cannot create the folder (" +
-                                 error.message() + ")");
+      throw OutputError("--csv-dir " + a.csv_dir + ": cannot create the folder (" +
+                        error.message() + ")");
   }
   const report::Inputs inputs = report::read_inputs(a.files);
   const std::string text =
@@ -47,11 +48,11 @@ int cmd_report(const ReportArgs& a) {
                                                                     : report::Format::Text);
   for (const auto& [name, csv] : report::csv_tables(inputs))
     if (!a.csv_dir.empty())
-      results::write_atomically((std::filesystem::path(a.csv_dir) / name).string(), csv);
+      write_atomically((std::filesystem::path(a.csv_dir) / name).string(), csv);
   if (a.output.empty())
     std::cout << text;
   else
-    results::write_atomically(a.output, text);
+    write_atomically(a.output, text);
   return 0;
 }
 

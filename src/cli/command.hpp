@@ -15,6 +15,7 @@
 
 #include <sonicsim/pipeline/scenario_run.hpp>
 #include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/util/errors.hpp>
 
 namespace sonicsim::cli {
 

@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   } catch (const scenario::InputError& e) {
     std::cerr << e.what() << "\n";
     return 2;
-  } catch (const results::OutputError& e) {
+  } catch (const OutputError& e) {
     std::cerr << "sonicsim: " << e.what() << "\n";
     return 2;
   } catch (const cli::UsageError& e) {

@@ -6,6 +6,8 @@
 #include <numeric>
 #include <sstream>
 
+#include <sonicsim/util/csv.hpp>
+#include <sonicsim/util/format.hpp>
 #include <sonicsim/util/numbers.hpp>
 
 namespace sonicsim::compare {
@@ -23,17 +25,13 @@ double rel_error_percent(double predicted, double measured) {
   return std::isfinite(predicted) ? 100.0 * (predicted - measured) / measured : kNaN;
 }
 
-std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
+using util::formatted;
 
 // 4 significant digits without an exponent for the magnitudes tables show.
 std::string plain_number(double v) {
   if (!std::isfinite(v)) return "-";
-  if (std::abs(v) >= 1e4) return fmt("%.0f", v);
-  return fmt("%.4g", v);
+  if (std::abs(v) >= 1e4) return formatted("%.0f", v);
+  return formatted("%.4g", v);
 }
 
 // One unit for a whole column of times, chosen from its largest value.
@@ -49,10 +47,10 @@ Unit unit_for(Metric m, double largest) {
 }
 
 std::string percent(double v) {
-  return std::isfinite(v) ? fmt("%+.2f%%", v) : "-";
+  return util::percent_points(v, "%+.2f");
 }
 std::string abs_percent(double v) {
-  return std::isfinite(v) ? fmt("%.2f%%", v) : "-";
+  return util::percent_points(v, "%.2f");
 }
 
 std::string pad_left(const std::string& s, std::size_t w) {
@@ -94,17 +92,13 @@ nlohmann::ordered_json errors_json(const Errors& e) {
 }
 
 std::string csv_number(double v) {
-  return std::isfinite(v) ? fmt("%.10g", v) : "";
+  return std::isfinite(v) ? formatted("%.10g", v) : "";
 }
 
-std::string csv_text(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c == '\n' ? ' ' : c;
-  }
-  return out + "\"";
+// A column name on one line.
+std::string csv_text(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  return util::csv_field(s);
 }
 
 }  // namespace
@@ -199,7 +193,8 @@ std::string verdict_of(const Report& r) {
                               abs_percent(s.max_abs_error_percent) + " at " + r.x_column + "=" +
                               plain_number(s.max_at_x) + ")";
   const bool trend_known = std::isfinite(s.spearman);
-  const std::string trend = trend_known ? fmt("Spearman %.2f", s.spearman) : "no trend to rank";
+  const std::string trend =
+      trend_known ? formatted("Spearman %.2f", s.spearman) : "no trend to rank";
   std::string v;
   if (s.mape_percent <= 5.0 && (!trend_known || s.spearman >= 0.9)) {
     v = "TRUST for planning over " + range + ": the simulation is " + how_far +
@@ -335,7 +330,7 @@ std::string to_text(const Report& r) {
     summary.push_back({name, std::to_string(e->points), abs_percent(e->mape_percent),
                        abs_percent(e->max_abs_error_percent),
                        e->points ? plain_number(e->max_at_x) : "-",
-                       std::isfinite(e->spearman) ? fmt("%.3f", e->spearman) : "n/a"});
+                       std::isfinite(e->spearman) ? formatted("%.3f", e->spearman) : "n/a"});
   }
   o << aligned(summary, 1);
   o << "\nverdict: " << r.verdict << "\n";

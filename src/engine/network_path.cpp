@@ -22,12 +22,12 @@ void NetworkPath::build(std::size_t devices) {
   path_latency_ = net.path_latency();
   path_bandwidth_ = net.path_bandwidth();
   if (!sc.faults.links.empty()) bandwidth_steps_ = scenario::path_bandwidth_steps(net, sc.faults);
-  link_slot_.assign(4, -1);
-  auto add = [&](LinkId id, const std::optional<scenario::LinkSpec>& spec, const char* name,
-                 int count) {
+  using scenario::LinkClass;
+  auto add = [&](LinkClass c, int count) {
+    const auto& spec = net.link(c);
     if (!spec) return;
     RunMetrics::Link l;
-    l.name = name;
+    l.name = scenario::link_class_name(c);
     l.count = count;
     l.bandwidth = spec->bandwidth;
     l.latency = spec->latency;
@@ -35,16 +35,16 @@ void NetworkPath::build(std::size_t devices) {
     l.window = span >= 100.0 ? 1.0 : span / 100.0;
     for (auto& w : l.window_bytes)
       w.assign(static_cast<std::size_t>(std::ceil(span / l.window)) + 1, 0.0);
-    link_slot_[id] = static_cast<int>(metrics.links.size());
+    link_slot_[scenario::index_of(c)] = static_cast<int>(metrics.links.size());
     metrics.links.push_back(std::move(l));
   };
-  add(kClientNic, net.client_nic, "client_nic", static_cast<int>(sc.client_nodes()));
-  add(kUplink, net.site_uplink, "site_uplink", 1);
-  add(kWan, net.wan, "wan", 1);
-  add(kServerNic, net.server_nic, "server_nic", static_cast<int>(devices));
+  add(LinkClass::ClientNic, static_cast<int>(sc.client_nodes()));
+  add(LinkClass::SiteUplink, 1);
+  add(LinkClass::Wan, 1);
+  add(LinkClass::ServerNic, static_cast<int>(devices));
   for (int dir = 0; dir < 2; ++dir) {
-    if (link_slot_[kClientNic] >= 0) client_nic_bytes_[dir].assign(sc.client_nodes(), 0.0);
-    if (link_slot_[kServerNic] >= 0) server_nic_bytes_[dir].assign(devices, 0.0);
+    if (net.client_nic) client_nic_bytes_[dir].assign(sc.client_nodes(), 0.0);
+    if (net.server_nic) server_nic_bytes_[dir].assign(devices, 0.0);
   }
 }
 
@@ -135,10 +135,11 @@ void NetworkPath::finish() {
       if (!dir.empty()) most = std::max(most, *std::max_element(dir.begin(), dir.end()));
     return most;
   };
-  if (link_slot_[kClientNic] >= 0)
-    metrics.links[link_slot_[kClientNic]].busiest_bytes = busiest(client_nic_bytes_);
-  if (link_slot_[kServerNic] >= 0)
-    metrics.links[link_slot_[kServerNic]].busiest_bytes = busiest(server_nic_bytes_);
+  using scenario::LinkClass;
+  if (const int slot = link_slot_[scenario::index_of(LinkClass::ClientNic)]; slot >= 0)
+    metrics.links[slot].busiest_bytes = busiest(client_nic_bytes_);
+  if (const int slot = link_slot_[scenario::index_of(LinkClass::ServerNic)]; slot >= 0)
+    metrics.links[slot].busiest_bytes = busiest(server_nic_bytes_);
   for (auto& l : metrics.links)
     if (l.count == 1) l.busiest_bytes = std::max(l.bytes[0], l.bytes[1]);
 }

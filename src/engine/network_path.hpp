@@ -5,6 +5,7 @@
 // direction's request overhead (serialization, gRPC) follows its transfer.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -49,8 +50,8 @@ class NetworkPath {
   double path_latency_ = 0.0, path_bandwidth_ = kInf;
   // With link degradations: the path's narrowest bandwidth over time, (from, bytes/s) steps.
   std::vector<std::pair<double, double>> bandwidth_steps_;
-  enum LinkId { kClientNic, kUplink, kWan, kServerNic };
-  std::vector<int> link_slot_;  // LinkId -> index in RunMetrics::links, -1 if absent
+  // index_of(link class) -> index in RunMetrics::links, -1 if absent
+  std::array<int, scenario::kLinkClasses.size()> link_slot_ = {-1, -1, -1, -1};
   std::vector<double> client_nic_bytes_[2], server_nic_bytes_[2];  // per link and direction
   std::vector<scenario::Distribution> overhead_spreads_;           // per model, mean 1
 };

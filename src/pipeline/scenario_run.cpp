@@ -5,6 +5,7 @@
 #include <sonicsim/results/prometheus.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/results/trace.hpp>
+#include <sonicsim/util/files.hpp>
 
 namespace sonicsim::pipeline {
 
@@ -32,26 +33,25 @@ ScenarioRun simulate(scenario::Scenario s, const engine::TraceSettings& trace) {
 
 ScenarioRun run(const ScenarioSource& source, const RunFiles& files) {
   auto s = load(source);
-  if (!files.results.empty()) results::check_writable(files.results);
-  if (!files.prometheus.empty()) results::check_writable(files.prometheus);
-  if (!files.trace.empty()) results::check_writable(files.trace);
+  if (!files.results.empty()) check_writable(files.results);
+  if (!files.prometheus.empty()) check_writable(files.prometheus);
+  if (!files.trace.empty()) check_writable(files.trace);
   ScenarioRun done =
       simulate(std::move(s), files.trace.empty() ? engine::TraceSettings{} : files.trace_sample);
-  if (!files.results.empty()) results::write_atomically(files.results, done.results.dump(2) + "\n");
+  if (!files.results.empty()) write_atomically(files.results, done.results.dump(2) + "\n");
   if (!files.prometheus.empty())
-    results::write_atomically(files.prometheus, results::to_prometheus(done.scenario, done.output));
+    write_atomically(files.prometheus, results::to_prometheus(done.scenario, done.output));
   if (!files.trace.empty())
-    results::write_atomically(files.trace,
-                              results::to_chrome_trace(done.scenario, done.output.metrics));
+    write_atomically(files.trace, results::to_chrome_trace(done.scenario, done.output.metrics));
   return done;
 }
 
 AnalyticRun predict(const ScenarioSource& source, const std::string& output) {
   const auto s = load(source);
-  if (!output.empty()) results::check_writable(output);
+  if (!output.empty()) check_writable(output);
   AnalyticRun p{analytic::predict(s), {}};
   p.json = analytic::to_json(p.prediction);
-  if (!output.empty()) results::write_atomically(output, p.json.dump(2) + "\n");
+  if (!output.empty()) write_atomically(output, p.json.dump(2) + "\n");
   return p;
 }
 

@@ -20,6 +20,7 @@
 
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/sweep/batch.hpp>
+#include <sonicsim/util/files.hpp>
 
 #include "progress.hpp"
 #include "stop_signals.hpp"
@@ -90,9 +91,9 @@ int run_watched(const std::vector<std::string>& argv,
 }
 
 void write_file(const std::string& path, const std::string& text, bool executable = false) {
-  results::write_atomically(path, text);
+  write_atomically(path, text);
   if (executable && ::chmod(path.c_str(), 0755) != 0)
-    throw results::OutputError(path + ": cannot make it executable: " + std::strerror(errno));
+    throw OutputError(path + ": cannot make it executable: " + std::strerror(errno));
 }
 
 // The batch directory holds one sweep's shards: --resume in the tasks would refuse another's.
@@ -100,7 +101,7 @@ void claim_batch_dir(const std::string& dir, const std::string& id) {
   std::error_code ec;
   std::filesystem::create_directories(dir + "/shards", ec);
   if (!ec) std::filesystem::create_directories(dir + "/logs", ec);
-  if (ec) throw results::OutputError(dir + ": cannot create the batch directory: " + ec.message());
+  if (ec) throw OutputError(dir + ": cannot create the batch directory: " + ec.message());
   const std::string id_file = dir + "/sweep_id";
   std::string existing;
   if (read_text(id_file, existing)) {
@@ -137,7 +138,7 @@ sweep::BatchJob batch_job_of(const SweepRequest& a, const BatchRequest& b,
   sweep::BatchJob job;
   std::error_code ec;
   job.sonicsim = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  if (ec) throw results::OutputError("cannot find the sonicsim binary: " + ec.message());
+  if (ec) throw OutputError("cannot find the sonicsim binary: " + ec.message());
   job.workdir = std::filesystem::current_path().string();
   std::string dir = b.batch_dir;
   if (dir.empty()) {

@@ -7,6 +7,7 @@
 
 #include <sonicsim/pipeline/sweep.hpp>
 #include <sonicsim/results/results.hpp>
+#include <sonicsim/util/files.hpp>
 
 #include "sweep_records.hpp"
 
@@ -105,7 +106,7 @@ std::map<std::pair<std::size_t, std::size_t>, std::string> read_shard_runs(
 
 int merge(const MergeRequest& a, std::size_t* failed) {
   const std::string jsonl = a.jsonl.empty() ? jsonl_path_of(a.output) : a.jsonl;
-  results::check_writable(a.output);
+  check_writable(a.output);
   std::string id, n_points_text;
   const auto tables = read_shards(a.inputs, id, n_points_text);
   const sweep::Table& first = tables.front();
@@ -132,14 +133,14 @@ int merge(const MergeRequest& a, std::size_t* failed) {
   std::size_t with_jsonl = 0;
   std::string lacking;
   const auto lines = read_shard_runs(a.inputs, id, with_jsonl, lacking);
-  results::write_atomically(a.output, text);
+  write_atomically(a.output, text);
   const bool merge_jsonl = with_jsonl == a.inputs.size();
   if (merge_jsonl) {
-    results::check_writable(jsonl);
+    check_writable(jsonl);
     std::string all;
     for (const auto& [key, line] : lines)
       if (by_point.count(key.first)) all += line + "\n";
-    results::write_atomically(jsonl, all);
+    write_atomically(jsonl, all);
   } else if (with_jsonl > 0) {
     std::cerr << "sonicsim merge: " << lacking
               << " does not exist, so the full results (JSONL) are not merged\n";

@@ -9,7 +9,9 @@
 #include <sstream>
 
 #include <sonicsim/pipeline/sweep.hpp>
+#include <sonicsim/results/reader.hpp>
 #include <sonicsim/results/results.hpp>
+#include <sonicsim/util/errors.hpp>
 
 namespace sonicsim::pipeline {
 
@@ -49,7 +51,7 @@ std::vector<std::string> complete_lines(const std::string& text) {
 
 Appender::Appender(const std::string& path) : path_(path) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw results::OutputError(path + ": cannot append: " + std::strerror(errno));
+  if (fd_ < 0) throw OutputError(path + ": cannot append: " + std::strerror(errno));
 }
 
 Appender::~Appender() {
@@ -61,7 +63,7 @@ void Appender::write(const std::string& line) {
   while (done < line.size()) {
     const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw results::OutputError(path_ + ": write failed: " + std::strerror(errno));
+    if (n <= 0) throw OutputError(path_ + ": write failed: " + std::strerror(errno));
     done += static_cast<std::size_t>(n);
   }
 }
@@ -78,8 +80,9 @@ sweep::Run run_of(const std::string& sweep_id, std::size_t point, std::size_t re
     try {
       results = ordered_json::parse(o.output);
       run.metrics = sweep::flatten_metrics(results);
-      if (results.contains("seed") && results["seed"].is_number_unsigned()) {
-        run.seed = results["seed"].get<std::uint64_t>();
+      const nlohmann::json plain = results;  // the typed reader reads plain JSON
+      if (const auto seed = results::Document(plain).seed()) {
+        run.seed = *seed;
         run.has_seed = true;
       }
     } catch (const nlohmann::json::exception& e) {
@@ -151,7 +154,7 @@ sweep::TableRow row_of(const std::string& id, const sweep::Grid& grid, std::size
 }
 
 bool row_failed(const sweep::TableRow& row, const std::vector<std::string>& fixed) {
-  return row.fixed[fixed.size() - 3] == "failed";
+  return row.fixed[fixed.size() - 3] == sweep::kStatusFailed;
 }
 
 }  // namespace sonicsim::pipeline

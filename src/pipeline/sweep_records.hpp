@@ -11,6 +11,7 @@
 
 #include <sonicsim/pipeline/children.hpp>
 #include <sonicsim/sweep/sweep.hpp>
+#include <sonicsim/util/errors.hpp>
 
 namespace sonicsim::pipeline {
 
@@ -19,7 +20,7 @@ bool read_text(const std::string& path, std::string& out);
 // Lines without their newline; a last line without one (an interrupted append) is dropped.
 std::vector<std::string> complete_lines(const std::string& text);
 
-// Appends whole lines, each with one write(). Throws results::OutputError.
+// Appends whole lines, each with one write(). Throws OutputError.
 class Appender {
  public:
   explicit Appender(const std::string& path);

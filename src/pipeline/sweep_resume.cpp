@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include <sonicsim/results/results.hpp>
+#include <sonicsim/util/files.hpp>
 
 #include "sweep_steps.hpp"
 
@@ -83,8 +84,8 @@ SweepState start_files(const SweepRequest& request, const SweepDefinition& d) {
     csv_text = sweep::header_line(d.fixed, state.metrics);
     for (const auto& row : rows) csv_text += sweep::row_line(row, state.metrics);
   }
-  results::write_atomically(d.csv, csv_text);
-  results::write_atomically(d.jsonl, jsonl_text);
+  write_atomically(d.csv, csv_text);
+  write_atomically(d.jsonl, jsonl_text);
   return state;
 }
 

@@ -10,6 +10,7 @@
 #include <sonicsim/pipeline/children.hpp>
 #include <sonicsim/pipeline/sweep.hpp>
 #include <sonicsim/results/results.hpp>
+#include <sonicsim/util/files.hpp>
 
 #include "progress.hpp"
 #include "stop_signals.hpp"
@@ -51,8 +52,8 @@ SweepDefinition define(const SweepRequest& a) {
   SweepDefinition d;
   d.csv = a.output;
   d.jsonl = a.jsonl_path();
-  results::check_writable(d.csv);
-  results::check_writable(d.jsonl);
+  check_writable(d.csv);
+  check_writable(d.jsonl);
   std::vector<sweep::Parameter> params;
   for (const auto& text : a.params) params.push_back(sweep::parse_parameter(text));
   d.grid = sweep::make_grid(std::move(params), a.zips);
@@ -191,8 +192,8 @@ int finish(const SweepRequest& a, const SweepDefinition& d,
   std::string csv_text = sweep::header_line(d.fixed, sweep::metric_union(rows));
   const auto metrics = sweep::metric_union(rows);
   for (const auto& row : rows) csv_text += sweep::row_line(row, metrics);
-  results::write_atomically(d.csv, csv_text);
-  results::write_atomically(d.jsonl, jsonl_text);
+  write_atomically(d.csv, csv_text);
+  write_atomically(d.jsonl, jsonl_text);
 
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - e.started).count();

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include <sonicsim/scenario/units.hpp>
+#include <sonicsim/util/format.hpp>
 
 #include "questions.hpp"
 
@@ -22,7 +23,7 @@ nlohmann::json num(double v) {
 }
 
 std::string show(const Report& r, double v) {
-  if (r.geometric) return scenario::format_bandwidth(v);
+  if (r.geometric) return util::format_bandwidth(v);
   return std::to_string(static_cast<std::int64_t>(std::llround(v)));
 }
 
@@ -30,7 +31,7 @@ std::string show_metric(const Report& r, double v) {
   // Appended rather than "$" + ...: GCC 12 warns (-Wrestrict) on the temporary's concatenation.
   if (r.options.question == Question::Cost) return std::string("$").append(detail::fmt(v, 5));
   if (r.options.constraint == Constraint::PerJobThroughput) return detail::fmt(v, 5) + "/s";
-  return std::isfinite(v) ? scenario::format_time(v) : "inf";
+  return std::isfinite(v) ? util::format_time(v) : "inf";
 }
 
 // A summary value, 0 when no replication produced it (null in JSON).

@@ -10,7 +10,9 @@
 #include <stdexcept>
 
 #include <sonicsim/analytic/analytic.hpp>
+#include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/scenario/units.hpp>
+#include <sonicsim/util/format.hpp>
 #include <sonicsim/util/numbers.hpp>
 
 #include "questions.hpp"
@@ -50,9 +52,9 @@ scenario::Scenario prepare(Report& r, const std::string& scenario_path,
     const auto* link = detail::link_of(base, o.link);
     if (link == nullptr || !link->has_value()) {
       std::string present;
-      for (const char* name : {"client_nic", "site_uplink", "wan", "server_nic"})
-        if (const auto* l = detail::link_of(base, name); l && l->has_value())
-          present += std::string(present.empty() ? "" : ", ") + name;
+      for (scenario::LinkClass c : scenario::kLinkClasses)
+        if (base.network.link(c))
+          present += std::string(present.empty() ? "" : ", ") + scenario::link_class_name(c);
       throw scenario::InputError(
           scenario_path, {{"network." + o.link, "--link " + o.link +
                                                     ": the scenario has no such link (its links: " +
@@ -364,7 +366,7 @@ void find_limit(Report& r, Simulations& sims, const Domain& d, double g_lo, doub
       o.probes);
 
   const auto human = [&](double v) {
-    return r.geometric ? scenario::format_bandwidth(v) : format_value(o, v);
+    return r.geometric ? util::format_bandwidth(v) : format_value(o, v);
   };
   const std::string range = "[" + human(d.min) + ", " + human(d.max) + "]";
   if (!b.ok) {

@@ -6,11 +6,12 @@
 #include <sstream>
 
 #include <sonicsim/analytic/analytic.hpp>
+#include <sonicsim/pipeline/points.hpp>
 #include <sonicsim/results/keys.hpp>
 #include <sonicsim/results/reader.hpp>
-#include <sonicsim/pipeline/points.hpp>
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/scenario/units.hpp>
+#include <sonicsim/util/format.hpp>
 #include <sonicsim/util/numbers.hpp>
 
 namespace sonicsim::plan {
@@ -99,11 +100,8 @@ std::optional<std::int64_t> current_integer(const scenario::Scenario& s, const s
 
 const std::optional<scenario::LinkSpec>* link_of(const scenario::Scenario& s,
                                                  const std::string& name) {
-  if (name == "client_nic") return &s.network.client_nic;
-  if (name == "site_uplink") return &s.network.site_uplink;
-  if (name == "wan") return &s.network.wan;
-  if (name == "server_nic") return &s.network.server_nic;
-  return nullptr;
+  const auto c = scenario::link_class_named(name);
+  return c ? &s.network.link(*c) : nullptr;
 }
 
 std::string describe_constraint(const Report& r) {
@@ -113,13 +111,13 @@ std::string describe_constraint(const Report& r) {
     case Constraint::PerJobThroughput:
       return "per-job throughput >= " + fmt(o.min_per_job_throughput) + " events/s";
     case Constraint::P99Latency:
-      return "p99 request latency <= " + scenario::format_time(o.max_p99_latency_s);
+      return "p99 request latency <= " + util::format_time(o.max_p99_latency_s);
     default:
-      return "thread time per event <= " + scenario::format_time(*r.threshold) + " (" +
+      return "thread time per event <= " + util::format_time(*r.threshold) + " (" +
              (o.reference == Reference::CpuOnly      ? "CPU-only t_CPU"
               : o.question == Question::MinBandwidth ? "t_ideal without transfer time"
                                                      : "t_ideal") +
-             " " + scenario::format_time(*r.reference_s) + " + " + fmt(o.slowdown_percent) + "%)";
+             " " + util::format_time(*r.reference_s) + " + " + fmt(o.slowdown_percent) + "%)";
   }
 }
 

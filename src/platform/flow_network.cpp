@@ -1,8 +1,8 @@
 #include <sonicsim/platform/flow_network.hpp>
 #include <sonicsim/util/numbers.hpp>
 
+#include <array>
 #include <cmath>
-#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -50,6 +50,8 @@ struct FlowNetwork::Impl {
   Timer* timer = nullptr;
   double timer_at = kInf;
   double end = 0.0;
+  // SimGrid's links of each class (one per node or device for the NICs), by index_of(class).
+  using LinksByClass = std::array<std::vector<sg4::SplitDuplexLink*>, 4>;
 
   Impl(const scenario::Scenario& s, engine::TransferSink& arrivals, engine::EventCore& core)
       : sink(arrivals), sim(core) {
@@ -73,15 +75,19 @@ struct FlowNetwork::Impl {
     const auto& net = s.network;
     path_latency = net.path_latency();
     path_bandwidth = net.path_bandwidth();
-    std::map<std::string, std::vector<sg4::SplitDuplexLink*>> by_class;
-    auto make_link = [&](const std::string& name, const scenario::LinkSpec& spec) {
-      auto* link = zone->create_split_duplex_link(name, spec.bandwidth);
+    LinksByClass by_class;
+    // SimGrid's link names are the class names, with "-<node>" for per-node and per-device NICs.
+    auto make_link = [&](scenario::LinkClass c, const std::string& suffix = {}) {
+      const scenario::LinkSpec& spec = *net.link(c);
+      auto* link =
+          zone->create_split_duplex_link(scenario::link_class_name(c) + suffix, spec.bandwidth);
       link->set_latency(spec.latency)->seal();
-      by_class[name.substr(0, name.find('-'))].push_back(link);
+      by_class[scenario::index_of(c)].push_back(link);
       return link;
     };
-    sg4::Link* uplink = net.site_uplink ? make_link("site_uplink", *net.site_uplink) : nullptr;
-    sg4::Link* wan = net.wan ? make_link("wan", *net.wan) : nullptr;
+    using scenario::LinkClass;
+    sg4::Link* uplink = net.site_uplink ? make_link(LinkClass::SiteUplink) : nullptr;
+    sg4::Link* wan = net.wan ? make_link(LinkClass::Wan) : nullptr;
     using Dir = sg4::LinkInRoute::Direction;
     const auto nodes = static_cast<std::size_t>(s.client_nodes());
     clients.reserve(nodes);
@@ -89,8 +95,7 @@ struct FlowNetwork::Impl {
       const std::string id = std::to_string(i);
       auto* host = zone->create_host("client-" + id, 1e9)->seal();
       std::vector<sg4::LinkInRoute> route;
-      if (net.client_nic)
-        route.emplace_back(make_link("client_nic-" + id, *net.client_nic), Dir::UP);
+      if (net.client_nic) route.emplace_back(make_link(LinkClass::ClientNic, "-" + id), Dir::UP);
       if (uplink) route.emplace_back(uplink, Dir::UP);
       if (wan) route.emplace_back(wan, Dir::UP);
       zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, route, true);
@@ -102,8 +107,7 @@ struct FlowNetwork::Impl {
         const std::string id = std::to_string(d);
         auto* host = zone->create_host("device-" + id, 1e9)->seal();
         std::vector<sg4::LinkInRoute> route;
-        if (net.server_nic)
-          route.emplace_back(make_link("server_nic-" + id, *net.server_nic), Dir::UP);
+        if (net.server_nic) route.emplace_back(make_link(LinkClass::ServerNic, "-" + id), Dir::UP);
         zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, route, true);
         devices.push_back(host);
       }
@@ -114,15 +118,13 @@ struct FlowNetwork::Impl {
   // Link degradations change the links' bandwidths at their times, by SimGrid's own timers: the
   // flows crossing them slow down or stall, and resume. An outage keeps a trickle (1e-9 of the
   // bandwidth): a link of bandwidth 0 is not something SimGrid's sharing model accepts.
-  void degrade(const scenario::Scenario& s,
-               const std::map<std::string, std::vector<sg4::SplitDuplexLink*>>& by_class) {
-    for (const auto& [name, spec] : s.network.link_classes()) {
-      if (!*spec) continue;
-      const auto found = by_class.find(name);
-      if (found == by_class.end()) continue;
-      const double bandwidth = (*spec)->bandwidth;
-      const auto& links = found->second;
-      for (const auto& [at, factor] : s.faults.link_factors(name)) {
+  void degrade(const scenario::Scenario& s, const LinksByClass& by_class) {
+    for (scenario::LinkClass c : scenario::kLinkClasses) {
+      const auto& spec = s.network.link(c);
+      const auto& links = by_class[scenario::index_of(c)];
+      if (!spec || links.empty()) continue;
+      const double bandwidth = spec->bandwidth;
+      for (const auto& [at, factor] : s.faults.link_factors(c)) {
         if (at <= 0.0 && factor == 1.0) continue;
         const double value = bandwidth * std::max(factor, 1e-9);
         Timer::set(at, [links, value] {

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <limits>
 
+#include <sonicsim/util/format.hpp>
+
 namespace sonicsim::report::chart {
 
 namespace {
@@ -14,15 +16,11 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kCharWidth = 6.2;  // mean advance of an 11 px sans-serif glyph, for layout
 constexpr double kLegendRow = 16.0;
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using util::formatted;
 
 // SVG coordinates: one decimal is below a pixel and keeps the file small.
 std::string c(double v) {
-  return fmt("%.1f", v);
+  return formatted("%.1f", v);
 }
 
 double text_width(const std::string& s) {
@@ -366,9 +364,9 @@ std::string format_value(double value, Unit unit) {
   const Scale scale = scale_for(unit, std::abs(value));
   const double v = value / scale.divisor;
   const double a = std::abs(v);
-  std::string n = a >= 100.0 || v == std::floor(v) ? fmt("%.0f", v)
-                  : a >= 10.0                      ? fmt("%.1f", v)
-                                                   : fmt("%.3g", v);
+  std::string n = a >= 100.0 || v == std::floor(v) ? formatted("%.0f", v)
+                  : a >= 10.0                      ? formatted("%.1f", v)
+                                                   : formatted("%.3g", v);
   if (scale.unit.empty()) return n;
   if (scale.on_ticks || unit == Unit::Fraction) return n + scale.unit;
   return n + " " + scale.unit;

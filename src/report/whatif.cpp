@@ -7,6 +7,7 @@
 #include <sonicsim/report/sweep_summary.hpp>
 #include <sonicsim/results/reader.hpp>
 #include <sonicsim/util/errors.hpp>
+#include <sonicsim/util/format.hpp>
 
 namespace sonicsim::report {
 
@@ -16,11 +17,7 @@ using results::Presence;
 using results::Quantile;
 using results::zero_if_missing;
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using util::formatted;
 
 void read_analytic(const results::Analytic& a, RunFigures& f) {
   f.t_ideal_s = a.t_ideal_s();
@@ -119,11 +116,11 @@ std::string num(double v) {
   if (std::isnan(v)) return "–";
   const double a = std::abs(v);
   if (a == 0.0) return "0";
-  if (v == std::floor(v) && a < 1e15) return fmt("%.0f", v);  // counts
-  if (a >= 1000.0) return fmt("%.0f", v);
-  if (a >= 100.0) return fmt("%.1f", v);
-  if (a >= 10.0) return fmt("%.2f", v);
-  return fmt("%.3g", v);
+  if (v == std::floor(v) && a < 1e15) return formatted("%.0f", v);  // counts
+  if (a >= 1000.0) return formatted("%.0f", v);
+  if (a >= 100.0) return formatted("%.1f", v);
+  if (a >= 10.0) return formatted("%.2f", v);
+  return formatted("%.3g", v);
 }
 
 std::string time_text(double s) {
@@ -135,11 +132,11 @@ std::string time_text(double s) {
 }
 
 std::string pct(double fraction) {
-  return fmt("%.0f%%", 100.0 * fraction);
+  return util::percent(fraction, "%.0f");
 }
 
 std::string signed_pct(double change) {
-  return fmt("%+.1f%%", 100.0 * change);
+  return util::percent(change, "%+.1f");
 }
 
 bool unchanged(double a, double b) {

@@ -14,6 +14,7 @@
 
 #include <sonicsim/results/keys.hpp>
 #include <sonicsim/scenario/units.hpp>
+#include <sonicsim/util/format.hpp>
 
 namespace sonicsim::results {
 
@@ -391,7 +392,7 @@ class Lines {
   char line_[512];
 };
 
-using scenario::format_time;
+using util::format_time;
 
 // What was simulated, the events, and the formula's view of them.
 void summary_head(Lines& out, const scenario::Scenario& s, const engine::RunMetrics& m,
@@ -541,8 +542,8 @@ void summary_devices(Lines& out, const runner::RunOutput& run) {
   }
   for (const auto& l : m.links) {
     out("link       %-20s %s  mean %s per link  peak %.1f%%\n", l.name.c_str(),
-        scenario::format_bytes(l.total_bytes()).c_str(),
-        scenario::format_bandwidth(l.total_bytes() / span / l.count).c_str(),
+        util::format_bytes(l.total_bytes()).c_str(),
+        util::format_bandwidth(l.total_bytes() / span / l.count).c_str(),
         100.0 * l.peak_utilization());
   }
   out("network    %s transport: %s\n", m.transport.c_str(), run.transport.reason.c_str());
@@ -564,51 +565,6 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
   summary_trouble(out, m, open);
   summary_devices(out, run);
   return out.str();
-}
-
-void check_writable(const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    throw OutputError(path + ": cannot write: folder " + dir.string() + " does not exist");
-  if (fs::is_directory(target, ec)) throw OutputError(path + ": cannot write: it is a folder");
-  if (::access(dir.c_str(), W_OK) != 0)
-    throw OutputError(path + ": cannot write: no permission in " + dir.string());
-}
-
-void write_atomically(const std::string& path, const std::string& content) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  // Appended rather than "." + ...: GCC 12 warns (-Wrestrict) on the temporary's concatenation.
-  std::string hidden(".");
-  hidden.append(target.filename().string()).append(".XXXXXX");
-  std::string tmpl = (dir / hidden).string();
-  const int fd = mkstemp(tmpl.data());
-  if (fd < 0) throw OutputError(path + ": cannot write (" + std::strerror(errno) + ")");
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n <= 0) {
-      const int err = errno;
-      ::close(fd);
-      ::unlink(tmpl.c_str());
-      throw OutputError(path + ": write failed (" + std::strerror(err) + ")");
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    ::unlink(tmpl.c_str());
-    throw OutputError(path + ": write failed (" + std::strerror(errno) + ")");
-  }
-  ::chmod(tmpl.c_str(), 0644);
-  if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmpl.c_str());
-    throw OutputError(path + ": cannot write (" + std::strerror(err) + ")");
-  }
 }
 
 }  // namespace sonicsim::results

@@ -11,18 +11,11 @@
 #include <string>
 
 #include <sonicsim/platform/flow_network.hpp>
+#include <sonicsim/util/format.hpp>
 
 namespace sonicsim::runner {
 
-namespace {
-
-std::string percent(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g%%", 100.0 * x);
-  return buf;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Prediction& pr) {
   TransportChoice c;
@@ -69,13 +62,14 @@ TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Pr
   std::vector<std::array<double, 2>> excess(loads.size(), {0.0, 0.0});
   std::string worst, outage;
   // `per_node`: a NIC of one client node carries only its own workload's events.
-  auto consider = [&](const std::optional<scenario::LinkSpec>& spec, const char* name,
-                      bool per_node, double share) {
+  auto consider = [&](scenario::LinkClass link, bool per_node, double share) {
+    const auto& spec = net.link(link);
     if (!spec) return;
+    const char* name = scenario::link_class_name(link);
     // Judged at the link's worst degradation: contention there is what the flows must capture
     // (after an outage, the transfers it held all resume at once).
     double factor = 1.0;
-    for (const auto& step : s.faults.link_factors(name)) factor = std::min(factor, step.second);
+    for (const auto& step : s.faults.link_factors(link)) factor = std::min(factor, step.second);
     if (factor <= 0.0) outage = name;
     const double capacity = factor > 0.0 ? spec->bandwidth * factor : spec->bandwidth;
     for (int d = 0; d < 2; ++d) {
@@ -95,10 +89,11 @@ TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Pr
       }
     }
   };
-  consider(net.client_nic, "client_nic", true, 0.0);
-  consider(net.site_uplink, "site_uplink", false, 1.0);
-  consider(net.wan, "wan", false, 1.0);
-  consider(net.server_nic, "server_nic", false, devices > 0 ? 1.0 / devices : 0.0);
+  using scenario::LinkClass;
+  consider(LinkClass::ClientNic, true, 0.0);
+  consider(LinkClass::SiteUplink, false, 1.0);
+  consider(LinkClass::Wan, false, 1.0);
+  consider(LinkClass::ServerNic, false, devices > 0 ? 1.0 / devices : 0.0);
   // The workload the analytic path would serve worst decides.
   double error[2] = {0.0, 0.0};
   for (std::size_t i = 0; i < loads.size(); ++i) {
@@ -120,12 +115,13 @@ TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Pr
     return c;
   }
   const std::string load = "busiest link " + (worst.empty() ? std::string("none") : worst) +
-                           " at " + percent(c.worst_link_utilization) + " predicted utilization";
+                           " at " + util::percent(c.worst_link_utilization, "%.3g") +
+                           " predicted utilization";
   const double tol = net.auto_tolerance;
   if (c.predicted_error <= tol) {
     c.reason = "links lightly loaded (" + load +
                "); contention would change the remote time per event by " +
-               percent(c.predicted_error);
+               util::percent(c.predicted_error, "%.3g");
     return c;
   }
   // Model the direction that matters most with flows; the other too if it alone is too much.
@@ -133,7 +129,9 @@ TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Pr
   const bool both = error[1 - major] > tol;
   c.flow_to_servers = major == 0 || both;
   c.flow_to_clients = major == 1 || both;
-  auto pct = [](double x) { return std::isfinite(x) ? percent(x) : std::string("over 100%"); };
+  auto pct = [](double x) {
+    return std::isfinite(x) ? util::percent(x, "%.3g") : std::string("over 100%");
+  };
   if (!outage.empty()) {
     c.flow_to_servers = c.flow_to_clients = true;
     c.reason = "an outage of " + outage + " (faults): the transfers it holds resume together";

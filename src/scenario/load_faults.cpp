@@ -122,24 +122,18 @@ void FaultReader::link_fault() {
                     {"pool", "device", "for", "mtbf", "mttr", "jobs", "restart_after"},
                     applies + " (keys: kind, link, at, duration, bandwidth_factor)");
   Faults::LinkDegradation d;
-  if (const json* x = need("link",
-                           "one of \"client_nic\", \"site_uplink\", \"wan\", "
-                           "\"server_nic\" (a link of `network`)")) {
+  if (const json* x = need("link", "one of " + link_class_list("\"") + " (a link of `network`)")) {
     const std::string lpath = key_path(path, "link");
-    if (auto name = loader.choice(*x, lpath, {"client_nic", "site_uplink", "wan", "server_nic"})) {
-      const Network& n = s.network;
-      const std::pair<const char*, bool> links[] = {{"client_nic", n.client_nic.has_value()},
-                                                    {"site_uplink", n.site_uplink.has_value()},
-                                                    {"wan", n.wan.has_value()},
-                                                    {"server_nic", n.server_nic.has_value()}};
+    if (auto name = loader.choice(
+            *x, lpath,
+            {link_class_name(LinkClass::ClientNic), link_class_name(LinkClass::SiteUplink),
+             link_class_name(LinkClass::Wan), link_class_name(LinkClass::ServerNic)})) {
       std::vector<std::string> present;
-      bool found = false;
-      for (const auto& [link_name, has] : links) {
-        if (has) present.push_back(link_name);
-        if (has && *name == link_name) found = true;
-      }
-      if (found) {
-        d.link = *name;
+      for (LinkClass c : kLinkClasses)
+        if (s.network.link(c)) present.push_back(link_class_name(c));
+      const LinkClass named = *link_class_named(*name);
+      if (s.network.link(named)) {
+        d.link = named;
       } else {
         loader.add(lpath,
                    "found " + describe(*x) +

@@ -34,11 +34,9 @@ void Loader::network(const json& v, const std::string& path, Network& n) {
   if (!expect_object(v, path, "an object with client_nic, site_uplink, wan, server_nic")) return;
   check_keys(v, path,
              {"client_nic", "site_uplink", "wan", "server_nic", "flow_model", "auto_tolerance"});
-  if (const json* x = get(v, "client_nic")) n.client_nic = link(*x, key_path(path, "client_nic"));
-  if (const json* x = get(v, "site_uplink"))
-    n.site_uplink = link(*x, key_path(path, "site_uplink"));
-  if (const json* x = get(v, "wan")) n.wan = link(*x, key_path(path, "wan"));
-  if (const json* x = get(v, "server_nic")) n.server_nic = link(*x, key_path(path, "server_nic"));
+  for (LinkClass c : kLinkClasses)
+    if (const json* x = get(v, link_class_name(c)))
+      n.link(c) = link(*x, key_path(path, link_class_name(c)));
   if (const json* x = get(v, "flow_model")) {
     if (auto f = choice(*x, key_path(path, "flow_model"), {"auto", "flow", "analytic"}))
       n.flow_model = *f == "auto"   ? FlowModel::Auto

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include <sonicsim/util/files.hpp>
+#include <sonicsim/util/format.hpp>
 #include <sonicsim/util/sha256.hpp>
 
 #include "loader_impl.hpp"
@@ -98,11 +99,11 @@ void Loader::timeseries(const json& v, std::optional<double> duration, Scenario&
   }
   // A sample holds a few numbers per device; a million of them is past any plot.
   if (duration && s.timeseries_interval > 0.0 && *duration / s.timeseries_interval > 1e6)
-    add("timeseries.interval", "found " + format_time(s.timeseries_interval) +
-                                   " for a duration of " + format_time(*duration) +
+    add("timeseries.interval", "found " + util::format_time(s.timeseries_interval) +
+                                   " for a duration of " + util::format_time(*duration) +
                                    ", expected at most 1,000,000 samples (an interval of at "
                                    "least " +
-                                   format_time(*duration / 1e6) + ")");
+                                   util::format_time(*duration / 1e6) + ")");
 }
 
 }  // namespace detail

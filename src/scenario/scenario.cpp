@@ -72,19 +72,19 @@ bool OverheadPhase::is_zero() const {
 
 double Network::path_latency() const {
   double sum = 0.0;
-  for (const auto* l : {&client_nic, &site_uplink, &wan, &server_nic})
-    if (*l) sum += (*l)->latency;
+  for (LinkClass c : kLinkClasses)
+    if (const auto& l = link(c)) sum += l->latency;
   return sum;
 }
 
 double Network::path_bandwidth() const {
   double narrowest = std::numeric_limits<double>::infinity();
-  for (const auto* l : {&client_nic, &site_uplink, &wan, &server_nic})
-    if (*l) narrowest = std::min(narrowest, (*l)->bandwidth);
+  for (LinkClass c : kLinkClasses)
+    if (const auto& l = link(c)) narrowest = std::min(narrowest, l->bandwidth);
   return narrowest;
 }
 
-std::vector<std::pair<double, double>> Faults::link_factors(const std::string& link) const {
+std::vector<std::pair<double, double>> Faults::link_factors(LinkClass link) const {
   std::vector<double> cuts = {0.0};
   for (const auto& l : links)
     if (l.link == link) {
@@ -106,11 +106,10 @@ std::vector<std::pair<double, double>> Faults::link_factors(const std::string& l
 
 std::vector<std::pair<double, double>> path_bandwidth_steps(const Network& net,
                                                             const Faults& faults) {
-  const auto classes = net.link_classes();
   std::vector<std::vector<std::pair<double, double>>> factors;
   std::vector<double> cuts = {0.0};
-  for (const auto& c : classes) {
-    factors.push_back(faults.link_factors(c.name));
+  for (LinkClass c : kLinkClasses) {
+    factors.push_back(faults.link_factors(c));
     for (const auto& step : factors.back()) cuts.push_back(step.first);
   }
   std::sort(cuts.begin(), cuts.end());
@@ -119,11 +118,12 @@ std::vector<std::pair<double, double>> path_bandwidth_steps(const Network& net,
   for (double t : cuts) {
     double narrowest = std::numeric_limits<double>::infinity();
     for (std::size_t c = 0; c < factors.size(); ++c) {
-      if (!*classes[c].spec) continue;
+      const auto& link = net.link(kLinkClasses[c]);
+      if (!link) continue;
       double factor = 1.0;
       for (const auto& step : factors[c])
         if (step.first <= t) factor = step.second;
-      narrowest = std::min(narrowest, (*classes[c].spec)->bandwidth * factor);
+      narrowest = std::min(narrowest, link->bandwidth * factor);
     }
     if (steps.empty() || steps.back().second != narrowest) steps.emplace_back(t, narrowest);
   }

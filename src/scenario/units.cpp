@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <string_view>
 
+#include <sonicsim/util/text.hpp>
+
 namespace sonicsim::scenario {
 namespace {
 
@@ -124,36 +126,10 @@ std::size_t number_prefix(std::string_view s) {
   return i;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 std::string quote_text(std::string_view s) {
   std::string text(s.substr(0, 60));
   if (s.size() > 60) text += "...";
   return "\"" + text + "\"";
-}
-
-// Three significant digits, keeping trailing zeros ("1.20", "10.0", "250").
-std::string three_digits(double v) {
-  char buf[64];
-  const double a = std::fabs(v);
-  const char* fmt = a >= 99.95 ? "%.0f" : a >= 9.995 ? "%.1f" : "%.2f";
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
-
-template <std::size_t N>
-std::string format_scaled(double v, const Unit (&table)[N], const char* zero_unit) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  if (v == 0.0) return std::string("0 ") + zero_unit;
-  const Unit* chosen = &table[0];
-  for (const Unit& u : table)
-    if (std::fabs(v) >= u.factor * 0.9995) chosen = &u;
-  return three_digits(v / chosen->factor) + " " + std::string(chosen->name);
 }
 
 }  // namespace
@@ -200,7 +176,7 @@ std::optional<double> parse_quantity(const nlohmann::json& value, Quantity kind,
     return std::nullopt;
   }
   const std::string& text = value.get_ref<const std::string&>();
-  const std::string_view s = trim(text);
+  const std::string_view s = util::trim(text);
   const std::size_t n = number_prefix(s);
   if (n == 0) {
     error = "found " + quote_text(text) + ", expected " + expectation(kind);
@@ -211,7 +187,7 @@ std::optional<double> parse_quantity(const nlohmann::json& value, Quantity kind,
   if (digits.front() == '+' || digits.front() == '-') digits.remove_prefix(1);
   double magnitude = 0.0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude);
-  const std::string_view unit = trim(s.substr(n));
+  const std::string_view unit = util::trim(s.substr(n));
   std::optional<double> factor = unit.empty() ? 1.0 : unit_factor(unit, kind);
   if (!factor) {
     error = "found " + quote_text(text) + ": unknown unit " + quote_text(unit) + ", expected " +
@@ -229,23 +205,6 @@ std::optional<double> parse_quantity(const nlohmann::json& value, Quantity kind,
     return std::nullopt;
   }
   return v;
-}
-
-std::string format_time(double seconds) {
-  constexpr Unit table[] = {{"ns", 1e-9}, {"us", 1e-6},  {"ms", 1e-3},
-                            {"s", 1.0},   {"min", 60.0}, {"h", 3600.0}};
-  return format_scaled(seconds, table, "s");
-}
-
-std::string format_bytes(double bytes) {
-  constexpr Unit table[] = {{"B", 1.0}, {"kB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}};
-  return format_scaled(bytes, table, "B");
-}
-
-std::string format_bandwidth(double bytes_per_second) {
-  constexpr Unit table[] = {
-      {"bps", 1.0}, {"kbps", 1e3}, {"Mbps", 1e6}, {"Gbps", 1e9}, {"Tbps", 1e12}};
-  return format_scaled(bytes_per_second * 8.0, table, "bps");
 }
 
 }  // namespace sonicsim::scenario

@@ -12,9 +12,11 @@
 #include <boost/math/distributions/students_t.hpp>
 
 #include <sonicsim/results/keys.hpp>
+#include <sonicsim/util/csv.hpp>
 #include <sonicsim/util/numbers.hpp>
 #include <sonicsim/util/rng.hpp>
 #include <sonicsim/util/sha256.hpp>
+#include <sonicsim/util/text.hpp>
 
 namespace sonicsim::sweep {
 
@@ -22,11 +24,8 @@ namespace {
 
 using scenario::InputError;
 
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  const auto e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
+std::string trim(std::string_view s) {
+  return std::string(util::trim(s));
 }
 
 [[noreturn]] void bad(const std::string& flag, const std::string& text, const std::string& found,
@@ -437,41 +436,7 @@ std::string csv_cell(const std::string& text) {
       t += text[i];
     }
   }
-  if (t.find_first_of(",\"") == std::string::npos) return t;
-  std::string q = "\"";
-  for (char c : t) {
-    if (c == '"') q += '"';
-    q += c;
-  }
-  return q + "\"";
-}
-
-bool split_csv_line(const std::string& line, std::vector<std::string>& cells) {
-  cells.clear();
-  std::string cur;
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cur += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cur += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      cells.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  cells.push_back(cur);
-  return !quoted;
+  return util::csv_field(t);
 }
 
 std::string header_line(const std::vector<std::string>& fixed,
@@ -584,7 +549,7 @@ Table read_table(const std::string& file) {
   if (lines.empty()) return t;
   const auto where = [&](std::size_t i) { return "line " + std::to_string(i + 1); };
   std::vector<std::string> header;
-  split_csv_line(lines[0], header);
+  util::split_csv_line(lines[0], header);
   const auto seed_at = std::find(header.begin(), header.end(), kSeedColumn);
   if (header.size() < kLeadingColumns.size() ||
       !std::equal(kLeadingColumns.begin(), kLeadingColumns.end(), header.begin()) ||
@@ -604,7 +569,7 @@ Table read_table(const std::string& file) {
   std::vector<std::string> cells;
   for (std::size_t i = 1; i < lines.size(); ++i) {
     if (lines[i].empty()) continue;
-    if (!split_csv_line(lines[i], cells) || cells.size() != header.size())
+    if (!util::split_csv_line(lines[i], cells) || cells.size() != header.size())
       throw InputError(
           file, {{"", where(i) + ": found " + std::to_string(cells.size()) + " cells, expected " +
                           std::to_string(header.size()) + " like the header"}});

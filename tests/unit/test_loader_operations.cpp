@@ -285,11 +285,11 @@ TEST_CASE("faults: every kind with defaults and explicit values", "[loader]") {
   CHECK(f.random_crashes[0].mtbf == 7200.0);
   CHECK(f.random_crashes[0].mttr == 600.0);
   REQUIRE(f.links.size() == 2);
-  CHECK(f.links[0].link == "site_uplink");
+  CHECK(f.links[0].link == sonicsim::scenario::LinkClass::SiteUplink);
   CHECK(f.links[0].at == 1200.0);
   CHECK(f.links[0].duration == 60.0);
   CHECK(f.links[0].bandwidth_factor == 0.0);
-  CHECK(f.links[1].link == "client_nic");
+  CHECK(f.links[1].link == sonicsim::scenario::LinkClass::ClientNic);
   CHECK(f.links[1].bandwidth_factor == 0.25);
   REQUIRE(f.preemptions.size() == 2);
   CHECK(f.preemptions[0].at == 1800.0);

@@ -8,7 +8,7 @@
 
 using namespace test;
 namespace sc = sonicsim::scenario;
-using sonicsim::engine::Autoscaler;
+using Scaler = sonicsim::engine::Autoscaler;
 
 namespace {
 
@@ -66,8 +66,8 @@ sc::Autoscaler scaler(double threshold) {
   return a;
 }
 
-Autoscaler::Poll poll(double t, double metric, int current, bool active = true) {
-  Autoscaler::Poll p;
+Scaler::Poll poll(double t, double metric, int current, bool active = true) {
+  Scaler::Poll p;
   p.time = t;
   p.metric = metric;
   p.current = current;
@@ -131,7 +131,7 @@ TEST_CASE("autoscaler: a slower start-up delays capacity, not the decisions",
 TEST_CASE("autoscaler: HPA arithmetic, tolerance, stabilization and policies",
           "[operations][autoscaler]") {
   SECTION("Value target: ceil(current x metric / threshold), within tolerance: unchanged") {
-    Autoscaler a(scaler(0.020));
+    Scaler a(scaler(0.020));
     CHECK(a.decide(poll(30, 0.021, 2)).replicas == 2);  // ratio 1.05, within 10%
     CHECK(a.decide(poll(60, 0.025, 2)).replicas == 3);  // ceil(2 x 1.25) = 3
     CHECK(a.decide(poll(90, 0.100, 3)).replicas == 7);  // ceil(15) = 15, at most +4 per 15 s
@@ -140,7 +140,7 @@ TEST_CASE("autoscaler: HPA arithmetic, tolerance, stabilization and policies",
   SECTION("AverageValue target: ceil(metric / threshold)") {
     auto cfg = scaler(10.0);
     cfg.target = sc::Autoscaler::Target::AverageValue;
-    Autoscaler a(cfg);
+    Scaler a(cfg);
     CHECK(a.decide(poll(30, 35.0, 2)).replicas == 4);
     CHECK(a.decide(poll(60, 41.0, 4)).replicas == 4);  // 41 / (10 x 4) = 1.025: within tolerance
     CHECK(a.decide(poll(90, 55.0, 4)).replicas == 6);  // ceil(55 / 10)
@@ -148,7 +148,7 @@ TEST_CASE("autoscaler: HPA arithmetic, tolerance, stabilization and policies",
   SECTION("scale-up stabilization takes the least recommendation of its window") {
     auto cfg = scaler(1.0);
     cfg.scale_up.stabilization_window = 60.0;
-    Autoscaler a(cfg);
+    Scaler a(cfg);
     CHECK(a.decide(poll(30, 3.0, 1)).replicas == 3);   // first poll: nothing older
     CHECK(a.decide(poll(60, 1.0, 3)).replicas == 3);   // within tolerance: raw 3
     CHECK(a.decide(poll(90, 3.0, 3)).replicas == 3);   // raw 9, but 3 at 60 s is in the window
@@ -158,7 +158,7 @@ TEST_CASE("autoscaler: HPA arithmetic, tolerance, stabilization and policies",
     auto cfg = scaler(1.0);
     cfg.min_replicas = 0;
     cfg.cooldown = 60.0;
-    Autoscaler a(cfg);
+    Scaler a(cfg);
     CHECK(a.decide(poll(30, 0.0, 1, true)).replicas == 1);
     CHECK(a.decide(poll(60, 0.0, 1, false)).replicas == 1);  // idle 30 s
     CHECK(a.decide(poll(90, 0.0, 1, false)).replicas == 0);  // idle 60 s

@@ -12,6 +12,7 @@
 #include <sonicsim/pipeline/children.hpp>
 #include <sonicsim/sweep/batch.hpp>
 #include <sonicsim/sweep/sweep.hpp>
+#include <sonicsim/util/csv.hpp>
 #include <sonicsim/util/rng.hpp>
 
 using namespace sonicsim;
@@ -193,9 +194,9 @@ TEST_CASE("sweep table: CSV quoting, rows and reading them back", "[sweep]") {
   CHECK(sweep::csv_cell("plain") == "plain");
   CHECK(sweep::csv_cell("a,b \"c\"\nd") == "\"a,b \"\"c\"\" | d\"");
   std::vector<std::string> cells;
-  CHECK(sweep::split_csv_line("x,\"a,b \"\"c\"\"\",,3", cells));
+  CHECK(util::split_csv_line("x,\"a,b \"\"c\"\"\",,3", cells));
   CHECK(cells == Values{"x", "a,b \"c\"", "", "3"});
-  CHECK_FALSE(sweep::split_csv_line("x,\"open", cells));
+  CHECK_FALSE(util::split_csv_line("x,\"open", cells));
   CHECK(sweep::format_number(0.1) == "0.1");
   CHECK(sweep::format_number(std::nan("")) == "");
   CHECK(sweep::param_cell("\"1min\"") == "1min");

@@ -7,13 +7,14 @@
 #include <nlohmann/json.hpp>
 
 #include <sonicsim/scenario/units.hpp>
+#include <sonicsim/util/format.hpp>
 
 using nlohmann::json;
-using sonicsim::scenario::format_bandwidth;
-using sonicsim::scenario::format_bytes;
-using sonicsim::scenario::format_time;
 using sonicsim::scenario::parse_quantity;
 using sonicsim::scenario::Quantity;
+using sonicsim::util::format_bandwidth;
+using sonicsim::util::format_bytes;
+using sonicsim::util::format_time;
 
 namespace {
 

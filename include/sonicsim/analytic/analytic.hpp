@@ -76,7 +76,8 @@ struct PoolTerm {
 };
 
 struct LinkTerm {
-  std::string name;  // client_nic | site_uplink | wan | server_nic
+  scenario::LinkClass link_class = scenario::LinkClass::SiteUplink;
+  std::string name;  // link_class_name(link_class)
   double bandwidth_Bps = 0.0;
   double latency_s = 0.0;
   // Both directions of the traffic crossing ONE such link (a client node's NIC, the uplink, one

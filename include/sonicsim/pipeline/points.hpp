@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/scenario/overrides.hpp>
 
 namespace sonicsim::pipeline {
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <sonicsim/pipeline/scenario_run.hpp>
+#include <sonicsim/util/errors.hpp>
 
 namespace sonicsim::pipeline {
 

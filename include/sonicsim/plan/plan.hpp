@@ -17,7 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include <sonicsim/pipeline/points.hpp>
-#include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/scenario/link_class.hpp>
+#include <sonicsim/scenario/overrides.hpp>
 
 namespace sonicsim::plan {
 
@@ -40,7 +41,7 @@ struct Prices {
 struct Options {
   Question question = Question::MaxCpu;
   std::string vary;  // default by question: workload.jobs, servers.0.count, network.LINK.bandwidth
-  std::string link = "site_uplink";  // min-bandwidth
+  std::string link = scenario::link_class_name(scenario::LinkClass::SiteUplink);  // min-bandwidth
   Constraint constraint = Constraint::Slowdown;
   Reference reference = Reference::Ideal;
   double slowdown_percent = 5.0;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <sonicsim/scenario/distribution.hpp>
+#include <sonicsim/scenario/link_class.hpp>
 
 namespace sonicsim::scenario {
 
@@ -324,17 +325,22 @@ struct Network {
   double path_latency() const;    // one way, sum of the links' latencies
   double path_bandwidth() const;  // narrowest link, +inf without links
 
-  // The four link classes in path order, named as results and faults name them; `spec` is
-  // empty for a class the scenario leaves out.
-  struct LinkClass {
-    const char* name;
-    const std::optional<LinkSpec>* spec;
-  };
-  std::array<LinkClass, 4> link_classes() const {
-    return {{{"client_nic", &client_nic},
-             {"site_uplink", &site_uplink},
-             {"wan", &wan},
-             {"server_nic", &server_nic}}};
+  // A link class's spec, empty for a class the scenario leaves out.
+  const std::optional<LinkSpec>& link(LinkClass c) const {
+    switch (c) {
+      case LinkClass::ClientNic:
+        return client_nic;
+      case LinkClass::SiteUplink:
+        return site_uplink;
+      case LinkClass::Wan:
+        return wan;
+      case LinkClass::ServerNic:
+        break;
+    }
+    return server_nic;
+  }
+  std::optional<LinkSpec>& link(LinkClass c) {
+    return const_cast<std::optional<LinkSpec>&>(std::as_const(*this).link(c));
   }
 };
 
@@ -356,7 +362,7 @@ struct Faults {
   // A link class's bandwidth times `bandwidth_factor` (0: an outage, transfers stall) from `at`
   // for `duration` seconds.
   struct LinkDegradation {
-    std::string link;  // client_nic, site_uplink, wan or server_nic
+    LinkClass link = LinkClass::SiteUplink;
     double at = 0.0, duration = 0.0;
     double bandwidth_factor = 0.0;  // in [0, 1)
   };
@@ -382,7 +388,7 @@ struct Faults {
   }
   // A link class's bandwidth factor over time: (from, factor) steps, the first at time 0;
   // where windows overlap the smallest factor holds.
-  std::vector<std::pair<double, double>> link_factors(const std::string& link) const;
+  std::vector<std::pair<double, double>> link_factors(LinkClass link) const;
 };
 
 // The narrowest bandwidth of the clients' path to the servers over time, degradations included:

@@ -18,9 +18,7 @@ std::optional<double> parse_quantity(const nlohmann::json& value, Quantity kind,
 // "ns, us, ms, s, min, h" etc., for messages.
 const char* accepted_units(Quantity kind);
 
-// Human-readable formatting for summaries: 0.0012 -> "1.20 ms", 1.25e9 B/s -> "10.0 Gbps".
-std::string format_time(double seconds);
-std::string format_bytes(double bytes);
-std::string format_bandwidth(double bytes_per_second);
+// (Writing quantities back for people is util/format.hpp's format_time, format_bytes and
+// format_bandwidth.)
 
 }  // namespace sonicsim::scenario

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/scenario/overrides.hpp>
 
 namespace sonicsim::sweep {
 
@@ -123,10 +123,8 @@ struct Run {
 TableRow make_row(const std::string& sweep_id, std::size_t n_points, std::size_t point,
                   const std::vector<std::string>& param_cells, std::vector<const Run*> runs);
 
-// CSV text: RFC 4180 quoting; newlines in a cell become " | " so one row is one line.
+// A cell of the sweep table (util::csv_field), newlines made " | " so one row is one line.
 std::string csv_cell(const std::string& text);
-// Splits one line; false when its quotes are unbalanced.
-bool split_csv_line(const std::string& line, std::vector<std::string>& cells);
 // Shortest text that reads back as the same double; "" for NaN.
 std::string format_number(double v);
 // The CSV cell of a --set value: a JSON string's contents, other JSON as written.

@@ -31,6 +31,13 @@ class InputError : public std::runtime_error {
   std::vector<Problem> problems_;
 };
 
+// An output file that cannot be written: the user's input (exit code 2), not a bug. The message
+// names the path.
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // "did you mean `x`?" for the candidate closest to a misspelt `word`, or "" when none is close:
 // the hint a message gives for a key, a name or a choice that is almost right.
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);

@@ -1,5 +1,9 @@
-// Numbers written for machines to read back: integral values as integers, the rest with enough
-// digits to round-trip a double; and numbers read back from text cells.
+// Numbers as text, for people and for machines, written one way across sonicsim.
+//
+// For machines: integral values as integers, the rest with enough digits to round-trip a double;
+// and numbers read back from text cells. For people: quantities with the unit that keeps three
+// significant digits ("1.20 ms", "4.70 MB", "10.0 Gbps"), percentages, and any printf format of
+// one number.
 #pragma once
 
 #include <optional>
@@ -13,5 +17,20 @@ std::string exact_number(double v);
 // after the number, overflows, or is inf or nan. (The cells of measurement tables and
 // perf_analyzer CSVs.)
 std::optional<double> parse_number(const std::string& text);
+
+// One number through a printf conversion such as "%.3g" or "%+.1f%%".
+std::string formatted(const char* printf_format, double v);
+
+// 100 x `fraction` through `number_format` (a printf conversion), then "%": percent(0.052) is
+// "5.2%", percent(0.052, "%+.2f") "+5.20%". "-" when the number is not finite.
+std::string percent(double fraction, const char* number_format = "%.1f");
+// The same for a number already in percentage points.
+std::string percent_points(double points, const char* number_format = "%.1f");
+
+// Human-readable quantities for summaries, three significant digits with the unit that fits:
+// 0.0012 -> "1.20 ms", 4.7e6 -> "4.70 MB", 1.25e9 B/s -> "10.0 Gbps"; "inf", "nan" as such.
+std::string format_time(double seconds);
+std::string format_bytes(double bytes);
+std::string format_bandwidth(double bytes_per_second);
 
 }  // namespace sonicsim::util

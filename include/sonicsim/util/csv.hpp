@@ -1,0 +1,19 @@
+// CSV as sonicsim reads and writes it: RFC 4180 quoting, one record per line. Sweep tables,
+// compare tables, perf_analyzer exports and measurement files all go through here.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sonicsim::util {
+
+// One line into its cells, as written (no trimming): double quotes protect commas and "" inside
+// them is a literal quote. False when the line ends inside quotes (the cells are still filled).
+bool split_csv_line(std::string_view line, std::vector<std::string>& cells);
+
+// One cell to write: as is, or between double quotes (inner quotes doubled) when it holds a
+// comma, a quote or a line break.
+std::string csv_field(std::string_view text);
+
+}  // namespace sonicsim::util
