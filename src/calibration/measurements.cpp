@@ -34,10 +34,7 @@ std::string trim_blanks(std::string_view s) {
 
 // Spreadsheets quote header names; a quoted number is still a number.
 std::vector<std::string> split_cells(const std::string& line) {
-  std::vector<std::string> cells;
-  util::split_csv_line(line, cells);
-  for (auto& c : cells) c = trim_blanks(c);
-  return cells;
+  return util::split_csv_trimmed(line, " \t\r");
 }
 
 std::string where(int line, int column = 0, const std::string& name = {}) {

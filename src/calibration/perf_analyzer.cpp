@@ -28,12 +28,8 @@ std::string trim(std::string_view s) {
   return std::string(util::trim(s, " \t\r\n"));
 }
 
-// One CSV line into cells, each trimmed.
 std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> cells;
-  util::split_csv_line(line, cells);
-  for (auto& c : cells) c = trim(c);
-  return cells;
+  return util::split_csv_trimmed(line, " \t\r\n");
 }
 
 // perf_analyzer's per-GPU metric cells: `GPU-uuid:0.81;GPU-uuid2:0.90;` -> mean over GPUs.

@@ -173,17 +173,7 @@ AnalyticModel resolve_model(AnalyticModel m, const scenario::Scenario& s) {
 }
 
 double ScanValues::get(ScanParam k) const {
-  switch (k) {
-    case ScanParam::TGpu:
-      return t_gpu;
-    case ScanParam::P:
-      return p;
-    case ScanParam::TLatency:
-      return t_latency;
-    case ScanParam::TCpu:
-      return t_cpu;
-  }
-  return kNaN;
+  return const_cast<ScanValues&>(*this).at(k);
 }
 
 double& ScanValues::at(ScanParam k) {

@@ -1,5 +1,7 @@
 #include <sonicsim/util/csv.hpp>
 
+#include <sonicsim/util/text.hpp>
+
 namespace sonicsim::util {
 
 bool split_csv_line(std::string_view line, std::vector<std::string>& cells) {
@@ -28,6 +30,13 @@ bool split_csv_line(std::string_view line, std::vector<std::string>& cells) {
   }
   cells.push_back(std::move(cur));
   return !quoted;
+}
+
+std::vector<std::string> split_csv_trimmed(std::string_view line, std::string_view blanks) {
+  std::vector<std::string> cells;
+  split_csv_line(line, cells);
+  for (auto& c : cells) c = std::string(trim(c, blanks));
+  return cells;
 }
 
 std::string csv_field(std::string_view text) {

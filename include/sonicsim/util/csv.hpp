@@ -12,6 +12,10 @@ namespace sonicsim::util {
 // them is a literal quote. False when the line ends inside quotes (the cells are still filled).
 bool split_csv_line(std::string_view line, std::vector<std::string>& cells);
 
+// The cells of one line of a table a person wrote, each trimmed of `blanks`; a line that ends
+// inside quotes keeps what it has.
+std::vector<std::string> split_csv_trimmed(std::string_view line, std::string_view blanks);
+
 // One cell to write: as is, or between double quotes (inner quotes doubled) when it holds a
 // comma, a quote or a line break.
 std::string csv_field(std::string_view text);
