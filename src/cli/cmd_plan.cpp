@@ -10,6 +10,7 @@
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/util/files.hpp>
+#include <sonicsim/util/format.hpp>
 
 #include "command.hpp"
 
@@ -62,6 +63,15 @@ plan::Options options_of(const PlanArgs& a) {
   o.vary = a.vary;
   o.link = a.link;
   o.replications = a.replications;
+  // Searched bandwidths keep 4 significant digits: a narrower bracket cannot be told apart, and
+  // below 1e-16 the search's steps did not even move (it never ended). Above 1 its steps could
+  // overflow to infinity.
+  if (!(a.tolerance >= plan::kMinTolerance && a.tolerance <= plan::kMaxTolerance))
+    throw UsageError("--tolerance: found " + util::formatted("%g", a.tolerance) +
+                     ", expected a ratio in [" + util::formatted("%g", plan::kMinTolerance) + ", " +
+                     util::formatted("%g", plan::kMaxTolerance) +
+                     "]: searched bandwidths keep 4 significant digits, so a narrower bracket "
+                     "cannot be told apart");
   o.tolerance = a.tolerance;
   o.analytic_only = a.analytic_only;
 
@@ -184,8 +194,8 @@ void add_plan_command(CLI::App& app, Commands& out) {
                   "LO:HI limits of the search (integers, or bandwidths such as 1Gbps:100Gbps); "
                   "default from the analytic answers");
   cmd->add_option("--tolerance", args.tolerance,
-                  "min-bandwidth: stop when the bracket is narrower than this ratio (default 0.02)")
-      ->check(CLI::PositiveNumber);
+                  "min-bandwidth: stop when the bracket is narrower than this ratio, in [0.001, 1] "
+                  "(default 0.02)");
   cmd->add_option("--gpu-hour-price", args.gpu_hour, "cost: price of one device for one hour")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--core-hour-price", args.core_hour,

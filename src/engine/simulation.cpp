@@ -1,16 +1,78 @@
 #include <sonicsim/engine/simulation.hpp>
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
+#include <optional>
+#include <string>
 
+#include <sonicsim/scenario/limits.hpp>
+#include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/numbers.hpp>
 
 #include "parts.hpp"
 
 namespace sonicsim::engine {
 
+namespace {
+
+using scenario::Limits;
+
+// What each kind of event is, by the scenario keys that time it: the stall message's hint.
+const char* kind_meaning(EventKind k) {
+  switch (k) {
+    case EventKind::CpuDone:
+    case EventKind::EventStart:
+      return "client events (workload.cpu_time_per_event)";
+    case EventKind::TransferDone:
+      return "transfers (network latencies, request_overhead)";
+    case EventKind::BatcherWake:
+      return "batcher wake-ups (dynamic_batching.max_queue_delay)";
+    case EventKind::ExecutionDone:
+      return "executions (models' service_time)";
+    case EventKind::Arrival:
+      return "open-loop arrivals (workload.arrivals.rate)";
+    case EventKind::Sample:
+      return "time-series samples (timeseries.interval)";
+    case EventKind::Operation:
+      return "site operations (autoscaler polls, crashes)";
+    case EventKind::ClientTimeout:
+      return "client timeouts (workload.client.timeout)";
+    case EventKind::Retry:
+      return "retries (workload.client.retry_delay)";
+    case EventKind::FallbackDone:
+      return "CPU fallbacks (offload_fraction x workload.cpu_time_per_event)";
+    case EventKind::Preemption:
+      return "preemptions (faults)";
+    case EventKind::BalancerDone:
+      return "load-balancer messages (load_balancer.capacity.per_message)";
+  }
+  return "events";
+}
+
+// Events in a row within one tick that stop the run: ten million at least, and more where the
+// scenario's own population (threads with their events and requests, open-loop requests,
+// devices) could legitimately all act at one instant, a few events each. A billion at most: no
+// run holds that many things in memory at once.
+std::int64_t stall_limit_of(const scenario::Scenario& s) {
+  double population = 0.0;
+  for (const scenario::Workload& w : s.workloads) {
+    double per_event = 1.0;
+    for (const scenario::RequestSpec& r : w.requests) per_event += r.per_event;
+    population += w.open_loop()
+                      ? static_cast<double>(w.arrivals->max_in_flight)
+                      : static_cast<double>(w.n_threads()) * w.async.events_in_flight * per_event;
+  }
+  for (const scenario::ServerPool& p : s.servers) population += p.count;
+  return static_cast<std::int64_t>(
+      std::clamp(16.0 * population, static_cast<double>(Limits::min_stalled_events), 1e9));
+}
+
+}  // namespace
+
 // The parts, built in order, and the loop that hands them their events.
 struct Simulation::Impl {
-  explicit Impl(const scenario::Scenario& s) : parts(s) {
+  explicit Impl(const scenario::Scenario& s) : parts(s), stall_limit(stall_limit_of(s)) {
     parts.accounting.build();
     parts.clients.build();
     parts.servers.build();
@@ -25,13 +87,54 @@ struct Simulation::Impl {
   void handle(const Event& e);
   void process_through(double until) {
     Context& ctx = parts.ctx;
+    if (stall) return;
     ctx.limit = std::min(until, ctx.end);
-    while (!ctx.queue.empty() && ctx.queue.top_time() <= ctx.limit) handle(ctx.queue.pop());
+    while (!ctx.queue.empty() && ctx.queue.top_time() <= ctx.limit) {
+      const Event e = ctx.queue.pop();
+      // The safety net, one compare per event while time advances.
+      if (e.time < tick_end) {
+        if (++same_tick >= stall_limit && stalled(e)) return;
+      } else {
+        tick_end = e.time + Limits::clock_tick_s;
+        same_tick = 0;
+      }
+      handle(e);
+    }
   }
+  bool stalled(const Event& e);
   RunMetrics finish();
 
   Parts parts;
+  // The safety net: events in a row that begin within one clock tick of the first of them.
+  double tick_end = -kInf;
+  std::int64_t same_tick = 0;
+  const std::int64_t stall_limit;
+  std::array<std::int64_t, 16> kinds_seen{};  // over the last events before the stop
+  std::optional<std::string> stall;           // why the run stopped, once it has
 };
+
+// Past the limit the next events are sampled for the kind that repeats, then the run stops: no
+// scenario may hold simulated time still for this long (the loader refuses what it can foresee).
+bool Simulation::Impl::stalled(const Event& e) {
+  constexpr std::int64_t kSampled = 1024;
+  const std::int64_t past = same_tick - stall_limit;
+  if (past == 0) kinds_seen.fill(0);
+  ++kinds_seen[static_cast<std::size_t>(e.kind)];
+  if (past + 1 < kSampled) return false;
+  const auto most = std::max_element(kinds_seen.begin(), kinds_seen.end());
+  const auto kind = static_cast<EventKind>(most - kinds_seen.begin());
+  char head[160];
+  std::snprintf(head, sizeof head,
+                "simulated time stopped advancing at t=%.9g s: %lld events in a row within 1 ns, "
+                "mostly ",
+                e.time, static_cast<long long>(same_tick));
+  stall = std::string(head) + kind_meaning(kind) + " (" + std::to_string(*most) + " of the last " +
+          std::to_string(kSampled) +
+          "), expected time to advance: a period or a duration in the scenario is zero or next "
+          "to it (events that take no time, such as requests no server can take with no CPU "
+          "time per event), see docs/limits.md";
+  return true;
+}
 
 void Simulation::Impl::handle(const Event& e) {
   parts.ctx.now = e.time;
@@ -88,6 +191,8 @@ void Simulation::Impl::handle(const Event& e) {
 // The books close at the end time, each part for its own figures.
 RunMetrics Simulation::Impl::finish() {
   Context& ctx = parts.ctx;
+  // The scenario's fault, not the engine's: bad input, exit 2.
+  if (stall) throw InputError(ctx.sc.source_file, {{"", *stall}});
   ctx.now = ctx.end;
   parts.accounting.finish(ctx.requests.live + parts.clients.fallbacks_in_flight());
   parts.path.finish();
@@ -106,7 +211,7 @@ void Simulation::set_transport(Transport* t, bool to_servers, bool to_clients) {
 
 double Simulation::next_time() const {
   const Context& ctx = impl_->parts.ctx;
-  if (ctx.queue.empty() || ctx.queue.top_time() > ctx.end) return kInf;
+  if (impl_->stall || ctx.queue.empty() || ctx.queue.top_time() > ctx.end) return kInf;
   return ctx.queue.top_time();
 }
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <set>
 
+#include <sonicsim/scenario/limits.hpp>
+
 namespace sonicsim::scenario::detail {
 
 std::string key_path(const std::string& parent, std::string_view key) {
@@ -380,6 +382,14 @@ std::optional<double> Checker::quantity(const json& value, const std::string& pa
     return std::nullopt;
   }
   return v;
+}
+
+bool Checker::at_least_tick(const std::string& found, const std::string& path, double seconds) {
+  if (!(seconds > 0.0 && seconds < Limits::clock_tick_s)) return true;
+  add(path, "found " + found +
+                ", expected a time of at least 1ns (SimGrid's clock resolution): a time that "
+                "recurs this often cannot advance the simulated clock (a unit mistake?)");
+  return false;
 }
 
 }  // namespace sonicsim::scenario::detail

@@ -80,6 +80,12 @@ class Checker {
   std::optional<std::uint64_t> unsigned_integer(const json& value, const std::string& path);
   std::optional<double> quantity(const json& value, const std::string& path, Quantity kind,
                                  Range range);
+  // A time that recurs (a period, a CPU time per event, a mean time between failures) found at
+  // `path` (`found` as messages show it, `seconds` as read): below SimGrid's clock resolution
+  // (Limits::clock_tick_s) the simulated clock could not advance between two of them. Reports a
+  // value in (0, 1 ns) and returns false; true for 0 (the caller decides whether 0 is allowed)
+  // and for anything longer.
+  bool at_least_tick(const std::string& found, const std::string& path, double seconds);
   // An optional key of `object` (at `path`): `out` takes its value when present and valid and
   // keeps its default when absent. False only when present and refused (the problem is added).
   bool optional_quantity(const json& object, const std::string& path, std::string_view key,

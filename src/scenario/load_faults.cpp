@@ -34,6 +34,16 @@ struct FaultReader {
     else
       ok = false;
   }
+  // A mean time between random events: each one schedules the next.
+  void recurring(const json* x, const char* key, double& out) {
+    if (!x) return;
+    const std::string kpath = key_path(path, key);
+    const auto t = loader.quantity(*x, kpath, Quantity::Time, Range::positive());
+    if (t && loader.at_least_tick(describe(*x), kpath, *t))
+      out = *t;
+    else
+      ok = false;
+  }
   const ServerPool* pool(std::size_t& out) {
     const json* x = need("pool", "the name of a pool in `servers`");
     if (!x) return nullptr;
@@ -101,10 +111,11 @@ void FaultReader::random_crashes() {
       applies + " (keys: kind, pool, mtbf, mttr)");
   Faults::RandomCrashes r;
   pool(r.pool);
-  time(need("mtbf", "the mean time between failures of each device, a time > 0 such as \"2h\""),
-       "mtbf", Range::positive(), r.mtbf);
-  time(need("mttr", "the mean time to repair a device, a time > 0 such as \"5min\""), "mttr",
-       Range::positive(), r.mttr);
+  recurring(
+      need("mtbf", "the mean time between failures of each device, a time > 0 such as \"2h\""),
+      "mtbf", r.mtbf);
+  recurring(need("mttr", "the mean time to repair a device, a time > 0 such as \"5min\""), "mttr",
+            r.mttr);
   for (const auto& other : s.faults.random_crashes)
     if (ok && other.pool == r.pool) {
       loader.add(key_path(path, "pool"), "found a second \"random_crashes\" for pool `" +
@@ -204,10 +215,10 @@ void FaultReader::random_preemption(std::string& first) {
   } else {
     first = path;
   }
-  time(need("mtbf",
-            "the mean time between preemptions of each running job, a time > 0 such "
-            "as \"6h\""),
-       "mtbf", Range::positive(), r.mtbf);
+  recurring(need("mtbf",
+                 "the mean time between preemptions of each running job, a time > 0 such "
+                 "as \"6h\""),
+            "mtbf", r.mtbf);
   restart_after(r.restart_after);
   if (ok) s.faults.random_preemption = r;
 }

@@ -153,8 +153,11 @@ std::optional<Autoscaler> Loader::autoscaler(const json& v, const std::string& p
           *t == "average_value" ? Autoscaler::Target::AverageValue : Autoscaler::Target::Value;
   }
   optional_quantity(v, path, "window", Quantity::Time, Range::positive(), a.window);
-  optional_quantity(v, path, "polling_interval", Quantity::Time, Range::positive(),
-                    a.polling_interval);
+  if (optional_quantity(v, path, "polling_interval", Quantity::Time, Range::positive(),
+                        a.polling_interval) &&
+      get(v, "polling_interval"))
+    at_least_tick(describe(*get(v, "polling_interval")), key_path(path, "polling_interval"),
+                  a.polling_interval);
   optional_quantity(v, path, "cooldown", Quantity::Time, Range::at_least(0), a.cooldown);
   if (const json* x = get(v, "tolerance")) {
     if (auto t = number(*x, key_path(path, "tolerance"), Range{0.0, 1.0, false, true}))

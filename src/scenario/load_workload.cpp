@@ -130,8 +130,14 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
     }
   }
   if (const json* x = get(v, "cpu_time_per_event")) {
-    if (auto d = distribution(*x, key_path(path, "cpu_time_per_event"), kTimeDist))
-      w.cpu_time_per_event = *d;
+    const std::string cpath = key_path(path, "cpu_time_per_event");
+    if (auto d = distribution(*x, cpath, kTimeDist)) {
+      // A distribution may draw shorter times than a tick; its mean is what the clock sees.
+      const double mean = d->expected();
+      if (at_least_tick(x->is_object() ? "a mean of " + format_number(mean) + " s" : describe(*x),
+                        cpath, mean))
+        w.cpu_time_per_event = *d;
+    }
   } else {
     missing(key_path(path, "cpu_time_per_event"),
             "a time (t_CPU, e.g. \"1.03s\") or a distribution of times");
@@ -193,7 +199,9 @@ void Loader::client(const json& v, const std::string& wpath, Workload& w) {
   check_keys(v, path, {"timeout", "allowed_tries", "retry_delay", "fallback"});
   ClientPolicy& c = w.client;
   if (const json* x = get(v, "timeout")) {
-    if (auto t = quantity(*x, key_path(path, "timeout"), Quantity::Time, Range::at_least(0)))
+    const std::string tpath = key_path(path, "timeout");
+    if (auto t = quantity(*x, tpath, Quantity::Time, Range::at_least(0));
+        t && at_least_tick(describe(*x), tpath, *t))
       c.timeout = *t;
   }
   if (const json* x = get(v, "allowed_tries")) {

@@ -44,6 +44,7 @@ void Loader::scenario(const json& doc, Scenario& s) {
   std::sort(s.models.begin(), s.models.end(),
             [](const Model& a, const Model& b) { return a.name < b.name; });
   cross_check(doc, s);
+  if (ok()) time_checks(doc, s);
 }
 
 void Loader::top_level(const json& doc, Scenario& s) {

@@ -15,6 +15,7 @@
 //   load_operations.cpp    load balancer: policy, capacity, admission
 //   load_faults.cpp        crashes, link degradations, preemptions
 //   cross_checks.cpp       checks between sections (request -> model, pool -> model curves)
+//   time_checks.cpp        simulated time that must advance: zero-time events, the event budget
 //
 // Beside them: checker.cpp reads one value (a number, a time, a choice) and files its problems;
 // overrides.cpp applies `--set` to the JSON before any section is read.
@@ -160,6 +161,8 @@ class Loader : public Checker {
 
   // --- cross_checks.cpp
   void cross_check(const json& doc, Scenario& s);
+  // --- time_checks.cpp (on a scenario whose sections are valid)
+  void time_checks(const json& doc, const Scenario& s);
 
   // Whether `path` is among referenced_files already (a file may serve several keys).
   bool referenced(const std::string& path) const;

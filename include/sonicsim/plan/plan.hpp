@@ -38,6 +38,11 @@ struct Prices {
   double hourly(double gpus, double cores) const;
 };
 
+// The range of Options::tolerance: searched bandwidths keep 4 significant digits (a narrower
+// bracket cannot be told apart), and one wider than a factor of 2 is no search at all.
+inline constexpr double kMinTolerance = 1e-3;
+inline constexpr double kMaxTolerance = 1.0;
+
 struct Options {
   Question question = Question::MaxCpu;
   std::string vary;  // default by question: workload.jobs, servers.0.count, network.LINK.bandwidth
@@ -49,7 +54,7 @@ struct Options {
   double max_p99_latency_s = 0.0;
   Prices prices;
   std::optional<double> range_min, range_max;  // the search bracket's limits; default from analytic
-  double tolerance = 0.02;  // geometric bisection stops when hi/lo <= 1 + tolerance
+  double tolerance = 0.02;  // geometric bisection stops when hi/lo <= 1 + tolerance, see below
   int replications = 3;
   // Values simulated together in each bisection round: more finish sooner when workers exceed
   // replications, at the price of more simulations. 1 is plain bisection.

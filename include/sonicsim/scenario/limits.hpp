@@ -20,6 +20,19 @@ struct Limits {
   static constexpr std::size_t max_request_kinds = 1000;      // entries of one workload's requests
   static constexpr double max_arrival_rate = 1e9;             // per second, open loop
   static constexpr std::int64_t max_in_flight = 100'000'000;  // requests, open loop
+  // SimGrid's clock resolution. A time that recurs (a period, a CPU time per event, a mean time
+  // between failures) shorter than this cannot advance the simulated clock: it is refused as the
+  // unit mistake it is ("1e-300", "1ns" meant as "1s").
+  static constexpr double clock_tick_s = 1e-9;
+  // Events a run may be expected to process (client events, open-loop arrivals, autoscaler
+  // polls, random crashes and preemptions, time-series samples): at the engine's ten million
+  // events per second or so, 1e12 is more than a day of wall time, so a scenario expected to
+  // need more is a mistake to refuse up front, not a run to start.
+  static constexpr double max_expected_events = 1e12;
+  // The engine's safety net: this many events in a row within one clock tick (more for a
+  // scenario whose own population could act in one instant, see engine/simulation.cpp) stop the
+  // run: simulated time has stopped advancing.
+  static constexpr std::int64_t min_stalled_events = 10'000'000;
 };
 
 }  // namespace sonicsim::scenario
