@@ -28,8 +28,9 @@ TEST_PKGS=(jq python3-jsonschema chromium python3-pil)
 TEST_PKGS+=(slurm-wlm munge)
 # scripts/bench.sh and analysis/: the SimPy reference model runs on Debian's /usr/bin/python3.
 BENCH_PKGS=(jq python3 python3-simpy3)
-# cli_analysis_plots runs the plotting scripts of analysis/ (numpy comes with matplotlib).
-TEST_PKGS+=(python3-matplotlib)
+# cli_analysis_plots runs the plotting scripts of analysis/ (numpy comes with matplotlib);
+# cli_simpy_model runs the SimPy reference model, which a suite must test wherever it is set up.
+TEST_PKGS+=(python3-matplotlib python3-simpy3)
 
 log() { printf '[sonicsim] %s\n' "$*" >&2; }
 die() { printf '[sonicsim] error: %s\n' "$*" >&2; exit 1; }

@@ -11,6 +11,7 @@
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/util/files.hpp>
 
+#include "checks.hpp"
 #include "command.hpp"
 
 namespace sonicsim::cli {
@@ -258,17 +259,17 @@ void add_calibrate_commands(CLI::App& app, Commands& out) {
       ->capture_default_str();
   pa->add_option("-b,--batch-size", perf.batch_size,
                  "Batch size of every file (default: from each file name, e.g. _batch16)")
-      ->check(CLI::Range(1, 1000000));
+      ->check(whole_number(1, 1000000));
   pa->add_option("--triton-config", perf.triton_config,
                  "The measured server's config.pbtxt: max_batch_size, dynamic_batching and "
                  "instance_group read as a scenario's triton_config reads them; the flags below "
                  "override single fields");
   pa->add_option("--max-batch-size", perf.max_batch_size,
                  "The measured server's max_batch_size (0 = no limit)")
-      ->check(CLI::Range(0, 1000000));
+      ->check(whole_number(0, 1000000));
   pa->add_option("--preferred-batch-size", perf.preferred,
                  "The measured server's preferred batch sizes")
-      ->check(CLI::Range(1, 1000000));
+      ->check(whole_number(1, 1000000));
   pa->add_option("--max-queue-delay", perf.max_queue_delay,
                  "The measured server's max_queue_delay (e.g. 100us; default 0)");
   pa->add_flag("--no-dynamic-batching", perf.no_dynamic_batching,
@@ -278,7 +279,7 @@ void add_calibrate_commands(CLI::App& app, Commands& out) {
   pa->add_option("--instances", perf.instances,
                  "Model instances per device on the measured "
                  "server (default 1)")
-      ->check(CLI::Range(1, 1000));
+      ->check(whole_number(1, 1000));
   pa->add_option("--curve", perf.curve,
                  "Force a curve: linear, piecewise or saturating (default: smallest held-out "
                  "error)");

@@ -6,6 +6,7 @@
 #include <sonicsim/calibration/scan_calibration.hpp>
 #include <sonicsim/util/files.hpp>
 
+#include "checks.hpp"
 #include "command.hpp"
 
 namespace sonicsim::cli {
@@ -20,6 +21,7 @@ struct ScanArgs {
 };
 
 int cmd_calibrate_scan(const ScanArgs& a) {
+  check_distinct_outputs({{"-o", a.output}, {"--report", a.report}});
   check_writable(a.output);
   if (!a.report.empty()) check_writable(a.report);
   const auto model = calibration::analytic_model_from_name(a.model);
@@ -39,9 +41,10 @@ int cmd_calibrate_scan(const ScanArgs& a) {
   if (::isatty(2)) q.progress = [](const std::string& line) { std::cerr << line << "\n"; };
   const auto c = calibration::calibrate_scan(q);
 
-  write_atomically(a.output, c.fitted.dump(2) + "\n");
+  std::vector<std::pair<std::string, std::string>> out = {{a.output, c.fitted.dump(2) + "\n"}};
   if (!a.report.empty())
-    write_atomically(a.report, calibration::to_json(c.result, c.measurements).dump(2) + "\n");
+    out.emplace_back(a.report, calibration::to_json(c.result, c.measurements).dump(2) + "\n");
+  write_all_or_none(out);
   std::cout << calibration::to_text(c.result, c.measurements);
   std::cout << "\nfitted scenario written to " << a.output << ":\n";
   for (const auto& line : c.mapping) std::cout << "  " << line << "\n";
@@ -82,7 +85,7 @@ void add_calibrate_scan_command(CLI::App* calibrate, Commands& out) {
                   "residuals, rounds) as JSON here");
   cmd->add_option("--workers", args.workers,
                   "Simulations running at once, each in its own process (default: the cores)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, 4096));
   out.push_back({cmd, [] { return cmd_calibrate_scan(args); }});
 }
 

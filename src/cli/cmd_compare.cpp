@@ -9,6 +9,7 @@
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/util/files.hpp>
 
+#include "checks.hpp"
 #include "command.hpp"
 
 namespace sonicsim::cli {
@@ -22,6 +23,7 @@ struct CompareArgs {
 };
 
 int cmd_compare(const CompareArgs& a) {
+  check_distinct_outputs({{"-o", a.output}, {"--csv", a.csv}});
   if (!a.output.empty()) check_writable(a.output);
   if (!a.csv.empty()) check_writable(a.csv);
   const compare::Request request{a.scenario, a.measurements, a.vary,
@@ -30,8 +32,10 @@ int cmd_compare(const CompareArgs& a) {
     if (::isatty(2))
       std::cerr << "simulating " << points << " points, " << workers << " at a time...\n";
   });
-  if (!a.output.empty()) write_atomically(a.output, compare::to_json(report).dump(2) + "\n");
-  if (!a.csv.empty()) write_atomically(a.csv, compare::to_csv(report));
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!a.output.empty()) out.emplace_back(a.output, compare::to_json(report).dump(2) + "\n");
+  if (!a.csv.empty()) out.emplace_back(a.csv, compare::to_csv(report));
+  write_all_or_none(out);
   std::cout << compare::to_text(report);
   if (!a.output.empty()) std::cout << "report written to " << a.output << "\n";
   if (!a.csv.empty()) std::cout << "table written to " << a.csv << "\n";
@@ -62,7 +66,7 @@ void add_compare_command(CLI::App& app, Commands& out) {
   cmd->add_option("--csv", args.csv, "Write the table as CSV here");
   cmd->add_option("--workers", args.workers,
                   "Simulations running at once, each in its own process (default: the cores)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, 4096));
   out.push_back({cmd, [] { return cmd_compare(args); }});
 }
 

@@ -8,6 +8,7 @@
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/util/files.hpp>
 
+#include "checks.hpp"
 #include "command.hpp"
 
 namespace sonicsim::cli {
@@ -150,16 +151,16 @@ void add_perf_analyzer_command(CLI::App& app, Commands& out) {
       ->check(CLI::IsMember({"constant", "poisson"}))
       ->capture_default_str();
   pa->add_option("-b,--batch-size", args.batch_size, "Items per request")
-      ->check(CLI::Range(1, 1000000))
+      ->check(whole_number(1, 1000000))
       ->capture_default_str();
   pa->add_option("--devices", args.devices,
                  "Devices of the serving pool behind the endpoint (default 1: one Triton server)")
-      ->check(CLI::Range(1, 100000))
+      ->check(whole_number(1, 100000))
       ->capture_default_str();
   pa->add_option("--requests", args.requests,
                  "Requests measured per level after warm-up (concurrency: finished, about; "
                  "request rate: sent)")
-      ->check(CLI::Range(100, 100000000))
+      ->check(whole_number(100, 100000000))
       ->capture_default_str();
   pa->add_option("-o,-f,--output", args.output, "Write the CSV here (default: stdout)");
   pa->add_flag("-v,--verbose", args.verbose,

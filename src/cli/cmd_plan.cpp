@@ -12,6 +12,7 @@
 #include <sonicsim/util/files.hpp>
 #include <sonicsim/util/format.hpp>
 
+#include "checks.hpp"
 #include "command.hpp"
 
 namespace sonicsim::cli {
@@ -173,14 +174,14 @@ void add_plan_command(CLI::App& app, Commands& out) {
   cmd->add_option("--slowdown", args.slowdown,
                   "Constraint: thread time per event within this many percent of the reference "
                   "(default 5)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   cmd->add_option("--reference", args.reference,
                   "What --slowdown is relative to: ideal (the formula's t_ideal) or cpu-only "
                   "(t_CPU, direct inference)")
       ->default_str("ideal");
   cmd->add_option("--min-per-job-throughput", args.min_per_job_throughput,
                   "Constraint: events per second per job at least this")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   cmd->add_option("--max-p99-latency", args.max_p99,
                   "Constraint: p99 request latency at most this (e.g. 20ms)");
   cmd->add_option("--vary", args.vary,
@@ -197,25 +198,25 @@ void add_plan_command(CLI::App& app, Commands& out) {
                   "min-bandwidth: stop when the bracket is narrower than this ratio, in [0.001, 1] "
                   "(default 0.02)");
   cmd->add_option("--gpu-hour-price", args.gpu_hour, "cost: price of one device for one hour")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   cmd->add_option("--core-hour-price", args.core_hour,
                   "cost: price of one core (one client thread) for one hour")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   cmd->add_option("--gpu-power", args.gpu_watts, "cost: watts drawn per device")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   cmd->add_option("--core-power", args.core_watts, "cost: watts drawn per core")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--kwh-price", args.kwh, "cost: price of one kWh")->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
+  cmd->add_option("--kwh-price", args.kwh, "cost: price of one kWh")->check(non_negative());
   cmd->add_option("--replications", args.replications,
                   "Simulations per value, seeds SEED..SEED+R-1 (default 3)")
-      ->check(CLI::Range(1, 1000));
+      ->check(whole_number(1, 1000));
   cmd->add_option("--workers", args.workers,
                   "Simulations running at once, each in its own process (default: the cores)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, 4096));
   cmd->add_option("--probes", args.probes,
                   "Values simulated together per bisection round (default: workers / "
                   "replications, at least 1; 1 is plain bisection, the fewest simulations)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, 1000));
   cmd->add_option("-o,--output", args.output, "Write the plan as JSON here");
   cmd->add_flag("--json", args.json, "Print the plan JSON on stdout instead of the summary");
   cmd->add_flag("--analytic-only", args.analytic_only,

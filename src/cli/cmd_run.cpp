@@ -5,6 +5,7 @@
 #include <sonicsim/pipeline/scenario_run.hpp>
 #include <sonicsim/results/results.hpp>
 
+#include "checks.hpp"
 #include "command.hpp"
 
 namespace sonicsim::cli {
@@ -18,7 +19,8 @@ void add_scenario_args(CLI::App* cmd, ScenarioArgs& a, bool positional) {
                   "Override a scenario value: dotted.path=JSON (e.g. workload.jobs=400, "
                   "servers.0.count=2, models.m.dynamic_batching=null); repeatable")
       ->take_all();
-  cmd->add_option("--seed", a.seed, "Override the scenario seed")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--seed", a.seed, "Override the scenario seed")
+      ->check(whole_number(0, std::numeric_limits<std::int64_t>::max()));
 }
 
 namespace {
@@ -36,6 +38,8 @@ int cmd_run(const RunArgs& a) {
       pipeline::run(a.scenario, {a.output, a.prometheus, a.trace, {a.trace_every, a.trace_max}});
   if (a.json) {
     std::cout << run.results.dump(2) << "\n";
+    for (const auto& w : results::overload_warnings(run.output.metrics))
+      std::cerr << "sonicsim: warning: " << w << "\n";
   } else if (!a.quiet) {
     std::cout << results::summary(run.scenario, run.output, run.analytic);
     if (!a.output.empty()) std::cout << "results    written to " << a.output << "\n";
@@ -86,10 +90,10 @@ void add_run_commands(CLI::App& app, Commands& out) {
                   "Write a sample of requests as Chrome trace-event JSON (Perfetto) here");
   run->add_option("--trace-every", run_args.trace_every,
                   "Trace every N-th request issued after the warm-up")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40))
+      ->check(whole_number(1, std::int64_t{1} << 40))
       ->capture_default_str();
   run->add_option("--trace-max", run_args.trace_max, "Trace at most this many requests")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{10000000}))
+      ->check(whole_number(1, 10000000))
       ->capture_default_str();
   run->add_flag("--json", run_args.json, "Print the results JSON on stdout instead of the summary");
   run->add_flag("-q,--quiet", run_args.quiet, "Print nothing on success");

@@ -6,6 +6,7 @@
 
 #include <sonicsim/pipeline/sweep.hpp>
 
+#include "checks.hpp"
 #include "command.hpp"
 
 namespace sonicsim::cli {
@@ -75,10 +76,10 @@ void add_sweep_commands(CLI::App& app, Commands& out) {
       ->allow_extra_args(false);
   cmd->add_option("--replications", args.sweep.replications,
                   "Simulations per point with distinct derived seeds (default 1)")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
+      ->check(whole_number(1, 100000));
   cmd->add_option("--workers", args.sweep.workers,
                   "Simulations running at once, each in its own process (default: the cores)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, 4096));
   cmd->add_option("-o,--output", args.sweep.output, "The sweep CSV (one row per point)")
       ->required();
   cmd->add_option("--jsonl", args.sweep.jsonl,
@@ -101,10 +102,10 @@ void add_sweep_commands(CLI::App& app, Commands& out) {
                   "filesystem the worker nodes share");
   cmd->add_option("--tasks", args.batch.tasks,
                   "Shards, one per array task or job (default: one per point, at most 1000)")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{10000000}));
+      ->check(whole_number(1, 10000000));
   cmd->add_option("--cpus-per-task", args.batch.cpus_per_task,
                   "Cores per task; each task runs that many simulations at once (default 1)")
-      ->check(CLI::Range(1, 4096));
+      ->check(whole_number(1, 4096));
   cmd->add_flag("--no-wait", args.batch.no_wait,
                 "--slurm: submit and return; print the merge command to run when it is done");
   cmd->add_option("--partition", args.batch.partition, "--slurm: #SBATCH --partition");
@@ -114,7 +115,7 @@ void add_sweep_commands(CLI::App& app, Commands& out) {
   cmd->add_option("--mem", args.batch.memory, "--slurm: #SBATCH --mem per task, e.g. 2G");
   cmd->add_option("--max-running", args.batch.max_running,
                   "--slurm: at most this many tasks at once (--array=1-N%M)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, 1000000));
   cmd->add_option("--sbatch-option", args.batch.sbatch_options,
                   "--slurm: another #SBATCH line, e.g. --sbatch-option=--constraint=skylake; "
                   "repeatable");

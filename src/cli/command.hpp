@@ -3,7 +3,7 @@
 // A command checks its flags, calls the pipeline (or the part that answers it) and prints; the
 // work itself lives below (pipeline/, plan/, calibration/, compare/, report/). main.cpp owns the
 // exit codes: 0 success, 2 bad input (InputError, OutputError, UsageError, BatchSystemError),
-// 1 internal error.
+// 1 a failed write (WriteError, standard output included) or an internal error.
 #pragma once
 
 #include <functional>

@@ -1,5 +1,8 @@
-// sonicsim: the command-line face. Parses flags and calls the parts; owns exit codes:
-// 0 success, 2 bad input (scenario, flags, files), 1 internal error.
+// sonicsim: the command-line face. Parses flags and calls the parts; owns exit codes (the
+// contract, docs/commands.md): 0 success, 2 bad input (scenario, flags, input files, an output
+// path that cannot be written), 1 a write that failed after the work (disk full, I/O error,
+// standard output closed) or an internal error; sweeps add 3 (some points failed) and 130
+// (interrupted).
 #include <iostream>
 #include <string>
 
@@ -8,6 +11,7 @@
 #include <sonicsim/pipeline/sweep.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/util/errors.hpp>
+#include <sonicsim/util/files.hpp>
 
 #include "command.hpp"
 
@@ -37,7 +41,14 @@ int main(int argc, char** argv) {
 
   try {
     for (const auto& c : commands)
-      if (c.app->parsed()) return c.run();
+      if (c.app->parsed()) {
+        const int code = c.run();
+        close_standard_output();
+        return code;
+      }
+  } catch (const WriteError& e) {
+    std::cerr << "sonicsim: " << e.what() << "\n";
+    return 1;
   } catch (const scenario::InputError& e) {
     std::cerr << e.what() << "\n";
     return 2;

@@ -33,16 +33,21 @@ ScenarioRun simulate(scenario::Scenario s, const engine::TraceSettings& trace) {
 
 ScenarioRun run(const ScenarioSource& source, const RunFiles& files) {
   auto s = load(source);
+  check_distinct_outputs(
+      {{"-o", files.results}, {"--prometheus", files.prometheus}, {"--trace", files.trace}});
   if (!files.results.empty()) check_writable(files.results);
   if (!files.prometheus.empty()) check_writable(files.prometheus);
   if (!files.trace.empty()) check_writable(files.trace);
   ScenarioRun done =
       simulate(std::move(s), files.trace.empty() ? engine::TraceSettings{} : files.trace_sample);
-  if (!files.results.empty()) write_atomically(files.results, done.results.dump(2) + "\n");
+  // All or none: a results file beside a missing trace would look like a complete run.
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!files.results.empty()) out.emplace_back(files.results, done.results.dump(2) + "\n");
   if (!files.prometheus.empty())
-    write_atomically(files.prometheus, results::to_prometheus(done.scenario, done.output));
+    out.emplace_back(files.prometheus, results::to_prometheus(done.scenario, done.output));
   if (!files.trace.empty())
-    write_atomically(files.trace, results::to_chrome_trace(done.scenario, done.output.metrics));
+    out.emplace_back(files.trace, results::to_chrome_trace(done.scenario, done.output.metrics));
+  write_all_or_none(out);
   return done;
 }
 

@@ -20,7 +20,8 @@ bool read_text(const std::string& path, std::string& out);
 // Lines without their newline; a last line without one (an interrupted append) is dropped.
 std::vector<std::string> complete_lines(const std::string& text);
 
-// Appends whole lines, each with one write(). Throws OutputError.
+// Appends whole lines. Throws OutputError when the file cannot be opened, WriteError (a line
+// left out whole) when a write fails.
 class Appender {
  public:
   explicit Appender(const std::string& path);

@@ -84,8 +84,7 @@ SweepState start_files(const SweepRequest& request, const SweepDefinition& d) {
     csv_text = sweep::header_line(d.fixed, state.metrics);
     for (const auto& row : rows) csv_text += sweep::row_line(row, state.metrics);
   }
-  write_atomically(d.csv, csv_text);
-  write_atomically(d.jsonl, jsonl_text);
+  write_all_or_none({{d.csv, csv_text}, {d.jsonl, jsonl_text}});
   return state;
 }
 

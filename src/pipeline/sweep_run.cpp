@@ -52,6 +52,7 @@ SweepDefinition define(const SweepRequest& a) {
   SweepDefinition d;
   d.csv = a.output;
   d.jsonl = a.jsonl_path();
+  check_distinct_outputs({{"-o", d.csv}, {"--jsonl", d.jsonl}});
   check_writable(d.csv);
   check_writable(d.jsonl);
   std::vector<sweep::Parameter> params;
@@ -158,7 +159,16 @@ Execution execute(const SweepRequest& a, const SweepDefinition& d,
   {
     std::vector<std::size_t> indices(items.size());
     for (std::size_t k = 0; k < items.size(); ++k) indices[k] = k;
-    e.completed = run_in_children_streaming(indices, work, hooks, e.workers);
+    try {
+      e.completed = run_in_children_streaming(indices, work, hooks, e.workers);
+    } catch (const WriteError& error) {
+      // The files hold whole records only (Appender), so the runs before the failure stand.
+      stop_signals.restore();
+      progress.finish();
+      throw WriteError(std::string(error.what()) + "; the runs finished before it are kept in " +
+                       d.csv + " and " + d.jsonl +
+                       ": make room and run the same command with --resume");
+    }
   }
   stop_signals.restore();
   progress.finish();
@@ -192,8 +202,7 @@ int finish(const SweepRequest& a, const SweepDefinition& d,
   std::string csv_text = sweep::header_line(d.fixed, sweep::metric_union(rows));
   const auto metrics = sweep::metric_union(rows);
   for (const auto& row : rows) csv_text += sweep::row_line(row, metrics);
-  write_atomically(d.csv, csv_text);
-  write_atomically(d.jsonl, jsonl_text);
+  write_all_or_none({{d.csv, csv_text}, {d.jsonl, jsonl_text}});
 
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - e.started).count();

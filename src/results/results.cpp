@@ -546,6 +546,7 @@ void summary_devices(Lines& out, const runner::RunOutput& run) {
         util::format_bandwidth(l.total_bytes() / span / l.count).c_str(),
         100.0 * l.peak_utilization());
   }
+  for (const auto& w : overload_warnings(m)) out("WARNING    %s\n", w.c_str());
   out("network    %s transport: %s\n", m.transport.c_str(), run.transport.reason.c_str());
   out("perf       %.3g s wall, %.3g simulated requests per wall-second, peak RSS %.0f MB\n",
       run.wall_time_s,
@@ -554,6 +555,21 @@ void summary_devices(Lines& out, const runner::RunOutput& run) {
 }
 
 }  // namespace
+
+std::vector<std::string> overload_warnings(const engine::RunMetrics& m) {
+  std::vector<std::string> warnings;
+  const double span = m.span();
+  if (span <= 0.0) return warnings;
+  for (const auto& l : m.links) {
+    const double u = l.busiest_utilization(span);
+    if (u > 1.0)
+      warnings.push_back(l.name + " carried " + util::percent(u, "%.0f") +
+                         " of its bandwidth on average (busiest link, busier direction): more "
+                         "than it can; the analytic transport does not slow transfers for "
+                         "contention, set network.flow_model to \"flow\" or \"auto\"");
+  }
+  return warnings;
+}
 
 std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
                     const nlohmann::json& analytic) {

@@ -1,5 +1,6 @@
 #include <sonicsim/util/files.hpp>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include <sonicsim/util/errors.hpp>
@@ -27,49 +29,149 @@ std::string read_text(const std::string& path, std::string& error) {
   return out.str();
 }
 
-void check_writable(const std::string& path) {
-  namespace fs = std::filesystem;
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path folder_of(const fs::path& target) {
+  return target.has_parent_path() ? target.parent_path() : fs::path(".");
+}
+
+// A target that exists and is not a regular file (a device such as /dev/null, a pipe, a
+// terminal): written in place, never replaced by a rename (that would swap the device for a
+// file).
+bool is_special(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+[[noreturn]] void failed(const std::string& path, const char* what, int err) {
+  throw WriteError(path + ": " + what + ": " + std::strerror(err));
+}
+
+// Every byte of `content` to `fd`; false with errno set when a write fails.
+bool write_all(int fd, const std::string& content) {
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+void write_in_place(const std::string& path, const std::string& content) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) failed(path, "cannot write", errno);
+  if (!write_all(fd, content)) {
+    const int err = errno;
+    ::close(fd);
+    failed(path, "write failed", err);
+  }
+  if (::close(fd) != 0) failed(path, "write failed", errno);
+}
+
+// The content in a hidden temporary file beside `path`, synced; its name.
+std::string write_temporary(const std::string& path, const std::string& content) {
   const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  // Appended rather than "." + ...: GCC 12 warns (-Wrestrict) on the temporary's concatenation.
+  std::string hidden(".");
+  hidden.append(target.filename().string()).append(".XXXXXX");
+  std::string tmpl = (folder_of(target) / hidden).string();
+  const int fd = mkstemp(tmpl.data());
+  if (fd < 0) failed(path, "cannot write", errno);
+  if (!write_all(fd, content) || ::fsync(fd) != 0) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(tmpl.c_str());
+    failed(path, "write failed", err);
+  }
+  if (::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(tmpl.c_str());
+    failed(path, "write failed", err);
+  }
+  ::chmod(tmpl.c_str(), 0644);
+  return tmpl;
+}
+
+}  // namespace
+
+void check_writable(const std::string& path) {
+  const fs::path target(path);
+  const fs::path dir = folder_of(target);
   std::error_code ec;
+  if (fs::is_directory(target, ec)) throw OutputError(path + ": cannot write: it is a folder");
+  if (is_special(path)) {
+    if (::access(path.c_str(), W_OK) != 0)
+      throw OutputError(path + ": cannot write: " + std::strerror(errno));
+    return;
+  }
   if (!fs::is_directory(dir, ec))
     throw OutputError(path + ": cannot write: folder " + dir.string() + " does not exist");
-  if (fs::is_directory(target, ec)) throw OutputError(path + ": cannot write: it is a folder");
   if (::access(dir.c_str(), W_OK) != 0)
     throw OutputError(path + ": cannot write: no permission in " + dir.string());
 }
 
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  std::vector<std::pair<fs::path, const std::string*>> seen;
+  for (const auto& [flag, path] : outputs) {
+    if (path.empty() || path == "-") continue;
+    std::error_code ec;
+    fs::path canonical = fs::weakly_canonical(fs::absolute(path, ec), ec);
+    if (ec) canonical = fs::path(path).lexically_normal();
+    for (const auto& [other, other_flag] : seen)
+      if (other == canonical)
+        throw OutputError(flag + " " + path + ": the same file as " + *other_flag +
+                          "; give each output a file of its own");
+    seen.emplace_back(canonical, &flag);
+  }
+}
+
 void write_atomically(const std::string& path, const std::string& content) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  // Appended rather than "." + ...: GCC 12 warns (-Wrestrict) on the temporary's concatenation.
-  std::string hidden(".");
-  hidden.append(target.filename().string()).append(".XXXXXX");
-  std::string tmpl = (dir / hidden).string();
-  const int fd = mkstemp(tmpl.data());
-  if (fd < 0) throw OutputError(path + ": cannot write (" + std::strerror(errno) + ")");
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n <= 0) {
+  write_all_or_none({{path, content}});
+}
+
+void write_all_or_none(const std::vector<std::pair<std::string, std::string>>& files) {
+  // Every regular file goes to a temporary first; devices and pipes (which cannot be taken back)
+  // are written once every temporary is in place; the renames come last, and a rename within a
+  // folder does not fail for want of space.
+  std::vector<std::pair<std::string, const std::string*>> staged;  // temporary, target
+  auto discard = [&staged] {
+    for (const auto& [tmp, target] : staged) ::unlink(tmp.c_str());
+  };
+  try {
+    for (const auto& [path, content] : files)
+      if (!is_special(path)) staged.emplace_back(write_temporary(path, content), &path);
+    for (const auto& [path, content] : files)
+      if (is_special(path)) write_in_place(path, content);
+  } catch (...) {
+    discard();
+    throw;
+  }
+  for (std::size_t i = 0; i < staged.size(); ++i)
+    if (std::rename(staged[i].first.c_str(), staged[i].second->c_str()) != 0) {
       const int err = errno;
-      ::close(fd);
-      ::unlink(tmpl.c_str());
-      throw OutputError(path + ": write failed (" + std::strerror(err) + ")");
+      for (std::size_t j = i; j < staged.size(); ++j) ::unlink(staged[j].first.c_str());
+      failed(*staged[i].second, "cannot write", err);
     }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    ::unlink(tmpl.c_str());
-    throw OutputError(path + ": write failed (" + std::strerror(errno) + ")");
-  }
-  ::chmod(tmpl.c_str(), 0644);
-  if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmpl.c_str());
-    throw OutputError(path + ": cannot write (" + std::strerror(err) + ")");
-  }
+}
+
+void close_standard_output() {
+  // std::cout writes through C's stdout (synced with stdio): flushing stdout is flushing both,
+  // and an earlier failure left unflushed bytes behind, whose retry here sets errno again.
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int err = errno;
+  if (!flushed || std::ferror(stdout) || !std::cout)
+    throw WriteError(std::string("standard output: write failed: ") +
+                     std::strerror(err != 0 ? err : EIO));
+  if (std::fclose(stdout) != 0)
+    throw WriteError(std::string("standard output: write failed: ") + std::strerror(errno));
 }
 
 }  // namespace sonicsim

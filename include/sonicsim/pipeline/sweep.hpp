@@ -51,7 +51,7 @@ std::string jsonl_path_of(const std::string& csv);
 // `sonicsim sweep` after its flags are checked: defines the sweep (the scenario must load and
 // every --param must have a value it accepts), then lists it (dry run), runs it here (resuming
 // when asked) or on the batch system. Returns the exit code: 0, kExitSomeFailed or
-// kExitInterrupted; throws scenario::InputError, results::OutputError or BatchSystemError.
+// kExitInterrupted; throws scenario::InputError, OutputError, WriteError or BatchSystemError.
 int sweep(const SweepRequest& request, const BatchRequest& batch);
 
 struct MergeRequest {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -16,5 +17,10 @@ nlohmann::ordered_json to_json(const scenario::Scenario& s, const runner::RunOut
 
 std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
                     const nlohmann::json& analytic);
+
+// One line per link that carried more than its bandwidth on average (possible only where the
+// analytic transport timed its transfers): the summary prints them, and `run --json` on stderr,
+// so that an impossible load cannot pass unseen.
+std::vector<std::string> overload_warnings(const engine::RunMetrics& m);
 
 }  // namespace sonicsim::results

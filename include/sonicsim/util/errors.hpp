@@ -38,6 +38,13 @@ class OutputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Writing an output failed after the work was done (disk full, an I/O error, a closed pipe):
+// not the user's input, so the CLI exits 1; the message names the path and the system's reason.
+class WriteError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // "did you mean `x`?" for the candidate closest to a misspelt `word`, or "" when none is close:
 // the hint a message gives for a key, a name or a choice that is almost right.
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);

@@ -1,0 +1,44 @@
+# cli_flag_checks: numeric flags are checked with messages a person reads (no 309-digit bounds),
+# nan, inf and overflows are refused (exit 2), and an impossible link load cannot pass unseen.
+source "$(dirname "$0")/lib.sh" "$@"
+S=(tests/data/valid_minimal.json)
+
+check_refused() {  # check_refused MESSAGE CMD...: exit 2, the message, no long numbers
+  local message="$1"
+  shift
+  run_status 2 "$@"
+  assert_stderr_contains "$message"
+  if grep -Eq '[0-9]{25,}|not in range|\.000000' "$ERR"; then fail "unreadable bounds: $(cat "$ERR")"; fi
+}
+
+check_refused '--seed: found "99999999999999999999999", expected a whole number from 0 to' \
+  "$SONICSIM" run "${S[@]}" --seed 99999999999999999999999
+check_refused '--seed: found "-1"' "$SONICSIM" run "${S[@]}" --seed -1
+check_refused '--seed: found "1.5"' "$SONICSIM" run "${S[@]}" --seed 1.5
+check_refused '--trace-every: found "0", expected a whole number from 1 to' \
+  "$SONICSIM" run "${S[@]}" --trace-every 0
+check_refused '--min-per-job-throughput: found "nan", expected a finite number >= 0' \
+  "$SONICSIM" plan tests/data/plan_knee.json max-cpu --min-per-job-throughput nan
+check_refused '--slowdown: found "inf", expected a finite number >= 0' \
+  "$SONICSIM" plan tests/data/plan_knee.json max-cpu --slowdown inf
+check_refused '--gpu-hour-price: found "1e999", expected a finite number >= 0' \
+  "$SONICSIM" plan tests/data/plan_knee.json cost --gpu-hour-price 1e999
+check_refused '--workers: found "0", expected a whole number from 1 to 4096' \
+  "$SONICSIM" sweep "${S[@]}" --param workload.jobs=1 -o "$TMP/s.csv" --workers 0
+assert_no_file "$TMP/s.csv"
+
+# A link that carries more than its bandwidth (the analytic transport does not slow transfers):
+# a warning in the summary, and on stderr with --json.
+over=(scenarios/default.json --set duration=1min --set warmup=10s
+  --set network.flow_model=analytic
+  --set 'network.site_uplink={"bandwidth":"100Mbps","latency":"1ms"}')
+run_ok "$SONICSIM" run "${over[@]}"
+assert_stdout_contains "WARNING    site_uplink carried"
+assert_stdout_contains 'set network.flow_model to "flow" or "auto"'
+run_ok "$SONICSIM" run "${over[@]}" --json
+assert_stderr_contains "sonicsim: warning: site_uplink carried"
+run_ok "$SONICSIM" run scenarios/default.json --set duration=1min --set warmup=10s
+if grep -q WARNING "$OUT"; then fail "a warning without an overload"; fi
+pass "no warning when no link is overloaded"
+
+finish
