@@ -1,6 +1,7 @@
 #include <sonicsim/platform/flow_network.hpp>
 #include <sonicsim/util/numbers.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <set>
@@ -149,8 +150,15 @@ struct FlowNetwork::Impl {
     timer = nullptr;
     timer_at = kInf;
     const double now = sg4::Engine::get_clock();
+    // Only the transfers whose time has come: the timer also fires for completions and for the
+    // core's events, possibly before a transfer the core sent ahead of SimGrid's clock, which
+    // must not leave early (it would arrive before it was sent).
     std::vector<Pending> due;
-    due.swap(pending);
+    const auto later =
+        std::stable_partition(pending.begin(), pending.end(),
+                              [now](const Pending& p) { return p.time <= now + kTimeEps; });
+    due.assign(pending.begin(), later);
+    pending.erase(pending.begin(), later);
     for (const Pending& p : due) start(p.node, p.device, p.dir, p.bytes, p.token);
     const double horizon = earliest.empty() ? kInf : earliest.begin()->first - kTimeEps;
     sim.process_through(std::max(now + kTimeEps, horizon));
@@ -159,8 +167,9 @@ struct FlowNetwork::Impl {
     arm(next);
   }
 
-  void start(std::uint32_t node, std::uint32_t device, engine::Direction dir, double bytes,
-             std::uint32_t token) {
+  // Starts a flow now; returns the earliest time it can arrive.
+  double start(std::uint32_t node, std::uint32_t device, engine::Direction dir, double bytes,
+               std::uint32_t token) {
     sg4::Host* client = clients[node];
     sg4::Host* server = devices[device];
     const bool up = dir == engine::Direction::ToServer;
@@ -177,6 +186,7 @@ struct FlowNetwork::Impl {
     // Registered before start(): an empty transfer may complete inside start() itself.
     live[token] = comm;
     comm->start();
+    return bound;
   }
 
   void on_completion(const sg4::Activity& activity) {
@@ -217,7 +227,8 @@ void FlowNetwork::send(double now, std::uint32_t client_node, std::uint32_t devi
                        engine::Direction dir, double bytes, std::uint32_t token) {
   Impl& im = *impl_;
   if (now <= sg4::Engine::get_clock() + kTimeEps) {
-    im.start(client_node, device, dir, bytes, token);
+    // The core, running ahead to the earliest arrival it knew of, must not pass this flow's.
+    im.sim.hold_at(im.start(client_node, device, dir, bytes, token) - kTimeEps);
     return;
   }
   // The core ran ahead of SimGrid's clock: start the flow when SimGrid gets there.
