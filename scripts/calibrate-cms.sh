@@ -24,7 +24,8 @@
 #   batcher without preferred sizes gives with four clients (--no-preferred-batch-size).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$SONICSIM_ROOT"
-REF="${1:-$SONICSIM_ROOT/../shared/reference/perf_analyzer/cms-t4}"
+# Relative to the repository root, so that the files record the same paths wherever they are made.
+REF="${1:-../shared/reference/perf_analyzer/cms-t4}"
 OUT="${2:-calibration/cms-t4}"
 # Relative to the repository root, so the files' server.from does not name this machine.
 CONFIGS="${3:-../shared/reference/triton-configs}"

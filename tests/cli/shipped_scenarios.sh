@@ -65,4 +65,11 @@ PY
 run_ok "$PY" "$TMP/check_schema.py" "$SCHEMA" "${SCENARIOS[@]}"
 assert_stdout_contains ": 0 problems"
 
+# The shipped calibrations are the same wherever they are regenerated: they name their sources by
+# paths relative to the repository, never the absolute paths of the machine that made them.
+if grep -rlE '"(/|[A-Za-z]:\\)[^"]*\.(csv|pbtxt)"|(^| )/[^ ]*/shared/reference' "$SRC/calibration"; then
+  fail "a shipped calibration records an absolute path (scripts/calibrate-cms.sh makes them relative)"
+fi
+pass "shipped calibrations record relative paths"
+
 finish
