@@ -5,7 +5,9 @@
 #   scripts/slurm-local.sh start [DIR]   install slurm-wlm and munge when missing, write a
 #                                        config under DIR (default /tmp/sonicsim-slurm), start
 #                                        munged, slurmctld and slurmd, wait for the node
-#   scripts/slurm-local.sh stop [DIR]    stop the daemons started from DIR
+#   scripts/slurm-local.sh stop [DIR]    stop the daemons started from DIR, and leave the machine
+#                                        as start found it: munged stopped and the cgroup
+#                                        hierarchies unmounted when start had to provide them
 #   scripts/slurm-local.sh env [DIR]     print `export SLURM_CONF=...` for clients (eval it)
 #
 # Clients find the cluster through SLURM_CONF=DIR/slurm.conf; nothing under /etc/slurm is
@@ -16,6 +18,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cmd="${1:-}"
 DIR="${2:-/tmp/sonicsim-slurm}"
 CONF="$DIR/slurm.conf"
+# What `start` provided that was not there before, for `stop` to take back: one line each,
+# "mount PATH" (in mount order) or "munged PID".
+PROVIDED="$DIR/provided"
 
 node_line() {  # the node as slurmd sees it: CPUs, sockets, cores, memory
   slurmd -C | head -1
@@ -66,15 +71,23 @@ ensure_cgroups() {
   local c
   [[ -e /sys/fs/cgroup/freezer || -e /sys/fs/cgroup/cgroup.controllers ]] && return
   mkdir -p /sys/fs/cgroup
-  mountpoint -q /sys/fs/cgroup || mount -t tmpfs -o mode=755 cgroup_root /sys/fs/cgroup ||
-    die "no cgroup filesystem under /sys/fs/cgroup and none can be mounted (slurmd needs one)"
+  if ! mountpoint -q /sys/fs/cgroup; then
+    mount -t tmpfs -o mode=755 cgroup_root /sys/fs/cgroup ||
+      die "no cgroup filesystem under /sys/fs/cgroup and none can be mounted (slurmd needs one)"
+    echo "mount /sys/fs/cgroup" >>"$PROVIDED"
+  fi
   for c in freezer cpuset memory devices pids cpu cpuacct; do
     mkdir -p "/sys/fs/cgroup/$c"
-    mount -t cgroup -o "$c" cgroup "/sys/fs/cgroup/$c" 2>/dev/null || rmdir "/sys/fs/cgroup/$c"
+    if mount -t cgroup -o "$c" cgroup "/sys/fs/cgroup/$c" 2>/dev/null; then
+      echo "mount /sys/fs/cgroup/$c" >>"$PROVIDED"
+    else
+      rmdir "/sys/fs/cgroup/$c"
+    fi
   done
   mkdir -p /sys/fs/cgroup/systemd
   mount -t cgroup -o none,name=systemd cgroup /sys/fs/cgroup/systemd ||
     die "cannot mount the cgroup hierarchies slurmd needs under /sys/fs/cgroup"
+  echo "mount /sys/fs/cgroup/systemd" >>"$PROVIDED"
   log "mounted the cgroup v1 hierarchies slurmd needs under /sys/fs/cgroup"
 }
 
@@ -89,12 +102,42 @@ start_munge() {
   mkdir -p /run/munge /var/log/munge /var/lib/munge
   chown munge:munge /run/munge /var/log/munge /var/lib/munge
   runuser -u munge -- /usr/sbin/munged
+  local _
+  for _ in $(seq 1 50); do
+    [[ -s /run/munge/munged.pid ]] && break
+    sleep 0.1
+  done
+  [[ -s /run/munge/munged.pid ]] && echo "munged $(cat /run/munge/munged.pid)" >>"$PROVIDED"
+}
+
+# Takes back what start provided: munged stopped, the cgroup hierarchies unmounted (last
+# mounted, first unmounted), and their folders removed.
+take_back() {
+  [[ -s "$PROVIDED" ]] || return 0
+  local kind what pid _
+  while read -r kind what; do
+    [[ $kind == munged ]] || continue
+    pid="$what"
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+  done <"$PROVIDED"
+  tac "$PROVIDED" | while read -r kind what; do
+    [[ $kind == mount ]] || continue
+    umount "$what" 2>/dev/null || umount -l "$what" 2>/dev/null || true
+    [[ $what == /sys/fs/cgroup ]] || rmdir "$what" 2>/dev/null || true
+  done
+  rm -f "$PROVIDED"
 }
 
 start() {
   [[ $EUID -eq 0 ]] || die "the local Slurm cluster runs as root"
   ensure_packages slurm-wlm munge
   stop_daemons 2>/dev/null || true
+  take_back
+  mkdir -p "$DIR"
   write_config
   ensure_cgroups
   start_munge
@@ -130,7 +173,11 @@ stop_daemons() {  # and wait until they are gone, so that a restart finds the po
 
 case "$cmd" in
   start) start ;;
-  stop) stop_daemons; log "stopped the Slurm daemons of $DIR" ;;
+  stop)
+    stop_daemons
+    take_back
+    log "stopped the Slurm daemons of $DIR and what they needed"
+    ;;
   env) echo "export SLURM_CONF=$CONF" ;;
   *) sed -n '2,13p' "$0"; exit 2 ;;
 esac
