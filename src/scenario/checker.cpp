@@ -199,6 +199,12 @@ std::string strip_prefix(std::string what) {
 }  // namespace
 
 std::optional<json> parse_document(const std::string& text, std::vector<Problem>& problems) {
+  // The parser would stop at a NUL byte and take what came before as the whole document.
+  if (const auto nul = text.find('\0'); nul != std::string::npos) {
+    problems.push_back({"", line_column(text, nul + 1) +
+                                ": found a NUL byte, expected JSON text (is this a binary file?)"});
+    return std::nullopt;
+  }
   json root;
   DocumentBuilder builder(root);
   const bool ok = json::sax_parse(text, &builder);

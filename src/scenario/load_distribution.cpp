@@ -3,6 +3,8 @@
 #include <initializer_list>
 #include <string_view>
 
+#include <sonicsim/util/format.hpp>
+
 #include "loader_impl.hpp"
 
 namespace sonicsim::scenario::detail {
@@ -116,6 +118,14 @@ std::optional<Distribution> Loader::distribution(const json& v, const std::strin
         }
       } else {
         missing(key_path(path, "cv"), "the coefficient of variation `cv` (or `stddev`)");
+        ok = false;
+      }
+      if (ok && d.cv != 0.0 && !(d.cv >= Limits::min_cv && d.cv <= Limits::max_cv)) {
+        add(key_path(path, cv ? "cv" : "stddev"),
+            "found a coefficient of variation of " + util::formatted("%g", d.cv) +
+                ", expected 0 or one from " + util::formatted("%g", Limits::min_cv) + " to " +
+                util::formatted("%g", Limits::max_cv) +
+                " (a smaller spread is none: write 0; a larger one puts nearly every draw at 0)");
         ok = false;
       }
       break;

@@ -725,3 +725,33 @@ TEST_CASE("did-you-mean prefers a dropped letter on a tie", "[loader]") {
     CHECK(std::string(e.what()).find("did you mean `servers`?") != std::string::npos);
   }
 }
+
+TEST_CASE("a distribution's spread must be one a sampler can draw; a NUL byte ends no document",
+          "[loader]") {
+  const auto problems_with = [](const std::string& dist) {
+    return validate_file(write_temp(base_doc().dump()),
+                         overrides_of({"workload.cpu_time_per_event=" + dist}));
+  };
+  for (const char* kind : {"gamma", "lognormal", "normal"}) {
+    const std::string k = kind;
+    CHECK(has_problem(problems_with(R"({"dist":")" + k + R"(","mean":"1s","cv":1e-160})"),
+                      "workload.cpu_time_per_event.cv",
+                      {"found a coefficient of variation of 1e-160",
+                       "expected 0 or one from "
+                       "1e-06 to 100"}));
+    CHECK(has_problem(problems_with(R"({"dist":")" + k + R"(","mean":"1s","cv":1e155})"),
+                      "workload.cpu_time_per_event.cv", {"1e+155"}));
+    CHECK(has_problem(problems_with(R"({"dist":")" + k + R"(","mean":"1s","stddev":"1ns"})"),
+                      "workload.cpu_time_per_event.stddev", {"1e-09"}));
+    // 0 (no spread) and the ends of the range load.
+    for (const char* cv : {"0", "1e-6", "100", "0.5"})
+      CHECK(problems_with(R"({"dist":")" + k + R"(","mean":"1s","cv":)" + cv + "}").empty());
+  }
+
+  std::string text = base_doc().dump();
+  text.insert(text.size() - 1, std::string("\0, \"x\": 1", 9));
+  const auto problems = validate_file(write_temp(text), {});
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].message.find("found a NUL byte, expected JSON text") != std::string::npos);
+  CHECK(problems[0].message.rfind("line 1, column ", 0) == 0);
+}

@@ -17,8 +17,11 @@ struct Limits {
   static constexpr int max_events_in_flight = 1000;          // per thread, async mode
   static constexpr std::int64_t max_priority_levels = 1000;  // Triton priority levels
   static constexpr std::size_t max_workloads = 64;
-  static constexpr std::size_t max_request_kinds = 1000;      // entries of one workload's requests
-  static constexpr double max_arrival_rate = 1e9;             // per second, open loop
+  static constexpr std::size_t max_request_kinds = 1000;  // entries of one workload's requests
+  static constexpr double max_arrival_rate = 1e9;         // per second, open loop
+  // A distribution's cv, when not 0: below, no spread a sampler can tell from none (a gamma's
+  // shape 1/cv^2 overflows); above, nearly all of the mass sits at 0 with rare huge draws.
+  static constexpr double min_cv = 1e-6, max_cv = 100.0;
   static constexpr std::int64_t max_in_flight = 100'000'000;  // requests, open loop
   // SimGrid's clock resolution. A time that recurs (a period, a CPU time per event, a mean time
   // between failures) shorter than this cannot advance the simulated clock: it is refused as the
