@@ -21,13 +21,13 @@ namespace sonicsim::calibration {
 namespace {
 
 using json = nlohmann::json;
-using util::formatted;
+using scan_detail::has;
 using scan_detail::Moved;
 using scan_detail::moved;
-using scan_detail::has;
 using scan_detail::names_of;
 using scan_detail::show;
 using scenario::InputError;
+using util::formatted;
 
 double logistic(double u) {
   return 1.0 / (1.0 + std::exp(-u));

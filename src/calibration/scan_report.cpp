@@ -13,9 +13,9 @@
 
 namespace sonicsim::calibration {
 
-using util::formatted;
 using scan_detail::names_of;
 using scan_detail::show;
+using util::formatted;
 
 std::string to_text(const ScanResult& r, const Measurements& m) {
   std::ostringstream o;
@@ -78,7 +78,8 @@ std::string to_text(const ScanResult& r, const Measurements& m) {
                   formatted("%+.2f%%", 100.0 * (pred - m.rows[i].value) / m.rows[i].value).c_str());
     o << line;
   }
-  o << "MAPE " << formatted("%.2f%%", r.mape_percent) << " (" << model << " at the fitted parameters)\n";
+  o << "MAPE " << formatted("%.2f%%", r.mape_percent) << " (" << model
+    << " at the fitted parameters)\n";
   return o.str();
 }
 

@@ -21,11 +21,11 @@ namespace sonicsim::calibration {
 namespace {
 
 using json = nlohmann::json;
-using util::formatted;
 using scan_detail::has;
 using scan_detail::served_models;
 using scan_detail::show;
 using scenario::InputError;
+using util::formatted;
 
 // Served requests per event carried by each served model.
 std::map<std::string, double> requests_per_model(const scenario::Scenario& s) {
