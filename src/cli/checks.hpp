@@ -27,28 +27,28 @@ inline bool finite_number(const std::string& text, double& v) {
   return r.ec == std::errc() && r.ptr == end && std::isfinite(v);
 }
 
+// A finite number >= 0, or > 0 when zero is not allowed.
+inline CLI::Validator finite_from_zero(bool zero_allowed) {
+  const std::string bound = zero_allowed ? ">= 0" : "> 0";
+  return CLI::Validator(
+      [zero_allowed, bound](std::string& text) -> std::string {
+        double v = 0.0;
+        if (finite_number(text, v) && (v > 0.0 || (zero_allowed && v == 0.0))) return {};
+        return found(text) + ", expected a finite number " + bound;
+      },
+      "NUMBER " + bound);
+}
+
 }  // namespace check_detail
 
 // A finite number >= 0 (nan, inf and overflows refused).
 inline CLI::Validator non_negative() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        double v = 0.0;
-        if (check_detail::finite_number(text, v) && v >= 0.0) return {};
-        return check_detail::found(text) + ", expected a finite number >= 0";
-      },
-      "NUMBER >= 0");
+  return check_detail::finite_from_zero(true);
 }
 
 // A finite number > 0.
 inline CLI::Validator positive() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        double v = 0.0;
-        if (check_detail::finite_number(text, v) && v > 0.0) return {};
-        return check_detail::found(text) + ", expected a finite number > 0";
-      },
-      "NUMBER > 0");
+  return check_detail::finite_from_zero(false);
 }
 
 // A whole number from `lo` to `hi` (written in decimal digits: no sign unless negative, no

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/util/files.hpp>
 
 namespace sonicsim::pipeline {
 
@@ -19,16 +20,6 @@ namespace {
 
 // The first byte a child writes says how its work ended; the rest is the payload.
 constexpr char kOk = 'R', kInputError = 'I', kFailure = 'F';
-
-void write_all(int fd, const std::string& data) {
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // the parent is gone: nobody is left to tell
-    done += static_cast<std::size_t>(n);
-  }
-}
 
 [[noreturn]] void child_main(int fd, std::size_t i,
                              const std::function<std::string(std::size_t)>& work) {
@@ -49,7 +40,8 @@ void write_all(int fd, const std::string& data) {
     message = kFailure + std::string("unknown exception");
     code = 1;
   }
-  write_all(fd, message);
+  // A failed write means the parent is gone: nobody is left to tell.
+  write_fully(fd, message);
   ::close(fd);
   ::_exit(code);
 }

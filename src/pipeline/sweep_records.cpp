@@ -12,6 +12,7 @@
 #include <sonicsim/results/reader.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/util/errors.hpp>
+#include <sonicsim/util/files.hpp>
 
 namespace sonicsim::pipeline {
 
@@ -62,20 +63,13 @@ void Appender::write(const std::string& line) {
   // A record is whole or absent: on a full disk the part written is cut off again, so that the
   // file stays a list of complete lines that --resume can read.
   const off_t before = ::lseek(fd_, 0, SEEK_END);
-  std::size_t done = 0;
-  while (done < line.size()) {
-    const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = n == 0 ? EIO : errno;
-      if (done > 0 && before >= 0) {
-        // Should the cut fail too, --resume still skips a last line without its newline.
-        [[maybe_unused]] const int cut = ::ftruncate(fd_, before);
-      }
-      throw WriteError(path_ + ": write failed: " + std::strerror(err));
-    }
-    done += static_cast<std::size_t>(n);
+  if (write_fully(fd_, line)) return;
+  const int err = errno;
+  if (before >= 0) {
+    // Should the cut fail too, --resume still skips a last line without its newline.
+    [[maybe_unused]] const int cut = ::ftruncate(fd_, before);
   }
+  throw WriteError(path_ + ": write failed: " + std::strerror(err));
 }
 
 sweep::Run run_of(const std::string& sweep_id, std::size_t point, std::size_t replication,

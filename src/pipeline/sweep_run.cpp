@@ -5,6 +5,7 @@
 #include <chrono>
 #include <csignal>
 #include <iostream>
+#include <optional>
 #include <utility>
 
 #include <sonicsim/pipeline/children.hpp>
@@ -155,6 +156,7 @@ Execution execute(const SweepRequest& a, const SweepDefinition& d,
   };
 
   StopSignals stop_signals;
+  std::optional<std::string> write_failed;
   e.workers = a.workers > 0 ? a.workers : default_workers();
   {
     std::vector<std::size_t> indices(items.size());
@@ -162,16 +164,15 @@ Execution execute(const SweepRequest& a, const SweepDefinition& d,
     try {
       e.completed = run_in_children_streaming(indices, work, hooks, e.workers);
     } catch (const WriteError& error) {
-      // The files hold whole records only (Appender), so the runs before the failure stand.
-      stop_signals.restore();
-      progress.finish();
-      throw WriteError(std::string(error.what()) + "; the runs finished before it are kept in " +
-                       d.csv + " and " + d.jsonl +
-                       ": make room and run the same command with --resume");
+      write_failed = error.what();
     }
   }
   stop_signals.restore();
   progress.finish();
+  // The files hold whole records only (Appender), so the runs before the failure stand.
+  if (write_failed)
+    throw WriteError(*write_failed + "; the runs finished before it are kept in " + d.csv +
+                     " and " + d.jsonl + ": make room and run the same command with --resume");
   return e;
 }
 

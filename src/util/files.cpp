@@ -49,25 +49,10 @@ bool is_special(const std::string& path) {
   throw WriteError(path + ": " + what + ": " + std::strerror(err));
 }
 
-// Every byte of `content` to `fd`; false with errno set when a write fails.
-bool write_all(int fd, const std::string& content) {
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (n == 0) errno = EIO;
-      return false;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
 void write_in_place(const std::string& path, const std::string& content) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) failed(path, "cannot write", errno);
-  if (!write_all(fd, content)) {
+  if (!write_fully(fd, content)) {
     const int err = errno;
     ::close(fd);
     failed(path, "write failed", err);
@@ -84,7 +69,7 @@ std::string write_temporary(const std::string& path, const std::string& content)
   std::string tmpl = (folder_of(target) / hidden).string();
   const int fd = mkstemp(tmpl.data());
   if (fd < 0) failed(path, "cannot write", errno);
-  if (!write_all(fd, content) || ::fsync(fd) != 0) {
+  if (!write_fully(fd, content) || ::fsync(fd) != 0) {
     const int err = errno;
     ::close(fd);
     ::unlink(tmpl.c_str());
@@ -100,6 +85,20 @@ std::string write_temporary(const std::string& path, const std::string& content)
 }
 
 }  // namespace
+
+bool write_fully(int fd, std::string_view data) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
 
 void check_writable(const std::string& path) {
   const fs::path target(path);

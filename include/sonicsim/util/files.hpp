@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -13,6 +14,10 @@ namespace sonicsim {
 
 // The bytes of `path`; on failure "" and `error` says why (strerror's wording).
 std::string read_text(const std::string& path, std::string& error);
+
+// Every byte of `data` to the open file `fd`, through short writes and interrupted calls; false
+// with errno set when a write fails (n bytes may have gone before it).
+bool write_fully(int fd, std::string_view data);
 
 // Fails fast, before a long simulation, when `path` could not be written (missing folder, no
 // permission, a folder). Throws OutputError.
