@@ -146,7 +146,9 @@ start() {
   export SLURM_CONF="$CONF"
   local _
   for _ in $(seq 1 60); do
-    if sinfo -h -o '%T' 2>/dev/null | grep -qx idle; then
+    local states
+    states="$(sinfo -h -o '%T' 2>/dev/null)"
+    if grep -qx idle <<<"$states"; then
       log "Slurm is up (node $(hostname -s), partition sonicsim): export SLURM_CONF=$CONF"
       return 0
     fi

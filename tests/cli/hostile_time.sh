@@ -10,16 +10,12 @@ BASELINE=scenarios/examples/cpu-only-baseline.json
 DEFAULT=scenarios/default.json
 KEDA=scenarios/sites/tier2-keda.json
 
-# An AddressSanitizer build reserves terabytes of shadow address space up front, which any
-# address-space limit refuses: there the bound is the timeout alone (the Release pass keeps both).
-LIMIT=(prlimit --as=4000000000)
-if ldd "$SONICSIM" 2>/dev/null | grep -q libasan; then LIMIT=(); fi
 
 # refused MESSAGE CMD...: bounded run, exit 2 (timeout gives 124, a signal 128+N), the message
 # on stderr, no results file (nor its temporary) left.
 refused() {
   local message="$1"; shift
-  run timeout 20 "${LIMIT[@]}" "$@"
+  run timeout 20 "${MEMORY_LIMIT[@]}" "$@"
   ((STATUS == 2)) || fail "exit status $STATUS (expected 2; 124: timed out, >128: a signal): $(_label "$@")"
   pass "exit 2: $(_label "$@")"
   assert_stderr_contains "$message"

@@ -69,7 +69,8 @@ if [[ $EUID -ne 0 ]] || { ! command -v sbatch >/dev/null && [[ "${CI:-}" != true
 fi
 started=0
 eval "$("$SRC/scripts/slurm-local.sh" env)"
-if ! scontrol ping 2>/dev/null | grep -q "is UP"; then
+ping_output="$(scontrol ping 2>/dev/null)"
+if [[ $ping_output != *"is UP"* ]]; then
   "$SRC/scripts/slurm-local.sh" start >"$TMP/slurm-start.log" 2>&1 ||
     fail "scripts/slurm-local.sh start failed: $(tail -20 "$TMP/slurm-start.log")"
   started=1

@@ -36,7 +36,7 @@ assert_stderr_contains "/dev/full: write failed"
 assert_no_file "$TMP/r.json"
 run_status 1 "$SONICSIM" run "${S[@]}" -o "$TMP/r.json" --trace /dev/full
 assert_no_file "$TMP/r.json"
-ls -A "$TMP" | grep -q '^\.r\.json\.' && fail "a temporary results file was left behind"
+compgen -G "$TMP/.r.json.*" >/dev/null && fail "a temporary results file was left behind"
 pass "no temporary files left"
 
 # Two outputs naming one file: refused before the run.
