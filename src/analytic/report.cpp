@@ -110,7 +110,7 @@ json to_json(const Prediction& pr) {
   for (const ModelTerm& m : pr.models)
     models[m.name] = {{"served", m.served},
                       {"offload_fraction", num(m.offload_fraction)},
-                      {"requests_per_event", num(m.per_event)},
+                      {"requests_per_event", m.per_event},
                       {"mean_items", num(m.mean_items)},
                       {"t_gpu_s", num(m.t_gpu_s)},
                       {"t_gpu_routed_s", num(m.t_gpu_routed_s)},

@@ -140,7 +140,7 @@ TEST_CASE("every quantity lies in a range the engine represents", "[units][limit
   CHECK(parsed("1bps", Quantity::Bandwidth) == 0.125);
   CHECK(parsed(0, Quantity::Bandwidth) == 0.0);  // 0 is each key's own rule (positive())
   CHECK(failure(1e-12, Quantity::Rate).find("from 1e-9 to 1e9") != std::string::npos);
-  CHECK(failure("2GHz", Quantity::Rate).find("from 1e-9 to 1e9") != std::string::npos);
+  CHECK(failure("2000MHz", Quantity::Rate).find("from 1e-9 to 1e9") != std::string::npos);
   CHECK(parsed("1MHz", Quantity::Rate) == 1e6);
 }
 
