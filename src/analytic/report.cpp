@@ -74,47 +74,47 @@ std::string table(const std::vector<std::vector<std::string>>& rows, const std::
 
 json to_json(const Prediction& pr) {
   json j;
-  j["t_cpu_s"] = pr.t_cpu_s;
-  j["p"] = pr.p;
-  j["t_gpu_s"] = pr.t_gpu_s;
-  j["t_latency_s"] = pr.t_latency_s;
+  j["t_cpu_s"] = num(pr.t_cpu_s);
+  j["p"] = num(pr.p);
+  j["t_gpu_s"] = num(pr.t_gpu_s);
+  j["t_latency_s"] = num(pr.t_latency_s);
   j["n_cpu"] = pr.n_cpu;
   j["n_gpu"] = pr.n_gpu;
-  j["t_ideal_s"] = pr.t_ideal_s;
-  j["t_sonic_s"] = pr.t_sonic_s;
+  j["t_ideal_s"] = num(pr.t_ideal_s);
+  j["t_sonic_s"] = num(pr.t_sonic_s);
   j["saturated"] = pr.saturated;
   j["saturation_n_cpu_per_gpu"] = num(pr.saturation_n_cpu_per_gpu);
 
   j["mode"] = mode_name(pr.mode);
-  j["p_fallback"] = pr.p_fallback;
+  j["p_fallback"] = num(pr.p_fallback);
   j["throughput_per_s"] = num(pr.throughput_per_s);
   j["binding_pool"] = pr.binding_pool < 0
                           ? json(nullptr)
                           : json(pr.pools[static_cast<std::size_t>(pr.binding_pool)].name);
 
   json network;
-  network["bytes_in_per_event"] = pr.bytes_in_per_event;
-  network["bytes_out_per_event"] = pr.bytes_out_per_event;
-  network["round_trip_latency_s"] = pr.round_trip_latency_s;
+  network["bytes_in_per_event"] = num(pr.bytes_in_per_event);
+  network["bytes_out_per_event"] = num(pr.bytes_out_per_event);
+  network["round_trip_latency_s"] = num(pr.round_trip_latency_s);
   network["path_bandwidth_Bps"] = num(pr.path_bandwidth_Bps);
   network["links"] = json::array();
   for (const LinkTerm& l : pr.links)
     network["links"].push_back({{"name", l.name},
-                                {"bandwidth_Bps", l.bandwidth_Bps},
-                                {"latency_s", l.latency_s},
-                                {"load_Bps", l.load_Bps},
-                                {"utilization", l.utilization}});
+                                {"bandwidth_Bps", num(l.bandwidth_Bps)},
+                                {"latency_s", num(l.latency_s)},
+                                {"load_Bps", num(l.load_Bps)},
+                                {"utilization", num(l.utilization)}});
   j["network"] = std::move(network);
 
   json models = json::object();
   for (const ModelTerm& m : pr.models)
     models[m.name] = {{"served", m.served},
-                      {"offload_fraction", m.offload_fraction},
+                      {"offload_fraction", num(m.offload_fraction)},
                       {"requests_per_event", m.per_event},
-                      {"mean_items", m.mean_items},
-                      {"t_gpu_s", m.t_gpu_s},
-                      {"t_gpu_routed_s", m.t_gpu_routed_s},
-                      {"t_latency_s", m.t_latency_s},
+                      {"mean_items", num(m.mean_items)},
+                      {"t_gpu_s", num(m.t_gpu_s)},
+                      {"t_gpu_routed_s", num(m.t_gpu_routed_s)},
+                      {"t_latency_s", num(m.t_latency_s)},
                       {"n_gpu", m.n_gpu},
                       {"pools", m.pools},
                       {"t_gpu_full_batch_s", num(m.t_gpu_full_batch_s)},
@@ -128,14 +128,14 @@ json to_json(const Prediction& pr) {
                      {"count", p.count},
                      {"models", p.models},
                      {"in_use", p.in_use},
-                     {"demand_s", p.demand_s},
-                     {"demand_per_device_s", p.demand_per_device_s},
+                     {"demand_s", num(p.demand_s)},
+                     {"demand_per_device_s", num(p.demand_per_device_s)},
                      {"demand_per_device_full_batch_s", num(p.demand_per_device_full_batch_s)},
                      {"saturation_n_cpu_per_gpu", num(p.saturation_n_cpu_per_gpu)},
                      {"saturation_n_cpu", num(p.saturation_n_cpu)},
                      {"saturated", p.saturated},
                      {"binding", p.binding},
-                     {"utilization", p.utilization}});
+                     {"utilization", num(p.utilization)}});
   j["per_pool"] = std::move(pools);
 
   if (!pr.mva) {
@@ -144,14 +144,14 @@ json to_json(const Prediction& pr) {
     const MvaTerm& m = *pr.mva;
     json mva;
     mva["throughput_per_s"] = num(m.throughput_per_s);
-    mva["time_per_event_s"] = m.time_per_event_s;
-    mva["think_time_s"] = m.think_time_s;
+    mva["time_per_event_s"] = num(m.time_per_event_s);
+    mva["think_time_s"] = num(m.think_time_s);
     json util = json::object(), queue = json::object(), residence = json::object();
     for (std::size_t k = 0; k < pr.pools.size(); ++k) {
       if (!pr.pools[k].in_use) continue;
-      util[pr.pools[k].name] = m.device_utilization[k];
-      queue[pr.pools[k].name] = m.device_queue_length[k];
-      residence[pr.pools[k].name] = m.device_residence_s[k];
+      util[pr.pools[k].name] = num(m.device_utilization[k]);
+      queue[pr.pools[k].name] = num(m.device_queue_length[k]);
+      residence[pr.pools[k].name] = num(m.device_residence_s[k]);
     }
     mva["device_utilization"] = std::move(util);
     mva["device_queue_length"] = std::move(queue);

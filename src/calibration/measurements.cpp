@@ -27,6 +27,9 @@ using util::parse_number;
 
 // A file of garbage should not print a thousand lines: the first problems say enough.
 constexpr std::size_t kMaxProblems = 20;
+// The range of a measured metric or its standard deviation, and of an x value (a scenario
+// parameter: Limits keeps those far smaller).
+constexpr double kMinMeasured = 1e-12, kMaxMeasured = 1e12, kMaxX = 1e15;
 
 std::string trim_blanks(std::string_view s) {
   return std::string(util::trim(s, " \t\r"));
@@ -38,10 +41,7 @@ std::vector<std::string> split_cells(const std::string& line) {
 }
 
 std::string where(int line, int column = 0, const std::string& name = {}) {
-  std::string s = "line " + std::to_string(line);
-  if (column > 0) s += ", column " + std::to_string(column);
-  if (!name.empty()) s += " (`" + name + "`)";
-  return s;
+  return util::cell_place(static_cast<std::size_t>(line), static_cast<std::size_t>(column), name);
 }
 
 std::string quoted_list(const std::vector<std::string>& names) {
@@ -344,24 +344,33 @@ bool read_row(MeasurementsParse& p, int line, const std::vector<std::string>& ce
       ok = ok && !needed;
       continue;
     }
-    if (col == out.x_index) row.x = *v;
-    if (col == out.metric_index) {
-      if (*v <= 0.0) {
+    // A fit squares and inverts these (weights 1/stddev^2): outside [1e-12, 1e12] it would
+    // overflow, and no measured time in seconds or rate per second lies there.
+    const auto measured = [&](const char* expected) {
+      if (*v >= kMinMeasured && *v <= kMaxMeasured) return true;
+      p.add(where(line, col, p.header[i]), "found " + cells[i] + ", expected " + expected);
+      return false;
+    };
+    if (col == out.x_index) {
+      if (std::fabs(*v) > kMaxX) {
         p.add(where(line, col, p.header[i]),
-              "found " + cells[i] + ", expected a positive " +
-                  (is_time(out.metric) ? "time in seconds" : "rate in events per second"));
+              "found " + cells[i] + ", expected a value from -1e15 to 1e15");
         ok = false;
       }
+      row.x = *v;
+    }
+    if (col == out.metric_index) {
+      ok = measured(is_time(out.metric)
+                        ? "a positive time in seconds from 1e-12 to 1e12"
+                        : "a positive rate in events per second from 1e-12 to 1e12") &&
+           ok;
       row.value = *v;
     }
     if (col == p.stddev_index) {
-      if (*v <= 0.0) {
-        p.add(where(line, col, p.header[i]),
-              "found " + cells[i] +
-                  ", expected a positive standard deviation (it weights the "
-                  "point by 1/stddev^2)");
-        ok = false;
-      }
+      ok = measured(
+               "a positive standard deviation from 1e-12 to 1e12 (it weights the point by "
+               "1/stddev^2)") &&
+           ok;
       row.stddev = *v;
     }
   }

@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 
+#include <sonicsim/scenario/limits.hpp>
 #include <sonicsim/util/csv.hpp>
 #include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/format.hpp>
@@ -56,24 +57,44 @@ std::optional<double> parse_gpu_metric(const std::string& text) {
 struct Column {
   const char* name;
   double PerfAnalyzerRow::*field;
+  double hi;
   const char* expected;
 };
 
+// The scenario's own ranges (scenario/limits.hpp), in the file's units: a time is at most
+// Limits::max_time_s, a throughput at most Limits::max_arrival_rate requests of the largest
+// batch Triton takes (a generous 1e6 items).
+constexpr double kMaxUs = scenario::Limits::max_time_s * 1e6;
+constexpr double kMaxItemsPerS = scenario::Limits::max_arrival_rate * 1e6;
+constexpr const char* kTimeUs = "a time in microseconds from 0 to 1e15";
+
 const Column kRequired[] = {
-    {"Inferences/Second", &PerfAnalyzerRow::inferences_per_s, "a throughput >= 0 (items/s)"},
-    {"Client Send", &PerfAnalyzerRow::client_send_us, "a time >= 0 in microseconds"},
-    {"Network+Server Send/Recv", &PerfAnalyzerRow::network_server_us,
-     "a time >= 0 in microseconds"},
-    {"Server Queue", &PerfAnalyzerRow::server_queue_us, "a time >= 0 in microseconds"},
-    {"Server Compute Input", &PerfAnalyzerRow::compute_input_us, "a time >= 0 in microseconds"},
-    {"Server Compute Infer", &PerfAnalyzerRow::compute_infer_us, "a time >= 0 in microseconds"},
-    {"Server Compute Output", &PerfAnalyzerRow::compute_output_us, "a time >= 0 in microseconds"},
-    {"Client Recv", &PerfAnalyzerRow::client_recv_us, "a time >= 0 in microseconds"},
-    {"p50 latency", &PerfAnalyzerRow::p50_us, "a time >= 0 in microseconds"},
-    {"p90 latency", &PerfAnalyzerRow::p90_us, "a time >= 0 in microseconds"},
-    {"p95 latency", &PerfAnalyzerRow::p95_us, "a time >= 0 in microseconds"},
-    {"p99 latency", &PerfAnalyzerRow::p99_us, "a time >= 0 in microseconds"},
+    {"Inferences/Second", &PerfAnalyzerRow::inferences_per_s, kMaxItemsPerS,
+     "a throughput in items/s from 0 to 1e15"},
+    {"Client Send", &PerfAnalyzerRow::client_send_us, kMaxUs, kTimeUs},
+    {"Network+Server Send/Recv", &PerfAnalyzerRow::network_server_us, kMaxUs, kTimeUs},
+    {"Server Queue", &PerfAnalyzerRow::server_queue_us, kMaxUs, kTimeUs},
+    {"Server Compute Input", &PerfAnalyzerRow::compute_input_us, kMaxUs, kTimeUs},
+    {"Server Compute Infer", &PerfAnalyzerRow::compute_infer_us, kMaxUs, kTimeUs},
+    {"Server Compute Output", &PerfAnalyzerRow::compute_output_us, kMaxUs, kTimeUs},
+    {"Client Recv", &PerfAnalyzerRow::client_recv_us, kMaxUs, kTimeUs},
+    {"p50 latency", &PerfAnalyzerRow::p50_us, kMaxUs, kTimeUs},
+    {"p90 latency", &PerfAnalyzerRow::p90_us, kMaxUs, kTimeUs},
+    {"p95 latency", &PerfAnalyzerRow::p95_us, kMaxUs, kTimeUs},
+    {"p99 latency", &PerfAnalyzerRow::p99_us, kMaxUs, kTimeUs},
 };
+
+// The load of one row: a concurrency is a count of threads (the emulation runs that many),
+// a request rate an arrival rate; both within the scenario's limits.
+std::optional<double> parse_load(LoadMode mode, const std::string& cell) {
+  if (mode == LoadMode::Concurrency) {
+    const auto n = util::parse_whole_number(cell, 1, scenario::Limits::max_threads);
+    return n ? std::optional<double>(static_cast<double>(*n)) : std::nullopt;
+  }
+  const auto v = parse_number(cell);
+  if (!v || !(*v > 0.0) || *v > scenario::Limits::max_arrival_rate) return std::nullopt;
+  return v;
+}
 
 std::string quoted(const std::string& s) {
   return "\"" + s + "\"";
@@ -92,8 +113,8 @@ std::optional<int> batch_size_from_name(const std::string& path) {
                                   std::regex::icase);
   std::smatch m;
   if (std::regex_search(name, m, pattern)) {
-    const long v = std::stol(m[1].str());
-    if (v >= 1 && v <= 1'000'000) return static_cast<int>(v);
+    if (const auto v = util::parse_whole_number(m[1].str(), 1, 1'000'000))
+      return static_cast<int>(*v);
   }
   return std::nullopt;
 }
@@ -156,8 +177,15 @@ PerfAnalyzerScan read_perf_analyzer_csv(const std::string& path, std::optional<i
   scan.columns = split_csv(header_line);
 
   std::map<std::string, std::size_t> index;
-  for (std::size_t i = 0; i < scan.columns.size(); ++i) index.emplace(scan.columns[i], i);
   std::vector<Problem> problems;
+  for (std::size_t i = 0; i < scan.columns.size(); ++i) {
+    const auto [first, fresh] = index.emplace(scan.columns[i], i);
+    // Which of two `Client Send` columns holds the measurement? Neither can be trusted.
+    if (!fresh && !scan.columns[i].empty())
+      problems.push_back({util::cell_place(header_at + 1, i + 1, scan.columns[i]),
+                          "found the column a second time (first in column " +
+                              std::to_string(first->second + 1) + "), expected each once"});
+  }
   std::size_t load_col;
   if (index.count("Concurrency")) {
     scan.mode = LoadMode::Concurrency;
@@ -187,7 +215,10 @@ PerfAnalyzerScan read_perf_analyzer_csv(const std::string& path, std::optional<i
     // composing models); the measurement table ends there.
     if (line.empty()) break;
     const auto cells = split_csv(line);
-    const std::string where = "line " + std::to_string(li + 1);
+    const std::string where = util::cell_place(li + 1);
+    const auto place = [&](std::size_t col) {
+      return util::cell_place(li + 1, col + 1, scan.columns[col]);
+    };
     if (cells.size() < scan.columns.size() &&
         !(cells.size() + 1 == scan.columns.size() && scan.columns.back().empty())) {
       problems.push_back({where, "found " + std::to_string(cells.size()) + " cells, expected " +
@@ -197,26 +228,24 @@ PerfAnalyzerScan read_perf_analyzer_csv(const std::string& path, std::optional<i
     }
     PerfAnalyzerRow row;
     row.line = static_cast<int>(li + 1);
-    auto numeric = [&](std::size_t col, const char* expected) -> std::optional<double> {
-      const auto v = parse_number(cells[col]);
-      if (!v || *v < 0) {
-        problems.push_back({where + ", column `" + scan.columns[col] + "`",
-                            "found " + quoted(cells[col]) + ", expected " + expected});
-        return std::nullopt;
-      }
-      return v;
+    const auto refuse = [&](std::size_t col, const std::string& expected) {
+      problems.push_back({place(col), "found " + quoted(cells[col]) + ", expected " + expected});
     };
-    const char* load_expected = scan.mode == LoadMode::Concurrency
-                                    ? "a concurrency >= 1"
-                                    : "a request rate > 0 (requests/s)";
-    if (auto v = numeric(load_col, load_expected)) {
-      if (*v <= 0)
-        problems.push_back({where + ", column `" + scan.columns[load_col] + "`",
-                            "found " + quoted(cells[load_col]) + ", expected " + load_expected});
+    if (auto v = parse_load(scan.mode, cells[load_col]))
       row.load = *v;
+    else
+      refuse(load_col, scan.mode == LoadMode::Concurrency
+                           ? "a whole number of concurrent requests from 1 to " +
+                                 std::to_string(scenario::Limits::max_threads)
+                           : std::string("a request rate in requests/s, > 0 and at most 1e9"));
+    for (const Column& c : kRequired) {
+      const std::size_t col = index[c.name];
+      const auto v = parse_number(cells[col]);
+      if (v && *v >= 0.0 && *v <= c.hi)
+        row.*c.field = *v;
+      else
+        refuse(col, c.expected);
     }
-    for (const Column& c : kRequired)
-      if (auto v = numeric(index[c.name], c.expected)) row.*c.field = *v;
     for (std::size_t col = 0; col < scan.columns.size() && col < cells.size(); ++col) {
       const std::string& name = scan.columns[col];
       if (name.empty() || col == load_col) continue;
@@ -227,9 +256,7 @@ PerfAnalyzerScan read_perf_analyzer_csv(const std::string& path, std::optional<i
       auto v = parse_number(cells[col]);
       if (!v) v = parse_gpu_metric(cells[col]);
       if (!v) {
-        problems.push_back({where + ", column `" + name + "`",
-                            "found " + quoted(cells[col]) +
-                                ", expected a number or per-GPU values `uuid:value;...`"});
+        refuse(col, "a number or per-GPU values `uuid:value;...`");
         continue;
       }
       if (name == "Avg latency")

@@ -7,6 +7,7 @@
 #include <sonicsim/calibration/perf_emulation.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/util/files.hpp>
+#include <sonicsim/util/format.hpp>
 
 #include "checks.hpp"
 #include "command.hpp"
@@ -49,11 +50,12 @@ std::vector<double> parse_range(const RangeSpec& spec, const std::string& text) 
   while (true) {
     const auto colon = text.find(':', start);
     const std::string item = text.substr(start, colon - start);
-    char* end = nullptr;
-    const double v = spec.integers ? static_cast<double>(std::strtol(item.c_str(), &end, 10))
-                                   : std::strtod(item.c_str(), &end);
-    if (item.empty() || *end != '\0' || !std::isfinite(v) || v <= 0.0 || v > spec.max) throw bad();
-    parts.push_back(v);
+    const auto whole = util::parse_whole_number(item, 1, static_cast<std::int64_t>(spec.max));
+    const std::optional<double> v =
+        spec.integers ? (whole ? std::optional<double>(static_cast<double>(*whole)) : std::nullopt)
+                      : util::parse_number(item);
+    if (!v || *v <= 0.0 || *v > spec.max) throw bad();
+    parts.push_back(*v);
     if (colon == std::string::npos) break;
     start = colon + 1;
   }

@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <limits>
 
 #include <sonicsim/pipeline/children.hpp>
+#include <sonicsim/pipeline/status_line.hpp>
 #include <sonicsim/plan/plan.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/scenario/units.hpp>
@@ -26,7 +28,7 @@ struct PlanArgs {
   double slowdown = -1.0, min_per_job_throughput = -1.0, tolerance = 0.02;
   double gpu_hour = -1.0, core_hour = -1.0, gpu_watts = 0.0, core_watts = 0.0, kwh = 0.0;
   int replications = 3, workers = 0, probes = 0;
-  bool json = false, analytic_only = false;
+  bool json = false, analytic_only = false, quiet = false;
 };
 
 double parse_bound(const std::string& text, bool bandwidth, const std::string& flag) {
@@ -45,12 +47,8 @@ double parse_bound(const std::string& text, bool bandwidth, const std::string& f
           (error.empty() ? "found `" + text + "`, expected a positive bandwidth" : error));
     return *v;
   }
-  try {
-    std::size_t used = 0;
-    const long long v = std::stoll(text, &used);
-    if (used == text.size() && v >= 1) return static_cast<double>(v);
-  } catch (const std::exception&) {
-  }
+  if (const auto v = util::parse_whole_number(text, 1, std::numeric_limits<std::int64_t>::max()))
+    return static_cast<double>(*v);
   throw UsageError(flag + ": found `" + text + "`, expected a positive integer");
 }
 
@@ -140,12 +138,45 @@ int cmd_plan(const PlanArgs& a) {
   const int workers = a.workers > 0 ? a.workers : pipeline::default_workers();
   // Workers left idle by the replications of one value bisect further in the same round.
   options.probes = a.probes > 0 ? a.probes : std::max(1, workers / options.replications);
-  if (::isatty(2) && !options.analytic_only)
+  if (::isatty(2) && !options.analytic_only && !a.quiet)
     std::cerr << "planning: each value simulated " << options.replications << "x, " << workers
               << " at a time...\n";
+  // The search's progress on a terminal: values simulated of about how many, this round's runs
+  // as they finish, the bracket.
+  pipeline::StatusLine line(!a.quiet && !options.analytic_only);
+  plan::SearchStatus status;
+  std::size_t runs_done = 0;
+  const auto draw = [&] {
+    const double done = status.values_done + static_cast<double>(runs_done) / options.replications;
+    const double expected = std::max(1, status.values_expected);
+    const double elapsed = line.elapsed_s();
+    line.show(done / expected,
+              "values " + std::to_string(status.values_done) + "/~" +
+                  std::to_string(status.values_expected) + ", this round " +
+                  std::to_string(runs_done) + "/" +
+                  std::to_string(status.values_now * options.replications) + " runs" +
+                  (status.bracket.empty() ? "" : ", bracket " + status.bracket),
+              done > 0 ? elapsed / done * (expected - done) : -1.0);
+  };
+  pipeline::PointsWatch watch;
+  if (line.on()) {
+    options.on_status = [&](const plan::SearchStatus& s) {
+      status = s;
+      runs_done = 0;
+      draw();
+    };
+    watch.on_done = [&](std::size_t finished) {
+      runs_done = finished;
+      draw();
+    };
+    watch.on_tick = [&] {
+      if (line.due()) draw();
+    };
+  }
   const auto report =
       plan::plan(a.scenario.scenario_path, common, options,
-                 plan::simulate_with_run_points(a.scenario.scenario_path, common, workers));
+                 plan::simulate_with_run_points(a.scenario.scenario_path, common, workers, watch));
+  line.finish(false);
   const auto j = plan::to_json(report);
   if (!a.output.empty()) write_atomically(a.output, j.dump(2) + "\n");
   if (a.json) {
@@ -219,6 +250,7 @@ void add_plan_command(CLI::App& app, Commands& out) {
       ->check(whole_number(1, 1000));
   cmd->add_option("-o,--output", args.output, "Write the plan as JSON here");
   cmd->add_flag("--json", args.json, "Print the plan JSON on stdout instead of the summary");
+  cmd->add_flag("-q,--quiet", args.quiet, "No progress on stderr (shown only on a terminal)");
   cmd->add_flag("--analytic-only", args.analytic_only,
                 "Only the formula's and MVA's answers, in milliseconds: no simulation");
   out.push_back({cmd, [] { return cmd_plan(args); }});

@@ -34,8 +34,8 @@ struct RunArgs {
 };
 
 int cmd_run(const RunArgs& a) {
-  const auto run =
-      pipeline::run(a.scenario, {a.output, a.prometheus, a.trace, {a.trace_every, a.trace_max}});
+  const auto run = pipeline::run(
+      a.scenario, {a.output, a.prometheus, a.trace, {a.trace_every, a.trace_max}}, !a.quiet);
   if (a.json) {
     std::cout << run.results.dump(2) << "\n";
     for (const auto& w : results::overload_warnings(run.output.metrics))

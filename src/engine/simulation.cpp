@@ -99,6 +99,7 @@ struct Simulation::Impl {
         same_tick = 0;
       }
       handle(e);
+      if ((++events & (kWatchEvents - 1)) == 0 && watch) watch(e.time, events);
     }
   }
   bool stalled(const Event& e);
@@ -111,6 +112,8 @@ struct Simulation::Impl {
   const std::int64_t stall_limit;
   std::array<std::int64_t, 16> kinds_seen{};  // over the last events before the stop
   std::optional<std::string> stall;           // why the run stopped, once it has
+  std::int64_t events = 0;                    // processed, for the watch
+  Watch watch;
 };
 
 // Past the limit the next events are sampled for the kind that repeats, then the run stops: no
@@ -220,6 +223,10 @@ void Simulation::process_through(double until) {
 }
 void Simulation::set_trace(const TraceSettings& t) {
   impl_->parts.sampling.set_trace(t);
+}
+
+void Simulation::set_watch(Watch w) {
+  impl_->watch = std::move(w);
 }
 
 void Simulation::hold_at(double t) {

@@ -8,13 +8,23 @@ namespace sonicsim::pipeline {
 std::vector<PointResult> run_points(const std::string& scenario_path,
                                     const std::vector<scenario::Override>& common,
                                     const std::vector<std::vector<scenario::Override>>& points,
-                                    int workers) {
+                                    int workers, const PointsWatch& watch) {
   const auto work = [&](std::size_t i) {
     std::vector<scenario::Override> overrides = common;
     overrides.insert(overrides.end(), points[i].begin(), points[i].end());
     return simulate(scenario::load_file(scenario_path, overrides)).results.dump();
   };
-  const auto outcomes = run_in_children(points.size(), work, workers);
+  std::vector<ChildOutcome> outcomes(points.size());
+  std::vector<std::size_t> indices(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) indices[i] = i;
+  std::size_t finished = 0;
+  StreamHooks hooks;
+  hooks.on_done = [&](std::size_t i, ChildOutcome&& o) {
+    outcomes[i] = std::move(o);
+    if (watch.on_done) watch.on_done(++finished);
+  };
+  hooks.on_tick = watch.on_tick;
+  run_in_children_streaming(indices, work, hooks, workers);
   std::vector<PointResult> results(points.size());
   for (std::size_t i = 0; i < points.size(); ++i) {
     PointResult& r = results[i];

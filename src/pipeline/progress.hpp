@@ -1,15 +1,15 @@
-// What a running sweep shows on stderr: a bar with an ETA on a terminal, a line per tenth of the
-// sweep otherwise (logs and batch jobs keep a readable history instead of carriage returns).
+// What a running sweep shows on stderr: a bar with an ETA on a terminal (status_line.hpp), a line
+// per tenth of the sweep otherwise (logs and batch jobs keep a readable history instead of
+// carriage returns).
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <string>
 
-namespace sonicsim::pipeline {
+#include <sonicsim/pipeline/status_line.hpp>
 
-// "m:ss" or "h:mm:ss"; "--:--" when not known (negative) or absurd.
-std::string clock_text(double seconds);
+namespace sonicsim::pipeline {
 
 class Progress {
  public:
@@ -22,11 +22,10 @@ class Progress {
  private:
   using Clock = std::chrono::steady_clock;
   void draw();
-  bool tty_;
+  StatusLine line_;
   std::size_t points_, runs_, points_done_ = 0, runs_done_ = 0, failed_ = 0;
   std::size_t last_decile_ = 0;
-  bool drawn_ = false;
-  Clock::time_point start_, last_draw_{};
+  Clock::time_point start_;
 };
 
 }  // namespace sonicsim::pipeline

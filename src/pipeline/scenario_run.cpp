@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include <sonicsim/pipeline/status_line.hpp>
 #include <sonicsim/results/prometheus.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/results/trace.hpp>
@@ -20,26 +21,31 @@ scenario::Scenario load(const ScenarioSource& source) {
   return scenario::load_file(source.scenario_path, overrides_of(source));
 }
 
-ScenarioRun simulate(scenario::Scenario s, const engine::TraceSettings& trace) {
+ScenarioRun simulate(scenario::Scenario s, const engine::TraceSettings& trace,
+                     const engine::Watch& watch) {
   ScenarioRun run;
   run.scenario = std::move(s);
   const auto prediction = analytic::predict(run.scenario);
   run.analytic = analytic::to_json(prediction);
-  run.output =
-      runner::simulate(run.scenario, runner::choose_transport(run.scenario, prediction), trace);
+  run.output = runner::simulate(run.scenario, runner::choose_transport(run.scenario, prediction),
+                                trace, watch);
   run.results = results::to_json(run.scenario, run.output, run.analytic);
   return run;
 }
 
-ScenarioRun run(const ScenarioSource& source, const RunFiles& files) {
+ScenarioRun run(const ScenarioSource& source, const RunFiles& files, bool progress) {
   auto s = load(source);
   check_distinct_outputs(
       {{"-o", files.results}, {"--prometheus", files.prometheus}, {"--trace", files.trace}});
   if (!files.results.empty()) check_writable(files.results);
   if (!files.prometheus.empty()) check_writable(files.prometheus);
   if (!files.trace.empty()) check_writable(files.trace);
+  StatusLine line(progress);
+  const double total_s = s.duration;
   ScenarioRun done =
-      simulate(std::move(s), files.trace.empty() ? engine::TraceSettings{} : files.trace_sample);
+      simulate(std::move(s), files.trace.empty() ? engine::TraceSettings{} : files.trace_sample,
+               line.on() ? simulation_watch(line, total_s) : engine::Watch{});
+  line.finish(false);
   // All or none: a results file beside a missing trace would look like a complete run.
   std::vector<std::pair<std::string, std::string>> out;
   if (!files.results.empty()) out.emplace_back(files.results, done.results.dump(2) + "\n");

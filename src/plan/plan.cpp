@@ -207,6 +207,7 @@ class Simulations {
     for (double v : values)
       if (!index_.count(v) && std::find(fresh.begin(), fresh.end(), v) == fresh.end())
         fresh.push_back(v);
+    if (o.on_status && !fresh.empty()) o.on_status(status(fresh.size()));
     std::vector<std::vector<scenario::Override>> sets;
     for (double v : fresh)
       for (int k = 0; k < o.replications; ++k)
@@ -237,6 +238,42 @@ class Simulations {
   }
 
  private:
+  // The bracket so far and the values the search may still need: bisection halves it per round
+  // (a k-section with probes), and the uncertainty's search takes a few more.
+  SearchStatus status(std::size_t fresh) const {
+    const Options& o = r_.options;
+    SearchStatus s;
+    s.values_done = static_cast<int>(r_.points.size());
+    s.values_now = static_cast<int>(fresh);
+    const auto human = [&](double v) {
+      return r_.geometric ? util::format_bandwidth(v) : format_value(o, v);
+    };
+    if (o.question == Question::Cost) {
+      s.bracket = "[" + human(r_.bracket_low) + ", " + human(r_.bracket_high) + "]";
+      s.values_expected = s.values_done + s.values_now + 3;
+      return s;
+    }
+    const bool ok_below = o.question == Question::MaxCpu;
+    std::optional<double> ok, fail;
+    for (const auto& p : r_.points)
+      if (p.ok && (!ok || (ok_below ? p.value > *ok : p.value < *ok))) ok = p.value;
+    for (const auto& p : r_.points)
+      if (!p.ok && (!ok || (ok_below ? p.value > *ok : p.value < *ok)) &&
+          (!fail || (ok_below ? p.value < *fail : p.value > *fail)))
+        fail = p.value;
+    double rounds = 2.0;  // a bracket still to find
+    if (ok && fail) {
+      const double lo = std::min(*ok, *fail), hi = std::max(*ok, *fail);
+      const double halvings = r_.geometric ? std::log2(std::log(hi / lo) / std::log1p(o.tolerance))
+                                           : std::log2(hi - lo);
+      rounds = std::max(0.0, std::ceil(halvings / std::log2(o.probes + 1.0)));
+      s.bracket = "[" + human(lo) + ", " + human(hi) + "]";
+    }
+    s.values_expected =
+        s.values_done + s.values_now + static_cast<int>(rounds) * std::max(1, o.probes) + 2;
+    return s;
+  }
+
   // The point of `value` from its replications' results, results[first...].
   Point point(double value, const std::vector<pipeline::PointResult>& results, std::size_t first) {
     const Options& o = r_.options;

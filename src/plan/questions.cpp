@@ -233,9 +233,10 @@ double metric_of(const Options& o, const nlohmann::json& r) {
 }
 
 Simulate simulate_with_run_points(const std::string& scenario_path,
-                                  const std::vector<scenario::Override>& common, int workers) {
+                                  const std::vector<scenario::Override>& common, int workers,
+                                  const pipeline::PointsWatch& watch) {
   return [=](const std::vector<std::vector<scenario::Override>>& points) {
-    return pipeline::run_points(scenario_path, common, points, workers);
+    return pipeline::run_points(scenario_path, common, points, workers, watch);
   };
 }
 

@@ -14,6 +14,7 @@
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/sweep/sweep.hpp>
 #include <sonicsim/util/errors.hpp>
+#include <sonicsim/util/format.hpp>
 
 namespace sonicsim::report {
 
@@ -54,11 +55,7 @@ using scenario::InputError;
 const std::string kWhat = " (a sweep CSV: sonicsim sweep -o FILE.csv)";
 
 std::optional<double> plain_number(const std::string& cell) {
-  if (cell.empty()) return std::nullopt;
-  char* end = nullptr;
-  const double v = std::strtod(cell.c_str(), &end);
-  if (end != cell.c_str() + cell.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
+  return util::parse_number(cell);
 }
 
 // A parameter cell as a number on an axis: plain, or a quantity with a unit ("250us",

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -335,6 +336,23 @@ ojson perf_json(const runner::RunOutput& run) {
   return perf;
 }
 
+// JSON has no infinity or NaN: nlohmann writes them as null, which the reader (and `report`)
+// rightly refuses. A quantity that may not exist is written as null on purpose (analytic's
+// num()); any other non-finite figure is a bug upstream, reported before a byte is written.
+void check_finite(const ojson& v, const std::string& path) {
+  if (v.is_number_float() && !std::isfinite(v.get<double>()))
+    throw std::logic_error("the results figure `" + path + "` came out as " +
+                           (std::isnan(v.get<double>()) ? "NaN" : "infinite") +
+                           ", which JSON cannot hold; no results were written (please report "
+                           "this with the scenario)");
+  if (v.is_object())
+    for (const auto& [key, item] : v.items())
+      check_finite(item, path.empty() ? key : path + "." + key);
+  if (v.is_array())
+    for (std::size_t i = 0; i < v.size(); ++i)
+      check_finite(v[i], path + "[" + std::to_string(i) + "]");
+}
+
 }  // namespace
 
 ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
@@ -372,6 +390,7 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
   j[k::top::analytic] = analytic;
   if (m.timeseries) j[k::top::timeseries] = timeseries_json(s, m);
   j[k::top::perf] = perf_json(run);
+  check_finite(j, "");
   return j;
 }
 

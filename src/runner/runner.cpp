@@ -150,12 +150,13 @@ long peak_rss_bytes() {
 }
 
 RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport,
-                   const engine::TraceSettings& trace) {
+                   const engine::TraceSettings& trace, const engine::Watch& watch) {
   RunOutput out;
   out.transport = transport;
   const auto t0 = std::chrono::steady_clock::now();
   engine::Simulation sim(s);
   sim.set_trace(trace);
+  sim.set_watch(watch);
   if (transport.any_flow()) {
     platform::FlowNetwork network(s, sim, sim);
     sim.set_transport(&network, transport.flow_to_servers, transport.flow_to_clients);

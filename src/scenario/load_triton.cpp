@@ -86,6 +86,17 @@ void Loader::config_batching(const triton::ConfigFile& src, const json& model,
         db.preferred_batch_size.end());
   }
   db.max_queue_delay = static_cast<double>(b.max_queue_delay_microseconds) * 1e-6;
+  // A uint64 of microseconds reaches 1.8e13 s: the same range as a time in the scenario.
+  const auto time_in_range = [&](double seconds, std::uint64_t us, const std::string& field) {
+    std::string error;
+    if (parse_quantity(json(seconds), Quantity::Time, error)) return true;
+    add(cpath, in + field + ": found " + std::to_string(us) + " microseconds, expected " +
+                   error.substr(error.find("expected ") + 9));
+    return false;
+  };
+  ok = time_in_range(db.max_queue_delay, b.max_queue_delay_microseconds,
+                     "max_queue_delay_microseconds") &&
+       ok;
   db.priority_levels = b.priority_levels;
   db.default_priority_level = b.default_priority_level;
   const auto policy = [](const triton::QueuePolicy& t) {
@@ -98,8 +109,18 @@ void Loader::config_batching(const triton::ConfigFile& src, const json& model,
     return p;
   };
   db.queue_policy = policy(b.default_queue_policy);
-  for (const auto& [level, p] : b.priority_queue_policy)
+  ok = time_in_range(db.queue_policy.default_timeout,
+                     b.default_queue_policy.default_timeout_microseconds,
+                     "default_queue_policy.default_timeout_microseconds") &&
+       ok;
+  for (const auto& [level, p] : b.priority_queue_policy) {
     db.priority_queue_policy[level] = policy(p);
+    ok = time_in_range(db.priority_queue_policy[level].default_timeout,
+                       p.default_timeout_microseconds,
+                       "priority_queue_policy[" + std::to_string(level) +
+                           "].default_timeout_microseconds") &&
+         ok;
+  }
   ok = check_priority_levels(db, cpath, in) && ok;
   if (ok) m.dynamic_batching = std::move(db);
 }

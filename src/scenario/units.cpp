@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <string_view>
 
+#include <sonicsim/scenario/limits.hpp>
+#include <sonicsim/util/format.hpp>
 #include <sonicsim/util/text.hpp>
 
 namespace sonicsim::scenario {
@@ -104,32 +106,41 @@ std::string expectation(Quantity kind) {
          example(kind) + " with one of the units " + accepted_units(kind);
 }
 
-// Length of the leading decimal number of `s` (JSON-like, with optional sign), 0 if none. Written
-// by hand because strtod would also take "inf", "nan" and hexadecimal floats.
-std::size_t number_prefix(std::string_view s) {
-  std::size_t i = 0;
-  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-  std::size_t digits = 0;
-  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
-  }
-  if (digits == 0) return 0;
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    std::size_t j = i + 1;
-    if (j < s.size() && (s[j] == '+' || s[j] == '-')) ++j;
-    std::size_t exp_digits = 0;
-    while (j < s.size() && s[j] >= '0' && s[j] <= '9') ++j, ++exp_digits;
-    if (exp_digits > 0) i = j;
-  }
-  return i;
-}
-
 std::string quote_text(std::string_view s) {
   std::string text(s.substr(0, 60));
   if (s.size() > 60) text += "...";
   return "\"" + text + "\"";
+}
+
+struct Bounds {
+  double lo, hi;  // lo applies to values other than 0
+  const char* words;
+};
+
+Bounds bounds_of(Quantity kind) {
+  switch (kind) {
+    case Quantity::Time:
+      return {0.0, Limits::max_time_s, "at most 1e9 s (about 32 years)"};
+    case Quantity::Size:
+      return {0.0, Limits::max_size_bytes, "at most 1e15 bytes (1 PB)"};
+    case Quantity::Bandwidth:
+      return {Limits::min_bandwidth_Bps, Limits::max_bandwidth_Bps,
+              "from 1 bps to 8 Pbps (0.125 to 1e15 bytes per second)"};
+    case Quantity::Rate:
+      return {Limits::min_rate_per_s, Limits::max_arrival_rate,
+              "from 1e-9 to 1e9 events per second"};
+  }
+  return {0.0, 0.0, ""};
+}
+
+// A finite, non-negative value the engine cannot represent (a round trip of two 1e308 s
+// latencies is infinite) is refused here, once for every key of its kind.
+std::optional<double> within_bounds(double v, Quantity kind, const std::string& found,
+                                    std::string& error) {
+  const Bounds b = bounds_of(kind);
+  if (v == 0.0 || (v >= b.lo && v <= b.hi)) return v;
+  error = "found " + found + ", expected " + noun(kind) + " " + b.words;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -165,7 +176,7 @@ std::optional<double> parse_quantity(const nlohmann::json& value, Quantity kind,
       error = "found " + value.dump() + ", expected a non-negative " + (noun(kind) + 2);
       return std::nullopt;
     }
-    return v;
+    return within_bounds(v, kind, util::exact_number(v), error);
   }
   if (!value.is_string()) {
     std::string found = value.is_null()      ? "null"
@@ -177,7 +188,7 @@ std::optional<double> parse_quantity(const nlohmann::json& value, Quantity kind,
   }
   const std::string& text = value.get_ref<const std::string&>();
   const std::string_view s = util::trim(text);
-  const std::size_t n = number_prefix(s);
+  const std::size_t n = util::decimal_prefix(s);
   if (n == 0) {
     error = "found " + quote_text(text) + ", expected " + expectation(kind);
     return std::nullopt;
@@ -204,7 +215,7 @@ std::optional<double> parse_quantity(const nlohmann::json& value, Quantity kind,
     error = "found " + quote_text(text) + ", expected a non-negative " + (noun(kind) + 2);
     return std::nullopt;
   }
-  return v;
+  return within_bounds(v, kind, quote_text(text), error);
 }
 
 }  // namespace sonicsim::scenario

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -13,6 +14,7 @@
 
 #include <sonicsim/results/keys.hpp>
 #include <sonicsim/util/csv.hpp>
+#include <sonicsim/util/format.hpp>
 #include <sonicsim/util/numbers.hpp>
 #include <sonicsim/util/rng.hpp>
 #include <sonicsim/util/sha256.hpp>
@@ -142,10 +144,10 @@ std::vector<std::string> range_values(const std::string& flag, const std::string
   const std::string third = trim(parts[2]);
 
   if (log) {
-    char* end = nullptr;
-    const long n = std::strtol(third.c_str(), &end, 10);
-    if (third.empty() || *end != '\0' || n < 2)
+    const auto whole = util::parse_whole_number(third, 2, std::numeric_limits<long>::max());
+    if (!whole)
       bad(flag, text, "N = \"" + third + "\"", "an integer N >= 2 (the number of values)");
+    const long n = static_cast<long>(*whole);
     check_count(flag, text, static_cast<double>(n));
     if (a.value <= 0.0 || b.value <= 0.0)
       bad(flag, text, "bounds " + format_value(a.value, "") + " and " + format_value(b.value, ""),

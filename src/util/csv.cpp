@@ -39,6 +39,13 @@ std::vector<std::string> split_csv_trimmed(std::string_view line, std::string_vi
   return cells;
 }
 
+std::string cell_place(std::size_t line, std::size_t column, std::string_view name) {
+  std::string s = "line " + std::to_string(line);
+  if (column > 0) s += ", column " + std::to_string(column);
+  if (!name.empty()) s += " (`" + std::string(name) + "`)";
+  return s;
+}
+
 std::string csv_field(std::string_view text) {
   if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
   std::string q = "\"";

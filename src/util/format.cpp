@@ -1,6 +1,6 @@
 #include <sonicsim/util/format.hpp>
 
-#include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -16,12 +16,45 @@ std::string exact_number(double v) {
   return buf;
 }
 
-std::optional<double> parse_number(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
+std::size_t decimal_prefix(std::string_view s) {
+  std::size_t i = 0;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  std::size_t digits = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
+  }
+  if (digits == 0) return 0;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    std::size_t j = i + 1;
+    if (j < s.size() && (s[j] == '+' || s[j] == '-')) ++j;
+    std::size_t exp_digits = 0;
+    while (j < s.size() && s[j] >= '0' && s[j] <= '9') ++j, ++exp_digits;
+    if (exp_digits > 0) i = j;
+  }
+  return i;
+}
+
+std::optional<double> parse_number(std::string_view text) {
+  if (text.empty() || decimal_prefix(text) != text.size()) return std::nullopt;
+  // from_chars takes no '+'; the syntax is already checked, so the sign is all that is left.
+  const bool negative = text.front() == '-';
+  if (text.front() == '+' || negative) text.remove_prefix(1);
+  double v = 0.0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
+    return std::nullopt;
+  return negative ? -v : v;
+}
+
+std::optional<std::int64_t> parse_whole_number(std::string_view text, std::int64_t lo,
+                                               std::int64_t hi) {
+  if (!text.empty() && text.front() == '+' && text.size() > 1 && text[1] != '-')
+    text.remove_prefix(1);
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < lo || v > hi)
     return std::nullopt;
   return v;
 }

@@ -89,7 +89,7 @@ fi
 # Bad input: exit 2, the file and the problem named, no output file left behind.
 run_status 2 "$SONICSIM" calibrate perf-analyzer "$FIX/non_numeric_batch1.csv" --model m \
   -o "$TMP/bad.json"
-assert_stderr_contains "non_numeric_batch1.csv: line 2, column \`Server Compute Infer\`"
+assert_stderr_contains "non_numeric_batch1.csv: line 2, column 7 (\`Server Compute Infer\`)"
 assert_no_file "$TMP/bad.json"
 run_status 2 "$SONICSIM" calibrate perf-analyzer "$FIX/semicolons_batch1.csv" --model m
 assert_stderr_contains "expected commas"

@@ -1,6 +1,10 @@
 // perf_analyzer CSVs in, fits, and the emulation out: what `sonicsim calibrate perf-analyzer`
 // and `sonicsim perf-analyzer` rely on.
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "support.hpp"
@@ -115,6 +119,55 @@ TEST_CASE("batch sizes in file names", "[perf_analyzer]") {
   CHECK(batch_size_from_name("deepmet_bs_8.csv") == 8);
   CHECK(!batch_size_from_name("results.csv"));
   CHECK(!batch_size_from_name("abc16.csv"));
+  CHECK(!batch_size_from_name("pn_b99999999999999999999999.csv"));  // no throw, no wrap
+}
+
+TEST_CASE("perf_analyzer cells are read strictly, within the scenario's limits",
+          "[perf_analyzer][cells]") {
+  const std::string header =
+      "Concurrency,Inferences/Second,Client Send,Network+Server Send/Recv,Server Queue,Server "
+      "Compute Input,Server Compute Infer,Server Compute Output,Client Recv,p50 latency,p90 "
+      "latency,p95 latency,p99 latency\n";
+  const auto error_of = [&](const std::string& head, const std::string& row) {
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("sonicsim-pa-cells-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string path = (dir / "cells_batch1.csv").string();
+    std::ofstream(path) << head << row << "\n";
+    std::string message;
+    try {
+      read_perf_analyzer_csv(path);
+    } catch (const InputError& e) {
+      message = e.what();
+    }
+    std::filesystem::remove_all(dir);
+    return message;
+  };
+  const std::string tail = ",400,10,600,200,20,2000,8,2,2850,3000,3100,3500";
+  CHECK(error_of(header, "2" + tail).empty());
+  for (const char* load : {"1e18", "1.5", "0x9", "0", "-1", "2 jobs", "10000001"}) {
+    const auto e = error_of(header, load + tail);
+    INFO(e);
+    CHECK(e.find("cells_batch1.csv: line 2, column 1 (`Concurrency`): found \"" +
+                 std::string(load) +
+                 "\", expected a whole number of concurrent requests from 1 "
+                 "to 10000000") != std::string::npos);
+  }
+  const auto hex = error_of(header, "2,400,0x10,600,200,20,2000,8,2,2850,3000,3100,3500");
+  CHECK(hex.find("line 2, column 3 (`Client Send`): found \"0x10\"") != std::string::npos);
+  const auto huge = error_of(header, "2,400,1e300,600,200,20,2000,8,2,2850,3000,3100,3500");
+  CHECK(huge.find("column 3 (`Client Send`): found \"1e300\"") != std::string::npos);
+  std::string dup = header;
+  dup.replace(dup.find("Client Recv"), 11, "Client Send");
+  const auto twice = error_of(dup, "2" + tail);
+  CHECK(twice.find("line 1, column 9 (`Client Send`): found the column a second time (first in "
+                   "column 3)") != std::string::npos);
+  std::string rate = header;
+  rate.replace(0, 11, "Request Rate");
+  CHECK(error_of(rate, "0.5" + tail).empty());
+  CHECK(error_of(rate, "2e9" + tail)
+            .find("column 1 (`Request Rate`): found \"2e9\", expected a "
+                  "request rate") != std::string::npos);
 }
 
 TEST_CASE("malformed perf_analyzer files: the file, line and column are named", "[perf_analyzer]") {
@@ -125,7 +178,9 @@ TEST_CASE("malformed perf_analyzer files: the file, line and column are named", 
   const auto missing = read_error("missing_column_batch1.csv");
   has(missing, "missing_column_batch1.csv: line 1: missing column `Server Queue`");
   const auto bad = read_error("non_numeric_batch1.csv");
-  has(bad, "line 2, column `Server Compute Infer`: found \"abc\", expected a time >= 0");
+  has(bad,
+      "line 2, column 7 (`Server Compute Infer`): found \"abc\", expected a time in "
+      "microseconds from 0 to 1e15");
   has(read_error("empty_batch1.csv"), "found an empty file");
   has(read_error("semicolons_batch1.csv"), "separated by semicolons, expected commas");
   has(read_error("no_batch_in_name.csv"), "found no batch size in the file name");

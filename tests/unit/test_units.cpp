@@ -125,3 +125,40 @@ TEST_CASE("human formatting keeps three significant digits", "[units]") {
   CHECK(format_bandwidth(12.5e6) == "100 Mbps");
   CHECK(format_time(std::numeric_limits<double>::infinity()) == "inf");
 }
+
+TEST_CASE("every quantity lies in a range the engine represents", "[units][limits]") {
+  // A round trip of two 1e308 s latencies is infinite: refused at the key, whatever the key.
+  CHECK(failure(1e308, Quantity::Time).find("at most 1e9 s") != std::string::npos);
+  CHECK(failure("1e300h", Quantity::Time).find("found \"1e300h\"") != std::string::npos);
+  CHECK(parsed(1e9, Quantity::Time) == 1e9);
+  CHECK(parsed(0, Quantity::Time) == 0.0);
+  CHECK(parsed(1e-300, Quantity::Time) == 1e-300);  // tiny is the tick rule's business
+  CHECK(failure(2e15, Quantity::Size).find("at most 1e15 bytes") != std::string::npos);
+  CHECK(parsed("1TB", Quantity::Size) == 1e12);
+  CHECK(failure("0.5bps", Quantity::Bandwidth).find("from 1 bps to 8 Pbps") != std::string::npos);
+  CHECK(failure("9000Tbps", Quantity::Bandwidth).find("from 1 bps") != std::string::npos);
+  CHECK(parsed("1bps", Quantity::Bandwidth) == 0.125);
+  CHECK(parsed(0, Quantity::Bandwidth) == 0.0);  // 0 is each key's own rule (positive())
+  CHECK(failure(1e-12, Quantity::Rate).find("from 1e-9 to 1e9") != std::string::npos);
+  CHECK(failure("2000MHz", Quantity::Rate).find("from 1e-9 to 1e9") != std::string::npos);
+  CHECK(parsed("1MHz", Quantity::Rate) == 1e6);
+}
+
+TEST_CASE("text cells are read strictly: decimal numbers, whole numbers in range",
+          "[units][cells]") {
+  using sonicsim::util::parse_number;
+  using sonicsim::util::parse_whole_number;
+  CHECK(parse_number("1.5") == 1.5);
+  CHECK(parse_number("-2e3") == -2000.0);
+  CHECK(parse_number("+.5") == 0.5);
+  CHECK(parse_number("5.") == 5.0);
+  for (const char* bad : {"", "0x9", "0X1p3", "inf", "nan", "infinity", " 5", "5 ", "5ms", "1e",
+                          "1e400", "--1", "+-1", ".", "-", "1,5", "1.2.3"})
+    CHECK_FALSE(parse_number(bad).has_value());
+  CHECK(parse_whole_number("16", 1, 100) == 16);
+  CHECK(parse_whole_number("+16", 1, 100) == 16);
+  CHECK(parse_whole_number("-3", -5, 5) == -3);
+  for (const char* bad :
+       {"1.5", "1e18", "0x9", "", "+", "+-1", "101", "0", "16 ", "99999999999999999999"})
+    CHECK_FALSE(parse_whole_number(bad, 1, 100).has_value());
+}

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +20,12 @@
 #include <sonicsim/util/rng.hpp>
 
 namespace sonicsim::engine {
+
+// A look at a running simulation (simulated time now, events processed so far), for a progress
+// display: the loop calls it every kWatchEvents events, so it costs the loop one counter and
+// the display decides itself how often to draw.
+using Watch = std::function<void(double now, std::int64_t events)>;
+inline constexpr std::int64_t kWatchEvents = 1 << 16;
 
 class Simulation final : public TransferSink, public EventCore {
  public:
@@ -36,6 +43,7 @@ class Simulation final : public TransferSink, public EventCore {
   void process_through(double until) override;  // every event at or before `until` and the end
   void hold_at(double t) override;
   void set_trace(const TraceSettings& t);  // before the run
+  void set_watch(Watch w);                 // before the run; none by default
   void run();                              // the plain loop: process everything up to the end
   RunMetrics finish();                     // closes the books at the end time
 

@@ -3,6 +3,8 @@
 // the points they choose.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,12 +21,19 @@ struct PointResult {
   bool input_error = false;
 };
 
+// What a caller following the points hears, in the parent: the count of points finished as each
+// ends, and the clock about four times a second (a progress line's).
+struct PointsWatch {
+  std::function<void(std::size_t finished)> on_done;
+  std::function<void()> on_tick;
+};
+
 // One simulation per override set: the child loads scenario_path with common + points[i] and
 // simulates it (scenario_run.hpp's simulate). Results are indexed like `points`; at most
 // `workers` children run at once (<= 0: the cores).
 std::vector<PointResult> run_points(const std::string& scenario_path,
                                     const std::vector<scenario::Override>& common,
                                     const std::vector<std::vector<scenario::Override>>& points,
-                                    int workers = 0);
+                                    int workers = 0, const PointsWatch& watch = {});
 
 }  // namespace sonicsim::pipeline

@@ -37,7 +37,9 @@ struct ScenarioRun {
 
 // Predicts, chooses the transport from the prediction, simulates (sampling `trace`) and renders
 // the results. Starts SimGrid's engine when flows matter: one such run per process.
-ScenarioRun simulate(scenario::Scenario s, const engine::TraceSettings& trace = {});
+// `watch` follows the simulation (status_line.hpp's simulation_watch).
+ScenarioRun simulate(scenario::Scenario s, const engine::TraceSettings& trace = {},
+                     const engine::Watch& watch = {});
 
 // The files `sonicsim run` writes, each only when its path is given.
 struct RunFiles {
@@ -46,8 +48,9 @@ struct RunFiles {
 };
 
 // `sonicsim run`: loads the scenario, checks that every file asked for can be written (before a
-// long simulation, not after), simulates and writes the files.
-ScenarioRun run(const ScenarioSource& source, const RunFiles& files);
+// long simulation, not after), simulates and writes the files. With `progress`, a terminal's
+// stderr follows the simulation (status_line.hpp).
+ScenarioRun run(const ScenarioSource& source, const RunFiles& files, bool progress = false);
 
 // `sonicsim analytic`: the prediction alone, written as JSON to `output` when given.
 struct AnalyticRun {

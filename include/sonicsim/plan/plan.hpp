@@ -43,6 +43,14 @@ struct Prices {
 inline constexpr double kMinTolerance = 1e-3;
 inline constexpr double kMaxTolerance = 1.0;
 
+// Where a search stands as a round of simulations begins, for a progress line: values simulated
+// so far, about how many the search takes in all (it grows when a bracket must widen), the
+// values of this round and the bracket ("" before one is known).
+struct SearchStatus {
+  int values_done = 0, values_expected = 0, values_now = 0;
+  std::string bracket;
+};
+
 struct Options {
   Question question = Question::MaxCpu;
   std::string vary;  // default by question: workload.jobs, servers.0.count, network.LINK.bandwidth
@@ -60,6 +68,7 @@ struct Options {
   // replications, at the price of more simulations. 1 is plain bisection.
   int probes = 1;
   bool analytic_only = false;  // stop after the formula and MVA answers: no simulation
+  std::function<void(const SearchStatus&)> on_status;  // before each round, when set
 };
 
 // Mean and 95% confidence interval (Student t) of replications; ci95 is the half-width, 0 with one
@@ -118,7 +127,8 @@ struct Report {
 using Simulate = std::function<std::vector<pipeline::PointResult>(
     const std::vector<std::vector<scenario::Override>>& points)>;
 Simulate simulate_with_run_points(const std::string& scenario_path,
-                                  const std::vector<scenario::Override>& common, int workers);
+                                  const std::vector<scenario::Override>& common, int workers,
+                                  const pipeline::PointsWatch& watch = {});
 
 // Override sets exactly as plan() simulates `value`: the varied path then the replication seed.
 std::vector<scenario::Override> point_overrides(const Options& o, double value, std::int64_t seed);

@@ -44,7 +44,7 @@ struct RunOutput {
 
 // Runs the simulation. With flows it starts SimGrid's engine: one run with flows per process.
 RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport,
-                   const engine::TraceSettings& trace = {});
+                   const engine::TraceSettings& trace = {}, const engine::Watch& watch = {});
 
 long peak_rss_bytes();
 

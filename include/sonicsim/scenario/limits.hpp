@@ -18,7 +18,18 @@ struct Limits {
   static constexpr std::int64_t max_priority_levels = 1000;  // Triton priority levels
   static constexpr std::size_t max_workloads = 64;
   static constexpr std::size_t max_request_kinds = 1000;  // entries of one workload's requests
-  static constexpr double max_arrival_rate = 1e9;         // per second, open loop
+  // Every quantity with a unit (scenario/units.hpp) lies in a range the engine represents: the
+  // sums and products it forms of them (a round trip, bytes over a bandwidth, a rate's period)
+  // stay finite and keep their precision. A time beyond max_time_s is longer than the longest run
+  // (max_duration_s) three times over, so it can still say "never within the run"; the smallest
+  // bandwidth is 1 bit per second and the smallest rate one event in max_time_s. 0 is left to
+  // each key's own rule.
+  static constexpr double max_time_s = 1e9;
+  static constexpr double max_size_bytes = 1e15;              // 1 PB
+  static constexpr double min_bandwidth_Bps = 1.0 / 8;        // 1 bps
+  static constexpr double max_bandwidth_Bps = 1e15;           // 8 Pbps
+  static constexpr double min_rate_per_s = 1.0 / max_time_s;  // events per second
+  static constexpr double max_arrival_rate = 1e9;             // per second, also any rate
   // A distribution's cv, when not 0: below, no spread a sampler can tell from none (a gamma's
   // shape 1/cv^2 overflows); above, nearly all of the mass sits at 0 with rare huge draws.
   static constexpr double min_cv = 1e-6, max_cv = 100.0;

@@ -16,6 +16,10 @@ bool split_csv_line(std::string_view line, std::vector<std::string>& cells);
 // inside quotes keeps what it has.
 std::vector<std::string> split_csv_trimmed(std::string_view line, std::string_view blanks);
 
+// Where a cell is, for messages: "line 7, column 2 (`Client Send`)" (1-based line and column;
+// column 0 and an empty name are left out).
+std::string cell_place(std::size_t line, std::size_t column = 0, std::string_view name = {});
+
 // One cell to write: as is, or between double quotes (inner quotes doubled) when it holds a
 // comma, a quote or a line break.
 std::string csv_field(std::string_view text);

@@ -6,17 +6,29 @@
 // one number.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace sonicsim::util {
 
 std::string exact_number(double v);
 
-// The whole text as a finite number in strtod's syntax; none when it is empty, has anything
-// after the number, overflows, or is inf or nan. (The cells of measurement tables and
-// perf_analyzer CSVs.)
-std::optional<double> parse_number(const std::string& text);
+// Length of the decimal number `s` starts with (optional sign, digits, fraction, exponent, as
+// JSON and people write them), 0 if none. No leading blanks, "inf", "nan" or hexadecimal: strtod
+// takes those, and a cell of "0x9" or "infinity" is a mistake, not a number.
+std::size_t decimal_prefix(std::string_view s);
+
+// The whole text as a finite decimal number (decimal_prefix's syntax); none when it is empty,
+// has anything after the number, or no double holds it. Every numeric cell of a text input
+// (measurement tables, perf_analyzer CSVs) is read here.
+std::optional<double> parse_number(std::string_view text);
+
+// The whole text as a whole number written in digits (an optional sign, no point, no exponent),
+// within [lo, hi]; none otherwise. For counts: "1.5", "1e18" and "0x9" are not counts.
+std::optional<std::int64_t> parse_whole_number(std::string_view text, std::int64_t lo,
+                                               std::int64_t hi);
 
 // One number through a printf conversion such as "%.3g" or "%+.1f%%".
 std::string formatted(const char* printf_format, double v);
