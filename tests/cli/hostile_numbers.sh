@@ -6,21 +6,6 @@ source "$(dirname "$0")/lib.sh" "$@"
 RESULTS="$TMP/out.json"
 DEFAULT=scenarios/default.json
 FIX=tests/data/perf_analyzer
-LIMIT=(prlimit --as=4000000000)
-if ldd "$SONICSIM" 2>/dev/null | grep -q libasan; then LIMIT=(); fi
-
-# refused MESSAGE CMD...: bounded run, exit 2, the message on stderr, no output file left.
-refused() {
-  local message="$1"; shift
-  run timeout 20 "${LIMIT[@]}" "$@"
-  ((STATUS == 2)) || fail "exit status $STATUS (expected 2; 124: timed out, >128: a signal): $(_label "$@")"
-  pass "exit 2: $(_label "$@")"
-  assert_stderr_contains "$message"
-  assert_no_file "$RESULTS"
-  compgen -G "$TMP/.out.json.*" >/dev/null && fail "a temporary output file was left in $TMP"
-  pass "no temporary output file"
-}
-
 # Scenario quantities: a latency whose round trip overflows once wrote nulls, exit 0.
 refused "network.client_nic.latency: found 1e+308, expected a time at most 1e9 s" \
   "$SONICSIM" run "$DEFAULT" --set network.client_nic.latency=1e308 -o "$RESULTS"

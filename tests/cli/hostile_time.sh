@@ -11,19 +11,6 @@ DEFAULT=scenarios/default.json
 KEDA=scenarios/sites/tier2-keda.json
 
 
-# refused MESSAGE CMD...: bounded run, exit 2 (timeout gives 124, a signal 128+N), the message
-# on stderr, no results file (nor its temporary) left.
-refused() {
-  local message="$1"; shift
-  run timeout 20 "${MEMORY_LIMIT[@]}" "$@"
-  ((STATUS == 2)) || fail "exit status $STATUS (expected 2; 124: timed out, >128: a signal): $(_label "$@")"
-  pass "exit 2: $(_label "$@")"
-  assert_stderr_contains "$message"
-  assert_no_file "$RESULTS"
-  compgen -G "$TMP/.out.json.*" >/dev/null && fail "a temporary results file was left in $TMP"
-  pass "no temporary results file"
-}
-
 # No servers: the CPU fallback costs p x 0 s, so every event took no time.
 refused "workload.cpu_time_per_event: found 0 with requests for model \`particlenet_ak4\`, which no pool in \`servers\` hosts" \
   "$SONICSIM" run "$BASELINE" --set workload.cpu_time_per_event=0 --set duration=1 --set warmup=0 -o "$RESULTS"
