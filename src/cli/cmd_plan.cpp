@@ -11,6 +11,7 @@
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/util/files.hpp>
 #include <sonicsim/util/format.hpp>
+#include <sonicsim/util/json_text.hpp>
 
 #include "checks.hpp"
 #include "command.hpp"
@@ -34,7 +35,8 @@ double parse_bound(const std::string& text, bool bandwidth, const std::string& f
     std::string error;
     nlohmann::json value;
     try {
-      value = nlohmann::json::parse(text);
+      // Deeply nested text stays text: refused as no bandwidth without building the tree.
+      value = json_depth_problem(text) ? nlohmann::json(text) : nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception&) {
       value = text;
     }
@@ -102,7 +104,8 @@ plan::Options options_of(const PlanArgs& a) {
     std::string error;
     nlohmann::json value;
     try {
-      value = nlohmann::json::parse(a.max_p99);
+      value = json_depth_problem(a.max_p99) ? nlohmann::json(a.max_p99)
+                                            : nlohmann::json::parse(a.max_p99);
     } catch (const nlohmann::json::exception&) {
       value = a.max_p99;
     }
