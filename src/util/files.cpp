@@ -13,6 +13,7 @@
 #include <iostream>
 
 #include <sonicsim/util/errors.hpp>
+#include <sonicsim/util/format.hpp>
 
 namespace sonicsim {
 
@@ -28,10 +29,11 @@ std::string read_text(const std::string& path, std::string& error, std::size_t c
   const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   if (regular && static_cast<std::size_t>(st.st_size) > cap) {
     ::close(fd);
-    throw InputError(path,
-                     {{"", "found a file of " + format_bytes(static_cast<double>(st.st_size)) +
-                               ", expected at most " + format_bytes(static_cast<double>(cap)) +
-                               " (the limit for this kind of input, docs/limits.md)"}});
+    throw InputError(
+        path,
+        {{"", "found a file of " + util::format_binary_bytes(static_cast<double>(st.st_size)) +
+                  ", expected at most " + util::format_binary_bytes(static_cast<double>(cap)) +
+                  " (the limit for this kind of input, docs/limits.md)"}});
   }
   if (regular) out.reserve(static_cast<std::size_t>(st.st_size));
   char buffer[1 << 16];
@@ -48,30 +50,16 @@ std::string read_text(const std::string& path, std::string& error, std::size_t c
     out.append(buffer, static_cast<std::size_t>(n));
     if (out.size() > cap) {
       ::close(fd);
-      throw InputError(path, {{"", "found more than " + format_bytes(static_cast<double>(cap)) +
-                                       " (a device or a pipe that does not end?), expected a "
-                                       "file of at most " +
-                                       format_bytes(static_cast<double>(cap)) +
-                                       " (the limit for this kind of input, docs/limits.md)"}});
+      throw InputError(
+          path, {{"", "found more than " + util::format_binary_bytes(static_cast<double>(cap)) +
+                          " (a device or a pipe that does not end?), expected a "
+                          "file of at most " +
+                          util::format_binary_bytes(static_cast<double>(cap)) +
+                          " (the limit for this kind of input, docs/limits.md)"}});
     }
   }
   ::close(fd);
   return out;
-}
-
-std::string format_bytes(double bytes) {
-  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  int u = 0;
-  while (bytes >= 1024.0 && u < 5) {
-    bytes /= 1024.0;
-    ++u;
-  }
-  char text[64];
-  if (u == 0 || bytes == static_cast<double>(static_cast<long long>(bytes)))
-    std::snprintf(text, sizeof text, "%.0f %s", bytes, units[u]);
-  else
-    std::snprintf(text, sizeof text, "%.1f %s", bytes, units[u]);
-  return text;
 }
 
 namespace {

@@ -36,9 +36,6 @@ struct InputLimits {
 std::string read_text(const std::string& path, std::string& error,
                       std::size_t cap = InputLimits::max_input_bytes);
 
-// "16 MiB", "1.5 GiB", "512 B": a size in bytes for a message.
-std::string format_bytes(double bytes);
-
 // Every byte of `data` to the open file `fd`, through short writes and interrupted calls; false
 // with errno set when a write fails (n bytes may have gone before it).
 bool write_fully(int fd, std::string_view data);
