@@ -22,9 +22,11 @@ namespace {
 struct MemoryCosts {
   // A run of the default scenario cut to 10 s: the binary, SimGrid, the results JSON.
   double fixed = 45.0 * 0x1p20;
-  // servers.0.count 100,000 -> 300,000: 553 MiB -> 1,572 MiB. A device's batchers, queues,
-  // busy-time integrals, its NIC counters and its entry in the results.
-  double per_device = 5344.0;
+  // servers.0.count 100,000 -> 300,000, hosting one model: 230 -> 609 MiB (1,985 B a device);
+  // hosting the default's three: 553 -> 1,572 MiB (5,344 B). A device's state, busy-time
+  // integrals and NIC counters, and per model it hosts a batcher with its queues.
+  double per_device = 305.0;
+  double per_device_model = 1680.0;
   // workload.jobs 100,000 -> 300,000 (one thread each): 65 -> 119 MiB. A thread with its event
   // state, its request slots and its event in the queue.
   double per_thread = 282.0;
@@ -81,6 +83,12 @@ double traced_requests(const scenario::Scenario& s, const engine::TraceSettings&
                   std::ceil(requests / static_cast<double>(trace.every)));
 }
 
+// "a budget of 8.00 GiB", or "an unlimited budget".
+std::string budget_text(double budget) {
+  return std::isinf(budget) ? "an unlimited budget"
+                            : "a budget of " + util::format_binary_bytes(budget);
+}
+
 }  // namespace
 
 std::string MemoryEstimate::largest(std::size_t n) const {
@@ -96,12 +104,14 @@ MemoryEstimate estimate_memory(const scenario::Scenario& s, const engine::TraceS
   const auto add = [&e](std::string what, double bytes) {
     if (bytes > 0.0) e.parts.push_back({std::move(what), bytes});
   };
-  double devices = 0.0, operated = 0.0;
+  double devices = 0.0, device_models = 0.0, operated = 0.0;
   for (const auto& p : s.servers) {
     devices += p.count;
+    device_models += static_cast<double>(p.count) * static_cast<double>(p.models.size());
     if (p.autoscaler) operated += 1.0;
   }
-  add(count(devices) + (devices == 1.0 ? " server" : " servers"), devices * c.per_device);
+  add(count(devices) + (devices == 1.0 ? " server" : " servers"),
+      devices * c.per_device + device_models * c.per_device_model);
 
   double threads = 0.0, slots = 0.0;
   bool job_flow = false;
@@ -186,7 +196,7 @@ void check_memory_budget(const scenario::Scenario& s, const MemoryEstimate& esti
   throw InputError(
       s.source_file.empty() ? s.name : s.source_file,
       {{"", "the run would need about " + util::format_bytes(estimate.bytes) +
-                " of memory, above the budget of " + util::format_binary_bytes(budget) +
+                " of memory, above " + budget_text(budget) +
                 "; the largest parts: " + estimate.largest() +
                 ". Lower these counts, or raise the budget with --memory-budget SIZE (e.g. 32GiB, "
                 "or unlimited) if the machine has the memory (docs/limits.md)"}});
@@ -203,9 +213,8 @@ const MemoryEstimate& last_memory_estimate() {
 std::string out_of_memory_message() {
   std::string m = "memory ran out";
   if (g_last.bytes > 0.0)
-    m += " (the run's estimate was " + util::format_bytes(g_last.bytes) + " against a budget of " +
-         util::format_binary_bytes(memory_budget()) + "; its largest parts: " + g_last.largest() +
-         ")";
+    m += " (the run's estimate was " + util::format_bytes(g_last.bytes) + " against " +
+         budget_text(memory_budget()) + "; its largest parts: " + g_last.largest() + ")";
   return m +
          ": lower the counts (servers, jobs and threads, events in flight, time-series windows, "
          "--trace-max) or give the process more memory (a ulimit -v or a container limit may be "
