@@ -126,7 +126,7 @@ TEST_CASE("the memory estimate grows with every count the user sets", "[memory]"
   more = small_run();
   more["servers"][0]["count"] = 1000000;
   const auto e = runner::estimate_memory(test::scenario_of(more));
-  CHECK(e.bytes > 4e9);
+  CHECK(e.bytes > 1.5e9);  // 1,985 B a device hosting one model
   CHECK(e.largest(1).rfind("1,000,000 servers ~ ", 0) == 0);
 }
 
