@@ -13,6 +13,7 @@
 #include <sonicsim/results/reader.hpp>
 #include <sonicsim/util/csv.hpp>
 #include <sonicsim/util/errors.hpp>
+#include <sonicsim/util/files.hpp>
 #include <sonicsim/util/format.hpp>
 #include <sonicsim/util/numbers.hpp>
 #include <sonicsim/util/text.hpp>
@@ -151,15 +152,10 @@ Measurements read_measurements(const std::string& path, const MeasurementOptions
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw InputError(path, {{"", "found a directory, expected a measurements CSV file"}});
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(
-        path, {{"", std::string("cannot read the measurements file: ") + std::strerror(errno)}});
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(path, {{"", "cannot read the measurements file"}});
-  return parse_measurements(text.str(), path, options);
+  std::string error;
+  const std::string text = read_text(path, error);
+  if (!error.empty()) throw InputError(path, {{"", "cannot read the measurements file: " + error}});
+  return parse_measurements(text, path, options);
 }
 
 namespace {

@@ -12,6 +12,7 @@
 #include <sonicsim/scenario/limits.hpp>
 #include <sonicsim/util/csv.hpp>
 #include <sonicsim/util/errors.hpp>
+#include <sonicsim/util/files.hpp>
 #include <sonicsim/util/format.hpp>
 #include <sonicsim/util/sha256.hpp>
 #include <sonicsim/util/text.hpp>
@@ -126,12 +127,9 @@ std::vector<std::string> perf_analyzer_header(LoadMode mode) {
 }
 
 PerfAnalyzerScan read_perf_analyzer_csv(const std::string& path, std::optional<int> batch_size) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw InputError(path, {{"", std::string("cannot read the file: ") + std::strerror(errno)}});
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  std::string error;
+  const std::string text = read_text(path, error);
+  if (!error.empty()) throw InputError(path, {{"", "cannot read the file: " + error}});
 
   PerfAnalyzerScan scan;
   scan.file = path;

@@ -10,6 +10,7 @@
 
 #include <sonicsim/runner/runner.hpp>
 #include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/util/json_text.hpp>
 
 namespace sonicsim::calibration {
 
@@ -51,8 +52,10 @@ void load_compute_split(const scenario::Scenario& s, EmulationOptions& o) {
   if (curve.source.empty() || curve.source == "table") return;
   std::filesystem::path file(curve.source);
   if (file.is_relative()) file = std::filesystem::path(base_dir_of(s)) / file;
-  std::ifstream in(file);
-  const json doc = json::parse(in, nullptr, false);
+  std::string error;
+  const std::string text = read_text(file.string(), error);
+  if (!error.empty() || json_depth_problem(text)) return;
+  const json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.contains("compute_split")) return;
   const json& split = doc["compute_split"];
   try {

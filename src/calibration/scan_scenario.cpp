@@ -12,6 +12,7 @@
 
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/scenario/units.hpp>
+#include <sonicsim/util/files.hpp>
 #include <sonicsim/util/format.hpp>
 
 #include "scan_detail.hpp"
@@ -308,10 +309,10 @@ nlohmann::ordered_json fitted_scenario(const scenario::Scenario& s, const ScanRe
 
   nlohmann::ordered_json like;
   if (!s.source_file.empty()) {
-    std::ifstream in(s.source_file);
-    std::stringstream text;
-    text << in.rdbuf();
-    like = nlohmann::ordered_json::parse(text.str(), nullptr, false);
+    // The scenario was loaded from this file, so it is within the caps; "" if it has gone since.
+    std::string error;
+    const std::string text = read_text(s.source_file, error);
+    like = nlohmann::ordered_json::parse(text, nullptr, false);
     if (like.is_discarded()) like = nullptr;
   }
   return ordered_like(doc, like);

@@ -10,6 +10,7 @@
 #include <sonicsim/scenario/triton_settings.hpp>
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/util/files.hpp>
+#include <sonicsim/util/json_text.hpp>
 
 #include "checks.hpp"
 #include "command.hpp"
@@ -47,7 +48,9 @@ std::optional<double> queue_delay_flag(const PerfArgs& a) {
   if (a.max_queue_delay.empty()) return std::nullopt;
   std::string error;
   nlohmann::json value = a.max_queue_delay;
-  if (const auto number = nlohmann::json::parse(a.max_queue_delay, nullptr, false);
+  if (const auto number = json_depth_problem(a.max_queue_delay)
+                              ? nlohmann::json()
+                              : nlohmann::json::parse(a.max_queue_delay, nullptr, false);
       number.is_number())
     value = number;
   const auto v = scenario::parse_quantity(value, scenario::Quantity::Time, error);

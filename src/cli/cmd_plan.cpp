@@ -13,6 +13,7 @@
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/util/files.hpp>
 #include <sonicsim/util/format.hpp>
+#include <sonicsim/util/json_text.hpp>
 
 #include "checks.hpp"
 #include "command.hpp"
@@ -36,7 +37,8 @@ double parse_bound(const std::string& text, bool bandwidth, const std::string& f
     std::string error;
     nlohmann::json value;
     try {
-      value = nlohmann::json::parse(text);
+      // Deeply nested text stays text: refused as no bandwidth without building the tree.
+      value = json_depth_problem(text) ? nlohmann::json(text) : nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception&) {
       value = text;
     }
@@ -100,7 +102,8 @@ plan::Options options_of(const PlanArgs& a) {
     std::string error;
     nlohmann::json value;
     try {
-      value = nlohmann::json::parse(a.max_p99);
+      value = json_depth_problem(a.max_p99) ? nlohmann::json(a.max_p99)
+                                            : nlohmann::json::parse(a.max_p99);
     } catch (const nlohmann::json::exception&) {
       value = a.max_p99;
     }
@@ -197,6 +200,7 @@ void add_plan_command(CLI::App& app, Commands& out) {
       "Answer a capacity question by search: the formulas and MVA bracket the answer, "
       "simulations with replications refine it (docs/plan.md)");
   add_scenario_args(cmd, args.scenario);
+  add_memory_budget(cmd);
   cmd->add_option("question", args.question,
                   "max-cpu (largest --vary, default workload.jobs, meeting the constraint), "
                   "min-devices (smallest servers.0.count), min-bandwidth (smallest bandwidth of "

@@ -4,6 +4,7 @@
 #include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/pipeline/scenario_run.hpp>
 #include <sonicsim/results/results.hpp>
+#include <sonicsim/runner/memory.hpp>
 
 #include "checks.hpp"
 #include "command.hpp"
@@ -21,6 +22,26 @@ void add_scenario_args(CLI::App* cmd, ScenarioArgs& a, bool positional) {
       ->take_all();
   cmd->add_option("--seed", a.seed, "Override the scenario seed")
       ->check(whole_number(0, std::numeric_limits<std::int64_t>::max()));
+}
+
+void add_memory_budget(CLI::App* cmd) {
+  cmd->add_option_function<std::string>(
+         "--memory-budget",
+         [](const std::string& text) {
+           double bytes = 0.0;
+           std::string error;
+           if (runner::parse_memory_budget(text, bytes, error)) runner::set_memory_budget(bytes);
+         },
+         "Refuse a run whose estimated peak memory is above SIZE (512MiB, 8GiB, unlimited); "
+         "default: the smaller of 8 GiB and 75% of the machine's memory")
+      ->type_name("SIZE")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            double bytes = 0.0;
+            std::string error;
+            return runner::parse_memory_budget(text, bytes, error) ? std::string() : error;
+          },
+          "SIZE"));
 }
 
 namespace {
@@ -54,7 +75,14 @@ int cmd_run(const RunArgs& a) {
 int cmd_validate(const ScenarioArgs& a) {
   std::vector<scenario::Override> overrides;
   for (const auto& s : a.sets) overrides.push_back(scenario::parse_override(s));
-  const auto problems = scenario::validate_file(a.scenario_path, overrides);
+  std::vector<Problem> problems;
+  try {
+    // A scenario that could not run is not valid: the memory budget too (without a trace).
+    const auto s = scenario::load_file(a.scenario_path, overrides);
+    runner::check_memory_budget(s, runner::estimate_memory(s));
+  } catch (const InputError& e) {
+    problems = e.problems();
+  }
   if (problems.empty()) {
     std::cout << a.scenario_path << ": valid\n";
     return 0;
@@ -83,6 +111,7 @@ void add_run_commands(CLI::App& app, Commands& out) {
   auto* run =
       app.add_subcommand("run", "Simulate one scenario; summary on stdout, results JSON to -o");
   add_scenario_args(run, run_args.scenario);
+  add_memory_budget(run);
   run->add_option("-o,--output", run_args.output, "Write the results JSON here");
   run->add_option("--prometheus", run_args.prometheus,
                   "Write Triton's Prometheus metrics (text exposition format) here");
@@ -102,6 +131,7 @@ void add_run_commands(CLI::App& app, Commands& out) {
   auto* validate =
       app.add_subcommand("validate", "Check a scenario and print every problem (exit 0 or 2)");
   add_scenario_args(validate, validate_args);
+  add_memory_budget(validate);
   out.push_back({validate, [] { return cmd_validate(validate_args); }});
 
   auto* an = app.add_subcommand("analytic",

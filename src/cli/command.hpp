@@ -34,6 +34,9 @@ class UsageError : public std::runtime_error {
 // Flags shared by every command that reads a scenario: the file, --set and --seed.
 using ScenarioArgs = pipeline::ScenarioSource;
 void add_scenario_args(CLI::App* cmd, ScenarioArgs& a, bool positional = true);
+// --memory-budget SIZE|unlimited, for every command that simulates (runner/memory.hpp): sets the
+// process-wide budget, which the forked children of sweeps, plans and scans inherit.
+void add_memory_budget(CLI::App* cmd);
 using pipeline::load;
 using pipeline::overrides_of;
 

@@ -9,8 +9,10 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <new>
 #include <stdexcept>
 
+#include <sonicsim/runner/memory.hpp>
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/util/files.hpp>
 
@@ -33,6 +35,9 @@ constexpr char kOk = 'R', kInputError = 'I', kFailure = 'F';
   } catch (const scenario::InputError& e) {
     message = kInputError + std::string(e.what());
     code = 2;
+  } catch (const std::bad_alloc&) {
+    message = kFailure + runner::out_of_memory_message();
+    code = 1;
   } catch (const std::exception& e) {
     message = kFailure + std::string(e.what());
     code = 1;

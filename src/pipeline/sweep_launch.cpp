@@ -13,14 +13,17 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <functional>
 #include <iostream>
 
 #include <sonicsim/results/results.hpp>
+#include <sonicsim/runner/memory.hpp>
 #include <sonicsim/sweep/batch.hpp>
 #include <sonicsim/util/files.hpp>
+#include <sonicsim/util/format.hpp>
 
 #include "progress.hpp"
 #include "stop_signals.hpp"
@@ -155,6 +158,13 @@ sweep::BatchJob batch_job_of(const SweepRequest& a, const BatchRequest& b,
   for (const auto& p : a.params) args.insert(args.end(), {"--param", p});
   for (const auto& z : a.zips) args.insert(args.end(), {"--zip", z});
   args.insert(args.end(), {"--replications", std::to_string(a.replications)});
+  // The budget the user gave; without one each task takes its own node's default.
+  if (runner::memory_budget_given()) {
+    const double budget = runner::memory_budget();
+    args.insert(args.end(),
+                {"--memory-budget",
+                 std::isinf(budget) ? std::string("unlimited") : util::formatted("%.0f", budget)});
+  }
   // Slurm's default MaxArraySize is 1001: at most 1000 shards unless asked.
   job.tasks = std::min(d.n_points, b.tasks ? b.tasks : std::size_t{1000});
   job.max_running = b.max_running;

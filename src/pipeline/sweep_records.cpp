@@ -13,6 +13,7 @@
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/files.hpp>
+#include <sonicsim/util/json_text.hpp>
 
 namespace sonicsim::pipeline {
 
@@ -30,12 +31,9 @@ std::string SweepRequest::jsonl_path() const {
 }
 
 bool read_text(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  out = buffer.str();
-  return true;
+  std::string error;
+  out = sonicsim::read_text(path, error, InputLimits::max_data_bytes);
+  return error.empty();
 }
 
 std::vector<std::string> complete_lines(const std::string& text) {
@@ -102,6 +100,10 @@ sweep::Run run_of(const std::string& sweep_id, std::size_t point, std::size_t re
   line["seed"] = run.has_seed ? ordered_json(run.seed) : ordered_json(nullptr);
   ordered_json p = ordered_json::object();
   for (const auto& o2 : params) {
+    if (json_depth_problem(o2.value)) {
+      p[o2.path] = o2.value;
+      continue;
+    }
     try {
       p[o2.path] = ordered_json::parse(o2.value);
     } catch (const nlohmann::json::exception&) {
@@ -121,6 +123,7 @@ sweep::Run parse_run(const std::string& file, std::size_t line_no, const std::st
   using scenario::InputError;
   const auto where = "line " + std::to_string(line_no);
   ordered_json j;
+  check_json_depth(text, file, line_no);
   try {
     j = ordered_json::parse(text);
   } catch (const nlohmann::json::exception&) {

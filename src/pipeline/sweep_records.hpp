@@ -15,7 +15,8 @@
 
 namespace sonicsim::pipeline {
 
-// False when the file cannot be read.
+// False when the file cannot be read; InputError when it is larger than
+// InputLimits::max_data_bytes.
 bool read_text(const std::string& path, std::string& out);
 // Lines without their newline; a last line without one (an interrupted append) is dropped.
 std::vector<std::string> complete_lines(const std::string& text);

@@ -15,6 +15,7 @@
 #include <sonicsim/sweep/sweep.hpp>
 #include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/format.hpp>
+#include <sonicsim/util/json_text.hpp>
 
 namespace sonicsim::report {
 
@@ -78,9 +79,11 @@ std::optional<std::pair<double, chart::Unit>> axis_value(const std::string& cell
 // Link and pool names from the first run in the JSONL beside the CSV; nothing when absent.
 void read_names(SweepData& s) {
   if (s.file.size() < 4 || s.file.substr(s.file.size() - 4) != ".csv") return;
-  std::ifstream in(s.file.substr(0, s.file.size() - 4) + ".jsonl");
-  std::string line;
-  if (!in || !std::getline(in, line)) return;
+  std::string error;
+  const std::string jsonl =
+      read_text(s.file.substr(0, s.file.size() - 4) + ".jsonl", error, InputLimits::max_data_bytes);
+  const std::string line = jsonl.substr(0, jsonl.find('\n'));
+  if (line.empty() || json_depth_problem(line)) return;
   const auto doc = nlohmann::json::parse(line, nullptr, false);
   if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_object()) return;
   const results::Document results(doc["results"]);

@@ -5,6 +5,7 @@
 
 #include <sonicsim/results/keys.hpp>
 #include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/util/json_text.hpp>
 #include <sonicsim/util/numbers.hpp>
 
 namespace sonicsim::results {
@@ -306,12 +307,14 @@ Document::Document(const json& doc)
       }()) {}
 
 Document Document::read(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw InputError(file, {{"", "cannot read the file, expected a sonicsim results file"}});
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string error;
+  const std::string text = read_text(file, error, InputLimits::max_data_bytes);
+  if (!error.empty())
+    throw InputError(
+        file, {{"", "cannot read the file (" + error + "), expected a sonicsim results file"}});
+  check_json_depth(text, file);
   auto state = std::make_shared<detail::DocumentState>();
-  state->owned = json::parse(text.str(), nullptr, false);
+  state->owned = json::parse(text, nullptr, false);
   if (state->owned.is_discarded() || !state->owned.is_object())
     throw InputError(file, {{"",
                              "not a JSON object, expected a sonicsim results file "

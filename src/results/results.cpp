@@ -333,6 +333,7 @@ ojson perf_json(const runner::RunOutput& run) {
       run.wall_time_s > 0.0 ? static_cast<double>(run.metrics.requests_simulated) / run.wall_time_s
                             : 0.0;
   perf[k::perf::peak_rss_bytes] = run.peak_rss_bytes;
+  perf[k::perf::estimated_peak_rss_bytes] = run.estimated_peak_rss_bytes;
   return perf;
 }
 
@@ -567,10 +568,11 @@ void summary_devices(Lines& out, const runner::RunOutput& run) {
   }
   for (const auto& w : overload_warnings(m)) out("WARNING    %s\n", w.c_str());
   out("network    %s transport: %s\n", m.transport.c_str(), run.transport.reason.c_str());
-  out("perf       %.3g s wall, %.3g simulated requests per wall-second, peak RSS %.0f MB\n",
+  out("perf       %.3g s wall, %.3g simulated requests per wall-second, peak RSS %.0f MB "
+      "(estimated %.0f MB)\n",
       run.wall_time_s,
       run.wall_time_s > 0 ? static_cast<double>(m.requests_simulated) / run.wall_time_s : 0.0,
-      static_cast<double>(run.peak_rss_bytes) / 1e6);
+      static_cast<double>(run.peak_rss_bytes) / 1e6, run.estimated_peak_rss_bytes / 1e6);
 }
 
 }  // namespace

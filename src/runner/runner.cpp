@@ -11,6 +11,7 @@
 #include <string>
 
 #include <sonicsim/platform/flow_network.hpp>
+#include <sonicsim/runner/memory.hpp>
 #include <sonicsim/util/format.hpp>
 
 namespace sonicsim::runner {
@@ -151,7 +152,12 @@ long peak_rss_bytes() {
 
 RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport,
                    const engine::TraceSettings& trace, const engine::Watch& watch) {
+  // Before the engine allocates anything: a count the user did not mean is refused in
+  // milliseconds, not found by the kernel's out-of-memory killer.
+  const MemoryEstimate estimate = estimate_memory(s, trace);
+  check_memory_budget(s, estimate);
   RunOutput out;
+  out.estimated_peak_rss_bytes = estimate.bytes;
   out.transport = transport;
   const auto t0 = std::chrono::steady_clock::now();
   engine::Simulation sim(s);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include <sonicsim/scenario/limits.hpp>
+#include <sonicsim/util/json_text.hpp>
 
 namespace sonicsim::scenario::detail {
 
@@ -170,23 +171,6 @@ class DocumentBuilder : public json::json_sax_t {
   std::vector<Frame> frames_;
 };
 
-// "line 3, column 7" of the character at byte `position` (1-based, as nlohmann counts).
-std::string line_column(const std::string& text, std::size_t position) {
-  const std::size_t end = std::min(position, text.size());
-  std::size_t line = 1, column = 0;
-  for (std::size_t i = 0; i < end; ++i) {
-    // The offending character itself counts on its line even when it is a newline.
-    if (text[i] == '\n' && i + 1 < end) {
-      ++line;
-      column = 0;
-    } else {
-      ++column;
-    }
-  }
-  return "line " + std::to_string(line) + ", column " +
-         std::to_string(std::max<std::size_t>(column, 1));
-}
-
 // nlohmann's message without its "[json.exception.parse_error.101] parse error at line 1,
 // column 2: " prefix, which repeats what we already say.
 std::string strip_prefix(std::string what) {
@@ -203,6 +187,10 @@ std::optional<json> parse_document(const std::string& text, std::vector<Problem>
   if (const auto nul = text.find('\0'); nul != std::string::npos) {
     problems.push_back({"", line_column(text, nul + 1) +
                                 ": found a NUL byte, expected JSON text (is this a binary file?)"});
+    return std::nullopt;
+  }
+  if (auto deep = json_depth_problem(text)) {
+    problems.push_back(std::move(*deep));
     return std::nullopt;
   }
   json root;

@@ -306,6 +306,16 @@ bool Loader::check_priority_levels(const DynamicBatching& db, const std::string&
       add(path, config_in + "found " + key + " " + message);
   };
   bool ok = true;
+  // The scenario's own keys were held to this range as they were read; a config.pbtxt's values
+  // come here unchecked (protobuf takes any uint64), and each level costs a queue per device.
+  for (const auto& [key, value] :
+       {std::pair<const char*, std::uint64_t>{"priority_levels", db.priority_levels},
+        {"default_priority_level", db.default_priority_level}})
+    if (value > static_cast<std::uint64_t>(Limits::max_priority_levels)) {
+      report(key, std::to_string(value) + ", expected at most " +
+                      std::to_string(Limits::max_priority_levels) + " (Triton priority levels)");
+      return false;
+    }
   const std::string levels = "priority_levels " + std::to_string(db.priority_levels) + "]";
   if (db.priority_levels > 0 &&
       (db.default_priority_level < 1 || db.default_priority_level > db.priority_levels)) {

@@ -76,8 +76,12 @@ auto Loader::from_calibration(const json& v, const std::string& path, Extract ex
   if (!file) return std::nullopt;
   std::filesystem::path resolved(*file);
   if (resolved.is_relative()) resolved = std::filesystem::path(base_dir_) / resolved;
-  std::string error;
-  const std::string text = read_text(resolved.string(), error);
+  std::string error, text;
+  try {
+    text = read_text(resolved.string(), error);
+  } catch (const InputError& e) {
+    error = e.problems().front().message;  // larger than any calibration file
+  }
   if (!error.empty()) {
     add(path, "cannot read calibration file `" + resolved.string() + "`: " + error);
     return std::nullopt;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include <sonicsim/util/json_text.hpp>
+
 #include "checker.hpp"
 
 namespace sonicsim::scenario {
@@ -48,6 +50,12 @@ void apply_override(json& doc, const Override& o, std::vector<Problem>& problems
   const auto fail = [&](const std::string& why) {
     problems.push_back({o.path, "--set " + text + ": " + why});
   };
+  if (auto deep = json_depth_problem(o.value)) {
+    // Not the whole value in the message: it is the deep one, possibly many kB.
+    problems.push_back({o.path, "--set " + o.path + "=" + o.value.substr(0, 20) +
+                                    "...: the value's " + deep->message});
+    return;
+  }
   std::vector<std::string> parts;
   std::size_t start = 0;
   for (;;) {

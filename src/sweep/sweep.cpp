@@ -15,6 +15,7 @@
 #include <sonicsim/results/keys.hpp>
 #include <sonicsim/util/csv.hpp>
 #include <sonicsim/util/format.hpp>
+#include <sonicsim/util/json_text.hpp>
 #include <sonicsim/util/numbers.hpp>
 #include <sonicsim/util/rng.hpp>
 #include <sonicsim/util/sha256.hpp>
@@ -482,6 +483,7 @@ std::string format_number(double v) {
 }
 
 std::string param_cell(const std::string& value) {
+  if (json_depth_problem(value)) return value;  // refused when it is loaded; a cell as typed here
   try {
     const auto j = nlohmann::json::parse(value);
     if (j.is_string()) return j.get<std::string>();
@@ -530,11 +532,9 @@ TableRow make_row(const std::string& sweep_id, std::size_t n_points, std::size_t
 }
 
 Table read_table(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(file, {{"", "cannot read the sweep CSV"}});
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  std::string error;
+  const std::string text = read_text(file, error, InputLimits::max_data_bytes);
+  if (!error.empty()) throw InputError(file, {{"", "cannot read the sweep CSV: " + error}});
   Table t;
   t.file = file;
   std::vector<std::string> lines;

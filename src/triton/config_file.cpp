@@ -109,15 +109,13 @@ std::optional<ConfigFile> read_config(const std::string& given, const std::strin
              : std::string()));
     return std::nullopt;
   }
-  // Real configs are a few kB; anything huge is the wrong file, not worth reading.
-  constexpr std::uintmax_t kMaxBytes = 16 << 20;
-  if (const auto size = std::filesystem::file_size(resolved, ec); !ec && size > kMaxBytes) {
-    add("found `" + file + "` of " + std::to_string(size) +
-        " bytes, expected a Triton config.pbtxt (at most 16 MiB)");
-    return std::nullopt;
+  std::string error, text;
+  try {
+    // Real configs are a few kB; anything huge (or /dev/zero) is the wrong file, not worth reading.
+    text = read_text(file, error);
+  } catch (const InputError& e) {
+    error = e.problems().front().message;
   }
-  std::string error;
-  const std::string text = read_text(file, error);
   if (!error.empty()) {
     add("cannot read Triton config `" + file + "`: " + error);
     return std::nullopt;

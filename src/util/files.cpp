@@ -4,29 +4,62 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include <sonicsim/util/errors.hpp>
+#include <sonicsim/util/format.hpp>
 
 namespace sonicsim {
 
-std::string read_text(const std::string& path, std::string& error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+std::string read_text(const std::string& path, std::string& error, std::size_t cap) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     error = std::strerror(errno);
     return {};
   }
-  std::ostringstream out;
-  out << in.rdbuf();
-  if (in.bad()) error = "read error";
-  return out.str();
+  struct stat st {};
+  std::string out;
+  // A regular file says its size: refused before a byte is read, with the exact size.
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (regular && static_cast<std::size_t>(st.st_size) > cap) {
+    ::close(fd);
+    throw InputError(
+        path,
+        {{"", "found a file of " + util::format_binary_bytes(static_cast<double>(st.st_size)) +
+                  ", expected at most " + util::format_binary_bytes(static_cast<double>(cap)) +
+                  " (the limit for this kind of input, docs/limits.md)"}});
+  }
+  if (regular) out.reserve(static_cast<std::size_t>(st.st_size));
+  char buffer[1 << 16];
+  for (;;) {
+    const std::size_t want = std::min(sizeof buffer, cap + 1 - out.size());
+    const ssize_t n = ::read(fd, buffer, want);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error = std::strerror(errno);
+      ::close(fd);
+      return {};
+    }
+    if (n == 0) break;
+    out.append(buffer, static_cast<std::size_t>(n));
+    if (out.size() > cap) {
+      ::close(fd);
+      throw InputError(
+          path, {{"", "found more than " + util::format_binary_bytes(static_cast<double>(cap)) +
+                          " (a device or a pipe that does not end?), expected a "
+                          "file of at most " +
+                          util::format_binary_bytes(static_cast<double>(cap)) +
+                          " (the limit for this kind of input, docs/limits.md)"}});
+    }
+  }
+  ::close(fd);
+  return out;
 }
 
 namespace {

@@ -110,6 +110,12 @@ std::string format_bytes(double bytes) {
   return format_scaled(bytes, table, "B");
 }
 
+std::string format_binary_bytes(double bytes) {
+  constexpr Unit table[] = {
+      {"B", 1.0}, {"KiB", 0x1p10}, {"MiB", 0x1p20}, {"GiB", 0x1p30}, {"TiB", 0x1p40}};
+  return format_scaled(bytes, table, "B");
+}
+
 std::string format_bandwidth(double bytes_per_second) {
   constexpr Unit table[] = {
       {"bps", 1.0}, {"kbps", 1e3}, {"Mbps", 1e6}, {"Gbps", 1e9}, {"Tbps", 1e12}};

@@ -2,11 +2,9 @@
 
 #include <openssl/evp.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
+
+#include <sonicsim/util/files.hpp>
 
 namespace sonicsim {
 
@@ -25,11 +23,10 @@ std::string sha256_hex(const std::string& data) {
 }
 
 std::string sha256_of_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return sha256_hex(buffer.str());
+  std::string error;
+  const std::string bytes = read_text(path, error, InputLimits::max_data_bytes);
+  if (!error.empty()) throw std::runtime_error("cannot read " + path + ": " + error);
+  return sha256_hex(bytes);
 }
 
 }  // namespace sonicsim

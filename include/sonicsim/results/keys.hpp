@@ -314,6 +314,7 @@ inline constexpr char wall_time_s[] = "wall_time_s";
 inline constexpr char simulated_requests[] = "simulated_requests";
 inline constexpr char simulated_requests_per_wall_s[] = "simulated_requests_per_wall_s";
 inline constexpr char peak_rss_bytes[] = "peak_rss_bytes";
+inline constexpr char estimated_peak_rss_bytes[] = "estimated_peak_rss_bytes";
 }  // namespace perf
 
 }  // namespace sonicsim::results::keys

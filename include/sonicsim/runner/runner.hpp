@@ -40,6 +40,7 @@ struct RunOutput {
   TransportChoice transport;
   double wall_time_s = 0.0;
   long peak_rss_bytes = 0;
+  double estimated_peak_rss_bytes = 0.0;  // what the budget was checked against (memory.hpp)
 };
 
 // Runs the simulation. With flows it starts SimGrid's engine: one run with flows per process.

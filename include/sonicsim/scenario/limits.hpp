@@ -6,9 +6,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <sonicsim/util/files.hpp>
+
 namespace sonicsim::scenario {
 
-struct Limits {
+// With the input caps of util (file sizes, JSON nesting): one struct of every limit, for the
+// layers that see the scenario; util and triton, below it, read InputLimits directly.
+struct Limits : InputLimits {
   static constexpr std::int64_t max_threads = 10'000'000;
   static constexpr std::int64_t max_devices = 1'000'000;
   static constexpr int max_items = 1'000'000;

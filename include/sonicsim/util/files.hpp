@@ -1,8 +1,10 @@
 // Files in and out. Reading a whole input file gives the reason in words when it cannot be read,
-// so that the caller can put it into its own message (which names what the file was for).
+// so that the caller can put it into its own message (which names what the file was for), and
+// refuses a file larger than a cap no real input reaches (`run /dev/zero` ends at once).
 // Writing is checked before a long run and atomic after it: a reader never sees half a file.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,8 +14,27 @@
 
 namespace sonicsim {
 
-// The bytes of `path`; on failure "" and `error` says why (strerror's wording).
-std::string read_text(const std::string& path, std::string& error);
+// What an input may hold before it is refused as not what the user meant (docs/limits.md). The
+// caps sit far above any real input and far below what would exhaust memory; scenario::Limits
+// holds them with the scenario's own limits.
+struct InputLimits {
+  // A scenario, a config.pbtxt, a calibration file, a perf_analyzer or measurements CSV, a --set
+  // value: the largest shipped is under 100 kB.
+  static constexpr std::size_t max_input_bytes = std::size_t{16} << 20;
+  // What sonicsim wrote itself and reads back (results JSON, sweep CSV and JSONL for report,
+  // merge and resume): a long sweep's JSONL reaches some hundred MB.
+  static constexpr std::size_t max_data_bytes = std::size_t{1} << 30;
+  // Arrays and objects nested in one another in a JSON text: scenarios need fewer than 10,
+  // results fewer than 8. Every nesting level costs the readers memory (the loader names the
+  // path of each level), so a deep file of a few kB could exhaust the machine.
+  static constexpr int max_json_depth = 64;
+};
+
+// The bytes of `path`; on failure "" and `error` says why (strerror's wording). A file of more
+// than `cap` bytes throws InputError naming the file, its size and the cap; at most cap + 1 bytes
+// are read, so a device that never ends (/dev/zero) or a pipe is refused at once.
+std::string read_text(const std::string& path, std::string& error,
+                      std::size_t cap = InputLimits::max_input_bytes);
 
 // Every byte of `data` to the open file `fd`, through short writes and interrupted calls; false
 // with errno set when a write fails (n bytes may have gone before it).

@@ -43,6 +43,8 @@ std::string percent_points(double points, const char* number_format = "%.1f");
 // 0.0012 -> "1.20 ms", 4.7e6 -> "4.70 MB", 1.25e9 B/s -> "10.0 Gbps"; "inf", "nan" as such.
 std::string format_time(double seconds);
 std::string format_bytes(double bytes);
+// In powers of 1024 ("16.0 MiB", "7.50 GiB"): limits and budgets, which are set that way.
+std::string format_binary_bytes(double bytes);
 std::string format_bandwidth(double bytes_per_second);
 
 }  // namespace sonicsim::util

@@ -1,0 +1,224 @@
+#include <sonicsim/runner/memory.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <sonicsim/scenario/link_class.hpp>
+#include <sonicsim/scenario/units.hpp>
+#include <sonicsim/util/errors.hpp>
+#include <sonicsim/util/format.hpp>
+
+namespace sonicsim::runner {
+
+namespace {
+
+// Bytes of peak resident memory per item, measured on this engine (Release build, x86-64,
+// glibc) as the slope of the peak RSS (`/usr/bin/time -f %M` of `sonicsim run
+// scenarios/default.json -o FILE`, duration 10 s, warmup 0) while one count varied and the rest
+// stayed small; scripts/memory-estimate.sh repeats the comparison on every shipped scenario.
+struct MemoryCosts {
+  // A run of the default scenario cut to 10 s: the binary, SimGrid, the results JSON.
+  double fixed = 45.0 * 0x1p20;
+  // servers.0.count 100,000 -> 300,000, hosting one model: 230 -> 609 MiB (1,985 B a device);
+  // hosting the default's three: 553 -> 1,572 MiB (5,344 B). A device's state, busy-time
+  // integrals and NIC counters, and per model it hosts a batcher with its queues.
+  double per_device = 305.0;
+  double per_device_model = 1680.0;
+  // workload.jobs 100,000 -> 300,000 (one thread each): 65 -> 119 MiB. A thread with its event
+  // state, its request slots and its event in the queue.
+  double per_thread = 282.0;
+  // Async, 8,000 threads, events_in_flight 10 -> 100: 74 -> 435 MiB. Each further event a thread
+  // holds in flight, with its requests queued at the servers.
+  double per_extra_event_in_flight = 526.0;
+  // timeseries.interval 0.01 s over 1,000 -> 3,000 s with 8 and 80 devices: 138 B per device and
+  // window (2 series), ~69 B per value: the sample, its JSON value and its text in the results.
+  double per_series_value = 69.0;
+  // duration 1e6 -> 3e6 s with three links: 16 B per link and second (a byte counter per
+  // direction and 1 s window, for the peak utilization).
+  double per_link_window = 16.0;
+  // --trace-max 10,000 -> 30,000 (every request traced): 18.4 KiB per request, mostly the Chrome
+  // trace's JSON events.
+  double per_traced_request = 18832.0;
+};
+constexpr MemoryCosts kMemoryCosts{};
+
+double g_budget = -1.0;  // < 0: not set, the default
+bool g_given = false;
+MemoryEstimate g_last;
+
+std::string count(double n) {
+  // "1,000,000": counts a person can read at a glance.
+  const std::string digits = util::formatted("%.0f", n);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// Requests the trace will hold: every `every`-th issued after the warm-up, at most `max`. The
+// issue rate is bounded from above: a closed loop issues at most one event per t_CPU per thread
+// (remote time only slows it), an open loop its arrival rate.
+double traced_requests(const scenario::Scenario& s, const engine::TraceSettings& trace) {
+  if (trace.every == 0 || trace.max == 0) return 0.0;
+  const double span = s.duration - s.warmup;
+  double requests = 0.0;
+  for (const auto& w : s.workloads) {
+    double per_event = 0.0;
+    for (const auto& r : w.requests) per_event += r.per_event;
+    const double t_cpu = w.cpu_time_per_event.expected();
+    if (w.open_loop())
+      requests += w.arrivals->rate * span * per_event;
+    else if (t_cpu > 0.0)
+      requests +=
+          static_cast<double>(w.n_threads()) * w.async.events_in_flight * span / t_cpu * per_event;
+    else
+      return static_cast<double>(trace.max);  // no CPU time: nothing bounds the rate but the trace
+  }
+  return std::min(static_cast<double>(trace.max),
+                  std::ceil(requests / static_cast<double>(trace.every)));
+}
+
+// "a budget of 8.00 GiB", or "an unlimited budget".
+std::string budget_text(double budget) {
+  return std::isinf(budget) ? "an unlimited budget"
+                            : "a budget of " + util::format_binary_bytes(budget);
+}
+
+}  // namespace
+
+std::string MemoryEstimate::largest(std::size_t n) const {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size() && i < n; ++i)
+    out += (i ? ", " : "") + parts[i].what + " ~ " + util::format_bytes(parts[i].bytes);
+  return out;
+}
+
+MemoryEstimate estimate_memory(const scenario::Scenario& s, const engine::TraceSettings& trace) {
+  const MemoryCosts& c = kMemoryCosts;
+  MemoryEstimate e;
+  const auto add = [&e](std::string what, double bytes) {
+    if (bytes > 0.0) e.parts.push_back({std::move(what), bytes});
+  };
+  double devices = 0.0, device_models = 0.0, operated = 0.0;
+  for (const auto& p : s.servers) {
+    devices += p.count;
+    device_models += static_cast<double>(p.count) * static_cast<double>(p.models.size());
+    if (p.autoscaler) operated += 1.0;
+  }
+  add(count(devices) + (devices == 1.0 ? " server" : " servers"),
+      devices * c.per_device + device_models * c.per_device_model);
+
+  double threads = 0.0, slots = 0.0;
+  bool job_flow = false;
+  for (const auto& w : s.workloads) {
+    if (w.open_loop()) continue;
+    threads += static_cast<double>(w.n_threads());
+    slots += static_cast<double>(w.n_threads()) * w.async.events_in_flight;
+    job_flow = job_flow || w.flow.has_value();
+  }
+  add(slots == threads
+          ? count(threads) + " client threads"
+          : count(threads) + " client threads holding " + count(slots) + " events in flight",
+      threads * c.per_thread + (slots - threads) * c.per_extra_event_in_flight);
+
+  double links = 0.0;
+  for (const auto link : scenario::kLinkClasses)
+    if (s.network.link(link)) links += 1.0;
+  const double span = s.duration - s.warmup;
+  const double link_windows = (span >= 100.0 ? std::ceil(span) : 100.0) + 1.0;
+  add("byte counters of " + count(links) + " links over " + util::format_time(span) + " (" +
+          count(link_windows) + " windows)",
+      links * link_windows * c.per_link_window);
+
+  if (s.timeseries_interval > 0.0) {
+    const double windows = std::floor(s.duration / s.timeseries_interval);
+    const double values = 2.0 + 3.0 * static_cast<double>(s.workloads.size()) + 2.0 * devices +
+                          5.0 * static_cast<double>(s.models.size()) + 2.0 * links +
+                          2.0 * operated + (job_flow ? 1.0 : 0.0);
+    add(count(windows) + " time-series windows of " + count(values) + " values",
+        windows * values * c.per_series_value);
+  }
+  const double traced = traced_requests(s, trace);
+  add(count(traced) + " traced requests", traced * c.per_traced_request);
+
+  std::sort(e.parts.begin(), e.parts.end(),
+            [](const MemoryPart& a, const MemoryPart& b) { return a.bytes > b.bytes; });
+  e.bytes = c.fixed;
+  for (const auto& p : e.parts) e.bytes += p.bytes;
+  e.parts.push_back({"fixed overhead", c.fixed});
+  return e;
+}
+
+double default_memory_budget() {
+  const double cap = 8.0 * 0x1p30;
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return cap;
+  return std::min(cap, 0.75 * static_cast<double>(pages) * static_cast<double>(page));
+}
+
+double memory_budget() {
+  if (g_budget < 0.0) g_budget = default_memory_budget();
+  return g_budget;
+}
+
+void set_memory_budget(double bytes) {
+  g_budget = bytes;
+  g_given = true;
+}
+
+bool parse_memory_budget(const std::string& text, double& bytes, std::string& error) {
+  if (text == "unlimited") {
+    bytes = std::numeric_limits<double>::infinity();
+    return true;
+  }
+  nlohmann::json value = text;
+  if (const auto number = util::parse_number(text)) value = *number;
+  const auto v = scenario::parse_quantity(value, scenario::Quantity::Size, error);
+  if (!v || !std::isfinite(*v) || *v <= 0.0) {
+    error = "found \"" + text.substr(0, 40) +
+            "\", expected a size such as 512MiB, 8GiB or 2GB, or `unlimited`" +
+            (error.empty() ? std::string() : " (" + error + ")");
+    return false;
+  }
+  bytes = *v;
+  return true;
+}
+
+void check_memory_budget(const scenario::Scenario& s, const MemoryEstimate& estimate) {
+  g_last = estimate;
+  const double budget = memory_budget();
+  if (estimate.bytes <= budget) return;
+  throw InputError(
+      s.source_file.empty() ? s.name : s.source_file,
+      {{"", "the run would need about " + util::format_bytes(estimate.bytes) +
+                " of memory, above " + budget_text(budget) +
+                "; the largest parts: " + estimate.largest() +
+                ". Lower these counts, or raise the budget with --memory-budget SIZE (e.g. 32GiB, "
+                "or unlimited) if the machine has the memory (docs/limits.md)"}});
+}
+
+bool memory_budget_given() {
+  return g_given;
+}
+
+const MemoryEstimate& last_memory_estimate() {
+  return g_last;
+}
+
+std::string out_of_memory_message() {
+  std::string m = "memory ran out";
+  if (g_last.bytes > 0.0)
+    m += " (the run's estimate was " + util::format_bytes(g_last.bytes) + " against " +
+         budget_text(memory_budget()) + "; its largest parts: " + g_last.largest() + ")";
+  return m +
+         ": lower the counts (servers, jobs and threads, events in flight, time-series windows, "
+         "--trace-max) or give the process more memory (a ulimit -v or a container limit may be "
+         "below --memory-budget)";
+}
+
+}  // namespace sonicsim::runner

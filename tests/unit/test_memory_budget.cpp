@@ -1,0 +1,190 @@
+// Memory proportional to something the user did not mean to ask for (issue 16, class 2): input
+// files read up to a cap, JSON nesting refused before a tree is built, and the run's memory
+// estimated from the scenario and held to a budget before anything is allocated.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+
+#include <sonicsim/pipeline/scenario_run.hpp>
+#include <sonicsim/runner/memory.hpp>
+#include <sonicsim/util/files.hpp>
+#include <sonicsim/util/json_text.hpp>
+
+#include "support.hpp"
+
+namespace {
+
+using sonicsim::InputError;
+using test::json;
+namespace runner = sonicsim::runner;
+
+std::string scratch_file(const std::string& content) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("sonicsim-memory-" + std::to_string(::getpid()) + ".txt");
+  std::ofstream(path, std::ios::binary) << content;
+  return path.string();
+}
+
+std::string read_error(const std::string& path, std::size_t cap) {
+  std::string error;
+  try {
+    sonicsim::read_text(path, error, cap);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+double memory_of(const json& doc, const sonicsim::engine::TraceSettings& trace = {}) {
+  return runner::estimate_memory(test::scenario_of(doc), trace).bytes;
+}
+
+json small_run() {
+  json d = test::deterministic(10, 2);
+  d["duration"] = 100.0;
+  d["warmup"] = 0.0;
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("read_text refuses a file above its cap and reads at most cap + 1 bytes",
+          "[files][memory]") {
+  const std::string file = scratch_file(std::string(1000, 'x'));
+  std::string error;
+  CHECK(sonicsim::read_text(file, error, 1000).size() == 1000);
+  CHECK(error.empty());
+  CHECK(read_error(file, 999) ==
+        file +
+            ": found a file of 1000 B, expected at most 999 B (the limit for this kind of "
+            "input, docs/limits.md)");
+  std::filesystem::remove(file);
+  // A device that never ends: refused after cap + 1 bytes, not read until memory runs out.
+  CHECK(read_error("/dev/zero", std::size_t{1} << 20).find("/dev/zero: found more than 1.00 MiB") ==
+        0);
+  // A missing file is no cap's business: the caller names what it was for.
+  CHECK(sonicsim::read_text("/nonexistent/sonicsim", error).empty());
+  CHECK(error == "No such file or directory");
+  CHECK(sonicsim::InputLimits::max_input_bytes < sonicsim::InputLimits::max_data_bytes);
+}
+
+TEST_CASE("JSON nested deeper than the limit is refused with its line and column",
+          "[json][memory]") {
+  const int limit = sonicsim::InputLimits::max_json_depth;
+  const auto nested = [](int depth) {
+    return std::string(static_cast<std::size_t>(depth), '[') +
+           std::string(static_cast<std::size_t>(depth), ']');
+  };
+  CHECK_FALSE(sonicsim::json_depth_problem(nested(limit)));
+  const auto deep = sonicsim::json_depth_problem(nested(40000));
+  REQUIRE(deep);
+  CHECK(deep->message == "line 1, column " + std::to_string(limit + 1) +
+                             ": found arrays and objects nested 40000 deep, expected at most " +
+                             std::to_string(limit) + " (the limit for JSON input, docs/limits.md)");
+  // Brackets inside strings are text, escaped quotes do not end the string.
+  CHECK_FALSE(sonicsim::json_depth_problem("{\"a\": \"" + nested(1000) + "\\\"[[[\"}"));
+  // Lines are counted, from a JSONL line's own number.
+  const auto at = sonicsim::json_depth_problem("{\n \"a\":\n  " + nested(100), 12);
+  REQUIRE(at);
+  CHECK(at->message.rfind("line 14, column " + std::to_string(3 + limit - 1), 0) == 0);
+  CHECK_THROWS_AS(sonicsim::check_json_depth(nested(100), "f.json"), InputError);
+}
+
+TEST_CASE("the memory estimate grows with every count the user sets", "[memory]") {
+  const double start = memory_of(small_run());
+  CHECK(start > 0.0);
+  json more = small_run();
+  more["servers"][0]["count"] = 1000;
+  CHECK(memory_of(more) > start);
+  more = small_run();
+  more["workload"]["jobs"] = 1000;
+  CHECK(memory_of(more) > start);
+  json async = small_run();
+  async["workload"]["mode"] = "async";
+  async["workload"]["async"] = {{"events_in_flight", 100}};
+  CHECK(memory_of(async) > start);
+  json series = small_run();
+  series["timeseries"] = {{"interval", 1.0}};
+  const double with_series = memory_of(series);
+  CHECK(with_series > start);
+  series["timeseries"] = {{"interval", 0.1}};
+  CHECK(memory_of(series) > with_series);
+  more = small_run();
+  more["duration"] = 1e6;
+  CHECK(memory_of(more) > start);
+  // The trace: only when written, and more with a larger cap.
+  CHECK(memory_of(small_run(), {1, 100}) > start);
+  CHECK(memory_of(small_run(), {1, 1000}) > memory_of(small_run(), {1, 100}));
+  // A million servers: gigabytes, named first among the parts.
+  more = small_run();
+  more["servers"][0]["count"] = 1000000;
+  const auto e = runner::estimate_memory(test::scenario_of(more));
+  CHECK(e.bytes > 1.5e9);  // 1,985 B a device hosting one model
+  CHECK(e.largest(1).rfind("1,000,000 servers ~ ", 0) == 0);
+}
+
+TEST_CASE("the memory estimate of devices is within a factor of two of what they cost",
+          "[memory]") {
+#if defined(__SANITIZE_ADDRESS__)
+  SUCCEED("an AddressSanitizer build's memory is not the release build's");
+#else
+  json doc = small_run();
+  doc["duration"] = 1.0;
+  const double before = static_cast<double>(runner::peak_rss_bytes());
+  doc["servers"][0]["count"] = 20000;
+  const auto s = test::scenario_of(doc);
+  json small = doc;
+  small["servers"][0]["count"] = 2;
+  const double devices_part =
+      runner::estimate_memory(s).bytes - runner::estimate_memory(test::scenario_of(small)).bytes;
+  // As `run -o` does it: simulate, render the results and write them out.
+  const auto run = sonicsim::pipeline::simulate(s);
+  const std::string text = run.results.dump(2);
+  const double grown = static_cast<double>(runner::peak_rss_bytes()) - before;
+  INFO("estimated " << devices_part << " B for 20,000 devices, the peak grew by " << grown
+                    << " (results of " << text.size() << " B)");
+  CHECK(grown > devices_part / 2.0);
+  CHECK(grown < devices_part * 2.0);
+#endif
+}
+
+TEST_CASE("a run over the memory budget is refused with the estimate and how to override",
+          "[memory]") {
+  double bytes = 0.0;
+  std::string error;
+  CHECK(runner::parse_memory_budget("512MiB", bytes, error));
+  CHECK(bytes == 512.0 * 1024 * 1024);
+  CHECK(runner::parse_memory_budget("2GB", bytes, error));
+  CHECK(bytes == 2e9);
+  CHECK(runner::parse_memory_budget("1000000", bytes, error));
+  CHECK(bytes == 1e6);
+  CHECK(runner::parse_memory_budget("unlimited", bytes, error));
+  CHECK(std::isinf(bytes));
+  for (const char* bad : {"lots", "0", "-1GiB", "nan", "1e999"})
+    CHECK_FALSE(runner::parse_memory_budget(bad, bytes, error));
+  CHECK(runner::default_memory_budget() <= 8.0 * 1024 * 1024 * 1024);
+
+  json big = small_run();
+  big["servers"][0]["count"] = 100000;
+  const auto s = test::scenario_of(big);
+  runner::set_memory_budget(100e6);
+  try {
+    runner::check_memory_budget(s, runner::estimate_memory(s));
+    FAIL("expected the budget to refuse the run");
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    INFO(m);
+    CHECK(m.find("the run would need about 246 MB of memory, above a budget of 95.4 MiB; the "
+                 "largest parts: 100,000 servers ~ 198 MB") != std::string::npos);
+    CHECK(m.find("--memory-budget SIZE") != std::string::npos);
+  }
+  runner::set_memory_budget(std::numeric_limits<double>::infinity());
+  CHECK_NOTHROW(runner::check_memory_budget(s, runner::estimate_memory(s)));
+}
