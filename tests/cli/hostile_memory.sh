@@ -11,26 +11,6 @@ DEFAULT=scenarios/default.json
 TRITON=scenarios/examples/triton-config.json
 MODEL=particlenet_ak4
 
-# An AddressSanitizer build reserves terabytes of shadow address space up front, which any
-# address-space limit refuses: there the bound is the timeout alone (the Release pass keeps both).
-LIMIT=(prlimit --as=4000000000)
-ASAN=0
-if ldd "$SONICSIM" 2>/dev/null | grep -q libasan; then LIMIT=(); ASAN=1; fi
-
-# ends CODE MESSAGE CMD...: bounded run, exit CODE (timeout gives 124, a signal 128+N), the
-# message on stderr, no results file (nor its temporary) left.
-ends() {
-  local code="$1" message="$2"; shift 2
-  run timeout 60 "${LIMIT[@]}" "$@"
-  ((STATUS == code)) || fail "exit status $STATUS (expected $code; 124: timed out, >128: a signal): $(_label "$@")"
-  pass "exit $code: $(_label "$@")"
-  assert_stderr_contains "$message"
-  assert_no_file "$RESULTS"
-  compgen -G "$TMP/.out.json.*" >/dev/null && fail "a temporary results file was left in $TMP"
-  pass "no temporary results file"
-}
-refused() { ends 2 "$@"; }
-
 # Input files: at most 16 MiB (scenario, config.pbtxt, calibration file, CSVs) are read.
 refused "/dev/zero: found more than 16.0 MiB" "$SONICSIM" run /dev/zero -o "$RESULTS"
 refused "/dev/zero: found more than 16.0 MiB" "$SONICSIM" validate /dev/zero
@@ -77,7 +57,7 @@ refused "1,000,000 servers" "$SONICSIM" validate "$DEFAULT" --set servers.0.coun
 refused "--memory-budget: found \"lots\", expected a size such as 512MiB" \
   "$SONICSIM" run "$DEFAULT" --memory-budget lots -o "$RESULTS"
 # Children (a sweep's points) refuse alike; the sweep goes on and reports the failed point.
-run timeout 60 "${LIMIT[@]}" "$SONICSIM" sweep "$DEFAULT" --set duration=10s --set warmup=0 \
+run timeout 60 "${MEMORY_LIMIT[@]}" "$SONICSIM" sweep "$DEFAULT" --set duration=10s --set warmup=0 \
   --param servers.0.count=8,1000000 --memory-budget 1GiB -o "$TMP/sweep.csv"
 ((STATUS == 3)) || fail "sweep: exit status $STATUS (expected 3: some points failed)"
 pass "sweep: the point over the budget failed, exit 3"
@@ -86,7 +66,7 @@ pass "the failed point names its estimate"
 
 # Memory that runs out all the same (an address-space limit below the budget): exit 1 and a
 # clear message, not an abort (134), and no output.
-if ((ASAN)); then
+if asan_build; then
   pass "skipped under AddressSanitizer: an address-space limit cannot be set"
 else
   ends 1 "sonicsim run: memory ran out (the run's estimate was 5.39 GB against an unlimited budget" \

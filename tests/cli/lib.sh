@@ -36,14 +36,14 @@ asan_build() { local libs; libs="$(ldd "$SONICSIM" 2>/dev/null)"; [[ $libs == *l
 MEMORY_LIMIT=(prlimit --as=4000000000)
 if asan_build; then MEMORY_LIMIT=(); fi
 
-# refused MESSAGE CMD...: a bounded run (timeout, MEMORY_LIMIT) that must end with exit status 2
-# (bad input), not 124 (timed out) nor above 128 (a signal), with MESSAGE on stderr and no output
-# left: neither $RESULTS (when the test sets it) nor the temporary file it is written through.
-refused() {
-  local message="$1"; shift
-  run timeout 30 "${MEMORY_LIMIT[@]}" "$@"
-  ((STATUS == 2)) || fail "exit status $STATUS (expected 2; 124: timed out, >128: a signal): $(_label "$@")"
-  pass "exit 2: $(_label "$@")"
+# ends CODE MESSAGE CMD...: a bounded run (timeout, MEMORY_LIMIT) that must end with exit status
+# CODE, not 124 (timed out) nor above 128 (a signal), with MESSAGE on stderr and no output left:
+# neither $RESULTS (when the test sets it) nor the temporary file it is written through.
+ends() {
+  local code="$1" message="$2"; shift 2
+  run timeout 60 "${MEMORY_LIMIT[@]}" "$@"
+  ((STATUS == code)) || fail "exit status $STATUS (expected $code; 124: timed out, >128: a signal): $(_label "$@")"
+  pass "exit $code: $(_label "$@")"
   assert_stderr_contains "$message"
   if [[ -n ${RESULTS:-} ]]; then
     assert_no_file "$RESULTS"
@@ -52,6 +52,8 @@ refused() {
     pass "no temporary output file"
   fi
 }
+# refused MESSAGE CMD...: bad input, refused fast (see ends).
+refused() { ends 2 "$@"; }
 
 pass() { CHECKS=$((CHECKS + 1)); echo "ok - $*"; }
 fail() {
