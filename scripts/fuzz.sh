@@ -68,12 +68,12 @@ for t in "${TARGETS[@]}"; do
   log "fuzzing $t for ${per_target}s"
   # -timeout: an input that takes 10 s is a hang; -rss_limit_mb/-malloc_limit_mb: memory that
   # grows with the input is a finding, not a reason to swap.
-  ASAN_OPTIONS="detect_leaks=1:abort_on_error=0" \
+  rc=0
+  ASAN_OPTIONS="detect_leaks=1:abort_on_error=0" UBSAN_OPTIONS="print_stacktrace=1" \
     nice -n "$NICE" "$bin" -max_total_time="$per_target" -max_len="$max_len" \
     -rss_limit_mb="$RSS_MB" -malloc_limit_mb="$RSS_MB" -timeout=10 -print_final_stats=1 \
     -artifact_prefix="tests/fuzz/corpus/$t/" "$work" "${seeds[@]}" \
-    >"$BUILD_DIR/logs/$t.log" 2>&1
-  rc=$?
+    >"$BUILD_DIR/logs/$t.log" 2>&1 || rc=$?
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$BUILD_DIR/logs/$t.log" |
     grep -o '[0-9]*$' || echo 0)
   found=()

@@ -19,7 +19,9 @@ SONICSIM_FUZZ_TARGET(triton_config) {
     const triton::Advice advice{"use one model", "no sequences", "one group"};
     auto config = triton::read_config(path, path, "--triton-config", advice, 4096, problems);
     if (config) {
-      triton::instances_per_device(*config, "--triton-config", advice, 1000, problems);
+      // Without instance groups Triton runs one instance per device: callers ask only then.
+      if (!config->config.instance_groups.empty())
+        triton::instances_per_device(*config, "--triton-config", advice, 1000, problems);
       triton::instance_kinds(config->config);
       triton::batch_limit_of(config->config);
     } else if (problems.empty()) {
