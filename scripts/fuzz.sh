@@ -11,7 +11,7 @@
 # What each target learned stays in BUILD_DIR/corpus/TARGET (used again by the next run); the
 # seeds come from tests/fuzz/corpus/TARGET, the repository's scenarios, test data and calibration
 # files, and ../shared/reference when it exists. A log line per target is appended to
-# BUILD_DIR/fuzz-log.tsv (target, seconds, executions, crashes).
+# BUILD_DIR/fuzz-log.tsv (target, seconds, CPU seconds, executions, crashes).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$SONICSIM_ROOT"
 
@@ -53,7 +53,7 @@ seeds_of() {
 per_target=$((SECONDS_ALL / ${#TARGETS[@]}))
 ((per_target >= 1)) || per_target=1
 log="$BUILD_DIR/fuzz-log.tsv"
-[[ -f "$log" ]] || printf 'date\ttarget\tseconds\texecutions\tcrashes\n' >"$log"
+[[ -f "$log" ]] || printf 'date\ttarget\tseconds\tcpu_s\texecutions\tcrashes\n' >"$log"
 failed=()
 for t in "${TARGETS[@]}"; do
   bin="$BUILD_DIR/tests/fuzz/fuzz_$t"
@@ -69,8 +69,10 @@ for t in "${TARGETS[@]}"; do
   # -timeout: an input that takes 10 s is a hang; -rss_limit_mb/-malloc_limit_mb: memory that
   # grows with the input is a finding, not a reason to swap.
   rc=0
+  timer=()
+  [[ -x /usr/bin/time ]] && timer=(/usr/bin/time -f %U -o "$BUILD_DIR/logs/$t.cpu")
   ASAN_OPTIONS="detect_leaks=1:abort_on_error=0" UBSAN_OPTIONS="print_stacktrace=1" \
-    nice -n "$NICE" "$bin" -max_total_time="$per_target" -max_len="$max_len" \
+    "${timer[@]}" nice -n "$NICE" "$bin" -max_total_time="$per_target" -max_len="$max_len" \
     -rss_limit_mb="$RSS_MB" -malloc_limit_mb="$RSS_MB" -timeout=10 -print_final_stats=1 \
     -artifact_prefix="tests/fuzz/corpus/$t/" "$work" "${seeds[@]}" \
     >"$BUILD_DIR/logs/$t.log" 2>&1 || rc=$?
@@ -82,7 +84,9 @@ for t in "${TARGETS[@]}"; do
     found+=("$f")
   done
   new=$((${#found[@]} - before))
-  printf '%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$per_target" "${execs:-0}" "$new" >>"$log"
+  cpu=$(tail -n 1 "$BUILD_DIR/logs/$t.cpu" 2>/dev/null || echo "")
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$per_target" "${cpu:-?}" \
+    "${execs:-0}" "$new" >>"$log"
   if ((rc != 0)); then
     failed+=("$t")
     tail -n 40 "$BUILD_DIR/logs/$t.log" >&2

@@ -24,7 +24,8 @@ SONICSIM_FUZZ_TARGET(calibration) {
         {"requests", {{{"model", "m"}, {"offload_fraction", 0.5}, {"items", 4}}}}}},
       {"models", {{"m", model}}},
       {"servers", {{{"name", "t4"}, {"count", 1}, {"device", "T4"}, {"models", {"m"}}}}}};
-  fuzz::expect_contract("calibration", fuzz::Where::Located,
-                        [&] { scenario::load_json(doc, "calibrated.json", fuzz::scratch_folder()); });
+  fuzz::expect_contract("calibration", fuzz::Where::Located, [&] {
+    scenario::load_json(doc, "calibrated.json", fuzz::scratch_folder());
+  });
   return 0;
 }

@@ -26,8 +26,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s TARGET PATH... | --list\n", argv[0]);
     return 2;
   }
-  const auto target = std::find_if(all.begin(), all.end(),
-                                   [&](const auto& t) { return t.first == argv[1]; });
+  const auto target =
+      std::find_if(all.begin(), all.end(), [&](const auto& t) { return t.first == argv[1]; });
   if (target == all.end()) {
     std::fprintf(stderr, "unknown fuzz target `%s` (--list names them)\n", argv[1]);
     return 2;

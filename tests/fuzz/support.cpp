@@ -45,7 +45,8 @@ void expect_contract(const char* target, Where where, const std::function<void()
   try {
     call();
   } catch (const InputError& e) {
-    if (e.file().empty()) finding(target, "InputError without a file name: " + std::string(e.what()));
+    if (e.file().empty())
+      finding(target, "InputError without a file name: " + std::string(e.what()));
     if (e.problems().empty()) finding(target, "InputError without a problem");
     for (const Problem& p : e.problems()) {
       if (p.message.empty()) finding(target, "a problem without a message at `" + p.path + "`");
@@ -55,8 +56,8 @@ void expect_contract(const char* target, Where where, const std::function<void()
   } catch (const std::bad_alloc&) {
     finding(target, "std::bad_alloc (memory proportional to the input)");
   } catch (const std::exception& e) {
-    finding(target, std::string("exception ") + typeid(e).name() + " instead of InputError: " +
-                        e.what());
+    finding(target,
+            std::string("exception ") + typeid(e).name() + " instead of InputError: " + e.what());
   } catch (...) {
     finding(target, "an exception that is not a std::exception");
   }

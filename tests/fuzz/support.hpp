@@ -53,10 +53,9 @@ std::pair<std::string_view, std::string_view> split_at_marker(std::string_view d
 }  // namespace sonicsim::fuzz
 
 #ifdef SONICSIM_FUZZ_REPLAY
-#define SONICSIM_FUZZ_TARGET(name)                                                          \
-  static int fuzz_target_##name(const std::uint8_t*, std::size_t);                          \
-  static const ::sonicsim::fuzz::Registration fuzz_registration_##name(#name,               \
-                                                                       fuzz_target_##name); \
+#define SONICSIM_FUZZ_TARGET(name)                                                                 \
+  static int fuzz_target_##name(const std::uint8_t*, std::size_t);                                 \
+  static const ::sonicsim::fuzz::Registration fuzz_registration_##name(#name, fuzz_target_##name); \
   static int fuzz_target_##name(const std::uint8_t* data, std::size_t size)
 #else
 #define SONICSIM_FUZZ_TARGET(name) \
