@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include <sonicsim/scenario/loader.hpp>
 
 #include "support.hpp"
@@ -20,7 +22,10 @@ SONICSIM_FUZZ_TARGET(scenario) {
     rest = input;
   }
   const std::string path = fuzz::scratch_file("scenario.json", rest);
-  fuzz::expect_contract("scenario", fuzz::Where::Located, [&] {
+  // JSON that is not an object is refused as a whole, at the document's root (path "").
+  const auto doc = nlohmann::json::parse(rest, nullptr, false);
+  const bool whole = !doc.is_discarded() && !doc.is_object();
+  fuzz::expect_contract("scenario", whole ? fuzz::Where::Anywhere : fuzz::Where::Located, [&] {
     std::vector<scenario::Override> overrides;
     if (!override_text.empty()) overrides.push_back(scenario::parse_override(override_text));
     scenario::load_file(path, overrides);
