@@ -31,6 +31,8 @@ BENCH_PKGS=(jq python3 python3-simpy3)
 # cli_analysis_plots runs the plotting scripts of analysis/ (numpy comes with matplotlib);
 # cli_simpy_model runs the SimPy reference model, which a suite must test wherever it is set up.
 TEST_PKGS+=(python3-matplotlib python3-simpy3)
+# scripts/fuzz.sh (CI's short fuzz pass) builds the libFuzzer targets with clang.
+TEST_PKGS+=(clang libclang-rt-14-dev)
 
 log() { printf '[sonicsim] %s\n' "$*" >&2; }
 die() { printf '[sonicsim] error: %s\n' "$*" >&2; exit 1; }

@@ -116,7 +116,7 @@ void Clients::start_jobs(const Tenant& tn) {
     job.events_left = std::max<std::int64_t>(1, std::llround(f.events_per_job.sample(rng)));
     job.busy_slots = tn.threads_per_job * tn.slots_per_thread;
   }
-  if (!ctx_.metrics.jobs) ctx_.metrics.jobs.emplace();
+  if (!ctx_.metrics.jobs) ctx_.metrics.jobs.emplace(RunMetrics::Jobs{});
   ctx_.metrics.jobs->total += static_cast<std::uint64_t>(n);
 }
 
@@ -151,7 +151,7 @@ void Clients::start_arrivals() {
   poisson_ = a.distribution == scenario::Arrivals::Distribution::Poisson;
   arrival_interval_ = 1.0 / a.rate;
   max_in_flight_ = static_cast<std::uint64_t>(a.max_in_flight);
-  ctx_.metrics.open_loop.emplace();
+  ctx_.metrics.open_loop.emplace(RunMetrics::OpenLoop{});
   // perf_analyzer's constant schedule sends its first request at once; a Poisson stream's
   // first arrival is as random as the others.
   const double first = poisson_ ? arrival_rng_.exponential(arrival_interval_) : 0.0;

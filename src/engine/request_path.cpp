@@ -21,12 +21,12 @@ void RequestPath::build() {
   if (sc.load_balancer.capacity) {
     balancer_ = true;
     lb_stage_[0].servers = sc.load_balancer.capacity->workers;
-    ctx_.metrics.balancer.emplace();
+    ctx_.metrics.balancer.emplace(RunMetrics::Balancer{});
   }
   if (sc.load_balancer.admission && !open_) {
     connections_.resize(static_cast<std::size_t>(sc.total_jobs()));
     tokens_ = sc.load_balancer.admission->burst;
-    ctx_.metrics.admission.emplace();
+    ctx_.metrics.admission.emplace(RunMetrics::Admission{});
   }
 }
 

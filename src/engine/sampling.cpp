@@ -10,7 +10,7 @@ void Sampling::start() {
   const auto& sc = ctx_.sc;
   auto& metrics = ctx_.metrics;
   on_ = true;
-  auto& ts = metrics.timeseries.emplace();
+  auto& ts = metrics.timeseries.emplace(RunMetrics::TimeSeries{});
   ts.interval = sc.timeseries_interval;
   std::vector<std::uint32_t> in_pool(sc.servers.size(), 0);
   const auto& servers = parts_.servers;

@@ -177,6 +177,9 @@ struct RunMetrics {
     };
     std::vector<Workload> workloads;  // like RunMetrics::workloads
   };
+  // The engine engages these optional blocks with emplace(T{}), not emplace(): clang 14 (the
+  // Fuzz build) takes a nested struct with default member initializers as not default
+  // constructible inside its enclosing class, and std::optional::emplace() then fails to compile.
   std::optional<TimeSeries> timeseries;
 
   // Open loop (workload.arrivals) only; counts after warm-up.

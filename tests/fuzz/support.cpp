@@ -1,0 +1,116 @@
+// The contract check, scratch files and input splitting of support.hpp.
+#include "support.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <new>
+#include <typeinfo>
+
+#include <sonicsim/util/errors.hpp>
+
+namespace sonicsim::fuzz {
+
+std::vector<std::pair<std::string, TargetFn>>& targets() {
+  static std::vector<std::pair<std::string, TargetFn>> all;
+  return all;
+}
+
+Registration::Registration(const char* name, TargetFn fn) {
+  targets().emplace_back(name, fn);
+}
+
+void finding(const char* target, const std::string& what) {
+  std::fprintf(stderr, "\nsonicsim fuzz target `%s`: contract broken: %s\n", target, what.c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+namespace {
+
+// A problem says where it is when it has a JSON path, when its message names a line (the
+// parser's "line 3, column 7"), or when the error's source is a flag (`--set`), not a file.
+bool located(const InputError& e, const Problem& p) {
+  return !p.path.empty() || p.message.find("line ") != std::string::npos ||
+         e.file().rfind("--", 0) == 0;
+}
+
+}  // namespace
+
+void expect_contract(const char* target, Where where, const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const InputError& e) {
+    if (e.file().empty())
+      finding(target, "InputError without a file name: " + std::string(e.what()));
+    if (e.problems().empty()) finding(target, "InputError without a problem");
+    for (const Problem& p : e.problems()) {
+      if (p.message.empty()) finding(target, "a problem without a message at `" + p.path + "`");
+      if (where == Where::Located && !located(e, p))
+        finding(target, "a problem without a JSON path or line: " + p.message);
+    }
+  } catch (const std::bad_alloc&) {
+    finding(target, "std::bad_alloc (memory proportional to the input)");
+  } catch (const std::exception& e) {
+    finding(target,
+            std::string("exception ") + typeid(e).name() + " instead of InputError: " + e.what());
+  } catch (...) {
+    finding(target, "an exception that is not a std::exception");
+  }
+}
+
+std::string scratch_folder() {
+  static const std::string folder = [] {
+    std::filesystem::path base = "/dev/shm";
+    std::error_code ec;
+    if (!std::filesystem::is_directory(base, ec) || access(base.c_str(), W_OK) != 0)
+      base = std::filesystem::temp_directory_path();
+    const auto dir = base / ("sonicsim-fuzz-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    // Left behind by a crash only; a normal exit cleans it.
+    static const std::string to_remove = dir.string();
+    std::atexit([] {
+      std::error_code ignored;
+      std::filesystem::remove_all(to_remove, ignored);
+    });
+    return dir.string();
+  }();
+  return folder;
+}
+
+std::string scratch_file(const std::string& name, std::string_view content) {
+  const std::string path = scratch_folder() + "/" + name;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  out.close();
+  if (!out) {
+    std::perror(path.c_str());
+    std::abort();  // the machine, not the target: stop rather than fuzz nothing
+  }
+  return path;
+}
+
+std::pair<std::string_view, std::string_view> split_first_line(std::string_view data) {
+  const auto nl = data.find('\n');
+  if (nl == std::string_view::npos) return {{}, data};
+  return {data.substr(0, nl), data.substr(nl + 1)};
+}
+
+std::pair<std::string_view, std::string_view> split_at_marker(std::string_view data,
+                                                              std::string_view marker) {
+  std::size_t start = 0;
+  while (start <= data.size()) {
+    auto end = data.find('\n', start);
+    if (end == std::string_view::npos) end = data.size();
+    if (data.substr(start, end - start) == marker)
+      return {data.substr(0, start), end < data.size() ? data.substr(end + 1) : std::string_view{}};
+    start = end + 1;
+  }
+  return {data, {}};
+}
+
+}  // namespace sonicsim::fuzz

@@ -1,0 +1,63 @@
+// What every fuzz target shares: the contract a reader of user input keeps (it returns, or it
+// throws InputError saying where), scratch files for readers that take a path, and the macro that
+// makes one target function both a libFuzzer entry point (the Fuzz build) and an entry of the
+// corpus replay driver (the normal g++ builds, run by ctest). docs/fuzzing.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace sonicsim::fuzz {
+
+using TargetFn = int (*)(const std::uint8_t*, std::size_t);
+
+// The replay driver's table of targets, filled before main by SONICSIM_FUZZ_TARGET.
+std::vector<std::pair<std::string, TargetFn>>& targets();
+struct Registration {
+  Registration(const char* name, TargetFn fn);
+};
+
+// How precisely a refusal must say where the problem is.
+enum class Where {
+  Anywhere,  // InputError naming the file with at least one problem: enough for a whole file
+  Located,   // and every problem with a JSON path or a line (the scenario loader's promise)
+};
+
+// Runs `call`. Returns when it returns or throws an InputError that keeps the contract; for any
+// other exception, or an InputError that does not say where, prints what broke the contract and
+// calls abort() so that libFuzzer records the input as a crash (and the replay test fails).
+void expect_contract(const char* target, Where where, const std::function<void()>& call);
+
+// A finding that is not an exception (a NaN where a number was promised, a wrong count): prints
+// and aborts as expect_contract does.
+[[noreturn]] void finding(const char* target, const std::string& what);
+
+// Writes `content` to `name` in this process's scratch folder (tmpfs when there is one) and
+// returns its path: the readers that take a path read the fuzz input through the file system,
+// exactly as they read a user's file.
+std::string scratch_file(const std::string& name, std::string_view content);
+std::string scratch_folder();
+
+// The input split at its first newline: (first line, the rest); ("", data) without a newline.
+std::pair<std::string_view, std::string_view> split_first_line(std::string_view data);
+// The input split at the first line that is exactly `marker`: (before, after); (data, "")
+// without one.
+std::pair<std::string_view, std::string_view> split_at_marker(std::string_view data,
+                                                              std::string_view marker);
+
+}  // namespace sonicsim::fuzz
+
+#ifdef SONICSIM_FUZZ_REPLAY
+#define SONICSIM_FUZZ_TARGET(name)                                                                 \
+  static int fuzz_target_##name(const std::uint8_t*, std::size_t);                                 \
+  static const ::sonicsim::fuzz::Registration fuzz_registration_##name(#name, fuzz_target_##name); \
+  static int fuzz_target_##name(const std::uint8_t* data, std::size_t size)
+#else
+#define SONICSIM_FUZZ_TARGET(name) \
+  extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+#endif
