@@ -1,6 +1,7 @@
 # cli_flag_checks: numeric flags are checked with messages a person reads (no 309-digit bounds),
 # nan, inf and overflows are refused (exit 2), and an impossible link load cannot pass unseen.
 source "$(dirname "$0")/lib.sh" "$@"
+bound_every_run
 S=(tests/data/valid_minimal.json)
 
 check_refused() {  # check_refused MESSAGE CMD...: exit 2, the message, no long numbers

@@ -41,7 +41,10 @@ if asan_build; then MEMORY_LIMIT=(); fi
 # neither $RESULTS (when the test sets it) nor the temporary file it is written through.
 ends() {
   local code="$1" message="$2"; shift 2
-  run timeout 60 "${MEMORY_LIMIT[@]}" "$@"
+  local bound=("${RUN_BOUND[@]}")
+  bound_every_run
+  run "$@"
+  RUN_BOUND=("${bound[@]}")
   ((STATUS == code)) || fail "exit status $STATUS (expected $code; 124: timed out, >128: a signal): $(_label "$@")"
   pass "exit $code: $(_label "$@")"
   assert_stderr_contains "$message"
@@ -68,10 +71,14 @@ finish() { echo "all $CHECKS checks passed"; exit 0; }
 # _label CMD...: the command line as shown in messages (binary and scratch dir abbreviated).
 _label() { local s="$*"; s="${s//$SONICSIM/sonicsim}"; echo "${s//$TMP/\$TMP}"; }
 # run CMD...: run a command (use "$SONICSIM" ...), recording STATUS, OUT and ERR; never fails.
+# A hostile-input test calls bound_every_run first: every `run` after it is bounded in time and
+# memory (a regression then fails the test instead of hanging the suite or eating the machine).
+RUN_BOUND=()
+bound_every_run() { RUN_BOUND=(timeout 60 "${MEMORY_LIMIT[@]}"); }
 run() {
   echo "\$ $(_label "$@")"
   STATUS=0
-  "$@" >"$OUT" 2>"$ERR" </dev/null || STATUS=$?
+  "${RUN_BOUND[@]}" "$@" >"$OUT" 2>"$ERR" </dev/null || STATUS=$?
 }
 # run_ok CMD...: run and require exit status 0.
 run_ok() {

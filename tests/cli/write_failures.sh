@@ -3,6 +3,7 @@
 # outputs or none; two outputs of one command may not name the same file (exit 2); a device
 # given as an output is written in place, never replaced by a file.
 source "$(dirname "$0")/lib.sh" "$@"
+bound_every_run
 [[ -c /dev/full && -c /dev/null ]] || skip "no /dev/full here"
 S=(tests/data/valid_minimal.json)
 
