@@ -115,10 +115,9 @@ void Loader::config_batching(const triton::ConfigFile& src, const json& model,
        ok;
   for (const auto& [level, p] : b.priority_queue_policy) {
     db.priority_queue_policy[level] = policy(p);
-    ok = time_in_range(db.priority_queue_policy[level].default_timeout,
-                       p.default_timeout_microseconds,
-                       "priority_queue_policy[" + std::to_string(level) +
-                           "].default_timeout_microseconds") &&
+    ok = time_in_range(
+             db.priority_queue_policy[level].default_timeout, p.default_timeout_microseconds,
+             "priority_queue_policy[" + std::to_string(level) + "].default_timeout_microseconds") &&
          ok;
   }
   ok = check_priority_levels(db, cpath, in) && ok;
