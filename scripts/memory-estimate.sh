@@ -11,18 +11,7 @@ BIN="${1:-build/sonicsim}"
 SCRATCH="$(mktemp -d "${TMPDIR:-/tmp}/sonicsim-memory.XXXXXX")"
 trap 'rm -rf "$SCRATCH"' EXIT
 
-# Long site-scale runs are shortened as the golden set shortens them: the memory that grows with
-# the duration (link counters, time series) is part of the estimate either way.
-declare -A SHORT=(
-  [bench/bandwidth-bound-10k]="--set duration=10s --set warmup=1s"
-  [bench/latency-bound-100k]="--set duration=10s --set warmup=1s"
-  [bench/latency-bound-10k]="--set duration=30s --set warmup=3s"
-  [default]="--set duration=5min --set warmup=30s"
-  [examples/columnar-coffea]="--set duration=10min --set warmup=2min"
-  [examples/job-waves]="--set duration=1h"
-  [examples/cpu-only-baseline]="--set duration=10min"
-  [sites/tier2-keda]="--set duration=1h"
-)
+source scripts/shortened-runs.sh
 D="scenarios/default.json --set duration=10s --set warmup=0"
 SYNTHETIC=(
   "300k servers|$D --set servers.0.count=300000"

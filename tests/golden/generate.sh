@@ -29,18 +29,7 @@ SCRATCH="$(mktemp -d "${TMPDIR:-/tmp}/sonicsim-golden.XXXXXX")"
 trap 'rm -rf "$SCRATCH"' EXIT
 FAILED=0
 
-# Each shipped scenario's shortening: long site-scale runs are cut to keep the set quick (the
-# behaviour over a shorter span is the same code).
-declare -A SHORT=(
-  [bench/bandwidth-bound-10k]="--set duration=10s --set warmup=1s"
-  [bench/latency-bound-100k]="--set duration=10s --set warmup=1s"
-  [bench/latency-bound-10k]="--set duration=30s --set warmup=3s"
-  [default]="--set duration=5min --set warmup=30s"
-  [examples/columnar-coffea]="--set duration=10min --set warmup=2min"
-  [examples/job-waves]="--set duration=1h"
-  [examples/cpu-only-baseline]="--set duration=10min"
-  [sites/tier2-keda]="--set duration=1h"
-)
+source scripts/shortened-runs.sh
 SEEDS=(own 2 3)
 ((QUICK)) && SEEDS=(own)
 
