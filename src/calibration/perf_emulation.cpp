@@ -54,10 +54,10 @@ void load_compute_split(const scenario::Scenario& s, EmulationOptions& o) {
   if (file.is_relative()) file = std::filesystem::path(base_dir_of(s)) / file;
   std::string error;
   const std::string text = read_text(file.string(), error);
-  if (!error.empty() || json_depth_problem(text)) return;
-  const json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded() || !doc.contains("compute_split")) return;
-  const json& split = doc["compute_split"];
+  if (!error.empty()) return;
+  const auto doc = parse_json_value(text);
+  if (!doc || !doc->contains("compute_split")) return;
+  const json& split = (*doc)["compute_split"];
   try {
     std::vector<double> items = split.at("items").get<std::vector<double>>();
     std::vector<double> input = split.at("input_share").get<std::vector<double>>();

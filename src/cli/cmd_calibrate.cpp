@@ -48,11 +48,8 @@ std::optional<double> queue_delay_flag(const PerfArgs& a) {
   if (a.max_queue_delay.empty()) return std::nullopt;
   std::string error;
   nlohmann::json value = a.max_queue_delay;
-  if (const auto number = json_depth_problem(a.max_queue_delay)
-                              ? nlohmann::json()
-                              : nlohmann::json::parse(a.max_queue_delay, nullptr, false);
-      number.is_number())
-    value = number;
+  if (const auto number = parse_json_value(a.max_queue_delay); number && number->is_number())
+    value = *number;
   const auto v = scenario::parse_quantity(value, scenario::Quantity::Time, error);
   if (!v || *v < 0)
     throw UsageError("--max-queue-delay: " + (error.empty() ? "found a negative time" : error));

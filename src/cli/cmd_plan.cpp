@@ -35,13 +35,8 @@ struct PlanArgs {
 double parse_bound(const std::string& text, bool bandwidth, const std::string& flag) {
   if (bandwidth) {
     std::string error;
-    nlohmann::json value;
-    try {
-      // Deeply nested text stays text: refused as no bandwidth without building the tree.
-      value = json_depth_problem(text) ? nlohmann::json(text) : nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception&) {
-      value = text;
-    }
+    // Text that is not JSON (`10Gbps`, or nested too deep) is read as a quantity's text.
+    const nlohmann::json value = parse_json_value(text).value_or(nlohmann::json(text));
     const auto v = scenario::parse_quantity(value, scenario::Quantity::Bandwidth, error);
     if (!v || !(*v > 0.0))
       throw UsageError(
@@ -100,13 +95,7 @@ plan::Options options_of(const PlanArgs& a) {
   } else if (!a.max_p99.empty()) {
     o.constraint = plan::Constraint::P99Latency;
     std::string error;
-    nlohmann::json value;
-    try {
-      value = json_depth_problem(a.max_p99) ? nlohmann::json(a.max_p99)
-                                            : nlohmann::json::parse(a.max_p99);
-    } catch (const nlohmann::json::exception&) {
-      value = a.max_p99;
-    }
+    const nlohmann::json value = parse_json_value(a.max_p99).value_or(nlohmann::json(a.max_p99));
     const auto t = scenario::parse_quantity(value, scenario::Quantity::Time, error);
     if (!t || !(*t > 0.0))
       throw UsageError("--max-p99-latency: " +

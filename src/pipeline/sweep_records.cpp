@@ -99,17 +99,8 @@ sweep::Run run_of(const std::string& sweep_id, std::size_t point, std::size_t re
   line["replication"] = replication;
   line["seed"] = run.has_seed ? ordered_json(run.seed) : ordered_json(nullptr);
   ordered_json p = ordered_json::object();
-  for (const auto& o2 : params) {
-    if (json_depth_problem(o2.value)) {
-      p[o2.path] = o2.value;
-      continue;
-    }
-    try {
-      p[o2.path] = ordered_json::parse(o2.value);
-    } catch (const nlohmann::json::exception&) {
-      p[o2.path] = o2.value;
-    }
-  }
+  for (const auto& o2 : params)
+    p[o2.path] = parse_json_value<ordered_json>(o2.value).value_or(ordered_json(o2.value));
   line["params"] = p;
   line["ok"] = run.ok;
   line["error"] = run.ok ? ordered_json(nullptr) : ordered_json(run.error);
@@ -122,14 +113,11 @@ sweep::Run parse_run(const std::string& file, std::size_t line_no, const std::st
                      std::string& sweep_id) {
   using scenario::InputError;
   const auto where = "line " + std::to_string(line_no);
-  ordered_json j;
-  check_json_depth(text, file, line_no);
-  try {
-    j = ordered_json::parse(text);
-  } catch (const nlohmann::json::exception&) {
+  auto parsed = parse_json<ordered_json>(text, file, line_no);
+  if (!parsed)
     throw InputError(file, {{"", where + ": found text that is not JSON, expected one run per "
                                          "line as sonicsim sweep writes"}});
-  }
+  ordered_json& j = *parsed;
   if (!j.is_object() || !j.contains("point") || !j["point"].is_number_unsigned() ||
       !j.contains("replication") || !j["replication"].is_number_unsigned() ||
       !j.contains("sweep_id") || !j["sweep_id"].is_string() || !j.contains("ok"))

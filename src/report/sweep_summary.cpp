@@ -83,10 +83,10 @@ void read_names(SweepData& s) {
   const std::string jsonl =
       read_text(s.file.substr(0, s.file.size() - 4) + ".jsonl", error, InputLimits::max_data_bytes);
   const std::string line = jsonl.substr(0, jsonl.find('\n'));
-  if (line.empty() || json_depth_problem(line)) return;
-  const auto doc = nlohmann::json::parse(line, nullptr, false);
-  if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_object()) return;
-  const results::Document results(doc["results"]);
+  const auto doc = parse_json_value(line);
+  if (!doc || !doc->is_object() || !doc->contains("results") || !(*doc)["results"].is_object())
+    return;
+  const results::Document results((*doc)["results"]);
   const auto names = [](const auto& parts, std::map<std::string, std::string>& out) {
     for (std::size_t i = 0; i < parts.size(); ++i)
       if (const auto name = parts[i].name()) out[std::to_string(i)] = *name;

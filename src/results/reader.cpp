@@ -312,10 +312,10 @@ Document Document::read(const std::string& file) {
   if (!error.empty())
     throw InputError(
         file, {{"", "cannot read the file (" + error + "), expected a sonicsim results file"}});
-  check_json_depth(text, file);
+  auto parsed = parse_json(text, file);
   auto state = std::make_shared<detail::DocumentState>();
-  state->owned = json::parse(text, nullptr, false);
-  if (state->owned.is_discarded() || !state->owned.is_object())
+  if (parsed) state->owned = std::move(*parsed);
+  if (!parsed || !state->owned.is_object())
     throw InputError(file, {{"",
                              "not a JSON object, expected a sonicsim results file "
                              "(sonicsim run -o FILE)"}});

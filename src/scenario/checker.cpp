@@ -9,7 +9,21 @@
 
 namespace sonicsim::scenario::detail {
 
+// A key that is empty or would read as path syntax (".", "[", a quote, a space, a control
+// character) is spelled as a quoted JSON string in brackets, so that every problem has a
+// non-empty path that points at one place: `[""]`, `models["a.b"]`.
+static bool needs_quoting(std::string_view key) {
+  if (key.empty()) return true;
+  return std::any_of(key.begin(), key.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u <= 0x20 || u == 0x7f || c == '.' || c == '[' || c == ']' || c == '"';
+  });
+}
+
 std::string key_path(const std::string& parent, std::string_view key) {
+  if (needs_quoting(key))
+    return parent + "[" +
+           json(std::string(key)).dump(-1, ' ', false, json::error_handler_t::replace) + "]";
   if (parent.empty()) return std::string(key);
   return parent + "." + std::string(key);
 }

@@ -483,14 +483,11 @@ std::string format_number(double v) {
 }
 
 std::string param_cell(const std::string& value) {
-  if (json_depth_problem(value)) return value;  // refused when it is loaded; a cell as typed here
-  try {
-    const auto j = nlohmann::json::parse(value);
-    if (j.is_string()) return j.get<std::string>();
-    return j.dump();
-  } catch (const nlohmann::json::exception&) {
-    return value;
-  }
+  // Text that is not JSON (or nests too deep, refused when it is loaded) is a cell as typed.
+  const auto j = parse_json_value(value);
+  if (!j) return value;
+  if (j->is_string()) return j->get<std::string>();
+  return j->dump();
 }
 
 TableRow make_row(const std::string& sweep_id, std::size_t n_points, std::size_t point,

@@ -495,6 +495,14 @@ TEST_CASE("bad input catalogue: unknown keys and references", "[loader][bad]") {
       {"unknown key without hint lists the keys",
        [](json& d) { d["models"]["pn"]["colour"] = "red"; }, "", {}, "models.pn.colour",
        {"unknown key `colour`", "expected one of", "service_time"}},
+      // A key that is empty or holds path syntax is quoted, so that the path is never empty
+      // and points at one place (an empty top-level key was a fuzzing finding).
+      {"empty key at the top", [](json& d) { d[""] = json::object(); }, "", {}, "[\"\"]",
+       {"unknown key ``", "expected one of"}},
+      {"key holding a dot", [](json& d) { d["workload"]["jobs.x"] = 1; }, "", {},
+       "workload[\"jobs.x\"]", {"unknown key `jobs.x`"}},
+      {"key holding a newline", [](json& d) { d["workload"]["a\nb"] = 1; }, "", {},
+       "workload[\"a\\nb\"]", {"unknown key"}},
       {"truncated key", [](json& d) { d["workload"]["requests"][0]["offload"] = 0.1; }, "", {},
        "workload.requests[0].offload", {"did you mean `offload_fraction`?"}},
       {"request naming a missing model",
