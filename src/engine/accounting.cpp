@@ -13,6 +13,29 @@ void Accounting::build() {
   for (std::size_t i = 0; i < sc.models.size(); ++i) metrics.models[i].name = sc.models[i].name;
 }
 
+void Accounting::keep_sites(std::size_t sites) {
+  sites_ = sites;
+  by_site_.assign(ctx_.metrics.workloads.size() * sites, RunMetrics::Workload{});
+  several_ = true;  // each record keeps its own histograms
+  ctx_.metrics.sites.resize(sites);
+  for (std::size_t s = 0; s < sites; ++s) ctx_.metrics.sites[s].name = ctx_.sc.sites[s].name;
+}
+
+namespace {
+
+void add_into(RunMetrics::Workload& to, const RunMetrics::Workload& from) {
+  to.events_completed += from.events_completed;
+  to.time_per_event.merge(from.time_per_event);
+  to.sent += from.sent;
+  to.completed += from.completed;
+  to.failed += from.failed;
+  to.fallback += from.fallback;
+  to.latency.merge(from.latency);
+  to.fallback_cpu_seconds += from.fallback_cpu_seconds;
+}
+
+}  // namespace
+
 void Accounting::try_failed(Rejection why, std::uint32_t model) {
   if (!ctx_.counts(ctx_.now)) return;
   auto& res = ctx_.metrics.resilience;
@@ -54,6 +77,13 @@ void Accounting::requests_preempted(RunMetrics::Workload& w, std::uint64_t n) {
 void Accounting::finish(std::uint64_t in_flight) {
   auto& metrics = ctx_.metrics;
   metrics.in_flight_at_end = in_flight;
+  for (std::size_t w = 0; w < by_site_.size() / std::max<std::size_t>(sites_, 1); ++w)
+    for (std::size_t s = 0; s < sites_; ++s) {
+      add_into(metrics.workloads[w], at_site(w, s));
+      add_into(metrics.sites[s], at_site(w, s));
+    }
+  for (auto& site : metrics.sites)
+    site.in_flight_at_end = site.sent - site.completed - site.failed - site.fallback;
   // Each workload's requests still in flight are what its counts leave (the engine never tracks
   // them apart).
   for (auto& w : metrics.workloads) {
@@ -63,7 +93,7 @@ void Accounting::finish(std::uint64_t in_flight) {
     metrics.fallback += w.fallback;
     w.in_flight_at_end = w.sent - w.completed - w.failed - w.fallback;
   }
-  if (!several_) {
+  if (!several_ && metrics.workloads.size() == 1) {
     metrics.workloads[0].time_per_event = metrics.time_per_event;
     metrics.workloads[0].latency = metrics.latency;
   }

@@ -21,6 +21,12 @@ class Accounting {
   // One record per workload and per model, in scenario order.
   void build();
   RunMetrics::Workload& workload(std::size_t i) { return ctx_.metrics.workloads[i]; }
+  // With several sites, each workload's figures are kept per site of its client nodes and
+  // added up at the end into the workload's and the site's (finish).
+  void keep_sites(std::size_t sites);
+  RunMetrics::Workload& at_site(std::size_t workload, std::size_t site) {
+    return by_site_[workload * sites_ + site];
+  }
 
   // Requests a workload's client issues (counted at once, taken back if they end in warm-up).
   void issued(RunMetrics::Workload& w, std::uint64_t n) { w.sent += n; }
@@ -113,6 +119,8 @@ class Accounting {
   Context& ctx_;
   // Several workloads: each keeps its own histograms too (one has the run's, copied at the end).
   bool several_ = false;
+  std::size_t sites_ = 0;
+  std::vector<RunMetrics::Workload> by_site_;  // [workload * sites + site]
 };
 
 }  // namespace sonicsim::engine

@@ -138,7 +138,7 @@ void Clients::finish_request(std::uint32_t r, Outcome outcome) {
   if (open_) {
     Arrival& a = arrivals_[slot];
     if (--a.pending == 0) {
-      complete_event(tally, a.start);
+      complete_event(t, a.start);
       arrivals_.release(slot);
     }
     return;
@@ -151,9 +151,10 @@ void Clients::finish_request(std::uint32_t r, Outcome outcome) {
 // ---- preemption -----------------------------------------------------------------------------
 
 // The unserved models' CPU inference of an event lost to preemption.
-void Clients::drop_fallbacks(const Tenant& tn) {
+void Clients::drop_fallbacks(std::uint32_t t) {
+  const Tenant& tn = tenant_of(t);
   live_fallbacks_ -= tn.fallback_per_event;
-  parts_.accounting.requests_preempted(*tn.tally, tn.fallback_per_event);
+  parts_.accounting.requests_preempted(tally_of(t), tn.fallback_per_event);
 }
 
 void Clients::drop_request(std::uint32_t r) {

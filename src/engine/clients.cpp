@@ -168,7 +168,7 @@ std::uint64_t Clients::lose_job(std::uint32_t j, double restart_after) {
     if (!tn.async) {
       if (th.in_event) {
         ++lost;
-        if (th.cpu_phase) drop_fallbacks(tn);
+        if (th.cpu_phase) drop_fallbacks(t);
       }
       th.in_event = th.cpu_phase = false;
       continue;
@@ -177,7 +177,7 @@ std::uint64_t Clients::lose_job(std::uint32_t j, double restart_after) {
       Slot& s = slot_of(t, k);
       if (!s.in_event) continue;
       ++lost;
-      drop_fallbacks(tn);
+      drop_fallbacks(t);
       s.in_event = false;
     }
     cpus_[t].ready.clear();
@@ -218,10 +218,10 @@ void Clients::on_arrival() {
     ol.requests_sent += steps.size() + tn.fallback_per_event;
     // Unserved models fall back to the client's CPU, which the open loop does not model: their
     // requests finish on arrival.
-    parts_.accounting.issued(*tn.tally, tn.fallback_per_event);
-    parts_.accounting.fallbacks_done(*tn.tally, tn.fallback_per_event);
+    parts_.accounting.issued(tally_of(0), tn.fallback_per_event);
+    parts_.accounting.fallbacks_done(tally_of(0), tn.fallback_per_event);
   }
-  if (steps.empty()) return complete_event(*tn.tally, ctx_.now);
+  if (steps.empty()) return complete_event(0, ctx_.now);
   const std::uint32_t a = arrivals_.add();
   arrivals_[a] = {ctx_.now, static_cast<std::uint32_t>(steps.size())};
   for (const Step& st : steps) issue_request(0, a, st);
@@ -241,7 +241,7 @@ void Clients::start_event(std::uint32_t t, std::uint32_t slot) {
   Thread& th = threads_[t];
   const double t_cpu = tn.w->cpu_time_per_event.sample(th.rng);
   // Fallback requests are issued and served on the CPU.
-  parts_.accounting.issued(*tn.tally, tn.fallback_per_event);
+  parts_.accounting.issued(tally_of(t), tn.fallback_per_event);
   live_fallbacks_ += tn.fallback_per_event;
   if (!tn.async) {
     th.event_start = ctx_.now;
@@ -263,21 +263,28 @@ void Clients::start_event(std::uint32_t t, std::uint32_t slot) {
 }
 
 // The CPU fallback of unserved models ends with the event's CPU work: count those requests.
-void Clients::finish_fallbacks(const Tenant& tn) {
-  live_fallbacks_ -= tn.fallback_per_event;
-  parts_.accounting.fallbacks_done(*tn.tally, tn.fallback_per_event);
+RunMetrics::Workload& Clients::tally_of(std::uint32_t t) {
+  const Thread& th = threads_[t];
+  if (!parts_.sites.several()) return *tenants_[th.tenant].tally;
+  return parts_.accounting.at_site(th.tenant, parts_.sites.of_node(th.node));
 }
 
-void Clients::complete_event(RunMetrics::Workload& tally, double started) {
-  parts_.sampling.event_completed(static_cast<std::size_t>(&tally - ctx_.metrics.workloads.data()));
-  parts_.accounting.event_completed(tally, started);
+void Clients::finish_fallbacks(std::uint32_t t) {
+  const Tenant& tn = tenant_of(t);
+  live_fallbacks_ -= tn.fallback_per_event;
+  parts_.accounting.fallbacks_done(tally_of(t), tn.fallback_per_event);
+}
+
+void Clients::complete_event(std::uint32_t t, double started) {
+  parts_.sampling.event_completed(threads_[t].tenant);
+  parts_.accounting.event_completed(tally_of(t), started);
 }
 
 void Clients::on_cpu_done(std::uint32_t t) {
   const Tenant& tn = tenant_of(t);
   if (tn.async) return on_piece_done(t);
   threads_[t].cpu_phase = false;
-  finish_fallbacks(tn);
+  finish_fallbacks(t);
   next_step(t);
 }
 
@@ -293,7 +300,7 @@ void Clients::next_step(std::uint32_t t) {
     return;
   }
   th.in_event = false;
-  complete_event(*tn.tally, th.event_start);
+  complete_event(t, th.event_start);
   start_event(t, 0);
 }
 
@@ -321,8 +328,8 @@ void Clients::on_piece_done(std::uint32_t t) {
       break;
     case PieceKind::Dependent:
       s.in_event = false;
-      finish_fallbacks(tenant_of(t));
-      complete_event(tally_of(t), s.event_start);
+      finish_fallbacks(t);
+      complete_event(t, s.event_start);
       start_event(t, done.slot);
       break;
     case PieceKind::Fallback:

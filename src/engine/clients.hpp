@@ -42,6 +42,8 @@ class Clients {
   const scenario::ClientPolicy& policy_of(std::uint32_t thread) const {
     return tenant_of(thread).w->client;
   }
+  // The workload the thread belongs to (with sites: its own routing across them).
+  const scenario::Workload& workload_of(std::uint32_t thread) const { return *tenant_of(thread).w; }
   // Requests served on the clients' CPUs (no server hosts their model) still in progress.
   std::uint64_t fallbacks_in_flight() const { return live_fallbacks_; }
   // Job flow: whether there is one, and how many of its jobs are running.
@@ -142,7 +144,9 @@ class Clients {
 
   Tenant& tenant_of(std::uint32_t thread) { return tenants_[threads_[thread].tenant]; }
   const Tenant& tenant_of(std::uint32_t thread) const { return tenants_[threads_[thread].tenant]; }
-  RunMetrics::Workload& tally_of(std::uint32_t thread) { return *tenant_of(thread).tally; }
+  // Where the thread's requests and events are counted: its workload's record, or with several
+  // sites its workload's record at the site of its node (Accounting::at_site).
+  RunMetrics::Workload& tally_of(std::uint32_t thread);
   const Tenant& tenant_of_job(std::uint32_t job) const;
   std::uint32_t first_thread_of_job(std::uint32_t job) const;
   bool flows(std::uint32_t job) const { return tenant_of_job(job).flow; }
@@ -160,8 +164,8 @@ class Clients {
   bool take_event(std::uint32_t t);
   void start_arrivals();
   void start_event(std::uint32_t t, std::uint32_t slot);
-  void finish_fallbacks(const Tenant& tn);
-  void complete_event(RunMetrics::Workload& tally, double started);
+  void finish_fallbacks(std::uint32_t t);
+  void complete_event(std::uint32_t t, double started);
   void next_step(std::uint32_t t);
   void push_piece(std::uint32_t t, Piece p);
   void on_piece_done(std::uint32_t t);
@@ -173,7 +177,7 @@ class Clients {
   void start_fallback(std::uint32_t r);
   double fallback_seconds(std::uint32_t r) const;
   void finish_request(std::uint32_t r, Outcome outcome);
-  void drop_fallbacks(const Tenant& tn);
+  void drop_fallbacks(std::uint32_t t);
   void drop_request(std::uint32_t r);
 
   Context& ctx_;

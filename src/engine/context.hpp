@@ -31,6 +31,7 @@ enum Stream : std::uint64_t {
   kFaultStream = 9,       // random crashes: each device's times up and down
   kPreemptStream = 10,    // random preemption
   kRetryStream = 11,      // retries: the other server a later try goes to
+  kSiteStream = 12,       // sites: the weighted policy's draws
 };
 
 struct Context {

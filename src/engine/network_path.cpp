@@ -19,6 +19,7 @@ void NetworkPath::build(std::size_t devices) {
     d.cv = model.overhead.spread.cv;
     overhead_spreads_.push_back(d);
   }
+  if (parts_.sites.several()) return build_sites(devices);
   path_latency_ = net.path_latency();
   path_bandwidth_ = net.path_bandwidth();
   if (!sc.faults.links.empty()) bandwidth_steps_ = scenario::path_bandwidth_steps(net, sc.faults);
@@ -82,6 +83,7 @@ void NetworkPath::send(std::uint32_t r, Direction dir, double bytes) {
   rq.dir = dir;
   const double now = ctx_.now;
   const std::uint32_t node = parts_.clients.node_of(rq.thread);
+  if (several_) return send_between_sites(r, dir, bytes, node);
   account_bytes(node, rq.device, dir, bytes);
   if (flow_dir_[dir == Direction::ToServer ? 0 : 1]) {
     transport_->send(now, node, rq.device, dir, bytes, r);
@@ -127,7 +129,15 @@ double NetworkPath::overhead_after_transfer(std::uint32_t r) {
   return mean * jitter.sample(parts_.clients.rng_of(rq.thread));
 }
 
+double NetworkPath::refusal_round_trip(std::uint32_t thread) const {
+  if (!several_) return 2.0 * path_latency_;
+  const auto& sites = parts_.sites;
+  const std::uint32_t s = sites.of_node(parts_.clients.node_of(thread));
+  return 2.0 * site_routes_[s * sites.count() + s].latency;
+}
+
 void NetworkPath::finish() {
+  if (several_) return finish_sites();
   auto& metrics = ctx_.metrics;
   auto busiest = [](const std::vector<double>(&v)[2]) {
     double most = 0.0;
@@ -140,8 +150,12 @@ void NetworkPath::finish() {
     metrics.links[slot].busiest_bytes = busiest(client_nic_bytes_);
   if (const int slot = link_slot_[scenario::index_of(LinkClass::ServerNic)]; slot >= 0)
     metrics.links[slot].busiest_bytes = busiest(server_nic_bytes_);
-  for (auto& l : metrics.links)
+  for (auto& l : metrics.links) {
     if (l.count == 1) l.busiest_bytes = std::max(l.bytes[0], l.bytes[1]);
+    // One site: a link's directions are the payload's.
+    l.payload[0] = l.bytes[0];
+    l.payload[1] = l.bytes[1];
+  }
 }
 
 }  // namespace sonicsim::engine

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include <sonicsim/engine/run_metrics.hpp>
 #include <sonicsim/engine/transport.hpp>
 #include <sonicsim/scenario/scenario.hpp>
 #include <sonicsim/util/numbers.hpp>
@@ -33,13 +34,30 @@ class NetworkPath {
   void send(std::uint32_t r, Direction dir, double bytes);
   // The request overhead of r's current direction, paid after its transfer.
   double overhead_after_transfer(std::uint32_t r);
-  // Fixed latency of the path, one way.
+  // Fixed latency of the path, one way (one site).
   double latency() const { return path_latency_; }
+  // How long the answer "no server" takes to come back to `thread`'s client: a round trip to
+  // the load balancer, at the servers' end of the path (with sites: of its own site's path).
+  double refusal_round_trip(std::uint32_t thread) const;
 
   // The end of the run: the busiest single NIC of each per-node or per-device link class.
   void finish();
 
  private:
+  // With several sites (network_sites.cpp): the path of each (client site, server site) pair.
+  struct SiteRoute {
+    double latency = 0.0, bandwidth = kInf;  // one way; the narrowest link
+    // The links between sites it crosses towards the server: (metrics slot, the link's
+    // direction then: 0 forward, 1 backward). The way back is the same, reversed.
+    std::vector<std::pair<int, int>> shared;
+  };
+  void build_sites(std::size_t devices);
+  void send_between_sites(std::uint32_t r, Direction dir, double bytes, std::uint32_t node);
+  void account_sites(std::uint32_t node, std::uint32_t device, const SiteRoute& route, Direction d,
+                     double bytes);
+  void add_to(RunMetrics::Link& l, int direction, double bytes);
+  void finish_sites();
+
   void account_bytes(std::uint32_t node, std::uint32_t device, Direction d, double bytes);
   double degraded_transfer_end(double bytes) const;
 
@@ -54,6 +72,10 @@ class NetworkPath {
   std::array<int, scenario::kLinkClasses.size()> link_slot_ = {-1, -1, -1, -1};
   std::vector<double> client_nic_bytes_[2], server_nic_bytes_[2];  // per link and direction
   std::vector<scenario::Distribution> overhead_spreads_;           // per model, mean 1
+  // Several sites: routes [from * sites + to]; the NIC classes' slots per site (-1: absent).
+  bool several_ = false;
+  std::vector<SiteRoute> site_routes_;
+  std::vector<int> client_nic_slot_, server_nic_slot_;
 };
 
 }  // namespace sonicsim::engine

@@ -20,6 +20,7 @@
 #include "sampling.hpp"
 #include "server_pools.hpp"
 #include "site_operations.hpp"
+#include "sites.hpp"
 
 namespace sonicsim::engine {
 
@@ -27,6 +28,7 @@ struct Parts {
   explicit Parts(const scenario::Scenario& s)
       : ctx(s),
         clients(ctx, *this),
+        sites(ctx, *this),
         path(ctx, *this),
         network(ctx, *this),
         servers(ctx, *this),
@@ -39,6 +41,7 @@ struct Parts {
 
   Context ctx;
   Clients clients;
+  Sites sites;
   RequestPath path;
   NetworkPath network;
   ServerPools servers;

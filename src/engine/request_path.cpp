@@ -15,7 +15,7 @@ RequestPath::RequestPath(Context& ctx, Parts& parts)
 void RequestPath::build() {
   const auto& sc = ctx_.sc;
   open_ = sc.workload().open_loop();  // the loader keeps an open loop alone
-  rr_next_.assign(sc.models.size(), 0);
+  rr_next_.assign(sc.models.size() * parts_.sites.count(), 0);
   active_.assign(parts_.servers.device_count(), 0);
   if (sc.load_balancer.policy == scenario::BalancePolicy::RingHash) build_rings();
   if (sc.load_balancer.capacity) {
@@ -61,7 +61,7 @@ void RequestPath::send_try(std::uint32_t r) {
     rq.failed = true;
     rq.why = Rejection::NoServer;
     rq.dir = Direction::ToClient;
-    ctx_.queue.push(now + 2.0 * parts_.network.latency(), EventKind::TransferDone, r);
+    ctx_.queue.push(now + parts_.network.refusal_round_trip(rq.thread), EventKind::TransferDone, r);
     return;
   }
   rq.device = d;

@@ -35,6 +35,8 @@ class RequestPath {
   void respond(std::uint32_t r, double bytes);
   // EventKind::BalancerDone: r's message leaves stage `stage` of the load balancer.
   void on_balancer_done(std::uint32_t r, int stage);
+  // Requests routed to device d whose response has not left it yet.
+  std::uint32_t active(std::uint32_t d) const { return active_[d]; }
   // Job j lost its slot (preemption): a new slot connects anew.
   void disconnect(std::uint32_t j) {
     if (!connections_.empty()) connections_[j] = {};

@@ -28,7 +28,14 @@ void RequestPath::build_rings() {
 // The device a try goes to, or kNoDevice when no server is up for the model.
 std::uint32_t RequestPath::route(std::uint32_t model, std::uint32_t thread) {
   const auto& sc = ctx_.sc;
-  const auto& hosts = parts_.servers.up_hosts(model);
+  // With several sites the site comes first (sites.cpp), then the policy picks a server there.
+  std::uint32_t site = 0;
+  if (parts_.sites.several()) {
+    site = parts_.sites.choose(model, thread);
+    if (site == Sites::kNoSite) return kNoDevice;
+  }
+  const auto& hosts =
+      parts_.sites.several() ? parts_.sites.up_hosts(model, site) : parts_.servers.up_hosts(model);
   if (hosts.empty()) return kNoDevice;
   switch (sc.load_balancer.policy) {
     case scenario::BalancePolicy::RoundRobin:
@@ -54,12 +61,14 @@ std::uint32_t RequestPath::route(std::uint32_t model, std::uint32_t thread) {
       auto it = std::lower_bound(ring.begin(), ring.end(), std::make_pair(key, std::uint32_t{0}));
       for (std::size_t k = 0; k < ring.size(); ++k, ++it) {
         if (it == ring.end()) it = ring.begin();
-        if (parts_.servers.device(it->second).state == ServerPools::State::Up) return it->second;
+        if (parts_.servers.device(it->second).state == ServerPools::State::Up &&
+            parts_.sites.of_device(it->second) == site)
+          return it->second;
       }
       return kNoDevice;
     }
   }
-  return hosts[rr_next_[model]++ % hosts.size()];
+  return hosts[rr_next_[model * parts_.sites.count() + site]++ % hosts.size()];
 }
 
 // A retry goes to the server of the failed try if it still serves (the first retry), else to
@@ -69,7 +78,11 @@ std::uint32_t RequestPath::route_retry(const Request& rq, std::uint32_t model) {
   const bool last_up =
       last != kNoDevice && parts_.servers.device(last).state == ServerPools::State::Up;
   if (rq.tries == 1 && last_up) return last;
-  const auto& hosts = parts_.servers.up_hosts(model);
+  // Another server at the same site; the site is chosen anew when the last one was not routed.
+  if (parts_.sites.several() && last == kNoDevice) return route(model, rq.thread);
+  const auto& hosts = parts_.sites.several()
+                          ? parts_.sites.up_hosts(model, parts_.sites.of_device(last))
+                          : parts_.servers.up_hosts(model);
   if (!last_up || hosts.size() < 2) return route(model, rq.thread);
   std::uint32_t pick = hosts[retry_rng_.below(hosts.size() - 1)];
   if (pick == last) pick = hosts.back();

@@ -86,6 +86,7 @@ void ServerPools::rebuild_up_hosts() {
     for (std::uint32_t d : hosts_[mi])
       if (devices_[d].state == State::Up) up.push_back(d);
   }
+  parts_.sites.rebuild_up_hosts();
 }
 
 std::size_t ServerPools::queued_on(std::uint32_t d) const {
@@ -93,6 +94,18 @@ std::size_t ServerPools::queued_on(std::uint32_t d) const {
   for (std::uint32_t bi : devices_[d].batcher_of_model)
     if (bi != kNone) queued += batchers_[bi].batcher.queued();
   return queued;
+}
+
+double ServerPools::expected_wait(std::uint32_t di, std::uint32_t model) const {
+  const Device& d = devices_[di];
+  double left = 0.0;
+  for (const Exec& e : d.running) left += e.remaining;
+  // Processor sharing conserves work: since the last update the device did (now - then) of it.
+  if (!d.running.empty()) left = std::max(0.0, left - (ctx_.now - d.last_update));
+  const double per_request = d.requests_started > 0
+                                 ? d.work_started / static_cast<double>(d.requests_started)
+                                 : curve_of_[model][d.pool].at(1);
+  return left + static_cast<double>(queued_on(di)) * per_request;
 }
 
 void ServerPools::track_busy_over_whole_run() {
@@ -180,12 +193,14 @@ void ServerPools::start_execution(std::uint32_t bi, int items) {
     d.busy.set_busy(true, now);
     if (!whole_busy_.empty()) whole_busy_[b.device].set_busy(true, now);
   }
+  d.work_started += work;
   Exec e{work, now, bi, items, {}};
   if (!spare_batches_.empty()) {
     e.batch = std::move(spare_batches_.back());
     spare_batches_.pop_back();
   }
   e.batch.swap(scratch_);
+  d.requests_started += e.batch.size();
   parts_.accounting.batch_started(b.model, e.batch);
   for (const auto& q : e.batch)
     if (auto* tr = ctx_.traced(q.request)) {

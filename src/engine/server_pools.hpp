@@ -43,6 +43,10 @@ class ServerPools {
     State state = State::Up;
     std::uint32_t epoch = 0;  // changes with every state change but Starting -> Up
     double started_at = 0.0;
+    // Work of the executions started and the requests they carried: the mean execution time
+    // per request that expected_wait charges each queued request.
+    double work_started = 0.0;
+    std::uint64_t requests_started = 0;
   };
   // Triton's cumulative counters of a pool, which the autoscaler's metric reads.
   struct Counters {
@@ -63,6 +67,10 @@ class ServerPools {
   const Counters& counters(std::uint32_t pool) const { return counters_[pool]; }
   // Requests waiting in the device's queues, all models.
   std::size_t queued_on(std::uint32_t d) const;
+  // A new request's expected wait at device d: the work left in its executions, plus each
+  // request queued ahead at the device's mean execution time per request so far (before any
+  // execution: `model`'s service time at batch 1).
+  double expected_wait(std::uint32_t d, std::uint32_t model) const;
   bool holds_work(std::uint32_t d) const {
     return !devices_[d].running.empty() || queued_on(d) > 0;
   }

@@ -17,24 +17,17 @@
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/util/format.hpp>
 
+#include "blocks.hpp"
+
 namespace sonicsim::results {
 
 namespace {
 
-using ojson = nlohmann::ordered_json;
-
+using detail::ojson;
 namespace k = keys;
-
-ojson quantiles(const metrics::Histogram& h, bool p95) {
-  ojson j;
-  j[k::quantile::mean] = h.mean();
-  j[k::quantile::p50] = h.quantile(0.50);
-  j[k::quantile::p90] = h.quantile(0.90);
-  if (p95) j[k::quantile::p95] = h.quantile(0.95);
-  j[k::quantile::p99] = h.quantile(0.99);
-  j[k::quantile::max] = h.max();
-  return j;
-}
+using detail::events_json;
+using detail::quantiles;
+using detail::requests_json;
 
 // Thread time per event of one workload: N_CPU / throughput, which equals the mean time per
 // event in sync mode and stays comparable with t_SONIC when async threads hold several events.
@@ -60,31 +53,6 @@ double thread_time_per_event(const scenario::Scenario& s, const engine::RunMetri
            thread_time_per_event(s.workloads[i], w.time_per_event, x);
   }
   return m.events_completed ? sum / static_cast<double>(m.events_completed) : 0.0;
-}
-
-// The `events` and `requests` blocks of the whole run or of one workload (RunMetrics and
-// RunMetrics::Workload name their counts alike).
-template <class Counts>
-ojson events_json(const Counts& c, double throughput, double jobs, double thread_time) {
-  ojson ev;
-  ev[k::events::completed] = c.events_completed;
-  ev[k::events::throughput_per_s] = throughput;
-  ev[k::events::per_job_throughput_per_s] = throughput / jobs;
-  ev[k::events::time_per_event_s] = quantiles(c.time_per_event, false);
-  ev[k::events::thread_time_per_event_s] = thread_time;
-  return ev;
-}
-
-template <class Counts>
-ojson requests_json(const Counts& c) {
-  ojson rq;
-  rq[k::requests::sent] = c.sent;
-  rq[k::requests::completed] = c.completed;
-  rq[k::requests::failed] = c.failed;
-  rq[k::requests::fallback] = c.fallback;
-  rq[k::requests::in_flight_at_end] = c.in_flight_at_end;
-  rq[k::requests::latency_s] = quantiles(c.latency, true);
-  return rq;
 }
 
 ojson workloads_json(const scenario::Scenario& s, const engine::RunMetrics& m) {
@@ -254,8 +222,8 @@ ojson links_json(const engine::RunMetrics& m) {
     o[ln::bandwidth_Bps] = l.bandwidth;
     o[ln::latency_s] = l.latency;
     o[ln::bytes] = l.total_bytes();
-    o[ln::bytes_to_servers] = l.bytes[0];
-    o[ln::bytes_to_clients] = l.bytes[1];
+    o[ln::bytes_to_servers] = l.payload[0];
+    o[ln::bytes_to_clients] = l.payload[1];
     o[ln::mean_bandwidth_Bps] = l.total_bytes() / span / l.count;
     o[ln::mean_utilization] = std::max(l.bytes[0], l.bytes[1]) / span / l.count / l.bandwidth;
     o[ln::peak_utilization] = l.peak_utilization();
@@ -376,6 +344,10 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
                                   thread_time_per_event(s, m));
   j[k::top::requests] = run_requests_json(m);
   if (!s.single_workload()) j[k::top::workloads] = workloads_json(s, m);
+  if (!s.sites.empty()) {
+    j[k::top::sites] = detail::sites_json(s, m);
+    j[k::top::egress] = detail::egress_json(s, m);
+  }
   if (m.open_loop && s.workload().arrivals)
     j[k::top::arrivals] = arrivals_json(*s.workload().arrivals, m);
   if (m.jobs) j[k::top::jobs] = jobs_json(m);

@@ -129,6 +129,16 @@ MemoryEstimate estimate_memory(const scenario::Scenario& s, const engine::TraceS
   double links = 0.0;
   for (const auto link : scenario::kLinkClasses)
     if (s.network.link(link)) links += 1.0;
+  if (!s.sites.empty()) {
+    // Each site's three link classes and every WAN link; the routes between every pair of
+    // sites, held by the scenario and by the engine (two vectors of links each).
+    links = 3.0 * static_cast<double>(s.sites.size()) + static_cast<double>(s.wan.links.size());
+    double route_links = 0.0;
+    for (const auto& from : s.routes)
+      for (const auto& r : from) route_links += static_cast<double>(r.wan_links.size());
+    const double pairs = static_cast<double>(s.sites.size()) * static_cast<double>(s.sites.size());
+    add(count(pairs) + " routes between sites", pairs * 160.0 + route_links * 24.0);
+  }
   const double span = s.duration - s.warmup;
   const double link_windows = (span >= 100.0 ? std::ceil(span) : 100.0) + 1.0;
   add("byte counters of " + count(links) + " links over " + util::format_time(span) + " (" +

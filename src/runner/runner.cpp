@@ -20,6 +20,11 @@ namespace {}  // namespace
 
 TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Prediction& pr) {
   TransportChoice c;
+  // BRANCH sites: the flow platform does not know sites yet (docs/sites-plan.md).
+  if (!s.sites.empty()) {
+    c.reason = "several sites: analytic path (flows between sites are not built yet)";
+    return c;
+  }
   const auto& net = s.network;
   if (s.servers.empty() || (!net.client_nic && !net.site_uplink && !net.wan && !net.server_nic)) {
     c.reason = "no network traffic to share";

@@ -8,6 +8,10 @@ std::optional<LinkSpec> Loader::link(const json& v, const std::string& path) {
   if (!expect_object(v, path, "null or a link {\"bandwidth\": \"10Gbps\", \"latency\": \"50us\"}"))
     return std::nullopt;
   check_keys(v, path, {"bandwidth", "latency"});
+  return link_figures(v, path);
+}
+
+std::optional<LinkSpec> Loader::link_figures(const json& v, const std::string& path) {
   LinkSpec l;
   bool ok = true;
   if (const json* x = get(v, "bandwidth")) {

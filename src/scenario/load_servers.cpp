@@ -20,9 +20,9 @@ void Loader::servers(const json& v, const std::string& path, Scenario& s) {
     const json& p = v[i];
     if (!expect_object(p, ppath, "a server pool {\"name\", \"count\", \"device\", \"models\"}"))
       continue;
-    check_keys(
-        p, ppath,
-        {"name", "count", "device", "models", "startup_delay", "drain_timeout", "autoscaler"});
+    check_keys(p, ppath,
+               {"name", "count", "device", "models", "startup_delay", "drain_timeout", "autoscaler",
+                "site"});
     ServerPool pool;
     bool count_ok = true;
     if (const json* x = get(p, "name")) {

@@ -39,11 +39,14 @@ void Loader::scenario(const json& doc, Scenario& s) {
   if (const json* x = get(doc, "load_balancer"); x && !x->is_null())
     load_balancer(*x, "load_balancer", s);
   if (const json* x = get(doc, "network")) network(*x, "network", s.network);
+  sites(doc, s);
+  placements(doc, s);
   if (const json* x = get(doc, "faults")) faults(*x, "faults", s);
   // nlohmann keeps object keys sorted, so the models already are; sort anyway for in-code docs.
   std::sort(s.models.begin(), s.models.end(),
             [](const Model& a, const Model& b) { return a.name < b.name; });
   cross_check(doc, s);
+  if (ok()) site_checks(s);
   if (ok()) time_checks(doc, s);
 }
 
@@ -51,7 +54,8 @@ void Loader::top_level(const json& doc, Scenario& s) {
   // Workload keys written at the top level (e.g. `--set mode=async`) get pointed home.
   check_keys(doc, "",
              {"$schema", "name", "description", "seed", "duration", "warmup", "workload",
-              "workloads", "models", "servers", "load_balancer", "network", "timeseries", "faults"},
+              "workloads", "models", "servers", "load_balancer", "network", "sites", "wan",
+              "routing", "timeseries", "faults"},
              {"jobs", "threads_per_job", "jobs_per_node", "mode", "async", "cpu_time_per_event",
               "requests", "arrivals", "client"},
              "belongs inside `workload`, not at the top level");

@@ -12,6 +12,7 @@
 //   load_triton.cpp        a model's triton_config over its scenario keys (triton/ reads the file)
 //   load_servers.cpp       server pools and their autoscalers
 //   load_network.cpp       network links and flow model
+//   load_sites.cpp         sites, the WAN between them, routing across sites, placements
 //   load_operations.cpp    load balancer: policy, capacity, admission
 //   load_faults.cpp        crashes, link degradations, preemptions
 //   cross_checks.cpp       checks between sections (request -> model, pool -> model curves)
@@ -148,6 +149,19 @@ class Loader : public Checker {
   // --- load_network.cpp
   void network(const json& v, const std::string& path, Network& n);
   std::optional<LinkSpec> link(const json& v, const std::string& path);
+  // The bandwidth and latency keys of an object that may hold others (a WAN link).
+  std::optional<LinkSpec> link_figures(const json& v, const std::string& path);
+
+  // --- load_sites.cpp
+  void sites(const json& doc, Scenario& s);
+  void site_network(const json& v, const std::string& path, Site& site);
+  void wan(const json& v, const std::string& path, Scenario& s);
+  std::optional<SiteRouting> site_routing(const json& v, const std::string& path,
+                                          const Scenario& s);
+  void placements(const json& doc, Scenario& s);
+  void workload_shares(const json& v, const std::string& path, const Scenario& s, Workload& w);
+  std::optional<std::size_t> site_named(const json& v, const std::string& path, const Scenario& s);
+  void site_checks(Scenario& s);
 
   // --- load_operations.cpp
   void load_balancer(const json& v, const std::string& path, Scenario& s);

@@ -75,6 +75,11 @@ struct RunMetrics {
     double fallback_cpu_seconds = 0.0;  // CPU fallbacks after failure
   };
   std::vector<Workload> workloads;  // scenario order
+  // With several sites: the same figures for the client nodes of each site (all workloads), in
+  // scenario order; and the bytes that left site a for site b over the WAN, egress_bytes[a][b]
+  // (requests towards their servers, responses back to their clients).
+  std::vector<Workload> sites;
+  std::vector<std::vector<double>> egress_bytes;
 
   struct Model {
     std::string name;
@@ -127,7 +132,11 @@ struct RunMetrics {
     double bandwidth = 0.0, latency = 0.0;
     // Links are full duplex: each direction has the whole bandwidth, so loads are per direction.
     // [0]: towards the servers, [1]: towards the clients. After warm-up, all links of the class.
+    // With several sites a link between sites carries both in each direction, so there [0] is
+    // its forward direction (a site uplink: leaving the site; a WAN link: from its first end to
+    // its second) and `payload` keeps what went towards the servers and the clients.
     double bytes[2] = {0.0, 0.0};
+    double payload[2] = {0.0, 0.0};
     double busiest_bytes = 0.0;  // the busiest direction of the busiest single link of the class
     double window = 1.0;
     std::vector<double> window_bytes[2];  // bytes per window, class total

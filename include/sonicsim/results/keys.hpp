@@ -28,6 +28,8 @@ inline constexpr char warmup_s[] = "warmup_s";
 inline constexpr char events[] = "events";
 inline constexpr char requests[] = "requests";
 inline constexpr char workloads[] = "workloads";  // several workloads only
+inline constexpr char sites[] = "sites";          // several sites only (docs/sites.md)
+inline constexpr char egress[] = "egress";        // several sites only
 inline constexpr char arrivals[] = "arrivals";    // open loop only
 inline constexpr char jobs[] = "jobs";            // job flows only
 inline constexpr char load_balancer[] = "load_balancer";
@@ -117,6 +119,28 @@ inline constexpr char mode[] = "mode";
 inline constexpr char events[] = "events";      // keys::events
 inline constexpr char requests[] = "requests";  // keys::requests
 }  // namespace workload
+
+// An element of `sites`: the figures of the client nodes at the site (all workloads), and the
+// bytes that left and entered it over the WAN.
+namespace site {
+inline constexpr char name[] = "name";
+inline constexpr char client_nodes[] = "client_nodes";
+inline constexpr char threads[] = "threads";
+inline constexpr char devices[] = "devices";
+inline constexpr char events[] = "events";      // keys::events
+inline constexpr char requests[] = "requests";  // keys::requests
+inline constexpr char bytes_out[] = "bytes_out";
+inline constexpr char bytes_in[] = "bytes_in";
+inline constexpr char egress_cost[] = "egress_cost";  // null without egress_price_per_gb
+}  // namespace site
+
+// An element of `egress`: bytes from one site to another over the WAN (requests and responses).
+namespace egress {
+inline constexpr char from[] = "from";
+inline constexpr char to[] = "to";
+inline constexpr char bytes[] = "bytes";
+inline constexpr char cost[] = "cost";  // null without the sender's egress_price_per_gb
+}  // namespace egress
 
 namespace arrivals {
 inline constexpr char rate_per_s[] = "rate_per_s";

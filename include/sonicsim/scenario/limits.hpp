@@ -21,6 +21,8 @@ struct Limits : InputLimits {
   static constexpr int max_events_in_flight = 1000;          // per thread, async mode
   static constexpr std::int64_t max_priority_levels = 1000;  // Triton priority levels
   static constexpr std::size_t max_workloads = 64;
+  static constexpr std::size_t max_sites = 500;  // also the WAN's routers
+  static constexpr std::size_t max_wan_links = 10000;
   static constexpr std::size_t max_request_kinds = 1000;  // entries of one workload's requests
   // Every quantity with a unit (scenario/units.hpp) lies in a range the engine represents: the
   // sums and products it forms of them (a round trip, bytes over a bandwidth, a rate's period)

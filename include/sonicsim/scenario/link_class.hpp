@@ -10,6 +10,12 @@
 
 namespace sonicsim::scenario {
 
+// One link: every link of a scenario, a node's NIC or a WAN link, has these two figures.
+struct LinkSpec {
+  double bandwidth = 0.0;  // bytes per second
+  double latency = 0.0;    // seconds, taken literally
+};
+
 enum class LinkClass { ClientNic, SiteUplink, Wan, ServerNic };
 
 inline constexpr std::array<LinkClass, 4> kLinkClasses = {

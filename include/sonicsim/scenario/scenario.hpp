@@ -16,6 +16,7 @@
 
 #include <sonicsim/scenario/distribution.hpp>
 #include <sonicsim/scenario/link_class.hpp>
+#include <sonicsim/scenario/sites.hpp>
 
 namespace sonicsim::scenario {
 
@@ -101,6 +102,10 @@ struct Workload {
   // Set: jobs come and go (JobFlow); unset: all jobs run from start to end.
   std::optional<JobFlow> flow;
   ClientPolicy client;
+  // With `sites`: where its client nodes are (one site, or several by share) and, when it has
+  // its own, how it chooses a serving site (else the scenario's `routing`). Without: empty.
+  std::vector<SiteShare> sites;
+  std::optional<SiteRouting> routing;
 
   bool open_loop() const { return arrivals.has_value(); }
   std::int64_t n_threads() const { return jobs * threads_per_job; }
@@ -304,11 +309,7 @@ struct ServerPool {
   // this long (Kubernetes' terminationGracePeriodSeconds) fail back to their clients.
   double drain_timeout = 30.0;
   std::optional<Autoscaler> autoscaler;
-};
-
-struct LinkSpec {
-  double bandwidth = 0.0;  // bytes per second
-  double latency = 0.0;    // seconds, taken literally
+  std::size_t site = 0;  // index in Scenario::sites (0 without sites)
 };
 
 enum class FlowModel { Auto, Flow, Analytic };
@@ -409,6 +410,12 @@ struct Scenario {
   std::vector<ServerPool> servers;
   LoadBalancer load_balancer;
   Network network;
+  // Empty: one site (`network` is its path). Else every workload and pool is at one of these,
+  // and `routes` holds the WAN route between every pair of them (derive_routes).
+  std::vector<Site> sites;
+  Wan wan;
+  SiteRouting routing;
+  std::vector<std::vector<Route>> routes;
   Faults faults;
   // Time series of the run (`timeseries`), one sample per this many simulated seconds; 0: none.
   double timeseries_interval = 0.0;

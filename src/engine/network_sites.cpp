@@ -1,0 +1,155 @@
+// The network path with several sites (scenario `sites`, docs/sites.md): each request takes the
+// route between its client's site and its server's site. Within a site: client NIC -> server
+// NIC. Between sites: client NIC -> the client site's uplink -> the WAN links of the route ->
+// the server site's uplink -> server NIC. Transfers take latency + bytes over the narrowest
+// bandwidth of their route, as on one site; the links count the bytes in each direction.
+#include <algorithm>
+#include <cmath>
+
+#include "network_path.hpp"
+#include "parts.hpp"
+
+namespace sonicsim::engine {
+
+namespace {
+
+void widen(double& latency, double& bandwidth, const std::optional<scenario::LinkSpec>& l) {
+  if (!l) return;
+  latency += l->latency;
+  bandwidth = std::min(bandwidth, l->bandwidth);
+}
+
+}  // namespace
+
+void NetworkPath::build_sites(std::size_t devices) {
+  several_ = true;
+  const auto& sc = ctx_.sc;
+  auto& metrics = ctx_.metrics;
+  const auto& sites = parts_.sites;
+  const std::uint32_t n = sites.count();
+  const double span = ctx_.end - ctx_.warmup;
+  auto add = [&](std::string name, const std::optional<scenario::LinkSpec>& spec, int count) {
+    if (!spec || count == 0) return -1;
+    RunMetrics::Link l;
+    l.name = std::move(name);
+    l.count = count;
+    l.bandwidth = spec->bandwidth;
+    l.latency = spec->latency;
+    l.window = span >= 100.0 ? 1.0 : span / 100.0;
+    for (auto& w : l.window_bytes)
+      w.assign(static_cast<std::size_t>(std::ceil(span / l.window)) + 1, 0.0);
+    metrics.links.push_back(std::move(l));
+    return static_cast<int>(metrics.links.size() - 1);
+  };
+  using scenario::LinkClass;
+  std::vector<int> uplink_slot(n, -1);
+  client_nic_slot_.assign(n, -1);
+  server_nic_slot_.assign(n, -1);
+  // Each site's links in path order, then the WAN's: "SITE/client_nic", ..., "wan/NAME".
+  for (std::uint32_t s = 0; s < n; ++s) {
+    const auto& site = sc.sites[s];
+    const std::string prefix = site.name + "/";
+    client_nic_slot_[s] = add(prefix + scenario::link_class_name(LinkClass::ClientNic),
+                              site.client_nic, static_cast<int>(sites.nodes_at(s)));
+    uplink_slot[s] =
+        add(prefix + scenario::link_class_name(LinkClass::SiteUplink), site.site_uplink, 1);
+    server_nic_slot_[s] = add(prefix + scenario::link_class_name(LinkClass::ServerNic),
+                              site.server_nic, static_cast<int>(sites.devices_at(s)));
+  }
+  std::vector<int> wan_slot;
+  for (const auto& l : sc.wan.links)
+    wan_slot.push_back(add("wan/" + l.name, std::optional<scenario::LinkSpec>(l.spec), 1));
+
+  site_routes_.assign(static_cast<std::size_t>(n) * n, {});
+  for (std::uint32_t a = 0; a < n; ++a)
+    for (std::uint32_t b = 0; b < n; ++b) {
+      SiteRoute& route = site_routes_[a * n + b];
+      widen(route.latency, route.bandwidth, sc.sites[a].client_nic);
+      widen(route.latency, route.bandwidth, sc.sites[b].server_nic);
+      if (a == b) continue;
+      widen(route.latency, route.bandwidth, sc.sites[a].site_uplink);
+      widen(route.latency, route.bandwidth, sc.sites[b].site_uplink);
+      if (uplink_slot[a] >= 0) route.shared.push_back({uplink_slot[a], 0});  // leaves a
+      // Walk the WAN route from a: each link is crossed from the point the walk is at.
+      std::size_t at = a;
+      for (std::size_t l : sc.routes[a][b].wan_links) {
+        const auto& link = sc.wan.links[l];
+        route.latency += link.spec.latency;
+        route.bandwidth = std::min(route.bandwidth, link.spec.bandwidth);
+        route.shared.push_back({wan_slot[l], link.a == at ? 0 : 1});
+        at = link.a == at ? link.b : link.a;
+      }
+      if (uplink_slot[b] >= 0) route.shared.push_back({uplink_slot[b], 1});  // enters b
+    }
+  metrics.egress_bytes.assign(n, std::vector<double>(n, 0.0));
+  for (int dir = 0; dir < 2; ++dir) {
+    client_nic_bytes_[dir].assign(sc.client_nodes(), 0.0);
+    server_nic_bytes_[dir].assign(devices, 0.0);
+  }
+}
+
+inline void NetworkPath::add_to(RunMetrics::Link& l, int direction, double bytes) {
+  l.bytes[direction] += bytes;
+  const auto w = static_cast<std::size_t>((ctx_.now - ctx_.warmup) / l.window);
+  if (w < l.window_bytes[direction].size()) l.window_bytes[direction][w] += bytes;
+}
+
+void NetworkPath::account_sites(std::uint32_t node, std::uint32_t device, const SiteRoute& route,
+                                Direction d, double bytes) {
+  if (bytes <= 0.0) return;
+  const int dir = d == Direction::ToServer ? 0 : 1;
+  parts_.sampling.bytes_sent(dir, bytes);
+  if (ctx_.now < ctx_.warmup) return;
+  auto& links = ctx_.metrics.links;
+  // NICs: their directions are the payload's (out of the client node is towards the servers).
+  for (int slot : {client_nic_slot_[parts_.sites.of_node(node)],
+                   server_nic_slot_[parts_.sites.of_device(device)]}) {
+    if (slot < 0) continue;
+    add_to(links[slot], dir, bytes);
+    links[slot].payload[dir] += bytes;
+  }
+  for (const auto& [slot, forward] : route.shared) {
+    add_to(links[slot], dir == 0 ? forward : 1 - forward, bytes);
+    links[slot].payload[dir] += bytes;
+  }
+  client_nic_bytes_[dir][node] += bytes;
+  server_nic_bytes_[dir][device] += bytes;
+  const std::uint32_t from = parts_.sites.of_node(node), to = parts_.sites.of_device(device);
+  if (from != to) {
+    auto& egress = ctx_.metrics.egress_bytes;
+    (dir == 0 ? egress[from][to] : egress[to][from]) += bytes;
+  }
+}
+
+void NetworkPath::send_between_sites(std::uint32_t r, Direction dir, double bytes,
+                                     std::uint32_t node) {
+  const Request& rq = ctx_.requests[r];
+  const auto& sites = parts_.sites;
+  const SiteRoute& route =
+      site_routes_[sites.of_node(node) * sites.count() + sites.of_device(rq.device)];
+  account_sites(node, rq.device, route, dir, bytes);
+  const double t = ctx_.now + route.latency + (bytes > 0.0 ? bytes / route.bandwidth : 0.0);
+  ctx_.queue.push(t + overhead_after_transfer(r), EventKind::TransferDone, r);
+}
+
+void NetworkPath::finish_sites() {
+  auto& links = ctx_.metrics.links;
+  const auto& sites = parts_.sites;
+  // The busiest single NIC of each site's NIC classes.
+  for (std::uint32_t node = 0; node < client_nic_bytes_[0].size(); ++node) {
+    const int slot = client_nic_slot_[sites.of_node(node)];
+    if (slot >= 0)
+      links[slot].busiest_bytes = std::max(
+          {links[slot].busiest_bytes, client_nic_bytes_[0][node], client_nic_bytes_[1][node]});
+  }
+  for (std::uint32_t d = 0; d < server_nic_bytes_[0].size(); ++d) {
+    const int slot = server_nic_slot_[sites.of_device(d)];
+    if (slot >= 0)
+      links[slot].busiest_bytes =
+          std::max({links[slot].busiest_bytes, server_nic_bytes_[0][d], server_nic_bytes_[1][d]});
+  }
+  for (auto& l : links)
+    if (l.count == 1) l.busiest_bytes = std::max(l.bytes[0], l.bytes[1]);
+}
+
+}  // namespace sonicsim::engine

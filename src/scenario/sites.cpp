@@ -1,0 +1,110 @@
+#include <sonicsim/scenario/sites.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+#include <tuple>
+#include <utility>
+
+namespace sonicsim::scenario {
+
+namespace {
+
+// A point's best path so far: latency first, then the number of links, then the number of the
+// link it was reached by, so that equal-latency routes come out the same on every machine.
+struct Best {
+  double latency = std::numeric_limits<double>::infinity();
+  std::size_t hops = 0;
+  std::size_t via = std::numeric_limits<std::size_t>::max();  // the last link, max: none
+  bool operator<(const Best& o) const {
+    return std::tie(latency, hops, via) < std::tie(o.latency, o.hops, o.via);
+  }
+};
+
+// Dijkstra from one site over the WAN graph (sites and routers): O(links log points).
+std::vector<Best> shortest_from(std::size_t source, std::size_t points, const Wan& wan,
+                                const std::vector<std::vector<std::size_t>>& touching) {
+  std::vector<Best> best(points);
+  std::vector<bool> done(points, false);
+  best[source].latency = 0.0;
+  using Entry = std::pair<Best, std::size_t>;
+  auto later = [](const Entry& x, const Entry& y) { return y < x; };
+  std::priority_queue<Entry, std::vector<Entry>, decltype(later)> open(later);
+  open.push({best[source], source});
+  while (!open.empty()) {
+    const std::size_t at = open.top().second;
+    open.pop();
+    if (done[at]) continue;
+    done[at] = true;
+    for (std::size_t l : touching[at]) {
+      const WanLink& link = wan.links[l];
+      const std::size_t next = link.a == at ? link.b : link.a;
+      if (done[next]) continue;
+      const Best candidate{best[at].latency + link.spec.latency, best[at].hops + 1, l};
+      if (candidate < best[next]) {
+        best[next] = candidate;
+        open.push({candidate, next});
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+std::vector<std::vector<Route>> derive_routes(std::size_t sites, const Wan& wan) {
+  const std::size_t points = sites + wan.routers.size();
+  std::vector<std::vector<std::size_t>> touching(points);
+  for (std::size_t l = 0; l < wan.links.size(); ++l) {
+    touching[wan.links[l].a].push_back(l);
+    touching[wan.links[l].b].push_back(l);
+  }
+  std::vector<std::vector<Route>> routes(sites, std::vector<Route>(sites));
+  for (std::size_t from = 0; from < sites; ++from) {
+    const std::vector<Best> best = shortest_from(from, points, wan, touching);
+    for (std::size_t to = from; to < sites; ++to) {
+      Route& r = routes[from][to];
+      if (!std::isfinite(best[to].latency)) continue;
+      r.exists = true;
+      r.latency = best[to].latency;
+      // Walk back from `to` along the links that reached each point.
+      for (std::size_t at = to; at != from;) {
+        const WanLink& link = wan.links[best[at].via];
+        r.wan_links.push_back(best[at].via);
+        r.bandwidth = std::min(r.bandwidth, link.spec.bandwidth);
+        at = link.a == at ? link.b : link.a;
+      }
+      std::reverse(r.wan_links.begin(), r.wan_links.end());
+    }
+  }
+  // The route back is the same links reversed: on a tie the search from the other end could
+  // pick another path, and a request must come back the way it went.
+  for (std::size_t from = 0; from < sites; ++from)
+    for (std::size_t to = from + 1; to < sites; ++to) {
+      routes[to][from] = routes[from][to];
+      std::reverse(routes[to][from].wan_links.begin(), routes[to][from].wan_links.end());
+    }
+  return routes;
+}
+
+std::vector<std::int64_t> apportion_nodes(std::int64_t nodes,
+                                          const std::vector<SiteShare>& shares) {
+  std::vector<std::int64_t> counts(shares.size(), 0);
+  if (shares.empty()) return counts;
+  std::vector<std::pair<double, std::size_t>> remainders;
+  std::int64_t placed = 0;
+  for (std::size_t i = 0; i < shares.size(); ++i) {
+    const double exact = static_cast<double>(nodes) * shares[i].share;
+    counts[i] = static_cast<std::int64_t>(std::floor(exact));
+    placed += counts[i];
+    remainders.push_back({exact - static_cast<double>(counts[i]), i});
+  }
+  // Largest remainder first; equal remainders in the order the sites are listed.
+  std::stable_sort(remainders.begin(), remainders.end(),
+                   [](const auto& x, const auto& y) { return x.first > y.first; });
+  for (std::size_t k = 0; placed < nodes; k = (k + 1) % remainders.size(), ++placed)
+    ++counts[remainders[k].second];
+  return counts;
+}
+
+}  // namespace sonicsim::scenario

@@ -1,0 +1,270 @@
+// Sites and the WAN (scenario/sites.hpp, load_sites.cpp): routes derived from the WAN, nodes
+// apportioned to sites, and every refusal with its path.
+#include <catch2/catch.hpp>
+
+#include <functional>
+
+#include <nlohmann/json.hpp>
+
+#include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/scenario/sites.hpp>
+
+#include "problems.hpp"
+
+using nlohmann::json;
+using test::dump;
+using test::has_problem;
+using namespace sonicsim::scenario;
+
+namespace {
+
+WanLink wan_link(std::string name, std::size_t a, std::size_t b, double latency,
+                 double bandwidth = 1e9) {
+  return WanLink{std::move(name), a, b, LinkSpec{bandwidth, latency}};
+}
+
+// Two grid sites and a GPU site, joined through a backbone router, plus a direct link.
+json three_sites() {
+  return json::parse(R"({
+    "duration": "10min",
+    "workloads": [
+      {"name": "reco", "jobs": 10, "threads_per_job": 4, "cpu_time_per_event": "1s",
+       "sites": {"purdue": 3, "mit": 1},
+       "requests": [{"model": "pn", "offload_fraction": 0.1}]},
+      {"name": "ana", "jobs": 2, "threads_per_job": 1, "cpu_time_per_event": "1s", "site": "fnal",
+       "requests": [{"model": "pn", "offload_fraction": 0.5}]}
+    ],
+    "models": {"pn": {"input_bytes_per_item": "10kB", "output_bytes_per_item": "1kB",
+                      "service_time": {"batch": [1], "seconds": [0.01]}}},
+    "servers": [{"name": "gpus", "count": 4, "device": "T4", "models": ["pn"], "site": "fnal"}],
+    "sites": [
+      {"name": "purdue", "network": {"client_nic": {"bandwidth": "10Gbps", "latency": "50us"},
+                                     "site_uplink": {"bandwidth": "100Gbps", "latency": "1ms"}}},
+      {"name": "mit", "network": {"site_uplink": {"bandwidth": "40Gbps"}},
+       "egress_price_per_gb": 0.05},
+      {"name": "fnal", "network": {"server_nic": {"bandwidth": "25Gbps", "latency": "50us"}}}
+    ],
+    "wan": {
+      "routers": ["esnet"],
+      "links": [
+        {"between": ["purdue", "esnet"], "bandwidth": "100Gbps", "latency": "5ms"},
+        {"between": ["mit", "esnet"], "bandwidth": "100Gbps", "latency": "8ms"},
+        {"between": ["esnet", "fnal"], "bandwidth": "400Gbps", "latency": "2ms"},
+        {"name": "direct", "between": ["mit", "fnal"], "bandwidth": "10Gbps", "latency": "25ms"}
+      ]
+    },
+    "routing": {"policy": "local_first", "spill_over": {"queue_time": "20ms"}}
+  })");
+}
+
+std::vector<Problem> site_problems(const json& doc) {
+  try {
+    load_json(doc, "sites.json");
+  } catch (const InputError& e) {
+    return e.problems();
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("routes take the least latency, ties broken the same way every time", "[sites]") {
+  // 0 - 1 - 2 in a line through links of 1 ms, and a direct 0 - 2 link of 2 ms: equal latency,
+  // so the route with fewer links (the direct one) wins.
+  Wan wan;
+  wan.links = {wan_link("a", 0, 1, 1e-3, 10e9), wan_link("b", 1, 2, 1e-3, 5e9),
+               wan_link("direct", 0, 2, 2e-3, 1e9)};
+  auto routes = derive_routes(3, wan);
+  CHECK(routes[0][2].exists);
+  CHECK(routes[0][2].wan_links == std::vector<std::size_t>{2});
+  CHECK(routes[0][2].latency == Approx(2e-3));
+  CHECK(routes[0][2].bandwidth == 1e9);
+  CHECK(routes[0][1].wan_links == std::vector<std::size_t>{0});
+  CHECK(routes[0][0].exists);
+  CHECK(routes[0][0].wan_links.empty());
+  CHECK(routes[0][0].latency == 0.0);
+
+  // A faster direct link changes nothing but the choice; a slower one loses.
+  wan.links[2].spec.latency = 3e-3;
+  routes = derive_routes(3, wan);
+  CHECK(routes[0][2].wan_links == std::vector<std::size_t>{0, 1});
+  CHECK(routes[0][2].bandwidth == 5e9);
+  // The way back is the same links reversed.
+  CHECK(routes[2][0].wan_links == std::vector<std::size_t>{1, 0});
+  CHECK(routes[2][0].latency == routes[0][2].latency);
+
+  // Through a router (point 2): sites 0 and 1 meet there.
+  Wan star;
+  star.routers = {"backbone"};
+  star.links = {wan_link("a", 0, 2, 4e-3), wan_link("b", 1, 2, 6e-3)};
+  routes = derive_routes(2, star);
+  CHECK(routes[0][1].wan_links == std::vector<std::size_t>{0, 1});
+  CHECK(routes[0][1].latency == Approx(10e-3));
+
+  // Two equal paths of equal length: the one reached by the lower link number, both ways.
+  Wan square;
+  square.links = {wan_link("p", 0, 2, 1e-3), wan_link("q", 0, 3, 1e-3), wan_link("r", 2, 1, 1e-3),
+                  wan_link("s", 3, 1, 1e-3)};
+  square.routers = {"x", "y"};
+  routes = derive_routes(2, square);
+  CHECK(routes[0][1].wan_links == std::vector<std::size_t>{0, 2});
+  CHECK(routes[1][0].wan_links == std::vector<std::size_t>{2, 0});
+
+  // Nothing joins them.
+  routes = derive_routes(2, Wan{});
+  CHECK_FALSE(routes[0][1].exists);
+  CHECK(routes[1][1].exists);
+}
+
+TEST_CASE("client nodes are apportioned to sites by largest remainder", "[sites]") {
+  CHECK(apportion_nodes(10, {{0, 0.75}, {1, 0.25}}) == std::vector<std::int64_t>{8, 2});
+  CHECK(apportion_nodes(3, {{0, 0.5}, {2, 0.5}}) == std::vector<std::int64_t>{2, 1});
+  CHECK(apportion_nodes(1, {{0, 0.2}, {1, 0.8}}) == std::vector<std::int64_t>{0, 1});
+  CHECK(apportion_nodes(7, {{0, 1.0 / 3}, {1, 1.0 / 3}, {2, 1.0 / 3}}) ==
+        std::vector<std::int64_t>{3, 2, 2});
+  // Every node placed, each site within one node of its share.
+  for (std::int64_t n : {1, 2, 9, 100, 12345}) {
+    const std::vector<SiteShare> shares = {{0, 0.1}, {1, 0.35}, {2, 0.55}};
+    const auto counts = apportion_nodes(n, shares);
+    std::int64_t total = 0;
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+      total += counts[i];
+      CHECK(std::abs(static_cast<double>(counts[i]) - static_cast<double>(n) * shares[i].share) <
+            1.0);
+    }
+    CHECK(total == n);
+  }
+}
+
+TEST_CASE("a scenario with sites loads its sites, WAN, routing and placements", "[sites]") {
+  const Scenario s = load_json(three_sites());
+  REQUIRE(s.sites.size() == 3);
+  CHECK(s.sites[0].name == "purdue");
+  REQUIRE(s.sites[0].client_nic);
+  CHECK(s.sites[0].client_nic->bandwidth == Approx(10e9 / 8));
+  CHECK_FALSE(s.sites[0].server_nic);
+  CHECK(s.sites[1].egress_price_per_gb == 0.05);
+  CHECK_FALSE(s.sites[0].egress_price_per_gb);
+  REQUIRE(s.wan.links.size() == 4);
+  CHECK(s.wan.routers == std::vector<std::string>{"esnet"});
+  CHECK(s.wan.links[0].name == "purdue-esnet");  // the default name: its two ends
+  CHECK(s.wan.links[0].a == 0);
+  CHECK(s.wan.links[0].b == 3);  // routers after the sites
+  CHECK(s.wan.links[3].name == "direct");
+  // purdue -> fnal through the backbone (7 ms); mit -> fnal too (10 ms beats 25 ms direct).
+  CHECK(s.routes[0][2].wan_links == std::vector<std::size_t>{0, 2});
+  CHECK(s.routes[1][2].wan_links == std::vector<std::size_t>{1, 2});
+  CHECK(s.routes[1][2].latency == Approx(10e-3));
+  CHECK(s.routing.policy == SiteRouting::Policy::LocalFirst);
+  CHECK(s.routing.spill_queue_time == Approx(0.02));
+  CHECK_FALSE(s.routing.spill_in_flight);
+  // Shares are relative and listed in site order.
+  REQUIRE(s.workloads[0].sites.size() == 2);
+  CHECK(s.workloads[0].sites[0].site == 0);
+  CHECK(s.workloads[0].sites[0].share == Approx(0.75));
+  CHECK(s.workloads[0].sites[1].site == 1);
+  CHECK(s.workloads[1].sites.size() == 1);
+  CHECK(s.workloads[1].sites[0].site == 2);
+  CHECK(s.servers[0].site == 2);
+}
+
+TEST_CASE("a scenario without sites is unchanged", "[sites]") {
+  json doc = three_sites();
+  for (const char* key : {"sites", "wan", "routing"}) doc.erase(key);
+  doc["workloads"][0].erase("sites");
+  doc["workloads"][1].erase("site");
+  doc["servers"][0].erase("site");
+  const Scenario s = load_json(doc);
+  CHECK(s.sites.empty());
+  CHECK(s.routes.empty());
+  CHECK(s.workloads[0].sites.empty());
+  CHECK(s.servers[0].site == 0);
+}
+
+TEST_CASE("routing policies and their keys", "[sites]") {
+  json doc = three_sites();
+  doc["routing"] = "least_latency";
+  CHECK(load_json(doc).routing.policy == SiteRouting::Policy::LeastLatency);
+  doc["routing"] = {{"policy", "weighted"}, {"weights", {{"fnal", 2}, {"mit", 0}}}};
+  auto s = load_json(doc);
+  CHECK(s.routing.weights == std::vector<double>{0, 0, 2});
+  doc["routing"] = {{"policy", "pinned"}, {"site", "fnal"}};
+  CHECK(load_json(doc).routing.pinned == 2);
+  doc["workloads"][1]["routing"] = {{"policy", "local_first"}, {"spill_over", {{"in_flight", 8}}}};
+  s = load_json(doc);
+  REQUIRE(s.workloads[1].routing);
+  CHECK(s.workloads[1].routing->spill_in_flight == 8);
+  CHECK_FALSE(s.workloads[0].routing);
+}
+
+// clang-format off
+TEST_CASE("bad sites are refused with their paths", "[sites][bad]") {
+  struct Case {
+    const char* name;
+    std::function<void(json&)> edit;
+    std::string path;
+    std::vector<std::string> fragments;
+  };
+  const std::vector<Case> cases = {
+      {"unknown site of a workload", [](json& d) { d["workloads"][1]["site"] = "fnl"; },
+       "workloads[1].site", {"found \"fnl\"", "expected the name of a site", "did you mean `fnal`?"}},
+      {"unknown site in shares", [](json& d) { d["workloads"][0]["sites"] = {{"purdu", 1}}; },
+       "workloads[0].sites.purdu", {"did you mean `purdue`?"}},
+      {"share of zero", [](json& d) { d["workloads"][0]["sites"]["mit"] = 0; },
+       "workloads[0].sites.mit", {"found 0", "a share > 0"}},
+      {"site and sites", [](json& d) { d["workloads"][0]["site"] = "mit"; },
+       "workloads[0].sites", {"both `site` and `sites`"}},
+      {"a workload without a site", [](json& d) { d["workloads"][1].erase("site"); },
+       "workloads[1].site", {"missing", "purdue, mit, fnal"}},
+      {"a pool without a site", [](json& d) { d["servers"][0].erase("site"); },
+       "servers[0].site", {"missing"}},
+      {"unknown site of a pool", [](json& d) { d["servers"][0]["site"] = "cern"; },
+       "servers[0].site", {"found \"cern\""}},
+      {"duplicate site", [](json& d) { d["sites"][1]["name"] = "purdue"; },
+       "sites[1].name", {"found \"purdue\" again", "sites[0]"}},
+      {"site without a name", [](json& d) { d["sites"][1].erase("name"); },
+       "sites[1].name", {"missing"}},
+      {"wan inside a site", [](json& d) { d["sites"][0]["network"]["wan"] = {{"bandwidth", "1Gbps"}}; },
+       "sites[0].network.wan", {"top-level `wan`"}},
+      {"link to an unknown point", [](json& d) { d["wan"]["links"][0]["between"][1] = "esnett"; },
+       "wan.links[0].between[1]", {"expected a site or a router", "did you mean `esnet`?"}},
+      {"link to itself", [](json& d) { d["wan"]["links"][0]["between"] = {"mit", "mit"}; },
+       "wan.links[0].between", {"at both ends"}},
+      {"link with one end", [](json& d) { d["wan"]["links"][0]["between"] = {"mit"}; },
+       "wan.links[0].between", {"expected the two sites or routers"}},
+      {"link without bandwidth", [](json& d) { d["wan"]["links"][0].erase("bandwidth"); },
+       "wan.links[0].bandwidth", {"missing"}},
+      {"two links of one name", [](json& d) { d["wan"]["links"][1]["name"] = "direct"; },
+       "wan.links[3].name", {"second WAN link named \"direct\""}},
+      {"router named like a site", [](json& d) { d["wan"]["routers"] = {"mit"}; },
+       "wan.routers[0]", {"found \"mit\" again"}},
+      {"a disconnected WAN", [](json& d) { d["wan"]["links"] = json::array({d["wan"]["links"][3]}); },
+       "wan", {"no route from site \"purdue\"", "connect every site"}},
+      {"wan without sites", [](json& d) { d.erase("sites"); },
+       "wan", {"without top-level `sites`"}},
+      {"site of a workload without sites", [](json& d) { d.erase("sites"); d.erase("wan"); d.erase("routing"); d["workloads"][0].erase("sites"); d["servers"][0].erase("site"); },
+       "workloads[1].site", {"without top-level `sites`"}},
+      {"links in network with sites", [](json& d) { d["network"] = {{"wan", {{"bandwidth", "1Gbps"}}}}; },
+       "network.wan", {"sites[i].network", "`wan`"}},
+      {"unknown policy", [](json& d) { d["routing"] = "nearest"; },
+       "routing", {"found \"nearest\"", "local_first"}},
+      {"spill_over with another policy", [](json& d) { d["routing"] = {{"policy", "least_latency"}, {"spill_over", {{"in_flight", 3}}}}; },
+       "routing.spill_over", {"only with \"local_first\""}},
+      {"weights all zero", [](json& d) { d["routing"] = {{"policy", "weighted"}, {"weights", {{"fnal", 0}}}}; },
+       "routing.weights", {"all 0"}},
+      {"pinned without a site", [](json& d) { d["routing"] = {{"policy", "pinned"}}; },
+       "routing.site", {"missing"}},
+      {"pinned to a site without the model", [](json& d) { d["routing"] = {{"policy", "pinned"}, {"site", "mit"}}; },
+       "workloads[0].requests[0].model", {"hosted at fnal", "never chooses"}},
+      {"weights that leave out every host", [](json& d) { d["workloads"][1]["routing"] = {{"policy", "weighted"}, {"weights", {{"mit", 1}}}}; },
+       "workloads[1].requests[0].model", {"workloads[1].routing", "never chooses"}},
+  };
+  for (const Case& c : cases) {
+    json doc = three_sites();
+    c.edit(doc);
+    const auto problems = site_problems(doc);
+    INFO("case: " << c.name << "\nproblems:\n" << dump(problems));
+    CHECK(has_problem(problems, c.path, c.fragments));
+  }
+}
+// clang-format on
