@@ -10,7 +10,7 @@ namespace {
 // Threads (and jobs) whose node is at each site: jobs fill their workload's nodes in order,
 // jobs_per_node each, and the nodes go to the sites as apportioned.
 struct Population {
-  double jobs = 0.0, threads = 0.0, nodes = 0.0;
+  std::int64_t jobs = 0, threads = 0, nodes = 0;
 };
 
 std::vector<Population> populations(const scenario::Scenario& s) {
@@ -20,12 +20,12 @@ std::vector<Population> populations(const scenario::Scenario& s) {
     std::int64_t first = 0;  // the first node of the share
     for (std::size_t k = 0; k < counts.size(); ++k) {
       const std::int64_t last = first + counts[k];
-      const std::int64_t jobs = std::min(last * w.jobs_per_node, w.jobs) -
-                                std::min(first * w.jobs_per_node, w.jobs);
+      const std::int64_t jobs =
+          std::min(last * w.jobs_per_node, w.jobs) - std::min(first * w.jobs_per_node, w.jobs);
       Population& p = out[w.sites[k].site];
-      p.nodes += static_cast<double>(counts[k]);
-      p.jobs += static_cast<double>(jobs);
-      p.threads += static_cast<double>(jobs) * w.threads_per_job;
+      p.nodes += counts[k];
+      p.jobs += jobs;
+      p.threads += jobs * w.threads_per_job;
       first = last;
     }
   }
@@ -41,7 +41,7 @@ ojson price(const std::optional<double>& per_gb, double bytes) {
 ojson sites_json(const scenario::Scenario& s, const engine::RunMetrics& m) {
   namespace st = k::site;
   const auto pop = populations(s);
-  std::vector<double> devices(s.sites.size(), 0.0);
+  std::vector<std::int64_t> devices(s.sites.size(), 0);
   for (const auto& p : s.servers) devices[p.site] += p.count;
   ojson all = ojson::array();
   for (std::size_t i = 0; i < s.sites.size(); ++i) {
@@ -58,8 +58,9 @@ ojson sites_json(const scenario::Scenario& s, const engine::RunMetrics& m) {
     j[st::threads] = pop[i].threads;
     j[st::devices] = devices[i];
     // Thread time per event as for a population: the site's threads over its throughput.
-    j[st::events] = events_json(site, x, std::max(pop[i].jobs, 1.0),
-                                x > 0.0 ? pop[i].threads / x : 0.0);
+    const auto threads = static_cast<double>(pop[i].threads);
+    j[st::events] = events_json(site, x, std::max(static_cast<double>(pop[i].jobs), 1.0),
+                                x > 0.0 ? threads / x : 0.0);
     j[st::requests] = requests_json(site);
     j[st::bytes_out] = out;
     j[st::bytes_in] = in;

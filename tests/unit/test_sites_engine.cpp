@@ -70,7 +70,7 @@ json sx_alone(const json& w, int gpus) {
 }
 
 void sx_check_same(const sonicsim::engine::RunMetrics::Workload& w,
-                const sonicsim::engine::RunMetrics& one) {
+                   const sonicsim::engine::RunMetrics& one) {
   CHECK(w.events_completed == one.events_completed);
   CHECK(w.sent == one.sent);
   CHECK(w.completed == one.completed);
