@@ -10,6 +10,11 @@
 #include <sonicsim/util/numbers.hpp>
 
 namespace sonicsim::analytic {
+
+// sites.cpp: each site's t_latency (and the threads' mean as the run's), then its t_SONIC.
+void add_site_latencies(Prediction& pr, const scenario::Scenario& sc);
+void finish_sites(Prediction& pr);
+
 namespace {
 
 // What the engine does with a sampled item count (engine/parts.hpp: round_items).
@@ -434,7 +439,9 @@ Prediction predict(const scenario::Scenario& sc) {
     if (m.per_event > 0) m.mean_items /= m.per_event;
 
   const BindingPool binding = find_binding_pool(pr, totals);
+  if (!sc.sites.empty()) add_site_latencies(pr, sc);
   apply_sonic_formula(pr, binding);
+  if (!sc.sites.empty()) finish_sites(pr);
   apply_pool_knees(pr);
   const double n_cpu = static_cast<double>(pr.n_cpu);
   if (w.open_loop()) apply_open_loop(pr, w.arrivals->rate);

@@ -169,6 +169,15 @@ json to_json(const Prediction& pr) {
   if (pr.arrival_rate_per_s)
     j["arrivals"] = {{"rate_per_s", *pr.arrival_rate_per_s},
                      {"saturation_rate_per_s", num(pr.saturation_rate_per_s)}};
+  if (!pr.sites.empty()) {
+    json sites = json::array();
+    for (const SiteTerm& s : pr.sites)
+      sites.push_back({{"name", s.name},
+                       {"threads", s.threads},
+                       {"t_latency_s", num(s.t_latency_s)},
+                       {"t_sonic_s", num(s.t_sonic_s)}});
+    j["sites"] = std::move(sites);
+  }
   j["notes"] = pr.notes;
   return j;
 }

@@ -10,6 +10,7 @@ namespace sonicsim::engine {
 void Clients::build() {
   const auto& sc = ctx_.sc;
   open_ = sc.workload().open_loop();  // the loader keeps an open loop alone
+  by_site_ = !sc.sites.empty();
   tenants_.resize(sc.workloads.size());
   std::uint32_t thread_base = 0, job_base = 0, slot_base = 0, node_base = 0;
   for (std::size_t i = 0; i < sc.workloads.size(); ++i) {
@@ -263,9 +264,8 @@ void Clients::start_event(std::uint32_t t, std::uint32_t slot) {
 }
 
 // The CPU fallback of unserved models ends with the event's CPU work: count those requests.
-RunMetrics::Workload& Clients::tally_of(std::uint32_t t) {
+RunMetrics::Workload& Clients::site_tally_of(std::uint32_t t) {
   const Thread& th = threads_[t];
-  if (!parts_.sites.several()) return *tenants_[th.tenant].tally;
   return parts_.accounting.at_site(th.tenant, parts_.sites.of_node(th.node));
 }
 

@@ -146,7 +146,11 @@ class Clients {
   const Tenant& tenant_of(std::uint32_t thread) const { return tenants_[threads_[thread].tenant]; }
   // Where the thread's requests and events are counted: its workload's record, or with several
   // sites its workload's record at the site of its node (Accounting::at_site).
-  RunMetrics::Workload& tally_of(std::uint32_t thread);
+  RunMetrics::Workload& tally_of(std::uint32_t thread) {
+    if (!by_site_) return *tenant_of(thread).tally;
+    return site_tally_of(thread);
+  }
+  RunMetrics::Workload& site_tally_of(std::uint32_t thread);
   const Tenant& tenant_of_job(std::uint32_t job) const;
   std::uint32_t first_thread_of_job(std::uint32_t job) const;
   bool flows(std::uint32_t job) const { return tenant_of_job(job).flow; }
@@ -184,6 +188,7 @@ class Clients {
   Parts& parts_;
   bool open_ = false;
   std::vector<Tenant> tenants_;
+  bool by_site_ = false;  // several sites: counts per workload and site (tally_of)
   std::vector<Thread> threads_;
   std::vector<Slot> slots_;  // see slot_of
   std::vector<AsyncCpu> cpus_;

@@ -11,16 +11,6 @@
 
 namespace sonicsim::engine {
 
-namespace {
-
-void widen(double& latency, double& bandwidth, const std::optional<scenario::LinkSpec>& l) {
-  if (!l) return;
-  latency += l->latency;
-  bandwidth = std::min(bandwidth, l->bandwidth);
-}
-
-}  // namespace
-
 void NetworkPath::build_sites(std::size_t devices) {
   several_ = true;
   const auto& sc = ctx_.sc;
@@ -64,18 +54,15 @@ void NetworkPath::build_sites(std::size_t devices) {
   for (std::uint32_t a = 0; a < n; ++a)
     for (std::uint32_t b = 0; b < n; ++b) {
       SiteRoute& route = site_routes_[a * n + b];
-      widen(route.latency, route.bandwidth, sc.sites[a].client_nic);
-      widen(route.latency, route.bandwidth, sc.sites[b].server_nic);
+      const scenario::PathFigures path = scenario::path_between(sc, a, b);
+      route.latency = path.latency;
+      route.bandwidth = path.bandwidth;
       if (a == b) continue;
-      widen(route.latency, route.bandwidth, sc.sites[a].site_uplink);
-      widen(route.latency, route.bandwidth, sc.sites[b].site_uplink);
       if (uplink_slot[a] >= 0) route.shared.push_back({uplink_slot[a], 0});  // leaves a
       // Walk the WAN route from a: each link is crossed from the point the walk is at.
       std::size_t at = a;
       for (std::size_t l : sc.routes[a][b].wan_links) {
         const auto& link = sc.wan.links[l];
-        route.latency += link.spec.latency;
-        route.bandwidth = std::min(route.bandwidth, link.spec.bandwidth);
         route.shared.push_back({wan_slot[l], link.a == at ? 0 : 1});
         at = link.a == at ? link.b : link.a;
       }

@@ -40,15 +40,9 @@ void Sites::build() {
   rebuild_up_hosts();
   // Client NIC, the uplinks and WAN when the sites differ, server NIC: both ways.
   rtt_.assign(count_, std::vector<double>(count_, 0.0));
-  auto nic = [](const std::optional<scenario::LinkSpec>& l) { return l ? l->latency : 0.0; };
   for (std::uint32_t a = 0; a < count_; ++a)
-    for (std::uint32_t b = 0; b < count_; ++b) {
-      const auto& from = sc.sites[a];
-      const auto& to = sc.sites[b];
-      double one_way = nic(from.client_nic) + nic(to.server_nic);
-      if (a != b) one_way += nic(from.site_uplink) + sc.routes[a][b].latency + nic(to.site_uplink);
-      rtt_[a][b] = 2.0 * one_way;
-    }
+    for (std::uint32_t b = 0; b < count_; ++b)
+      rtt_[a][b] = 2.0 * scenario::path_between(sc, a, b).latency;
 }
 
 void Sites::rebuild_up_hosts() {

@@ -1,5 +1,7 @@
 #include <sonicsim/scenario/sites.hpp>
 
+#include <sonicsim/scenario/scenario.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <queue>
@@ -85,6 +87,24 @@ std::vector<std::vector<Route>> derive_routes(std::size_t sites, const Wan& wan)
       std::reverse(routes[to][from].wan_links.begin(), routes[to][from].wan_links.end());
     }
   return routes;
+}
+
+PathFigures path_between(const Scenario& s, std::size_t from, std::size_t to) {
+  PathFigures p;
+  const auto cross = [&p](const std::optional<LinkSpec>& l) {
+    if (!l) return;
+    p.latency += l->latency;
+    p.bandwidth = std::min(p.bandwidth, l->bandwidth);
+  };
+  cross(s.sites[from].client_nic);
+  cross(s.sites[to].server_nic);
+  if (from == to) return p;
+  cross(s.sites[from].site_uplink);
+  cross(s.sites[to].site_uplink);
+  const Route& r = s.routes[from][to];
+  p.latency += r.latency;
+  p.bandwidth = std::min(p.bandwidth, r.bandwidth);
+  return p;
 }
 
 std::vector<std::int64_t> apportion_nodes(std::int64_t nodes,

@@ -3,6 +3,8 @@
 // threshold, and every request is accounted for.
 #include "support.hpp"
 
+#include <sonicsim/analytic/analytic.hpp>
+
 using namespace test;
 
 namespace {
@@ -122,6 +124,13 @@ TEST_CASE("a long WAN adds exactly its round trip to every event", "[engine][sit
   const double rtt = 2 * (100e-6 + 1e-3 + 20e-3 + 2e-3 + 100e-6);
   CHECK(m.time_per_event.mean() == Approx(0.05 + 0.01 + rtt).epsilon(1e-9));
   CHECK(m.time_per_event.quantile(0.99) == Approx(0.05 + 0.01 + rtt).epsilon(0.02));
+  // The formula's t_latency for the site is that round trip, and its t_SONIC the event time.
+  const auto pr = sonicsim::analytic::predict(scenario_of(doc));
+  REQUIRE(pr.sites.size() == 1);
+  CHECK(pr.sites[0].name == "x");
+  CHECK(pr.sites[0].t_latency_s == Approx(rtt).epsilon(1e-12));
+  CHECK(pr.t_latency_s == Approx(rtt).epsilon(1e-12));
+  CHECK(pr.sites[0].t_sonic_s == Approx(m.time_per_event.mean()).epsilon(1e-9));
   // Bytes: none here; the WAN link is listed with the sites' links.
   bool wan = false;
   for (const auto& l : m.links) wan = wan || l.name == "wan/x-y";
@@ -170,5 +179,30 @@ TEST_CASE("local first spills over only past its threshold", "[engine][sites]") 
     CHECK(bytes_over_wan(m) > 0.0);
     for (const auto& l : m.links)
       if (l.name == "x/server_nic") CHECK(l.payload[0] == 0.0);
+  }
+}
+
+TEST_CASE("each site's events take its own path, as the formula says per site", "[engine][sites]") {
+  // One thread at each site, GPUs only at y: x's requests cross the WAN, y's stay home. With
+  // four GPUs and round robin the two requests in flight never share one: latency-bound.
+  json doc = sx_two_sites(sx_workload("a", 2, 0.1, 0.5), sx_workload("b", 1, 0.1, 0.5));
+  doc["workloads"] = json::array({doc["workloads"][0]});
+  doc["workloads"][0].erase("site");
+  doc["workloads"][0]["sites"] = {{"x", 1}, {"y", 1}};
+  doc["servers"] = json::array({doc["servers"][1]});
+  doc["servers"][0]["count"] = 4;
+  doc["models"]["m"]["input_bytes_per_item"] = 0;
+  doc["models"]["m"]["output_bytes_per_item"] = 0;
+  const auto m = run(doc);
+  const auto pr = sonicsim::analytic::predict(scenario_of(doc));
+  REQUIRE(m.sites.size() == 2);
+  REQUIRE(pr.sites.size() == 2);
+  const double home = 2 * 200e-6, away = 2 * (200e-6 + 20e-3);
+  CHECK(pr.sites[0].t_latency_s == Approx(away).epsilon(1e-12));
+  CHECK(pr.sites[1].t_latency_s == Approx(home).epsilon(1e-12));
+  CHECK(pr.t_latency_s == Approx((away + home) / 2).epsilon(1e-12));
+  for (std::size_t i = 0; i < 2; ++i) {
+    INFO("site " << i);
+    CHECK(m.sites[i].time_per_event.mean() == Approx(pr.sites[i].t_sonic_s).epsilon(1e-9));
   }
 }

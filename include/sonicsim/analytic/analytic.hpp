@@ -97,6 +97,17 @@ struct MvaTerm {
   ThroughputBounds bounds;
 };
 
+// With several sites: the formula for the threads at one site. Requests go where the routing
+// sends them at light load (local_first: the local site if it hosts the model, else the nearest;
+// least_latency: the nearest; pinned: its site; weighted: the weighted mean over the sites), so
+// each site has its own t_latency; t_GPU and the queueing term are the whole run's.
+struct SiteTerm {
+  std::string name;
+  std::int64_t threads = 0;
+  double t_latency_s = 0.0;
+  double t_sonic_s = 0.0;
+};
+
 struct Prediction {
   std::string scenario;
   scenario::Mode mode = scenario::Mode::Sync;
@@ -133,6 +144,7 @@ struct Prediction {
   std::vector<PoolTerm> pools;        // like Scenario::servers
   std::vector<LinkTerm> links;        // the links present, in path order
   std::optional<MvaTerm> mva;         // sync mode only
+  std::vector<SiteTerm> sites;        // several sites only (t_latency_s is their threads' mean)
   std::vector<std::string> notes;     // caveats for this scenario (async, batching, network...)
 };
 

@@ -54,6 +54,16 @@ struct Route {
 // empty. Routes are symmetric (WAN links carry both directions).
 std::vector<std::vector<Route>> derive_routes(std::size_t sites, const Wan& wan);
 
+// One way from a client node at site `from` to a server device at site `to`, as the scenario
+// gives it: the sum of the latencies and the narrowest bandwidth of client NIC, (between sites)
+// both uplinks and the WAN route, server NIC. Needs `sites` and their routes.
+struct PathFigures {
+  double latency = 0.0;
+  double bandwidth = std::numeric_limits<double>::infinity();
+};
+struct Scenario;
+PathFigures path_between(const Scenario& s, std::size_t from, std::size_t to);
+
 // How a client chooses the site that serves a request, among the sites with servers of its
 // model that its site has a route to (`routing`, or a workload's own `routing`).
 struct SiteRouting {
