@@ -472,6 +472,24 @@ void summary_requests(Lines& out, const scenario::Scenario& s, const engine::Run
           format_time(mw.latency.quantile(0.99)).c_str(),
           static_cast<unsigned long long>(mw.failed), static_cast<unsigned long long>(mw.fallback));
     }
+  // Sites: where each site's events stand, and what crossed the WAN from it.
+  for (std::size_t i = 0; i < m.sites.size(); ++i) {
+    const auto& site = m.sites[i];
+    double out_bytes = 0.0;
+    for (double b : m.egress_bytes[i]) out_bytes += b;
+    if (site.sent == 0) {  // servers only
+      out("site       %-20s no client jobs; %s out over the WAN\n", s.sites[i].name.c_str(),
+          util::format_bytes(out_bytes).c_str());
+      continue;
+    }
+    out("site       %-20s %.4g events/s, time per event mean %s p99 %s; latency p50 %s p99 %s; "
+        "%s out over the WAN\n",
+        s.sites[i].name.c_str(), static_cast<double>(site.events_completed) / span,
+        format_time(site.time_per_event.mean()).c_str(),
+        format_time(site.time_per_event.quantile(0.99)).c_str(),
+        format_time(site.latency.quantile(0.5)).c_str(),
+        format_time(site.latency.quantile(0.99)).c_str(), util::format_bytes(out_bytes).c_str());
+  }
 }
 
 // What the client's tries met, and how an open loop's backlog fared.

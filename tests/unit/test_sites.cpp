@@ -2,6 +2,10 @@
 // apportioned to sites, and every refusal with its path.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <functional>
 
 #include <nlohmann/json.hpp>
@@ -268,3 +272,22 @@ TEST_CASE("bad sites are refused with their paths", "[sites][bad]") {
   }
 }
 // clang-format on
+
+TEST_CASE("--set reaches the keys of sites, the WAN and the routing", "[sites][override]") {
+  const auto file = std::filesystem::temp_directory_path() /
+                    ("sonicsim-sites-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(file) << three_sites().dump();
+  const Scenario s = load_file(
+      file.string(),
+      {parse_override("sites.0.network.site_uplink.bandwidth=\"1Gbps\""),
+       parse_override("wan.links.3.latency=\"1ms\""), parse_override("routing=\"least_latency\""),
+       parse_override("servers.0.site=\"mit\""), parse_override("workloads.1.site=\"mit\"")});
+  std::filesystem::remove(file);
+  CHECK(s.sites[0].site_uplink->bandwidth == Approx(1e9 / 8));
+  CHECK(s.wan.links[3].spec.latency == Approx(1e-3));
+  // The direct link is now the shorter way from mit to fnal.
+  CHECK(s.routes[1][2].wan_links == std::vector<std::size_t>{3});
+  CHECK(s.routing.policy == SiteRouting::Policy::LeastLatency);
+  CHECK(s.servers[0].site == 1);
+  CHECK(s.workloads[1].sites[0].site == 1);
+}
