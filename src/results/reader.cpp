@@ -1,5 +1,6 @@
 #include <sonicsim/results/reader.hpp>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -108,6 +109,14 @@ double View::number(std::string_view key, Presence presence) const {
     return kNaN;
   }
   return v->get<double>();
+}
+
+std::optional<double> View::nullable_number(std::string_view key) const {
+  const json* v = doc_->find(at(key).pointer_);
+  if (v && v->is_null()) return std::nullopt;
+  const double x = number(key);
+  if (std::isnan(x)) return std::nullopt;
+  return x;
 }
 
 std::vector<double> View::numbers(std::string_view key, std::size_t size) const {
@@ -223,6 +232,44 @@ Events Workload::events() const {
 }
 Requests Workload::requests() const {
   return Requests(View::at(k::workload::requests));
+}
+
+std::optional<std::string> Site::name() const {
+  return text(k::site::name);
+}
+double Site::threads() const {
+  return number(k::site::threads);
+}
+double Site::devices() const {
+  return number(k::site::devices);
+}
+Events Site::events() const {
+  return Events(View::at(k::site::events));
+}
+Requests Site::requests() const {
+  return Requests(View::at(k::site::requests));
+}
+double Site::bytes_out() const {
+  return number(k::site::bytes_out);
+}
+double Site::bytes_in() const {
+  return number(k::site::bytes_in);
+}
+std::optional<double> Site::egress_cost() const {
+  return nullable_number(k::site::egress_cost);
+}
+
+std::optional<std::string> Egress::from() const {
+  return text(k::egress::from);
+}
+std::optional<std::string> Egress::to() const {
+  return text(k::egress::to);
+}
+double Egress::bytes() const {
+  return number(k::egress::bytes);
+}
+std::optional<double> Egress::cost() const {
+  return nullable_number(k::egress::cost);
 }
 
 double Model::mean_batch_size() const {
@@ -384,6 +431,22 @@ bool Document::has_workloads() const {
 std::vector<Workload> Document::workloads() const {
   std::vector<Workload> out;
   for (auto& v : elements(k::top::workloads)) out.emplace_back(std::move(v));
+  return out;
+}
+
+bool Document::has_sites() const {
+  return has(k::top::sites);
+}
+
+std::vector<Site> Document::sites() const {
+  std::vector<Site> out;
+  for (auto& v : elements(k::top::sites)) out.emplace_back(std::move(v));
+  return out;
+}
+
+std::vector<Egress> Document::egress() const {
+  std::vector<Egress> out;
+  for (auto& v : elements(k::top::egress)) out.emplace_back(std::move(v));
   return out;
 }
 

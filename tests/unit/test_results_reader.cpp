@@ -145,3 +145,45 @@ TEST_CASE("results keys: flattened names as the sweep columns spell them", "[res
   CHECK(results::column({k::top::servers, ""}) == "servers.");
   CHECK(results::column({"", k::server::utilization}) == ".utilization");
 }
+
+TEST_CASE("results reader: reads back the sites and the egress", "[results][reader][sites]") {
+  // Two sites, GPUs at the second only, a price at the second: responses are priced.
+  json doc = deterministic(4, 2);
+  doc["duration"] = 60.0;
+  doc["warmup"] = 10.0;
+  doc.erase("network");
+  doc["workload"]["sites"] = {{"x", 1}, {"y", 1}};
+  doc["servers"][0]["site"] = "y";
+  doc["sites"] = {{{"name", "x"}}, {{"name", "y"}, {"egress_price_per_gb", 0.09}}};
+  doc["wan"] = {
+      {"links",
+       json::array({{{"between", {"x", "y"}}, {"bandwidth", "10Gbps"}, {"latency", "5ms"}}})}};
+  const auto s = scenario_of(doc);
+  const auto out = runner::simulate(s, runner::TransportChoice{});
+  const auto written = results::to_json(s, out, analytic::to_json(analytic::predict(s)));
+  const json j = json::parse(written.dump());
+  const results::Document r(j);
+  const auto& m = out.metrics;
+  REQUIRE(r.has_sites());
+  const auto sites = r.sites();
+  REQUIRE(sites.size() == 2);
+  CHECK(sites[0].name() == "x");
+  CHECK(sites[0].threads() == 2.0);
+  CHECK(sites[1].devices() == 2.0);
+  CHECK(sites[0].requests().sent() == static_cast<double>(m.sites[0].sent));
+  CHECK(sites[0].events().throughput_per_s() ==
+        static_cast<double>(m.sites[0].events_completed) / m.span());
+  CHECK(sites[0].bytes_out() == m.egress_bytes[0][1]);
+  CHECK(sites[0].bytes_in() == m.egress_bytes[1][0]);
+  CHECK_FALSE(sites[0].egress_cost());
+  REQUIRE(sites[1].egress_cost());
+  CHECK(*sites[1].egress_cost() == Approx(0.09 * m.egress_bytes[1][0] / 1e9));
+  const auto egress = r.egress();
+  REQUIRE(egress.size() == 2);
+  CHECK(egress[0].from() == "x");
+  CHECK(egress[0].to() == "y");
+  CHECK(egress[0].bytes() == m.egress_bytes[0][1]);
+  CHECK_FALSE(egress[0].cost());
+  CHECK(egress[1].cost());
+  CHECK_NOTHROW(r.check());
+}

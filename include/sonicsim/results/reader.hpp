@@ -58,6 +58,9 @@ class View {
   bool has(std::string_view key) const;
   // A number, NaN (and a problem unless optional) when missing or not a number.
   double number(std::string_view key, Presence presence = Presence::Required) const;
+  // A number that may be null (a price not given): nullopt then; missing or not a number is a
+  // problem, as for number().
+  std::optional<double> nullable_number(std::string_view key) const;
   // An array of `size` numbers (a time series' windows); empty, and a problem, otherwise.
   std::vector<double> numbers(std::string_view key, std::size_t size) const;
   // The length of the array at `key`, 0 when it is not an array.
@@ -120,6 +123,30 @@ class Workload : public View {
   double threads() const;
   Events events() const;
   Requests requests() const;
+};
+
+// An element of `sites` (several sites only): the figures of the client nodes at the site.
+class Site : public View {
+ public:
+  explicit Site(View v) : View(std::move(v)) {}
+  std::optional<std::string> name() const;
+  double threads() const;
+  double devices() const;
+  Events events() const;
+  Requests requests() const;
+  double bytes_out() const;
+  double bytes_in() const;
+  std::optional<double> egress_cost() const;  // nullopt without a price
+};
+
+// An element of `egress` (several sites only): bytes from one site to another over the WAN.
+class Egress : public View {
+ public:
+  explicit Egress(View v) : View(std::move(v)) {}
+  std::optional<std::string> from() const;
+  std::optional<std::string> to() const;
+  double bytes() const;
+  std::optional<double> cost() const;  // nullopt without the sender's price
 };
 
 // A value of `models`.
@@ -226,6 +253,9 @@ class Document : public View {
   std::vector<Link> links() const;
   bool has_workloads() const;
   std::vector<Workload> workloads() const;
+  bool has_sites() const;
+  std::vector<Site> sites() const;
+  std::vector<Egress> egress() const;
   bool has_timeseries() const;
   Timeseries timeseries() const;
 
