@@ -27,6 +27,21 @@ bool hosts(const scenario::ServerPool& pool, const std::string& model) {
          std::find(pool.models.begin(), pool.models.end(), model) != pool.models.end();
 }
 
+// Whether the predicted workload's (the first's) nodes hold devices of `model` (a pool
+// `attached` to it): its requests are then served there, without the network.
+bool in_nodes(const scenario::Scenario& sc, const std::string& model) {
+  for (const auto& pool : sc.servers)
+    if (pool.attached == std::optional<std::size_t>(0) && hosts(pool, model)) return true;
+  return false;
+}
+
+// Whether `pool` serves the predicted workload's requests of `model`: its nodes' own devices
+// when it has some (`local`; spill-over is not in the formulas), else the pools not attached.
+bool serves(const scenario::ServerPool& pool, const std::string& model, bool local) {
+  return hosts(pool, model) &&
+         (local ? pool.attached == std::optional<std::size_t>(0) : !pool.attached.has_value());
+}
+
 // Largest execution dynamic batching forms under a long queue; 0 when unbounded or disabled.
 double full_batch(const scenario::Model& model) {
   if (!model.dynamic_batching) return 0.0;
@@ -135,9 +150,10 @@ HostingCapacity route_to_pools(Prediction& pr, RequestTotals& totals, const scen
                                double hosting, double batch, std::size_t slot, RequestTerm& t) {
   ModelTerm& m = pr.models[slot];
   HostingCapacity c;
+  const bool local = in_nodes(sc, r.model);
   for (std::size_t j = 0; j < sc.servers.size(); ++j) {
     const scenario::ServerPool& pool = sc.servers[j];
-    if (!hosts(pool, r.model)) continue;
+    if (!serves(pool, r.model, local)) continue;
     const scenario::ServiceCurve& curve = model.curve_for(pool.device);
     const double s = curve.at(t.mean_items);
     const double share = pool.count / hosting;
@@ -182,8 +198,9 @@ void add_request(Prediction& pr, RequestTotals& totals, const scenario::Scenario
 
   const scenario::Model* model = sc.find_model(r.model);
   double hosting = 0.0;
+  const bool local = in_nodes(sc, r.model);
   for (const scenario::ServerPool& pool : sc.servers)
-    if (hosts(pool, r.model)) hosting += pool.count;
+    if (serves(pool, r.model, local)) hosting += pool.count;
   t.served = hosting > 0.0 && model != nullptr;
   if (model) {
     t.bytes_in = t.mean_items * model->input_bytes_per_item;
@@ -208,7 +225,9 @@ void add_request(Prediction& pr, RequestTotals& totals, const scenario::Scenario
   // Overheads are linear in items (piecewise, with a measured table), so their mean is the
   // overhead at the mean item count: exact for fixed-size requests.
   const double overhead = model->overhead.total(t.mean_items);
-  t.network_time_s = pr.round_trip_latency_s + transfer + overhead;
+  // A device in the node: no network, no gRPC (engine/attached_devices.hpp).
+  t.network_time_s = local ? 0.0 : pr.round_trip_latency_s + transfer + overhead;
+  if (local) t.bytes_in = t.bytes_out = 0.0;
 
   const double batch = full_batch(*model);
   const HostingCapacity capacity =
@@ -370,6 +389,18 @@ void add_caveats(Prediction& pr, const scenario::Scenario& sc,
     pr.notes.push_back("several workloads (" + std::to_string(sc.workloads.size()) +
                        "): these formulas are for the first one, `" + w.name +
                        "`, as if it had the servers to itself; the simulation shares them");
+  for (const auto& pool : sc.servers) {
+    if (pool.attached != std::optional<std::size_t>(0)) continue;
+    bool elsewhere = false;  // a pool that its spill-over, or a crash, would send requests to
+    for (const auto& other : sc.servers)
+      for (const auto& m : pool.models)
+        elsewhere = elsewhere || (!other.attached && hosts(other, m));
+    if (elsewhere)
+      pr.notes.push_back("pool `" + pool.name +
+                         "` is in the client nodes (attached): the formulas serve its models "
+                         "there alone; requests that spill over or outlive a crash to the other "
+                         "pools are in the simulation only");
+  }
   if (pr.arrival_rate_per_s)
     pr.notes.push_back(
         "open loop (workload.arrivals): no client threads, so the closed-loop knee and MVA do not "

@@ -16,7 +16,8 @@ std::vector<double> light_load_shares(const scenario::Scenario& sc, const scenar
   const std::size_t n = sc.sites.size();
   std::vector<bool> hosts(n, false);
   for (const auto& pool : sc.servers)
-    if (std::find(pool.models.begin(), pool.models.end(), model) != pool.models.end())
+    if (!pool.attached &&
+        std::find(pool.models.begin(), pool.models.end(), model) != pool.models.end())
       hosts[pool.site] = true;
   std::vector<double> share(n, 0.0);
   if (r.policy == Policy::Pinned) {
@@ -50,6 +51,14 @@ std::vector<double> light_load_shares(const scenario::Scenario& sc, const scenar
   return share;
 }
 
+bool is_local(const scenario::Scenario& sc, const std::string& model) {
+  for (const auto& pool : sc.servers)
+    if (pool.attached == std::optional<std::size_t>(0) &&
+        std::find(pool.models.begin(), pool.models.end(), model) != pool.models.end())
+      return true;
+  return false;
+}
+
 }  // namespace
 
 void add_site_latencies(Prediction& pr, const scenario::Scenario& sc) {
@@ -73,7 +82,8 @@ void add_site_latencies(Prediction& pr, const scenario::Scenario& sc) {
     term.threads = w.open_loop() ? 1 : jobs * w.threads_per_job;
     for (std::size_t q = 0; q < pr.requests.size(); ++q) {
       const RequestTerm& t = pr.requests[q];
-      if (!t.served) continue;
+      // Served in the node (an attached pool): no path at all.
+      if (!t.served || is_local(sc, t.model)) continue;
       const auto share = light_load_shares(sc, routing, from, t.model);
       double network = t.network_time_s;
       for (std::size_t to = 0; to < share.size(); ++to) {

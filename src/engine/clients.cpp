@@ -35,7 +35,7 @@ void Clients::build() {
     for (const auto& r : w.requests) {
       const auto k = static_cast<std::uint16_t>(ctx_.requests.kinds.size());
       const int model = sc.model_index(r.model);
-      const bool served = sc.devices_hosting(r.model) > 0;
+      const bool served = sc.devices_hosting(r.model, i) > 0;
       ctx_.requests.kinds.push_back({static_cast<std::uint32_t>(model), served, &r});
       if (served) {
         tn.p_served += r.offload_fraction;

@@ -82,6 +82,9 @@ void NetworkPath::send(std::uint32_t r, Direction dir, double bytes) {
   Request& rq = ctx_.requests[r];
   rq.dir = dir;
   const double now = ctx_.now;
+  // A device inside the client's node: no network, no gRPC (attached_devices.hpp).
+  if (parts_.attached.is_attached(rq.device))
+    return ctx_.queue.push(now, EventKind::TransferDone, r);
   const std::uint32_t node = parts_.clients.node_of(rq.thread);
   if (several_) return send_between_sites(r, dir, bytes, node);
   account_bytes(node, rq.device, dir, bytes);
@@ -90,22 +93,22 @@ void NetworkPath::send(std::uint32_t r, Direction dir, double bytes) {
   } else {
     const double t = bandwidth_steps_.empty()
                          ? now + path_latency_ + (bytes > 0.0 ? bytes / path_bandwidth_ : 0.0)
-                         : degraded_transfer_end(bytes) + path_latency_;
+                         : degraded_transfer_end(bytes, bandwidth_steps_) + path_latency_;
     ctx_.queue.push(t + overhead_after_transfer(r), EventKind::TransferDone, r);
   }
 }
 
 // When `bytes` sent now have passed the narrowest link as its bandwidth changes: an outage
 // (bandwidth 0) holds everything, even an empty message, until it ends.
-double NetworkPath::degraded_transfer_end(double bytes) const {
+double NetworkPath::degraded_transfer_end(
+    double bytes, const std::vector<std::pair<double, double>>& steps) const {
   const double now = ctx_.now;
-  auto it =
-      std::upper_bound(bandwidth_steps_.begin(), bandwidth_steps_.end(), std::make_pair(now, kInf));
-  std::size_t i = static_cast<std::size_t>(it - bandwidth_steps_.begin()) - 1;
+  auto it = std::upper_bound(steps.begin(), steps.end(), std::make_pair(now, kInf));
+  std::size_t i = static_cast<std::size_t>(it - steps.begin()) - 1;
   double t = now, left = bytes;
   while (true) {
-    const double bw = bandwidth_steps_[i].second;
-    const double until = i + 1 < bandwidth_steps_.size() ? bandwidth_steps_[i + 1].first : kInf;
+    const double bw = steps[i].second;
+    const double until = i + 1 < steps.size() ? steps[i + 1].first : kInf;
     if (bw > 0.0) {
       if (!std::isfinite(bw)) return t;
       if (t + left / bw <= until) return t + left / bw;

@@ -50,8 +50,11 @@ class NetworkPath {
     // The links between sites it crosses towards the server: (metrics slot, the link's
     // direction then: 0 forward, 1 backward). The way back is the same, reversed.
     std::vector<std::pair<int, int>> shared;
+    // With link faults on any link it crosses: its narrowest bandwidth over time.
+    std::vector<std::pair<double, double>> bandwidth_steps;
   };
   void build_sites(std::size_t devices);
+  void degrade_routes();
   void send_between_sites(std::uint32_t r, Direction dir, double bytes, std::uint32_t node);
   void account_sites(std::uint32_t node, std::uint32_t device, const SiteRoute& route, Direction d,
                      double bytes);
@@ -59,7 +62,8 @@ class NetworkPath {
   void finish_sites();
 
   void account_bytes(std::uint32_t node, std::uint32_t device, Direction d, double bytes);
-  double degraded_transfer_end(double bytes) const;
+  double degraded_transfer_end(double bytes,
+                               const std::vector<std::pair<double, double>>& steps) const;
 
   Context& ctx_;
   Parts& parts_;

@@ -68,11 +68,38 @@ void NetworkPath::build_sites(std::size_t devices) {
       }
       if (uplink_slot[b] >= 0) route.shared.push_back({uplink_slot[b], 1});  // enters b
     }
+  if (!sc.faults.links.empty()) degrade_routes();
   metrics.egress_bytes.assign(n, std::vector<double>(n, 0.0));
   for (int dir = 0; dir < 2; ++dir) {
     client_nic_bytes_[dir].assign(sc.client_nodes(), 0.0);
     server_nic_bytes_[dir].assign(devices, 0.0);
   }
+}
+
+// Each route's narrowest bandwidth over time, from the degradations of the links it crosses.
+void NetworkPath::degrade_routes() {
+  using scenario::LinkClass;
+  const auto& sc = ctx_.sc;
+  const auto n = static_cast<std::uint32_t>(sc.sites.size());
+  for (std::uint32_t a = 0; a < n; ++a)
+    for (std::uint32_t b = 0; b < n; ++b) {
+      std::vector<scenario::DegradedLink> links;
+      auto cross = [&](std::uint32_t site, LinkClass c) {
+        if (const auto& spec = sc.sites[site].link(c))
+          links.push_back(
+              {spec->bandwidth, sc.faults.site_link_factors(static_cast<int>(site), c)});
+      };
+      cross(a, LinkClass::ClientNic);
+      cross(b, LinkClass::ServerNic);
+      if (a != b) {
+        cross(a, LinkClass::SiteUplink);
+        cross(b, LinkClass::SiteUplink);
+        for (std::size_t l : sc.routes[a][b].wan_links)
+          links.push_back(
+              {sc.wan.links[l].spec.bandwidth, sc.faults.wan_link_factors(static_cast<int>(l))});
+      }
+      site_routes_[a * n + b].bandwidth_steps = scenario::narrowest_bandwidth_steps(links);
+    }
 }
 
 inline void NetworkPath::add_to(RunMetrics::Link& l, int direction, double bytes) {
@@ -115,7 +142,11 @@ void NetworkPath::send_between_sites(std::uint32_t r, Direction dir, double byte
   const SiteRoute& route =
       site_routes_[sites.of_node(node) * sites.count() + sites.of_device(rq.device)];
   account_sites(node, rq.device, route, dir, bytes);
-  const double t = ctx_.now + route.latency + (bytes > 0.0 ? bytes / route.bandwidth : 0.0);
+  if (flow_dir_[dir == Direction::ToServer ? 0 : 1])
+    return transport_->send(ctx_.now, node, rq.device, dir, bytes, r);
+  const double t = route.bandwidth_steps.empty()
+                       ? ctx_.now + route.latency + (bytes > 0.0 ? bytes / route.bandwidth : 0.0)
+                       : degraded_transfer_end(bytes, route.bandwidth_steps) + route.latency;
   ctx_.queue.push(t + overhead_after_transfer(r), EventKind::TransferDone, r);
 }
 

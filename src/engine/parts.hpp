@@ -12,6 +12,7 @@
 #include <sonicsim/scenario/scenario.hpp>
 
 #include "accounting.hpp"
+#include "attached_devices.hpp"
 #include "clients.hpp"
 #include "context.hpp"
 #include "network_path.hpp"
@@ -32,6 +33,7 @@ struct Parts {
         path(ctx, *this),
         network(ctx, *this),
         servers(ctx, *this),
+        attached(ctx, *this),
         operations(ctx, *this),
         preemption(ctx, *this),
         sampling(ctx, *this),
@@ -45,6 +47,7 @@ struct Parts {
   RequestPath path;
   NetworkPath network;
   ServerPools servers;
+  AttachedDevices attached;
   SiteOperations operations;
   Preemption preemption;
   Sampling sampling;

@@ -43,7 +43,12 @@ void RequestPath::send_try(std::uint32_t r) {
     if (ctx_.counts(now)) ++ctx_.metrics.admission->requests;
     return parts_.clients.give_up(r);
   }
-  const std::uint32_t d = retry ? route_retry(rq, model) : route(model, rq.thread);
+  // A device in the client's node first, unless past its spill-over thresholds; back to it when
+  // no other server is up.
+  const bool attached = parts_.attached.any();
+  std::uint32_t d = attached ? parts_.attached.local_choice(model, rq.thread, true) : kNoDevice;
+  if (d == kNoDevice) d = retry ? route_retry(rq, model) : route(model, rq.thread);
+  if (d == kNoDevice && attached) d = parts_.attached.local_choice(model, rq.thread, false);
   ++rq.tries;
   rq.gen = (rq.gen + 1) & EventQueue::kStampMask;
   rq.sent = now;
@@ -75,7 +80,8 @@ void RequestPath::send_try(std::uint32_t r) {
 }
 
 void RequestPath::delivered(std::uint32_t r) {
-  if (!balancer_) return parts_.servers.arrive(r);
+  if (!balancer_ || parts_.attached.is_attached(ctx_.requests[r].device))
+    return parts_.servers.arrive(r);
   const Request& rq = ctx_.requests[r];
   enter_balancer(r, rq.items * ctx_.sc.models[ctx_.requests.model_of(r)].input_bytes_per_item);
 }
@@ -83,7 +89,8 @@ void RequestPath::delivered(std::uint32_t r) {
 // The request is no longer active at its server.
 void RequestPath::respond(std::uint32_t r, double bytes) {
   --active_[ctx_.requests[r].device];
-  if (!balancer_) return parts_.network.send(r, Direction::ToClient, bytes);
+  if (!balancer_ || parts_.attached.is_attached(ctx_.requests[r].device))
+    return parts_.network.send(r, Direction::ToClient, bytes);
   ctx_.requests[r].dir = Direction::ToClient;
   enter_balancer(r, bytes);
 }

@@ -76,7 +76,8 @@ void ServerPools::add_batcher(Device& dev, std::uint32_t d, int mi) {
   }
   dev.batcher_of_model[mi] = static_cast<std::uint32_t>(batchers_.size());
   batchers_.push_back({Batcher(cfg, model.instances), static_cast<std::uint32_t>(mi), d, kInf});
-  hosts_[mi].push_back(d);
+  // A device inside a client node serves that node alone (attached_devices.cpp).
+  if (!ctx_.sc.servers[dev.pool].attached) hosts_[mi].push_back(d);
 }
 
 void ServerPools::rebuild_up_hosts() {

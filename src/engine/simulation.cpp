@@ -76,6 +76,7 @@ struct Simulation::Impl {
     parts.accounting.build();
     parts.clients.build();
     parts.servers.build();
+    parts.attached.build();
     parts.sites.build();
     parts.path.build();
     parts.network.build(parts.servers.device_count());

@@ -17,22 +17,11 @@ void Sites::build() {
   parts_.accounting.keep_sites(count_);
   nodes_at_.assign(count_, 0);
   devices_at_.assign(count_, 0);
-  // Nodes are numbered through the workloads in order (clients.cpp); each workload's nodes go to
-  // its sites in site order, as apportioned.
-  for (const auto& w : sc.workloads) {
-    const auto counts = scenario::apportion_nodes(w.n_nodes(), w.sites);
-    for (std::size_t k = 0; k < counts.size(); ++k) {
-      const auto site = static_cast<std::uint32_t>(w.sites[k].site);
-      node_site_.insert(node_site_.end(), static_cast<std::size_t>(counts[k]), site);
-      nodes_at_[site] += static_cast<std::uint32_t>(counts[k]);
-    }
-  }
+  node_site_ = scenario::client_node_sites(sc);
+  for (std::uint32_t site : node_site_) ++nodes_at_[site];
   const auto& servers = parts_.servers;
-  device_site_.resize(servers.device_count());
-  for (std::uint32_t d = 0; d < servers.device_count(); ++d) {
-    device_site_[d] = static_cast<std::uint32_t>(sc.servers[servers.device(d).pool].site);
-    ++devices_at_[device_site_[d]];
-  }
+  device_site_ = scenario::device_sites(sc);
+  for (std::uint32_t site : device_site_) ++devices_at_[site];
   hosts_.assign(sc.models.size(), std::vector<std::vector<std::uint32_t>>(count_));
   for (std::uint32_t m = 0; m < sc.models.size(); ++m)
     for (std::uint32_t d : servers.hosts(m)) hosts_[m][device_site_[d]].push_back(d);

@@ -1,6 +1,8 @@
 #include <sonicsim/platform/flow_network.hpp>
 #include <sonicsim/util/numbers.hpp>
 
+#include "platform_build.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -28,17 +30,16 @@ struct FlowNetwork::Impl {
   engine::TransferSink& sink;
   engine::EventCore& sim;
   std::unique_ptr<sg4::Engine> engine;
-  std::vector<sg4::Host*> clients, devices;
   std::vector<sg4::CommPtr> live;  // by token (request id)
   // Finished transfers whose last reference must outlive SimGrid's handling of their end:
   // dropping it inside the completion callback frees the activity while SimGrid still walks
   // it (a crash in EngineImpl::handle_ended_actions). Released at the next timer.
   std::vector<sg4::CommPtr> retired;
 
+  BuiltPlatform platform;
   // Run-ahead: no flow can arrive before start + path latency + bytes / narrowest bandwidth,
   // whatever it shares, so the core may process its events up to the earliest such bound
   // without waking SimGrid; it stops early when it wants to start a flow (hold_at).
-  double path_latency = 0.0, path_bandwidth = kInf;
   std::set<std::pair<double, std::uint32_t>> earliest;  // (lower bound of arrival, token)
   std::vector<double> earliest_of;                      // by token
   struct Pending {
@@ -51,9 +52,6 @@ struct FlowNetwork::Impl {
   Timer* timer = nullptr;
   double timer_at = kInf;
   double end = 0.0;
-  // SimGrid's links of each class (one per node or device for the NICs), by index_of(class).
-  using LinksByClass = std::array<std::vector<sg4::SplitDuplexLink*>, 4>;
-
   Impl(const scenario::Scenario& s, engine::TransferSink& arrivals, engine::EventCore& core)
       : sink(arrivals), sim(core) {
     // SimGrid must not see the user's command line (it would take --help as its own).
@@ -68,74 +66,25 @@ struct FlowNetwork::Impl {
     engine->set_config("network/model:CM02");
     engine->set_config("network/TCP-gamma:0");
     engine->set_config("network/crosstraffic:0");
-    build(s);
-  }
-
-  void build(const scenario::Scenario& s) {
-    auto* zone = sg4::create_star_zone("site");
-    const auto& net = s.network;
-    path_latency = net.path_latency();
-    path_bandwidth = net.path_bandwidth();
-    LinksByClass by_class;
-    // SimGrid's link names are the class names, with "-<node>" for per-node and per-device NICs.
-    auto make_link = [&](scenario::LinkClass c, const std::string& suffix = {}) {
-      const scenario::LinkSpec& spec = *net.link(c);
-      auto* link =
-          zone->create_split_duplex_link(scenario::link_class_name(c) + suffix, spec.bandwidth);
-      link->set_latency(spec.latency)->seal();
-      by_class[scenario::index_of(c)].push_back(link);
-      return link;
-    };
-    using scenario::LinkClass;
-    sg4::Link* uplink = net.site_uplink ? make_link(LinkClass::SiteUplink) : nullptr;
-    sg4::Link* wan = net.wan ? make_link(LinkClass::Wan) : nullptr;
-    using Dir = sg4::LinkInRoute::Direction;
-    const auto nodes = static_cast<std::size_t>(s.client_nodes());
-    clients.reserve(nodes);
-    for (std::size_t i = 0; i < nodes; ++i) {
-      const std::string id = std::to_string(i);
-      auto* host = zone->create_host("client-" + id, 1e9)->seal();
-      std::vector<sg4::LinkInRoute> route;
-      if (net.client_nic) route.emplace_back(make_link(LinkClass::ClientNic, "-" + id), Dir::UP);
-      if (uplink) route.emplace_back(uplink, Dir::UP);
-      if (wan) route.emplace_back(wan, Dir::UP);
-      zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, route, true);
-      clients.push_back(host);
-    }
-    std::size_t d = 0;
-    for (const auto& pool : s.servers)
-      for (int c = 0; c < pool.count; ++c, ++d) {
-        const std::string id = std::to_string(d);
-        auto* host = zone->create_host("device-" + id, 1e9)->seal();
-        std::vector<sg4::LinkInRoute> route;
-        if (net.server_nic) route.emplace_back(make_link(LinkClass::ServerNic, "-" + id), Dir::UP);
-        zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, route, true);
-        devices.push_back(host);
-      }
-    zone->seal();
-    degrade(s, by_class);
+    platform = build_platform(s);
+    degrade();
   }
 
   // Link degradations change the links' bandwidths at their times, by SimGrid's own timers: the
   // flows crossing them slow down or stall, and resume. An outage keeps a trickle (1e-9 of the
   // bandwidth): a link of bandwidth 0 is not something SimGrid's sharing model accepts.
-  void degrade(const scenario::Scenario& s, const LinksByClass& by_class) {
-    for (scenario::LinkClass c : scenario::kLinkClasses) {
-      const auto& spec = s.network.link(c);
-      const auto& links = by_class[scenario::index_of(c)];
-      if (!spec || links.empty()) continue;
-      const double bandwidth = spec->bandwidth;
-      for (const auto& [at, factor] : s.faults.link_factors(c)) {
+  void degrade() {
+    for (const auto& group : platform.degradable)
+      for (const auto& [at, factor] : group.factors) {
         if (at <= 0.0 && factor == 1.0) continue;
-        const double value = bandwidth * std::max(factor, 1e-9);
-        Timer::set(at, [links, value] {
+        const double value = group.bandwidth * std::max(factor, 1e-9);
+        Timer::set(at, [links = group.links, value] {
           for (auto* link : links) {
             link->get_link_up()->set_bandwidth(value);
             link->get_link_down()->set_bandwidth(value);
           }
         });
       }
-    }
   }
 
   void arm(double t) {
@@ -170,8 +119,8 @@ struct FlowNetwork::Impl {
   // Starts a flow now; returns the earliest time it can arrive.
   double start(std::uint32_t node, std::uint32_t device, engine::Direction dir, double bytes,
                std::uint32_t token) {
-    sg4::Host* client = clients[node];
-    sg4::Host* server = devices[device];
+    sg4::Host* client = platform.clients[node];
+    sg4::Host* server = platform.devices[device];
     const bool up = dir == engine::Direction::ToServer;
     auto comm = sg4::Comm::sendto_init(up ? client : server, up ? server : client);
     comm->set_payload_size(static_cast<std::uint64_t>(std::llround(bytes)));
@@ -180,7 +129,8 @@ struct FlowNetwork::Impl {
       live.resize(static_cast<std::size_t>(token) * 2 + 16);
       earliest_of.resize(live.size(), kInf);
     }
-    const double bound = sg4::Engine::get_clock() + path_latency + bytes / path_bandwidth;
+    const double bound = sg4::Engine::get_clock() + platform.bound_latency(node, device) +
+                         bytes / platform.bound_bandwidth(node, device);
     earliest_of[token] = bound;
     earliest.emplace(bound, token);
     // Registered before start(): an empty transfer may complete inside start() itself.

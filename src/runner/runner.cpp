@@ -14,27 +14,24 @@
 #include <sonicsim/runner/memory.hpp>
 #include <sonicsim/util/format.hpp>
 
+#include "site_contention.hpp"
+
 namespace sonicsim::runner {
 
-namespace {}  // namespace
+using detail::Load;
 
 TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Prediction& pr) {
   TransportChoice c;
-  // BRANCH sites: the flow platform does not know sites yet (docs/sites-plan.md).
-  if (!s.sites.empty()) {
-    c.reason = "several sites: analytic path (flows between sites are not built yet)";
-    return c;
-  }
   const auto& net = s.network;
-  if (s.servers.empty() || (!net.client_nic && !net.site_uplink && !net.wan && !net.server_nic)) {
+  bool any_link = net.client_nic || net.site_uplink || net.wan || net.server_nic;
+  for (const auto& site : s.sites)
+    any_link = any_link || site.client_nic || site.site_uplink || site.server_nic;
+  if (s.servers.empty() || (!any_link && s.wan.links.empty())) {
     c.reason = "no network traffic to share";
     return c;
   }
   // What each workload puts on the links, by the formulas. Several workloads are predicted each
   // alone, as if the servers were theirs: that overstates their rates, erring towards flows.
-  struct Load {
-    double events_per_s, remote_s, nodes, bytes[2];
-  };
   const auto load_of = [](const scenario::Scenario& one, const analytic::Prediction& p) {
     const double events_per_s = p.mva ? p.mva->throughput_per_s : p.throughput_per_s;
     // An open loop past saturation has no finite time per event; its links still see the rate
@@ -53,9 +50,17 @@ TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Pr
   if (s.single_workload()) {
     loads.push_back(load_of(s, pr));
   } else {
-    for (const auto& w : s.workloads) {
+    for (std::size_t w = 0; w < s.workloads.size(); ++w) {
       scenario::Scenario one = s;
-      one.workloads = {w};
+      one.workloads = {s.workloads[w]};
+      // The devices in its own nodes stay its own; those in other workloads' nodes are not there.
+      for (auto& pool : one.servers)
+        if (pool.attached == std::optional<std::size_t>(w)) {
+          pool.attached = 0;
+        } else if (pool.attached) {
+          pool.attached.reset();
+          pool.count = 0;
+        }
       loads.push_back(load_of(one, analytic::predict(one)));
     }
   }
@@ -95,11 +100,19 @@ TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Pr
       }
     }
   };
-  using scenario::LinkClass;
-  consider(LinkClass::ClientNic, true, 0.0);
-  consider(LinkClass::SiteUplink, false, 1.0);
-  consider(LinkClass::Wan, false, 1.0);
-  consider(LinkClass::ServerNic, false, devices > 0 ? 1.0 / devices : 0.0);
+  if (s.sites.empty()) {
+    using scenario::LinkClass;
+    consider(LinkClass::ClientNic, true, 0.0);
+    consider(LinkClass::SiteUplink, false, 1.0);
+    consider(LinkClass::Wan, false, 1.0);
+    consider(LinkClass::ServerNic, false, devices > 0 ? 1.0 / devices : 0.0);
+  } else {
+    auto sites = detail::site_contention(s, loads);
+    excess = std::move(sites.excess);
+    c.worst_link_utilization = sites.worst_utilization;
+    worst = std::move(sites.worst);
+    outage = std::move(sites.outage);
+  }
   // The workload the analytic path would serve worst decides.
   double error[2] = {0.0, 0.0};
   for (std::size_t i = 0; i < loads.size(); ++i) {

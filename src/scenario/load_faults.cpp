@@ -55,6 +55,41 @@ struct FaultReader {
     out = *p;
     return &s.servers[*p];
   }
+  // With sites, a link is named as in the results: "SITE/CLASS" or "wan/NAME".
+  void site_link(Faults::LinkDegradation& d) {
+    std::vector<std::string> names;
+    for (const auto& site : s.sites)
+      for (LinkClass c : kLinkClasses)
+        if (c != LinkClass::Wan && site.link(c))
+          names.push_back(site.name + "/" + link_class_name(c));
+    for (const auto& l : s.wan.links) names.push_back("wan/" + l.name);
+    const json* x = need("link",
+                         "a link of the scenario's sites or WAN, \"SITE/CLASS\" or "
+                         "\"wan/NAME\" as the results name them");
+    if (!x) return;
+    const std::string lpath = key_path(path, "link");
+    const auto found =
+        x->is_string() ? std::find(names.begin(), names.end(), x->get<std::string>()) : names.end();
+    if (found == names.end()) {
+      loader.add(lpath, "found " + describe(*x) +
+                            ", expected a link of the scenario's sites or WAN as the results name "
+                            "it: " +
+                            (names.empty() ? std::string("the scenario has none") : join(names)));
+      ok = false;
+      return;
+    }
+    const std::string& name = *found;
+    const auto slash = name.find('/');
+    const std::string head = name.substr(0, slash), tail = name.substr(slash + 1);
+    if (head == "wan") {  // no site may be called so (load_sites.cpp)
+      for (std::size_t l = 0; l < s.wan.links.size(); ++l)
+        if (s.wan.links[l].name == tail) d.wan_link = static_cast<int>(l);
+      return;
+    }
+    for (std::size_t i = 0; i < s.sites.size(); ++i)
+      if (s.sites[i].name == head) d.site = static_cast<int>(i);
+    d.link = *link_class_named(tail);
+  }
   void restart_after(double& out) {
     time(loader.get(v, "restart_after"), "restart_after", Range::at_least(0), out);
   }
@@ -133,7 +168,10 @@ void FaultReader::link_fault() {
                     {"pool", "device", "for", "mtbf", "mttr", "jobs", "restart_after"},
                     applies + " (keys: kind, link, at, duration, bandwidth_factor)");
   Faults::LinkDegradation d;
-  if (const json* x = need("link", "one of " + link_class_list("\"") + " (a link of `network`)")) {
+  if (!s.sites.empty()) {
+    site_link(d);
+  } else if (const json* x =
+                 need("link", "one of " + link_class_list("\"") + " (a link of `network`)")) {
     const std::string lpath = key_path(path, "link");
     if (auto name = loader.choice(
             *x, lpath,

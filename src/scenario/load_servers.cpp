@@ -22,7 +22,7 @@ void Loader::servers(const json& v, const std::string& path, Scenario& s) {
       continue;
     check_keys(p, ppath,
                {"name", "count", "device", "models", "startup_delay", "drain_timeout", "autoscaler",
-                "site"});
+                "site", "attached", "spill_over"});
     ServerPool pool;
     bool count_ok = true;
     if (const json* x = get(p, "name")) {
@@ -42,6 +42,7 @@ void Loader::servers(const json& v, const std::string& path, Scenario& s) {
       else
         count_ok = false;
     }
+    if (!attached(p, ppath, s, pool)) count_ok = false;
     devices += pool.count;
     if (const json* x = get(p, "device")) {
       if (auto d = string(*x, key_path(ppath, "device"))) pool.device = *d;
@@ -77,7 +78,7 @@ void Loader::servers(const json& v, const std::string& path, Scenario& s) {
               quantity(*x, key_path(ppath, "drain_timeout"), Quantity::Time, Range::at_least(0)))
         pool.drain_timeout = *t;
     }
-    if (const json* x = get(p, "autoscaler"); x && !x->is_null())
+    if (const json* x = get(p, "autoscaler"); x && !x->is_null() && !pool.attached)
       pool.autoscaler = autoscaler(*x, key_path(ppath, "autoscaler"),
                                    count_ok ? std::optional<int>(pool.count) : std::nullopt);
     s.servers.push_back(std::move(pool));

@@ -75,7 +75,13 @@ void Loader::sites(const json& doc, Scenario& s) {
             number(*p, key_path(path, "egress_price_per_gb"), Range::at_least(0), "a price");
     }
     if (!site.name.empty()) {
-      if (auto it = seen.find(site.name); it != seen.end())
+      // Results and faults name a site's links "SITE/CLASS" and the WAN's "wan/NAME".
+      if (site.name == "wan" || site.name.find('/') != std::string::npos)
+        add(key_path(path, "name"),
+            "found \"" + site.name +
+                "\", expected a name without \"/\" and other than \"wan\" (links are "
+                "named \"SITE/site_uplink\" and \"wan/NAME\")");
+      else if (auto it = seen.find(site.name); it != seen.end())
         add(key_path(path, "name"), "found \"" + site.name + "\" again (first at " + it->second +
                                         "), expected a unique name");
       else
@@ -249,28 +255,8 @@ std::optional<SiteRouting> Loader::site_routing(const json& v, const std::string
   only_for(weights, "weights", Policy::Weighted, "weighted");
   only_for(site, "site", Policy::Pinned, "pinned");
   bool ok = true;
-  if (r.policy == Policy::LocalFirst && spill) {
-    const std::string spath = key_path(path, "spill_over");
-    if (expect_object(*spill, spath, "an object {\"queue_time\": \"20ms\", \"in_flight\": 8}")) {
-      check_keys(*spill, spath, {"queue_time", "in_flight"});
-      if (const json* q = get(*spill, "queue_time")) {
-        if (auto t =
-                quantity(*q, key_path(spath, "queue_time"), Quantity::Time, Range::at_least(0)))
-          r.spill_queue_time = *t;
-        else
-          ok = false;
-      }
-      if (const json* f = get(*spill, "in_flight")) {
-        if (auto n =
-                number(*f, key_path(spath, "in_flight"), Range::at_least(0), "requests per device"))
-          r.spill_in_flight = *n;
-        else
-          ok = false;
-      }
-    } else {
-      ok = false;
-    }
-  }
+  if (r.policy == Policy::LocalFirst && spill)
+    ok = spill_over(*spill, key_path(path, "spill_over"), r.spill_queue_time, r.spill_in_flight);
   if (r.policy == Policy::Weighted) {
     const std::string wpath = key_path(path, "weights");
     r.weights.assign(s.sites.size(), 0.0);
@@ -312,6 +298,27 @@ std::optional<SiteRouting> Loader::site_routing(const json& v, const std::string
   }
   if (!ok) return std::nullopt;
   return r;
+}
+
+bool Loader::spill_over(const json& v, const std::string& path, std::optional<double>& queue_time,
+                        std::optional<double>& in_flight) {
+  if (!expect_object(v, path, "an object {\"queue_time\": \"20ms\", \"in_flight\": 8}"))
+    return false;
+  check_keys(v, path, {"queue_time", "in_flight"});
+  bool ok = true;
+  if (const json* q = get(v, "queue_time")) {
+    if (auto t = quantity(*q, key_path(path, "queue_time"), Quantity::Time, Range::at_least(0)))
+      queue_time = *t;
+    else
+      ok = false;
+  }
+  if (const json* f = get(v, "in_flight")) {
+    if (auto n = number(*f, key_path(path, "in_flight"), Range::at_least(0), "requests per device"))
+      in_flight = *n;
+    else
+      ok = false;
+  }
+  return ok;
 }
 
 // The `site`, `sites` and `routing` keys of each workload and pool.
@@ -368,6 +375,11 @@ void Loader::placements(const json& doc, Scenario& s) {
     const json& p = (*pools)[i];
     if (!p.is_object()) continue;
     const std::string path = index_path("servers", i);
+    if (s.servers[i].attached) {  // at its nodes' sites (load_attached.cpp refused `site`)
+      const auto& shares = s.workloads[*s.servers[i].attached].sites;
+      if (!shares.empty()) s.servers[i].site = shares.front().site;
+      continue;
+    }
     if (auto at = one_site(p, path))
       s.servers[i].site = *at;
     else if (!get(p, "site"))
@@ -414,9 +426,6 @@ void Loader::site_checks(Scenario& s) {
       add(std::string("network.") + link_class_name(c),
           "found a link in the top-level `network` of a scenario with `sites`, expected each "
           "site's links in sites[i].network and the links between sites in `wan`");
-  // BRANCH sites: link faults between sites come with the flow transport (docs/sites-plan.md).
-  if (!s.faults.links.empty())
-    add("faults", "found link faults in a scenario with `sites`, expected none yet");
   s.routes = derive_routes(s.sites.size(), s.wan);
   std::vector<std::string> cut_off;
   for (std::size_t t = 1; t < s.sites.size(); ++t)

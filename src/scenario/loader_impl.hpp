@@ -159,6 +159,12 @@ class Loader : public Checker {
   std::optional<SiteRouting> site_routing(const json& v, const std::string& path,
                                           const Scenario& s);
   void placements(const json& doc, Scenario& s);
+  // `spill_over` {"queue_time", "in_flight"}: false when it was not valid.
+  bool spill_over(const json& v, const std::string& path, std::optional<double>& queue_time,
+                  std::optional<double>& in_flight);
+  // --- load_attached.cpp
+  // A pool's `attached` and `spill_over` (after the workloads): false when they were not valid.
+  bool attached(const json& p, const std::string& path, const Scenario& s, ServerPool& pool);
   void workload_shares(const json& v, const std::string& path, const Scenario& s, Workload& w);
   std::optional<std::size_t> site_named(const json& v, const std::string& path, const Scenario& s);
   void site_checks(Scenario& s);

@@ -84,10 +84,13 @@ double Network::path_bandwidth() const {
   return narrowest;
 }
 
-std::vector<std::pair<double, double>> Faults::link_factors(LinkClass link) const {
+namespace {
+template <class Targets>
+std::vector<std::pair<double, double>> factors_of(const std::vector<Faults::LinkDegradation>& links,
+                                                  Targets targets) {
   std::vector<double> cuts = {0.0};
   for (const auto& l : links)
-    if (l.link == link) {
+    if (targets(l)) {
       cuts.push_back(l.at);
       cuts.push_back(l.at + l.duration);
     }
@@ -97,37 +100,57 @@ std::vector<std::pair<double, double>> Faults::link_factors(LinkClass link) cons
   for (double t : cuts) {
     double factor = 1.0;
     for (const auto& l : links)
-      if (l.link == link && l.at <= t && t < l.at + l.duration)
+      if (targets(l) && l.at <= t && t < l.at + l.duration)
         factor = std::min(factor, l.bandwidth_factor);
     if (steps.empty() || steps.back().second != factor) steps.emplace_back(t, factor);
+  }
+  return steps;
+}
+}  // namespace
+
+std::vector<std::pair<double, double>> Faults::link_factors(LinkClass link) const {
+  return factors_of(links, [link](const LinkDegradation& l) {
+    return l.site < 0 && l.wan_link < 0 && l.link == link;
+  });
+}
+
+std::vector<std::pair<double, double>> Faults::site_link_factors(int site, LinkClass link) const {
+  return factors_of(links, [site, link](const LinkDegradation& l) {
+    return l.site == site && l.wan_link < 0 && l.link == link;
+  });
+}
+
+std::vector<std::pair<double, double>> Faults::wan_link_factors(int wan_link) const {
+  return factors_of(links, [wan_link](const LinkDegradation& l) { return l.wan_link == wan_link; });
+}
+
+std::vector<std::pair<double, double>> narrowest_bandwidth_steps(
+    const std::vector<DegradedLink>& links) {
+  std::vector<double> cuts = {0.0};
+  for (const auto& l : links)
+    for (const auto& step : l.factors) cuts.push_back(step.first);
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  std::vector<std::pair<double, double>> steps;
+  for (double t : cuts) {
+    double narrowest = std::numeric_limits<double>::infinity();
+    for (const auto& l : links) {
+      double factor = 1.0;
+      for (const auto& step : l.factors)
+        if (step.first <= t) factor = step.second;
+      narrowest = std::min(narrowest, l.bandwidth * factor);
+    }
+    if (steps.empty() || steps.back().second != narrowest) steps.emplace_back(t, narrowest);
   }
   return steps;
 }
 
 std::vector<std::pair<double, double>> path_bandwidth_steps(const Network& net,
                                                             const Faults& faults) {
-  std::vector<std::vector<std::pair<double, double>>> factors;
-  std::vector<double> cuts = {0.0};
-  for (LinkClass c : kLinkClasses) {
-    factors.push_back(faults.link_factors(c));
-    for (const auto& step : factors.back()) cuts.push_back(step.first);
-  }
-  std::sort(cuts.begin(), cuts.end());
-  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-  std::vector<std::pair<double, double>> steps;
-  for (double t : cuts) {
-    double narrowest = std::numeric_limits<double>::infinity();
-    for (std::size_t c = 0; c < factors.size(); ++c) {
-      const auto& link = net.link(kLinkClasses[c]);
-      if (!link) continue;
-      double factor = 1.0;
-      for (const auto& step : factors[c])
-        if (step.first <= t) factor = step.second;
-      narrowest = std::min(narrowest, link->bandwidth * factor);
-    }
-    if (steps.empty() || steps.back().second != narrowest) steps.emplace_back(t, narrowest);
-  }
-  return steps;
+  std::vector<DegradedLink> links;
+  for (LinkClass c : kLinkClasses)
+    if (const auto& link = net.link(c)) links.push_back({link->bandwidth, faults.link_factors(c)});
+  return narrowest_bandwidth_steps(links);
 }
 
 double TensorSpec::bytes() const {
@@ -183,10 +206,12 @@ int Scenario::model_index(const std::string& model_name) const {
   return -1;
 }
 
-int Scenario::devices_hosting(const std::string& model) const {
+int Scenario::devices_hosting(const std::string& model,
+                              std::optional<std::size_t> for_workload) const {
   int devices = 0;
   for (const ServerPool& pool : servers)
-    if (std::find(pool.models.begin(), pool.models.end(), model) != pool.models.end())
+    if (std::find(pool.models.begin(), pool.models.end(), model) != pool.models.end() &&
+        (!for_workload || !pool.attached || pool.attached == for_workload))
       devices += pool.count;
   return devices;
 }

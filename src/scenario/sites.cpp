@@ -127,4 +127,44 @@ std::vector<std::int64_t> apportion_nodes(std::int64_t nodes,
   return counts;
 }
 
+std::vector<std::uint32_t> client_node_sites(const Scenario& s) {
+  std::vector<std::uint32_t> sites;
+  for (const auto& w : s.workloads) {
+    if (s.sites.empty()) {
+      sites.insert(sites.end(), static_cast<std::size_t>(w.n_nodes()), 0);
+      continue;
+    }
+    const auto counts = apportion_nodes(w.n_nodes(), w.sites);
+    for (std::size_t k = 0; k < counts.size(); ++k)
+      sites.insert(sites.end(), static_cast<std::size_t>(counts[k]),
+                   static_cast<std::uint32_t>(w.sites[k].site));
+  }
+  return sites;
+}
+
+std::vector<std::uint32_t> device_sites(const Scenario& s) {
+  std::vector<std::uint32_t> sites;
+  std::vector<std::uint32_t> nodes;  // of the workloads before the attached pool's
+  for (const auto& pool : s.servers) {
+    if (!pool.attached) {
+      sites.insert(sites.end(), static_cast<std::size_t>(pool.count),
+                   static_cast<std::uint32_t>(pool.site));
+      continue;
+    }
+    // An attached pool's devices are its workload's nodes, in node order.
+    if (nodes.empty()) nodes = client_node_sites(s);
+    const std::size_t first = first_node_of(s, *pool.attached);
+    sites.insert(sites.end(), nodes.begin() + static_cast<std::ptrdiff_t>(first),
+                 nodes.begin() + static_cast<std::ptrdiff_t>(first + pool.count));
+  }
+  return sites;
+}
+
+std::size_t first_node_of(const Scenario& s, std::size_t workload) {
+  std::size_t first = 0;
+  for (std::size_t w = 0; w < workload; ++w)
+    first += static_cast<std::size_t>(s.workloads[w].n_nodes());
+  return first;
+}
+
 }  // namespace sonicsim::scenario

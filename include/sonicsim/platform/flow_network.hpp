@@ -3,10 +3,8 @@
 //
 // No SimGrid actor runs here. SimGrid owns the clock: a kernel timer wakes the event core at its
 // next event time, transfers are started from those wake-ups, and a transfer's completion is
-// handed back to the core at the exact time SimGrid computed. Each client node, each server
-// device and each link of the scenario is one SimGrid host or (split-duplex) link, in a star zone:
-// a client reaches the centre through its NIC, the site uplink and the WAN; a device through
-// its own NIC.
+// handed back to the core at the exact time SimGrid computed. The hosts, links and routes (one
+// site or several, with the WAN between them) are built by platform_build.cpp.
 #pragma once
 
 #include <cstdint>

@@ -310,6 +310,13 @@ struct ServerPool {
   double drain_timeout = 30.0;
   std::optional<Autoscaler> autoscaler;
   std::size_t site = 0;  // index in Scenario::sites (0 without sites)
+  // Direct-attached (`attached`, docs/sites.md): one device in each client node of workload
+  // `*attached` (so `count` is its nodes), used by that node's threads without the network. They
+  // send a request to the other pools only past the spill-over thresholds (`spill_queue_time`:
+  // the device's expected queue time; `spill_in_flight`: the requests it holds), or while their
+  // device is down; with neither threshold, only then.
+  std::optional<std::size_t> attached;
+  std::optional<double> spill_queue_time, spill_in_flight;
 };
 
 enum class FlowModel { Auto, Flow, Analytic };
@@ -362,10 +369,14 @@ struct Faults {
   };
   // A link class's bandwidth times `bandwidth_factor` (0: an outage, transfers stall) from `at`
   // for `duration` seconds.
+  // With sites, the link is a site's (`site`: its index) or a WAN link (`wan_link`: its index,
+  // `link` then unused); without sites both are -1.
   struct LinkDegradation {
     LinkClass link = LinkClass::SiteUplink;
     double at = 0.0, duration = 0.0;
     double bandwidth_factor = 0.0;  // in [0, 1)
+    int site = -1;
+    int wan_link = -1;
   };
   // Batch-system preemption of client jobs: the job's events in progress are lost (their
   // requests still in flight are abandoned) and the job starts again `restart_after` later.
@@ -390,10 +401,20 @@ struct Faults {
   // A link class's bandwidth factor over time: (from, factor) steps, the first at time 0;
   // where windows overlap the smallest factor holds.
   std::vector<std::pair<double, double>> link_factors(LinkClass link) const;
+  // The same for a site's link class, and for a WAN link (scenarios with sites).
+  std::vector<std::pair<double, double>> site_link_factors(int site, LinkClass link) const;
+  std::vector<std::pair<double, double>> wan_link_factors(int wan_link) const;
 };
 
-// The narrowest bandwidth of the clients' path to the servers over time, degradations included:
-// (from, bytes per second) steps, the first at time 0.
+// The narrowest bandwidth over time of links in a row, each with its bandwidth factor steps
+// (Faults::link_factors): (from, bytes per second) steps, the first at time 0.
+struct DegradedLink {
+  double bandwidth = 0.0;
+  std::vector<std::pair<double, double>> factors;
+};
+std::vector<std::pair<double, double>> narrowest_bandwidth_steps(
+    const std::vector<DegradedLink>& links);
+// The same for the clients' path to the servers of a scenario without sites.
 std::vector<std::pair<double, double>> path_bandwidth_steps(const Network& net,
                                                             const Faults& faults);
 
@@ -444,7 +465,9 @@ struct Scenario {
   const Model* find_model(const std::string& name) const;
   int model_index(const std::string& name) const;  // -1 if absent
   // Devices hosting the model across all pools (N_GPU for that model).
-  int devices_hosting(const std::string& model) const;
+  // With `for_workload`: those it can use (devices attached to other workloads' nodes are not).
+  int devices_hosting(const std::string& model,
+                      std::optional<std::size_t> for_workload = std::nullopt) const;
 };
 
 }  // namespace sonicsim::scenario

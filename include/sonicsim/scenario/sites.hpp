@@ -26,6 +26,23 @@ struct Site {
   // Cost of a gigabyte (1e9 bytes) that leaves the site over the WAN (cloud egress), in the
   // planner's own currency; unset: not priced.
   std::optional<double> egress_price_per_gb;
+
+  // A link class of the site, empty when it has none (and always for LinkClass::Wan: the WAN
+  // between sites is `Wan`).
+  const std::optional<LinkSpec>& link(LinkClass c) const {
+    static const std::optional<LinkSpec> none;
+    switch (c) {
+      case LinkClass::ClientNic:
+        return client_nic;
+      case LinkClass::SiteUplink:
+        return site_uplink;
+      case LinkClass::ServerNic:
+        return server_nic;
+      case LinkClass::Wan:
+        break;
+    }
+    return none;
+  }
 };
 
 // A WAN link joins two points of the WAN: sites (indices 0..sites-1) or routers, the transit
@@ -98,5 +115,13 @@ struct SiteShare {
 // apportionment (every node placed, each site within one node of its share; ties go to the
 // site listed first). Nodes are placed in site order: the first counts[0] at shares[0].site, ...
 std::vector<std::int64_t> apportion_nodes(std::int64_t nodes, const std::vector<SiteShare>& shares);
+
+// The site of every client node (nodes numbered through the workloads in order, each workload's
+// nodes in its sites' order as apportioned) and of every server device (pool by pool, `count`
+// devices each). The engine and the flow platform number them alike.
+std::vector<std::uint32_t> client_node_sites(const Scenario& s);
+std::vector<std::uint32_t> device_sites(const Scenario& s);
+// The number of workload `workload`'s first client node.
+std::size_t first_node_of(const Scenario& s, std::size_t workload);
 
 }  // namespace sonicsim::scenario
