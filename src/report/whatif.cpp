@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include <sonicsim/report/site_panels.hpp>
 #include <sonicsim/report/sweep_summary.hpp>
 #include <sonicsim/results/reader.hpp>
 #include <sonicsim/util/errors.hpp>
@@ -170,6 +171,7 @@ RunFigures read_results(const std::string& path) {
   read_links(doc, f);
   if (doc.has_timeseries()) f.timeseries = doc.timeseries();
   if (doc.has_workloads()) read_workloads(doc, f);
+  read_sites(doc, f);
   doc.check();
   return f;
 }
@@ -232,6 +234,7 @@ Table figures_table(const std::vector<RunFigures>& runs) {
       const auto it = r.link_peak_utilization.find(name);
       return it == r.link_peak_utilization.end() ? "-" : pct(it->second);
     });
+  add_site_rows(t, runs);
   return t;
 }
 
