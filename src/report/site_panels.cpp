@@ -141,6 +141,23 @@ void add_site_rows(Table& t, const std::vector<RunFigures>& runs) {
     });
 }
 
+void site_changes(const RunFigures& base, const RunFigures& run, std::vector<std::string>& said) {
+  for (const auto& s : run.sites) {
+    const auto* b = find_named(base.sites, s.name);
+    if (!b) continue;
+    const std::string who = "site " + s.name + "'s ";
+    if (std::isfinite(b->events_per_s) && std::isfinite(s.events_per_s) &&
+        !unchanged(b->events_per_s, s.events_per_s))
+      said.push_back(who + "throughput by " + signed_pct(s.events_per_s / b->events_per_s - 1.0) +
+                     " (" + num(b->events_per_s) + " -> " + num(s.events_per_s) + " events/s)");
+    if (!unchanged(b->bytes_out, s.bytes_out))
+      said.push_back(who + "bytes out over the WAN " + bytes_text(b->bytes_out) + " -> " +
+                     bytes_text(s.bytes_out));
+    if (b->egress_cost && s.egress_cost && !unchanged(*b->egress_cost, *s.egress_cost))
+      said.push_back(who + "egress cost " + num(*b->egress_cost) + " -> " + num(*s.egress_cost));
+  }
+}
+
 std::vector<Panel> site_panels(const RunFigures& run) {
   std::vector<Panel> out;
   if (run.sites.empty()) return out;

@@ -261,6 +261,7 @@ std::vector<std::string> changes(const RunFigures& base, const RunFigures& r) {
                      time_text(m.latency_p99_s));
   }
   link_peak_changes(base.link_peak_utilization, r.link_peak_utilization, said);
+  site_changes(base, r, said);
   if (!unchanged(base.requests_failed, r.requests_failed))
     said.push_back("failed requests " + num(base.requests_failed) + " -> " +
                    num(r.requests_failed));

@@ -284,3 +284,31 @@ TEST_CASE("report: without prices no egress cost, and one site has no site figur
   CHECK(html.find("sites and the WAN") == std::string::npos);
   std::filesystem::remove(one);
 }
+
+TEST_CASE("report: what changed at each site between two runs, in words that match the numbers",
+          "[report][sites]") {
+  const std::string narrow = two_site_results_file("narrow.json", {});
+  const std::string wide =
+      two_site_results_file("wide.json", {{"sites.0.network.site_uplink.bandwidth", "\"10Gbps\""}});
+  const auto base = report::read_results(narrow);
+  const auto run = report::read_results(wide);
+  // 53 ms of an event plus 1.001 MB over purdue's uplink: 8.008 ms at 1 Gbps, 0.8 ms at 10.
+  CHECK(base.sites[0].events_per_s == Approx(4 / 0.061008).epsilon(0.005));
+  CHECK(run.sites[0].events_per_s == Approx(4 / 0.0538008).epsilon(0.005));
+  std::vector<std::string> said;
+  report::site_changes(base, run, said);
+  const double change = run.sites[0].events_per_s / base.sites[0].events_per_s - 1.0;
+  REQUIRE(said.size() >= 3);
+  CHECK(said[0] == "site purdue's throughput by " + report::signed_pct(change) + " (" +
+                       report::num(base.sites[0].events_per_s) + " -> " +
+                       report::num(run.sites[0].events_per_s) + " events/s)");
+  CHECK(said[1].rfind("site purdue's bytes out over the WAN ", 0) == 0);
+  CHECK(said[2].rfind("site purdue's egress cost ", 0) == 0);
+  // fnal's responses grow with purdue's events; it has no events of its own to compare.
+  for (const auto& clause : said) CHECK(clause.find("site fnal's throughput") == std::string::npos);
+  const std::string text =
+      report::text_report(report::read_inputs({narrow, wide}), report::Format::Text);
+  CHECK(text.find(said[0]) != std::string::npos);
+  std::filesystem::remove(narrow);
+  std::filesystem::remove(wide);
+}
