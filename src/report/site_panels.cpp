@@ -148,8 +148,9 @@ void site_changes(const RunFigures& base, const RunFigures& run, std::vector<std
     const std::string who = "site " + s.name + "'s ";
     if (std::isfinite(b->events_per_s) && std::isfinite(s.events_per_s) &&
         !unchanged(b->events_per_s, s.events_per_s))
-      said.push_back(who + "throughput by " + signed_pct(s.events_per_s / b->events_per_s - 1.0) +
-                     " (" + num(b->events_per_s) + " -> " + num(s.events_per_s) + " events/s)");
+      said.push_back("changes " + who + "throughput by " +
+                     signed_pct(s.events_per_s / b->events_per_s - 1.0) + " (" +
+                     num(b->events_per_s) + " -> " + num(s.events_per_s) + " events/s)");
     if (!unchanged(b->bytes_out, s.bytes_out))
       said.push_back(who + "bytes out over the WAN " + bytes_text(b->bytes_out) + " -> " +
                      bytes_text(s.bytes_out));

@@ -299,7 +299,7 @@ TEST_CASE("report: what changed at each site between two runs, in words that mat
   report::site_changes(base, run, said);
   const double change = run.sites[0].events_per_s / base.sites[0].events_per_s - 1.0;
   REQUIRE(said.size() >= 3);
-  CHECK(said[0] == "site purdue's throughput by " + report::signed_pct(change) + " (" +
+  CHECK(said[0] == "changes site purdue's throughput by " + report::signed_pct(change) + " (" +
                        report::num(base.sites[0].events_per_s) + " -> " +
                        report::num(run.sites[0].events_per_s) + " events/s)");
   CHECK(said[1].rfind("site purdue's bytes out over the WAN ", 0) == 0);
