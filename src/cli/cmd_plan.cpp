@@ -213,7 +213,9 @@ void add_plan_command(CLI::App& app, Commands& out) {
                   "servers.0.count)");
   cmd->add_option("--link", args.link,
                   "min-bandwidth: the link whose bandwidth is searched (" +
-                      scenario::link_class_list() + ")")
+                      scenario::link_class_list() +
+                      "; with sites, as results name them: SITE/client_nic, SITE/site_uplink, "
+                      "SITE/server_nic, wan/NAME)")
       ->default_str(args.link);
   cmd->add_option("--range", args.range,
                   "LO:HI limits of the search (integers, or bandwidths such as 1Gbps:100Gbps); "

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include <sonicsim/analytic/analytic.hpp>
+#include <sonicsim/scenario/link_names.hpp>
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/util/format.hpp>
@@ -25,6 +26,40 @@ using detail::fmt;
 using detail::lower_is_better;
 using detail::meets;
 using detail::round_bandwidth;
+
+// --link naming no link of the scenario: the links it has, by the names --link takes, under the
+// path where the link would be.
+scenario::InputError no_such_link(const std::string& scenario_path, const scenario::Scenario& base,
+                                  const std::string& name) {
+  std::vector<std::string> names;
+  std::string present;
+  for (const auto& l : detail::scenario_links(base)) {
+    names.push_back(l.name);
+    present += (present.empty() ? "" : ", ") + l.name;
+  }
+  if (base.sites.empty())
+    return scenario::InputError(
+        scenario_path,
+        {{"network." + name, "--link " + name + ": the scenario has no such link (its links: " +
+                                 (present.empty() ? "none" : present) + ")"}});
+  std::string where = "sites";
+  if (scenario::wan_link_of(name)) where = "wan.links";
+  for (std::size_t i = 0; i < base.sites.size(); ++i) {
+    const std::string prefix = base.sites[i].name + "/";
+    if (name.rfind(prefix, 0) == 0)
+      where = "sites[" + std::to_string(i) + "].network." + name.substr(prefix.size());
+  }
+  std::string message =
+      "--link " + name + ": found `" + name +
+      "`, expected a link of the scenario (its links: " + (present.empty() ? "none" : present) +
+      ")";
+  if (scenario::link_class_named(name))
+    message += "; with sites a link is named by its site (SITE/" + name +
+               ") or, between sites, by the WAN (wan/NAME)";
+  else if (const std::string hint = did_you_mean(name, names); !hint.empty())
+    message += "; " + hint;
+  return scenario::InputError(scenario_path, {{where, message}});
+}
 
 // The question checked against the scenario, and what it implies (the varied path, the metric
 // compared) filled into the report. Returns the scenario as given.
@@ -49,18 +84,9 @@ scenario::Scenario prepare(Report& r, const std::string& scenario_path,
                                  "is an open loop (remove workload.arrivals)"}});
 
   if (o.question == Question::MinBandwidth) {
-    const auto* link = detail::link_of(base, o.link);
-    if (link == nullptr || !link->has_value()) {
-      std::string present;
-      for (scenario::LinkClass c : scenario::kLinkClasses)
-        if (base.network.link(c))
-          present += std::string(present.empty() ? "" : ", ") + scenario::link_class_name(c);
-      throw scenario::InputError(
-          scenario_path, {{"network." + o.link, "--link " + o.link +
-                                                    ": the scenario has no such link (its links: " +
-                                                    (present.empty() ? "none" : present) + ")"}});
-    }
-    if (o.vary.empty()) o.vary = "network." + o.link + ".bandwidth";
+    const auto link = detail::link_named(base, o.link);
+    if (!link) throw no_such_link(scenario_path, base, o.link);
+    if (o.vary.empty()) o.vary = link->bandwidth_path;
   }
   if (o.vary.empty())
     o.vary = o.question == Question::MinDevices ? "servers.0.count" : "workload.jobs";
@@ -77,7 +103,7 @@ scenario::Scenario prepare(Report& r, const std::string& scenario_path,
 double base_value_of(const Report& r, const scenario::Scenario& base) {
   const Options& o = r.options;
   const double base_value =
-      r.geometric ? (*detail::link_of(base, o.link))->bandwidth
+      r.geometric ? detail::link_named(base, o.link)->spec.bandwidth
                   : static_cast<double>(detail::current_integer(base, o.vary).value_or(1));
   auto overrides = r.common;
   overrides.push_back({o.vary, format_value(o, base_value)});

@@ -4,11 +4,13 @@
 #include <cmath>
 #include <iomanip>
 #include <sstream>
+#include <utility>
 
 #include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/pipeline/points.hpp>
 #include <sonicsim/results/keys.hpp>
 #include <sonicsim/results/reader.hpp>
+#include <sonicsim/scenario/link_names.hpp>
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/util/format.hpp>
@@ -98,10 +100,39 @@ std::optional<std::int64_t> current_integer(const scenario::Scenario& s, const s
   return std::nullopt;
 }
 
-const std::optional<scenario::LinkSpec>* link_of(const scenario::Scenario& s,
-                                                 const std::string& name) {
-  const auto c = scenario::link_class_named(name);
-  return c ? &s.network.link(*c) : nullptr;
+std::vector<NamedLink> scenario_links(const scenario::Scenario& s) {
+  using scenario::LinkClass;
+  std::vector<NamedLink> out;
+  if (s.sites.empty()) {
+    for (LinkClass c : scenario::kLinkClasses)
+      if (const auto& l = s.network.link(c))
+        out.push_back({scenario::link_class_name(c),
+                       std::string("network.") + scenario::link_class_name(c) + ".bandwidth", *l});
+    return out;
+  }
+  // The WAN is not a link of a site: its links are `wan.links`, each with its own name.
+  for (std::size_t i = 0; i < s.sites.size(); ++i) {
+    const auto& site = s.sites[i];
+    for (const auto& [c, l] : {std::pair{LinkClass::ClientNic, &site.client_nic},
+                               std::pair{LinkClass::SiteUplink, &site.site_uplink},
+                               std::pair{LinkClass::ServerNic, &site.server_nic}})
+      if (*l)
+        out.push_back({scenario::site_link_name(site.name, c),
+                       "sites." + std::to_string(i) + ".network." + scenario::link_class_name(c) +
+                           ".bandwidth",
+                       **l});
+  }
+  // The loader keeps every link of a valid scenario, so scenario and JSON indices agree.
+  for (std::size_t j = 0; j < s.wan.links.size(); ++j)
+    out.push_back({scenario::wan_link_name(s.wan.links[j].name),
+                   "wan.links." + std::to_string(j) + ".bandwidth", s.wan.links[j].spec});
+  return out;
+}
+
+std::optional<NamedLink> link_named(const scenario::Scenario& s, const std::string& name) {
+  for (auto& l : scenario_links(s))
+    if (l.name == name) return std::move(l);
+  return std::nullopt;
 }
 
 std::string describe_constraint(const Report& r) {

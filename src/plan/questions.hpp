@@ -38,9 +38,17 @@ double round_bandwidth(double b);
 
 // The integer the scenario has at `path` (workload.jobs, servers.N.count, ...), if plan knows it.
 std::optional<std::int64_t> current_integer(const scenario::Scenario& s, const std::string& path);
-// The scenario's link of that name; nullptr for a name that is no link class.
-const std::optional<scenario::LinkSpec>* link_of(const scenario::Scenario& s,
-                                                 const std::string& name);
+// A link min-bandwidth can search: its name as the results give it (`site_uplink` on one site,
+// `purdue/site_uplink` or `wan/esnet` with sites), the --set path of its bandwidth and its
+// figures in the scenario.
+struct NamedLink {
+  std::string name, bandwidth_path;
+  scenario::LinkSpec spec;
+};
+// The scenario's links in the results' order: on one site the `network` links present, with
+// sites each site's links in path order, then the WAN's.
+std::vector<NamedLink> scenario_links(const scenario::Scenario& s);
+std::optional<NamedLink> link_named(const scenario::Scenario& s, const std::string& name);
 
 // Both analytic models' view of the metric at one value of the varied path.
 AnalyticPoint predict_at(const std::string& path, const std::vector<scenario::Override>& common,

@@ -3,6 +3,7 @@
 #include <sonicsim/report/chart.hpp>
 #include <sonicsim/report/panels.hpp>
 #include <sonicsim/report/report.hpp>
+#include <sonicsim/report/site_panels.hpp>
 
 namespace sonicsim::report {
 
@@ -55,9 +56,12 @@ std::string runs_section(const std::vector<RunFigures>& runs) {
     out += "<h3>What changed</h3>\n" + sentences_html(said);
     out += "<h3>Side by side</h3>\n" + panels_html(comparison_panels(runs));
   }
-  for (const auto& r : runs)
+  for (const auto& r : runs) {
     out += "<h3>" + escape(r.file) + (r.scenario.empty() ? "" : " (" + escape(r.scenario) + ")") +
            "</h3>\n" + panels_html(run_panels(r));
+    if (!r.sites.empty())
+      out += "<h4>" + escape(r.file) + ": sites and the WAN</h4>\n" + panels_html(site_panels(r));
+  }
   return out + "</section>\n";
 }
 

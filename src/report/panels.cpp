@@ -532,6 +532,28 @@ std::vector<Panel> sweep_panels(const std::vector<SweepData>& sweeps) {
                           {column::link_mean_utilization, "mean", Style::Dashed}},
                          link,
                          false}));
+  // Sweeps of scenarios with sites only: on one site the report is as before.
+  if (std::none_of(sweeps.begin(), sweeps.end(), [](const SweepData& s) {
+        return !s.keys(column::sites, column::site_throughput).empty();
+      }))
+    return out;
+  const auto site = [](const SweepData& s, const std::string& k) { return s.site_name(k); };
+  out.push_back(
+      sweep_chart(sweeps, SweepChart{"Throughput by site (its client nodes' events)",
+                                     band_note,
+                                     Axis{"events/s", Unit::Plain, true},
+                                     column::sites,
+                                     {{column::site_throughput, "", Style::LinePoints, true}},
+                                     site,
+                                     false}));
+  out.push_back(
+      sweep_chart(sweeps, SweepChart{"Bytes out of each site over the WAN",
+                                     band_note,
+                                     Axis{"bytes", Unit::Plain, true},
+                                     column::sites,
+                                     {{column::site_bytes_out, "", Style::LinePoints, true}},
+                                     site,
+                                     false}));
   return out;
 }
 

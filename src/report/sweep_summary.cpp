@@ -47,6 +47,9 @@ const std::string link_peak_utilization = column({"", k::link::peak_utilization}
 const std::string link_mean_utilization = column({"", k::link::mean_utilization});
 const std::string models = column({k::top::models, ""});
 const std::string model_mean_batch_size = column({"", k::model::mean_batch_size});
+const std::string sites = column({k::top::sites, ""});
+const std::string site_throughput = column({"", k::site::events, k::events::throughput_per_s});
+const std::string site_bytes_out = column({"", k::site::bytes_out});
 }  // namespace column
 
 namespace {
@@ -93,6 +96,7 @@ void read_names(SweepData& s) {
   };
   names(results.links(), s.link_names);
   names(results.servers(), s.pool_names);
+  if (results.has_sites()) names(results.sites(), s.site_names);
 }
 
 double max_of(const SweepData& s, const std::string& metric, double* at_x = nullptr) {
@@ -149,6 +153,11 @@ double SweepPoint::ci95(const std::string& metric) const {
 std::string SweepData::link_name(const std::string& key) const {
   const auto it = link_names.find(key);
   return it == link_names.end() ? "link " + key : it->second;
+}
+
+std::string SweepData::site_name(const std::string& key) const {
+  const auto it = site_names.find(key);
+  return it == site_names.end() ? "site " + key : it->second;
 }
 
 std::string SweepData::pool_name(const std::string& key) const {

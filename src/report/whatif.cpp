@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include <sonicsim/report/site_panels.hpp>
 #include <sonicsim/report/sweep_summary.hpp>
 #include <sonicsim/results/reader.hpp>
 #include <sonicsim/util/errors.hpp>
@@ -170,6 +171,7 @@ RunFigures read_results(const std::string& path) {
   read_links(doc, f);
   if (doc.has_timeseries()) f.timeseries = doc.timeseries();
   if (doc.has_workloads()) read_workloads(doc, f);
+  read_sites(doc, f);
   doc.check();
   return f;
 }
@@ -232,6 +234,7 @@ Table figures_table(const std::vector<RunFigures>& runs) {
       const auto it = r.link_peak_utilization.find(name);
       return it == r.link_peak_utilization.end() ? "-" : pct(it->second);
     });
+  add_site_rows(t, runs);
   return t;
 }
 
@@ -258,6 +261,7 @@ std::vector<std::string> changes(const RunFigures& base, const RunFigures& r) {
                      time_text(m.latency_p99_s));
   }
   link_peak_changes(base.link_peak_utilization, r.link_peak_utilization, said);
+  site_changes(base, r, said);
   if (!unchanged(base.requests_failed, r.requests_failed))
     said.push_back("failed requests " + num(base.requests_failed) + " -> " +
                    num(r.requests_failed));

@@ -298,6 +298,9 @@ double Pool::utilization() const {
 std::optional<std::string> Link::name() const {
   return text(k::link::name);
 }
+double Link::bytes() const {
+  return number(k::link::bytes);
+}
 double Link::mean_utilization() const {
   return number(k::link::mean_utilization);
 }

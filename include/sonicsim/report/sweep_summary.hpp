@@ -28,6 +28,7 @@ extern const std::string throughput, thread_time_per_event, latency_p50, latency
 extern const std::string servers, pool_utilization;                            // prefix, suffix
 extern const std::string links, link_peak_utilization, link_mean_utilization;  // prefix, suffixes
 extern const std::string models, model_mean_batch_size;                        // prefix, suffix
+extern const std::string sites, site_throughput, site_bytes_out;               // prefix, suffixes
 }  // namespace column
 
 // One successful point: its parameter cells and its metrics as (mean, ci95); ci95 is NaN for
@@ -57,9 +58,10 @@ struct SweepData {
   // Names the CSV cannot hold (only numbers are columns), from the first line of the JSONL
   // that sweep writes beside the CSV, when it is there; else "link K" / "pool K".
   // Keyed by the index as it appears in the column names ("0" in links.0.peak_utilization).
-  std::map<std::string, std::string> link_names, pool_names;
+  std::map<std::string, std::string> link_names, pool_names, site_names;
   std::string link_name(const std::string& key) const;
   std::string pool_name(const std::string& key) const;
+  std::string site_name(const std::string& key) const;
   bool has(const std::string& metric) const;  // some point has it
   // The K of every metric named `prefix` K `suffix` (servers.K.utilization), sorted.
   std::vector<std::string> keys(const std::string& prefix, const std::string& suffix) const;

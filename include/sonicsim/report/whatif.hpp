@@ -47,6 +47,20 @@ struct RunFigures {
   };
   std::map<std::string, Model> models;
   std::map<std::string, double> link_peak_utilization;  // by link name
+  // Several sites (results `sites`, and the WAN's links, "wan/NAME"); empty on one site.
+  struct Site {
+    std::string name;
+    double threads = 0.0, devices = 0.0, events_per_s = 0.0, time_per_event_s = 0.0;
+    double latency_mean_s = 0.0, latency_p99_s = 0.0;
+    double bytes_out = 0.0, bytes_in = 0.0;  // over the WAN
+    std::optional<double> egress_cost;       // nullopt without the site's price
+  };
+  std::vector<Site> sites;
+  struct WanLink {
+    std::string name;  // as in the results: "wan/esnet"
+    double bytes = 0.0, mean_utilization = 0.0, peak_utilization = 0.0;
+  };
+  std::vector<WanLink> wan_links;
   // The run in windows (results `timeseries`, when the scenario asked for it).
   using Timeseries = results::Timeseries;
   std::optional<Timeseries> timeseries;

@@ -177,6 +177,7 @@ class Link : public View {
  public:
   explicit Link(View v) : View(std::move(v)) {}
   std::optional<std::string> name() const;
+  double bytes() const;  // both directions, both payloads
   double mean_utilization() const;
   double peak_utilization() const;  // of the busiest window
 };
