@@ -14,6 +14,8 @@ namespace sonicsim::analytic {
 // sites.cpp: each site's t_latency (and the threads' mean as the run's), then its t_SONIC.
 void add_site_latencies(Prediction& pr, const scenario::Scenario& sc);
 void finish_sites(Prediction& pr);
+// The links of the sites and the WAN at the formula's throughput (pr.links), after it is known.
+void add_site_links(Prediction& pr, const scenario::Scenario& sc);
 
 namespace {
 
@@ -342,11 +344,42 @@ void apply_link_loads(Prediction& pr, const scenario::Workload& w,
   }
 }
 
+// With sites whose t_latency differ, a class of threads per site, each with its own think time:
+// false when one class does (then solve_mva is the same and exact).
+bool classed_by_site(Prediction& pr, const ClosedNetwork& net, MvaSolution& out) {
+  std::vector<double> think;
+  std::vector<std::int64_t> threads;
+  std::vector<std::size_t> site_of;
+  bool differ = false;
+  for (std::size_t i = 0; i < pr.sites.size(); ++i) {
+    const SiteTerm& site = pr.sites[i];
+    if (site.threads <= 0) continue;
+    think.push_back(net.think_time_s - pr.t_latency_s + site.t_latency_s);
+    threads.push_back(site.threads);
+    site_of.push_back(i);
+    differ = differ || site.t_latency_s != pr.sites[site_of.front()].t_latency_s;
+  }
+  if (!differ) return false;
+  const ClassedSolution c = solve_mva_classes(net, think, threads);
+  for (std::size_t k = 0; k < site_of.size(); ++k)
+    pr.sites[site_of[k]].mva_time_per_event_s = c.cycle_time_s[k];
+  out = c.total;
+  pr.notes.push_back(
+      std::string("MVA with a class of threads per site (think time (1-p) t_CPU + the site's "
+                  "t_latency): ") +
+      (c.exact ? "exact over every population vector"
+               : "Schweitzer's approximation, the population vectors being too many for the "
+                 "exact recursion") +
+      "; analytic.sites[].mva_time_per_event_s");
+  return true;
+}
+
 // Exact MVA of the synchronous closed system, per pool and per model.
 void add_mva(Prediction& pr, const std::map<std::string, std::size_t>& model_slot) {
   const std::size_t n_pools = pr.pools.size();
   const ClosedNetwork net = closed_network(pr);
-  const MvaSolution s = solve_mva(net, pr.n_cpu);
+  MvaSolution s;
+  if (!classed_by_site(pr, net, s)) s = solve_mva(net, pr.n_cpu);
   MvaTerm mva;
   mva.think_time_s = net.think_time_s;
   mva.throughput_per_s = s.throughput;
@@ -477,6 +510,7 @@ Prediction predict(const scenario::Scenario& sc) {
   const double n_cpu = static_cast<double>(pr.n_cpu);
   if (w.open_loop()) apply_open_loop(pr, w.arrivals->rate);
   apply_link_loads(pr, w, totals.server_bytes, n_cpu);
+  if (!sc.sites.empty()) add_site_links(pr, sc);
   if (pr.mode == scenario::Mode::Sync && !w.open_loop()) add_mva(pr, totals.model_slot);
   add_caveats(pr, sc, totals.mixed_devices, binding.pools_in_use);
   return pr;

@@ -171,11 +171,14 @@ json to_json(const Prediction& pr) {
                      {"saturation_rate_per_s", num(pr.saturation_rate_per_s)}};
   if (!pr.sites.empty()) {
     json sites = json::array();
-    for (const SiteTerm& s : pr.sites)
-      sites.push_back({{"name", s.name},
-                       {"threads", s.threads},
-                       {"t_latency_s", num(s.t_latency_s)},
-                       {"t_sonic_s", num(s.t_sonic_s)}});
+    for (const SiteTerm& s : pr.sites) {
+      json site = {{"name", s.name},
+                   {"threads", s.threads},
+                   {"t_latency_s", num(s.t_latency_s)},
+                   {"t_sonic_s", num(s.t_sonic_s)}};
+      if (s.mva_time_per_event_s) site["mva_time_per_event_s"] = num(*s.mva_time_per_event_s);
+      sites.push_back(std::move(site));
+    }
     j["sites"] = std::move(sites);
   }
   j["notes"] = pr.notes;

@@ -128,4 +128,64 @@ void finish_sites(Prediction& pr) {
     s.t_sonic_s = pr.saturated ? pr.t_sonic_s : pr.t_sonic_s + (s.t_latency_s - pr.t_latency_s);
 }
 
+void add_site_links(Prediction& pr, const scenario::Scenario& sc) {
+  using scenario::LinkClass;
+  const scenario::Workload& w = sc.workload();
+  const scenario::SiteRouting& routing = w.routing ? *w.routing : sc.routing;
+  const std::size_t n = sc.sites.size();
+  const double events = std::isinf(pr.throughput_per_s) ? 0.0 : pr.throughput_per_s;
+  // bytes[a][b]: both ways, per second, of the requests sent from site a to servers at b.
+  std::vector<std::vector<double>> bytes(n, std::vector<double>(n, 0.0));
+  std::vector<double> from(n, 0.0);  // bytes per second of site a's clients, all destinations
+  const auto nodes = scenario::apportion_nodes(w.n_nodes(), w.sites);
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    const std::size_t a = w.sites[k].site;
+    // Each node carries its share of the events (the engine fills nodes alike).
+    const double share =
+        w.n_nodes() > 0 ? static_cast<double>(nodes[k]) / static_cast<double>(w.n_nodes()) : 0.0;
+    for (const RequestTerm& t : pr.requests) {
+      if (!t.served || is_local(sc, t.model)) continue;
+      const double per_s = events * share * t.per_event * (t.bytes_in + t.bytes_out);
+      const auto to = light_load_shares(sc, routing, a, t.model);
+      for (std::size_t b = 0; b < n; ++b) bytes[a][b] += per_s * to[b];
+      from[a] += per_s;
+    }
+  }
+  std::vector<double> devices(n, 0.0);
+  for (const auto& pool : sc.servers)
+    if (!pool.attached) devices[pool.site] += pool.count;
+  std::vector<double> uplink(n, 0.0), wan(sc.wan.links.size(), 0.0), into(n, 0.0);
+  for (std::size_t a = 0; a < n; ++a)
+    for (std::size_t b = 0; b < n; ++b) {
+      into[b] += bytes[a][b];
+      if (a == b || bytes[a][b] <= 0.0) continue;
+      uplink[a] += bytes[a][b];
+      uplink[b] += bytes[a][b];
+      for (std::size_t l : sc.routes[a][b].wan_links) wan[l] += bytes[a][b];
+    }
+  auto add = [&pr](LinkClass c, std::string name, const scenario::LinkSpec& spec, double load) {
+    LinkTerm l{c, std::move(name), spec.bandwidth, spec.latency, load, 0.0};
+    l.utilization = spec.bandwidth > 0.0 ? load / spec.bandwidth : 0.0;
+    pr.links.push_back(std::move(l));
+  };
+  // As the engine lists them: each site's links in path order, then the WAN's.
+  for (std::size_t a = 0; a < n; ++a) {
+    const auto& site = sc.sites[a];
+    if (site.client_nic && from[a] > 0.0) {
+      // One node: its threads' share of the site's traffic.
+      double site_nodes = 0.0;
+      for (std::size_t k = 0; k < nodes.size(); ++k)
+        if (w.sites[k].site == a) site_nodes += static_cast<double>(nodes[k]);
+      add(LinkClass::ClientNic, site.name + "/client_nic", *site.client_nic,
+          site_nodes > 0.0 ? from[a] / site_nodes : 0.0);
+    }
+    if (site.site_uplink)
+      add(LinkClass::SiteUplink, site.name + "/site_uplink", *site.site_uplink, uplink[a]);
+    if (site.server_nic && devices[a] > 0.0)
+      add(LinkClass::ServerNic, site.name + "/server_nic", *site.server_nic, into[a] / devices[a]);
+  }
+  for (std::size_t l = 0; l < sc.wan.links.size(); ++l)
+    add(LinkClass::Wan, "wan/" + sc.wan.links[l].name, sc.wan.links[l].spec, wan[l]);
+}
+
 }  // namespace sonicsim::analytic

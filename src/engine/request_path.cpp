@@ -20,7 +20,8 @@ void RequestPath::build() {
   if (sc.load_balancer.policy == scenario::BalancePolicy::RingHash) build_rings();
   if (sc.load_balancer.capacity) {
     balancer_ = true;
-    lb_stage_[0].servers = sc.load_balancer.capacity->workers;
+    lb_sites_.resize(parts_.sites.count());
+    for (auto& stages : lb_sites_) stages[0].servers = sc.load_balancer.capacity->workers;
     ctx_.metrics.balancer.emplace(RunMetrics::Balancer{});
   }
   if (sc.load_balancer.admission && !open_) {
@@ -121,7 +122,7 @@ void RequestPath::enter_balancer(std::uint32_t r, double bytes) {
 void RequestPath::next_stage(std::uint32_t r, int stage) {
   for (; stage < 2; ++stage) {
     if (stage_cost(stage, r) <= 0.0) continue;
-    BalancerStage& st = lb_stage_[stage];
+    BalancerStage& st = balancer_of(r)[stage];
     if (st.busy < st.servers) {
       account_stage(st);
       ++st.busy;
@@ -136,7 +137,7 @@ void RequestPath::next_stage(std::uint32_t r, int stage) {
 }
 
 void RequestPath::on_balancer_done(std::uint32_t r, int stage) {
-  BalancerStage& st = lb_stage_[stage];
+  BalancerStage& st = balancer_of(r)[stage];
   account_stage(st);
   --st.busy;
   if (!st.waiting.empty()) {
@@ -193,9 +194,22 @@ void RequestPath::finish() {
   if (!balancer_) return;
   auto& metrics = ctx_.metrics;
   const double span = metrics.span();
-  for (auto& st : lb_stage_) account_stage(st);
-  metrics.balancer->cpu_utilization = lb_stage_[0].busy_area / (span * lb_stage_[0].servers);
-  metrics.balancer->nic_utilization = lb_stage_[1].busy_area / span;
+  // The mean over the balancers of the sites with servers (the only one without sites).
+  double cpu = 0.0, nic = 0.0, balancers = 0.0;
+  for (std::uint32_t site = 0; site < lb_sites_.size(); ++site) {
+    auto& stages = lb_sites_[site];
+    for (auto& st : stages) account_stage(st);
+    if (parts_.sites.several() && parts_.sites.devices_at(site) == 0) continue;
+    cpu += stages[0].busy_area / (span * stages[0].servers);
+    nic += stages[1].busy_area / span;
+    balancers += 1.0;
+  }
+  metrics.balancer->cpu_utilization = balancers > 0.0 ? cpu / balancers : 0.0;
+  metrics.balancer->nic_utilization = balancers > 0.0 ? nic / balancers : 0.0;
+}
+
+std::uint32_t RequestPath::server_site_of(std::uint32_t r) const {
+  return parts_.sites.of_device(ctx_.requests[r].device);
 }
 
 }  // namespace sonicsim::engine

@@ -5,6 +5,7 @@
 // holds the load-balancing policies; a new policy goes there.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <utility>
@@ -52,7 +53,7 @@ class RequestPath {
   std::uint32_t route_retry(const Request& rq, std::uint32_t model);
   // The load balancer as a server: two stages in tandem, each first come first served, the
   // worker threads (per_message each) then the NIC (bytes / bandwidth). A stage with no cost is
-  // skipped.
+  // skipped. With sites, each site with servers has its own.
   struct BalancerStage {
     int servers = 1, busy = 0;
     std::deque<std::uint32_t> waiting;
@@ -83,7 +84,12 @@ class RequestPath {
   // after its own hash, so removing a device moves only its clients.
   std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> rings_;
   std::uint64_t arrivals_routed_ = 0;  // ring_hash key of an open-loop arrival
-  BalancerStage lb_stage_[2];
+  // Per server site (one without sites): each site's servers have their own Envoy.
+  std::vector<std::array<BalancerStage, 2>> lb_sites_;
+  std::array<BalancerStage, 2>& balancer_of(std::uint32_t r) {
+    return lb_sites_[server_site_of(r)];
+  }
+  std::uint32_t server_site_of(std::uint32_t r) const;
   bool balancer_ = false;
   std::vector<Connection> connections_;  // per job, with load_balancer.admission
   double tokens_ = 0.0, tokens_at_ = 0.0;

@@ -206,3 +206,22 @@ TEST_CASE("each site's events take its own path, as the formula says per site", 
     CHECK(m.sites[i].time_per_event.mean() == Approx(pr.sites[i].t_sonic_s).epsilon(1e-9));
   }
 }
+
+TEST_CASE("each site with servers has its own load balancer", "[engine][sites]") {
+  // A balancer whose one worker spends 1 ms per message: each site's alone carries its own
+  // traffic, so the two sites still run exactly as each would alone with its own balancer.
+  const json capacity = {{"workers", 1}, {"per_message", "1ms"}};
+  const json a = sx_workload("a", 12, 0.05, 0.4);
+  const json b = sx_workload("b", 20, 0.08, 0.3);
+  json both = sx_two_sites(a, b);
+  both["load_balancer"] = {{"capacity", capacity}};
+  json alone = sx_alone(a, 2);
+  alone["load_balancer"] = {{"capacity", capacity}};
+  const auto m = run(both);
+  const auto one = run(alone);
+  sx_check_same(m.workloads[0], one);
+  REQUIRE(m.balancer.has_value());
+  REQUIRE(one.balancer.has_value());
+  CHECK(m.balancer->cpu_utilization > one.balancer->cpu_utilization * 0.5);
+  check_conservation(m);
+}

@@ -106,6 +106,9 @@ struct SiteTerm {
   std::int64_t threads = 0;
   double t_latency_s = 0.0;
   double t_sonic_s = 0.0;
+  // Multi-class MVA's time per event of the site's threads (sync mode, sites whose t_latency
+  // differ); unset otherwise.
+  std::optional<double> mva_time_per_event_s;
 };
 
 struct Prediction {

@@ -46,6 +46,20 @@ MvaSolution solve_mva(const ClosedNetwork& network, std::int64_t customers);
 // X(n) for n = 1..max_customers (element n-1), from the same recursion.
 std::vector<double> mva_throughput_curve(const ClosedNetwork& network, std::int64_t max_customers);
 
+// Several classes of customers that differ only in their think time (the threads of each site:
+// Z_c = (1-p) t_CPU + that site's t_latency), with the same demand at every station: exact
+// multi-class MVA over every population vector (Reiser and Lavenberg), while the vectors number
+// at most `max_vectors`; beyond, Schweitzer's approximation (`exact` false).
+struct ClassedSolution {
+  bool exact = true;
+  std::vector<double> throughput;    // X_c(N) per class
+  std::vector<double> cycle_time_s;  // N_c / X_c: Z_c + the residence times
+  MvaSolution total;                 // stations as in solve_mva; throughput the classes' sum
+};
+ClassedSolution solve_mva_classes(const ClosedNetwork& network, const std::vector<double>& think_s,
+                                  const std::vector<std::int64_t>& customers,
+                                  double max_vectors = 2e6);
+
 // Bounds on X(N) that need no recursion (Lazowska et al., Quantitative System Performance ch. 5).
 struct ThroughputBounds {
   double asymptotic_upper = 0.0;   // min(N / (D + Z), 1 / D_max)
