@@ -9,48 +9,6 @@ namespace sonicsim::analytic {
 
 namespace {
 
-// The share of a request kind sent from `from` to each site at light load (all queues empty).
-std::vector<double> light_load_shares(const scenario::Scenario& sc, const scenario::SiteRouting& r,
-                                      std::size_t from, const std::string& model) {
-  using Policy = scenario::SiteRouting::Policy;
-  const std::size_t n = sc.sites.size();
-  std::vector<bool> hosts(n, false);
-  for (const auto& pool : sc.servers)
-    if (!pool.attached &&
-        std::find(pool.models.begin(), pool.models.end(), model) != pool.models.end())
-      hosts[pool.site] = true;
-  std::vector<double> share(n, 0.0);
-  if (r.policy == Policy::Pinned) {
-    share[r.pinned] = 1.0;
-    return share;
-  }
-  if (r.policy == Policy::Weighted) {
-    double total = 0.0;
-    for (std::size_t s = 0; s < n; ++s)
-      if (hosts[s]) total += r.weights[s];
-    for (std::size_t s = 0; s < n; ++s)
-      if (hosts[s] && total > 0.0) share[s] = r.weights[s] / total;
-    return share;
-  }
-  if (r.policy == Policy::LocalFirst && hosts[from]) {
-    share[from] = 1.0;
-    return share;
-  }
-  // The nearest site hosting the model; ties go to the site listed first (as the engine).
-  std::size_t best = n;
-  double best_rtt = kInf;
-  for (std::size_t s = 0; s < n; ++s) {
-    if (!hosts[s] || (r.policy == Policy::LocalFirst && s == from)) continue;
-    const double rtt = 2.0 * scenario::path_between(sc, from, s).latency;
-    if (rtt < best_rtt) {
-      best_rtt = rtt;
-      best = s;
-    }
-  }
-  if (best < n) share[best] = 1.0;
-  return share;
-}
-
 bool is_local(const scenario::Scenario& sc, const std::string& model) {
   for (const auto& pool : sc.servers)
     if (pool.attached == std::optional<std::size_t>(0) &&
@@ -84,7 +42,7 @@ void add_site_latencies(Prediction& pr, const scenario::Scenario& sc) {
       const RequestTerm& t = pr.requests[q];
       // Served in the node (an attached pool): no path at all.
       if (!t.served || is_local(sc, t.model)) continue;
-      const auto share = light_load_shares(sc, routing, from, t.model);
+      const auto share = scenario::light_load_shares(sc, routing, from, t.model);
       double network = t.network_time_s;
       for (std::size_t to = 0; to < share.size(); ++to) {
         if (share[to] <= 0.0) continue;
@@ -146,7 +104,7 @@ void add_site_links(Prediction& pr, const scenario::Scenario& sc) {
     for (const RequestTerm& t : pr.requests) {
       if (!t.served || is_local(sc, t.model)) continue;
       const double per_s = events * share * t.per_event * (t.bytes_in + t.bytes_out);
-      const auto to = light_load_shares(sc, routing, a, t.model);
+      const auto to = scenario::light_load_shares(sc, routing, a, t.model);
       for (std::size_t b = 0; b < n; ++b) bytes[a][b] += per_s * to[b];
       from[a] += per_s;
     }

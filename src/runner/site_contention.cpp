@@ -14,44 +14,6 @@ namespace {
 using scenario::LinkClass;
 using scenario::SiteRouting;
 
-// Where a request of `model` from site `from` goes first: a fraction per site.
-std::vector<double> first_choice(const scenario::Scenario& s, const SiteRouting& r,
-                                 const std::string& model, std::size_t from) {
-  const std::size_t n = s.sites.size();
-  std::vector<double> hosts(n, 0.0);
-  for (const auto& pool : s.servers)
-    if (!pool.attached &&
-        std::find(pool.models.begin(), pool.models.end(), model) != pool.models.end() &&
-        s.routes[from][pool.site].exists)
-      hosts[pool.site] = 1.0;
-  std::vector<double> to(n, 0.0);
-  if (r.policy == SiteRouting::Policy::Pinned) {
-    to[r.pinned] = 1.0;
-    return to;
-  }
-  if (r.policy == SiteRouting::Policy::Weighted) {
-    double total = 0.0;
-    for (std::size_t b = 0; b < n; ++b) total += hosts[b] * r.weights[b];
-    for (std::size_t b = 0; b < n && total > 0.0; ++b) to[b] = hosts[b] * r.weights[b] / total;
-    if (total > 0.0) return to;
-  }
-  if (r.policy == SiteRouting::Policy::LocalFirst && hosts[from] > 0.0) {
-    to[from] = 1.0;
-    return to;
-  }
-  std::size_t best = n;
-  double best_latency = std::numeric_limits<double>::infinity();
-  for (std::size_t b = 0; b < n; ++b) {
-    const double latency = scenario::path_between(s, from, b).latency;
-    if (hosts[b] > 0.0 && latency < best_latency) {
-      best = b;
-      best_latency = latency;
-    }
-  }
-  if (best < n) to[best] = 1.0;
-  return to;
-}
-
 // One link: its bandwidth, worst degradation, and what crosses it.
 struct LinkUse {
   std::string name;
@@ -91,7 +53,7 @@ Contention site_contention(const scenario::Scenario& s, const std::vector<Load>&
       const double at = static_cast<double>(counts[k]) / static_cast<double>(wl.n_nodes());
       node_share[w][a] += at;
       for (const auto& q : wl.requests) {
-        const auto to = first_choice(s, r, q.model, a);
+        const auto to = scenario::light_load_shares(s, r, a, q.model);
         for (std::size_t b = 0; b < n; ++b)
           flows[w][a][b] += at * to[b] / static_cast<double>(wl.requests.size());
       }

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <queue>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -165,6 +167,47 @@ std::size_t first_node_of(const Scenario& s, std::size_t workload) {
   for (std::size_t w = 0; w < workload; ++w)
     first += static_cast<std::size_t>(s.workloads[w].n_nodes());
   return first;
+}
+
+std::vector<double> light_load_shares(const Scenario& sc, const SiteRouting& r, std::size_t from,
+                                      const std::string& model) {
+  using Policy = SiteRouting::Policy;
+  const std::size_t n = sc.sites.size();
+  std::vector<bool> hosts(n, false);
+  for (const auto& pool : sc.servers)
+    if (!pool.attached && sc.routes[from][pool.site].exists &&
+        std::find(pool.models.begin(), pool.models.end(), model) != pool.models.end())
+      hosts[pool.site] = true;
+  std::vector<double> share(n, 0.0);
+  if (r.policy == Policy::Pinned) {
+    share[r.pinned] = 1.0;
+    return share;
+  }
+  if (r.policy == Policy::Weighted) {
+    double total = 0.0;
+    for (std::size_t s = 0; s < n; ++s)
+      if (hosts[s]) total += r.weights[s];
+    for (std::size_t s = 0; s < n; ++s)
+      if (hosts[s] && total > 0.0) share[s] = r.weights[s] / total;
+    if (total > 0.0) return share;
+  }
+  if (r.policy == Policy::LocalFirst && hosts[from]) {
+    share[from] = 1.0;
+    return share;
+  }
+  // The nearest site hosting the model; ties go to the site listed first (as the engine).
+  std::size_t best = n;
+  double best_rtt = std::numeric_limits<double>::infinity();
+  for (std::size_t s = 0; s < n; ++s) {
+    if (!hosts[s] || (r.policy == Policy::LocalFirst && s == from)) continue;
+    const double rtt = 2.0 * path_between(sc, from, s).latency;
+    if (rtt < best_rtt) {
+      best_rtt = rtt;
+      best = s;
+    }
+  }
+  if (best < n) share[best] = 1.0;
+  return share;
 }
 
 }  // namespace sonicsim::scenario

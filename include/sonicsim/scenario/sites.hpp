@@ -121,6 +121,12 @@ std::vector<std::int64_t> apportion_nodes(std::int64_t nodes, const std::vector<
 // devices each). The engine and the flow platform number them alike.
 std::vector<std::uint32_t> client_node_sites(const Scenario& s);
 std::vector<std::uint32_t> device_sites(const Scenario& s);
+// Where `r` sends a request of `model` from site `from` at light load (every queue empty), a
+// share per site: pinned, its site; weighted, the hosting sites by weight; local_first, `from`
+// when it hosts the model; else (and least_latency) the nearest hosting site, ties to the site
+// listed first, as the engine chooses. Pools attached to client nodes are not hosts here.
+std::vector<double> light_load_shares(const Scenario& s, const SiteRouting& r, std::size_t from,
+                                      const std::string& model);
 // The number of workload `workload`'s first client node.
 std::size_t first_node_of(const Scenario& s, std::size_t workload);
 
