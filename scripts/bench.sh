@@ -9,9 +9,10 @@
 #   BENCH_REPEAT=3               runs per scenario
 #   BENCH_ARGS='...'             extra `sonicsim run` arguments, split on spaces, e.g.
 #                                BENCH_ARGS='--set duration="10min"' for a quicker pass (the
-#                                full set takes ~45 min on 2 cores, mostly bandwidth-bound-10k)
+#                                full set takes ~50 min on 2 cores, mostly bandwidth-bound-10k)
 #   BENCH_SIMPY_SCENARIO=FILE    scenario for the SimPy comparison (default: the bench file whose
-#                                name looks like latency-bound-10k, else *latency*, else *10k*)
+#                                name looks like latency-bound-10k, else *latency*, else *10k*;
+#                                never one with sites)
 #   BENCH_SIMPY_DURATION=60s     simulated time of the SimPy run (short: SimPy is slow)
 #   BENCH_SIMPY=0                skip the SimPy comparison
 # Results: out/bench/<scenario>-<i>.json, summary in out/bench/summary.json.
@@ -73,6 +74,8 @@ if [[ "${BENCH_SIMPY:-1}" != 0 ]]; then
   if [[ -z "$target" ]]; then
     for pat in '*10k*latency*' '*latency*10k[^0-9]*' '*latency*' '*10k*'; do
       for s in "${scenarios[@]}"; do
+        # The SimPy model is one site: a scenario with sites would be compared with something else.
+        jq -e 'has("sites")' "$s" >/dev/null && continue
         [[ "$(basename "$s")" == $pat ]] && { target="$s"; break 2; }
       done
     done

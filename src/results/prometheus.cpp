@@ -1,11 +1,14 @@
 #include <sonicsim/results/prometheus.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <sonicsim/scenario/sites.hpp>
 #include <sonicsim/util/format.hpp>
 
 namespace sonicsim::results {
@@ -59,10 +62,47 @@ std::string model_labels(const std::string& model) {
   return "model=\"" + label(model) + "\",version=\"1\"";
 }
 
+std::string site_label(const scenario::Scenario& s, std::size_t site) {
+  return "site=\"" + label(s.sites[site].name) + "\"";
+}
+
+// The site whose Triton servers would export a model's counters: with sites, the one site of
+// every device hosting it (a model served at several sites has no single one, since the engine
+// counts a model over all its pools).
+std::optional<std::size_t> model_site(const scenario::Scenario& s,
+                                      const std::vector<std::uint32_t>& device_site,
+                                      const std::string& model) {
+  std::optional<std::size_t> site;
+  std::size_t first = 0;
+  for (const auto& pool : s.servers) {
+    const auto devices = static_cast<std::size_t>(pool.count);
+    if (std::find(pool.models.begin(), pool.models.end(), model) != pool.models.end())
+      for (std::size_t d = first; d < first + devices; ++d) {
+        if (site && *site != device_site[d]) return std::nullopt;
+        site = device_site[d];
+      }
+    first += devices;
+  }
+  return site;
+}
+
 }  // namespace
 
 std::string to_prometheus(const scenario::Scenario& s, const runner::RunOutput& run) {
   const auto& m = run.metrics;
+  const bool sites = !s.sites.empty();
+  // A dashboard filters one site's servers by the `site` label a scrape config would give
+  // them; one site has none, as before sites.
+  const std::vector<std::uint32_t> device_site =
+      sites ? scenario::device_sites(s) : std::vector<std::uint32_t>{};
+  std::vector<std::string> labels_of_model;
+  for (const auto& mm : m.models) {
+    std::string labels = model_labels(mm.name);
+    if (sites)
+      if (const auto site = model_site(s, device_site, mm.name))
+        labels += "," + site_label(s, *site);
+    labels_of_model.push_back(std::move(labels));
+  }
   Writer w;
   struct PerModel {
     const char* name;
@@ -111,17 +151,23 @@ std::string to_prometheus(const scenario::Scenario& s, const runner::RunOutput& 
   };
   for (const auto& f : per_model) {
     w.family({f.name, f.type, f.help});
-    for (const auto& mm : m.models) w.sample(f.name, model_labels(mm.name), f.value(mm));
+    for (std::size_t i = 0; i < m.models.size(); ++i)
+      w.sample(f.name, labels_of_model[i], f.value(m.models[i]));
   }
 
   // One GPU per device of every pool; Triton names them by UUID, sonicsim by pool and index.
   w.family({"nv_gpu_utilization", "gauge",
             "GPU utilization rate [0.0 - 1.0), mean over the measured span"});
-  for (const auto& pool : m.pools)
-    for (std::size_t d = 0; d < pool.utilization.size(); ++d)
-      w.sample("nv_gpu_utilization",
-               "gpu_uuid=\"" + label(pool.name + "-" + std::to_string(d)) + "\"",
-               pool.utilization[d]);
+  std::size_t first = 0;  // the pool's first device in device_sites' numbering
+  for (std::size_t p = 0; p < m.pools.size(); ++p) {
+    const auto& pool = m.pools[p];
+    for (std::size_t d = 0; d < pool.utilization.size(); ++d) {
+      std::string labels = "gpu_uuid=\"" + label(pool.name + "-" + std::to_string(d)) + "\"";
+      if (sites) labels += "," + site_label(s, device_site[first + d]);
+      w.sample("nv_gpu_utilization", labels, pool.utilization[d]);
+    }
+    first += static_cast<std::size_t>(s.servers[p].count);
+  }
 
   // Not Triton's: the span the counters cover, so that rates can be taken from one scrape.
   w.family({"sonicsim_measured_span_seconds", "gauge",

@@ -132,6 +132,11 @@ case_ok tier2-metrics "$BIN" run "$T2" --set duration=30min --prometheus "$SCRAT
   -o "$SCRATCH/r.json"
 results tier2-metrics
 keep "$SCRATCH/metrics.prom" tier2-metrics.prom
+# With sites: each device's `site`, and a model's counters at the one site that serves it.
+case_ok sites-metrics "$BIN" run scenarios/examples/sites-grid-to-gpu-site.json \
+  --set duration=2min --set warmup=20s --prometheus "$SCRATCH/metrics.prom" -o "$SCRATCH/r.json"
+rm -f "$SCRATCH/r.json"
+keep "$SCRATCH/metrics.prom" sites-metrics.prom
 case_ok knee-json "$BIN" run scenarios/examples/formula-knee.json --json
 
 # ---- the formulas ---------------------------------------------------------------------------

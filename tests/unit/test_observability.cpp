@@ -120,6 +120,97 @@ TEST_CASE("Prometheus label values are escaped", "[results]") {
   CHECK(e.samples.count(R"(sonicsim_measured_span_seconds{scenario="a \"quoted\" \\ name"})") == 1);
 }
 
+namespace {
+
+// Two sites: model m served at both (pools gx at x, gy at y), k only at y (gy), n by GPUs
+// attached to the nodes of a workload spread over both sites.
+json prom_two_sites() {
+  const json model = {{"input_bytes_per_item", 10000},
+                      {"output_bytes_per_item", 100},
+                      {"service_time", {{"batch", {1}}, {"seconds", {0.004}}}}};
+  const json links = {{"client_nic", {{"bandwidth", "10Gbps"}, {"latency", "100us"}}},
+                      {"server_nic", {{"bandwidth", "25Gbps"}, {"latency", "100us"}}}};
+  return {
+      {"name", "two-sites"},
+      {"duration", 60.0},
+      {"warmup", 6.0},
+      {"workloads",
+       {{{"name", "wa"},
+         {"site", "x"},
+         {"jobs", 8},
+         {"threads_per_job", 1},
+         {"cpu_time_per_event", 0.1},
+         {"requests", json::array({{{"model", "m"}, {"offload_fraction", 0.2}},
+                                   {{"model", "k"}, {"offload_fraction", 0.1}}})}},
+        {{"name", "wb"},
+         {"sites", {{"x", 1}, {"y", 1}}},
+         {"jobs", 4},
+         {"threads_per_job", 1},
+         {"jobs_per_node", 1},
+         {"cpu_time_per_event", 0.1},
+         {"requests", json::array({{{"model", "n"}, {"offload_fraction", 0.2}}})}}}},
+      {"models", {{"m", model}, {"k", model}, {"n", model}}},
+      {"servers",
+       {{{"name", "gx"}, {"site", "x"}, {"count", 2}, {"device", "T4"}, {"models", {"m"}}},
+        {{"name", "gy"}, {"site", "y"}, {"count", 3}, {"device", "T4"}, {"models", {"m", "k"}}},
+        {{"name", "local"}, {"attached", "wb"}, {"device", "T4"}, {"models", {"n"}}}}},
+      {"sites", {{{"name", "x"}, {"network", links}}, {{"name", "y"}, {"network", links}}}},
+      {"wan",
+       {{"links",
+         json::array({{{"between", {"x", "y"}}, {"bandwidth", "10Gbps"}, {"latency", "5ms"}}})}}}};
+}
+
+}  // namespace
+
+TEST_CASE("Prometheus metrics with sites: each GPU's site, a model's counters at its one site",
+          "[results][sites]") {
+  const auto s = scenario_of(prom_two_sites());
+  const auto out = sonicsim::runner::simulate(s, sonicsim::runner::TransportChoice{});
+  const auto j = sonicsim::results::to_json(s, out, json::object());
+  const std::string text = sonicsim::results::to_prometheus(s, out);
+  const auto e = parse(text);
+  INFO(text);
+  CHECK(e.errors.empty());
+
+  // Every device once, labelled with the site of its pool (attached: of its client node; wb's
+  // four nodes go two to x, then two to y).
+  const std::map<std::string, std::string> site_of = {
+      {"gx-0", "x"},    {"gx-1", "x"},    {"gy-0", "y"},    {"gy-1", "y"},   {"gy-2", "y"},
+      {"local-0", "x"}, {"local-1", "x"}, {"local-2", "y"}, {"local-3", "y"}};
+  std::size_t gpus = 0;
+  for (const auto& [key, value] : e.samples)
+    if (key.rfind("nv_gpu_utilization{", 0) == 0) ++gpus;
+  CHECK(gpus == site_of.size());
+  for (const auto& [gpu, site] : site_of)
+    CHECK(e.samples.count("nv_gpu_utilization{gpu_uuid=\"" + gpu + "\",site=\"" + site + "\"}") ==
+          1);
+
+  // k is served at y alone: its series carry the site, after Triton's own labels. m and n are
+  // served at both sites and counted over all their pools: one series each, without a site.
+  const std::string k = "{model=\"k\",version=\"1\",site=\"y\"}";
+  const std::string m = "{model=\"m\",version=\"1\"}";
+  const std::string n = "{model=\"n\",version=\"1\"}";
+  for (const char* family :
+       {"nv_inference_request_success", "nv_inference_request_failure", "nv_inference_count",
+        "nv_inference_exec_count", "nv_inference_request_duration_us",
+        "nv_inference_queue_duration_us", "nv_inference_compute_input_duration_us",
+        "nv_inference_compute_infer_duration_us", "nv_inference_compute_output_duration_us"}) {
+    INFO(family);
+    CHECK(e.samples.count(family + k) == 1);
+    CHECK(e.samples.count(family + m) == 1);
+    CHECK(e.samples.count(family + n) == 1);
+  }
+  for (const auto& [name, labels] : {std::pair{"k", k}, {"m", m}, {"n", n}}) {
+    CHECK(e.samples.at("nv_inference_request_success" + labels) ==
+          j["models"][name]["requests"].get<double>());
+    CHECK(e.samples.at("nv_inference_exec_count" + labels) ==
+          j["models"][name]["executions"].get<double>());
+    CHECK(e.samples.at("nv_inference_exec_count" + labels) > 0);
+  }
+  CHECK(e.samples.at("sonicsim_measured_span_seconds{scenario=\"two-sites\"}") ==
+        out.metrics.span());
+}
+
 TEST_CASE("request trace: every N-th request, phases in order, adding up to its latency",
           "[results]") {
   // No batching, constant times: each request's compute is exactly t_GPU.

@@ -4,7 +4,8 @@
 // Triton (docs/model.md, "Prometheus metrics"), so the same PromQL applies, e.g. the KEDA
 // autoscaling metric rate(nv_inference_queue_duration_us[30s]) /
 // (rate(nv_inference_exec_count[30s]) * 1000): over a whole run, queue_duration_us /
-// (exec_count * 1000).
+// (exec_count * 1000). With sites, a `site` label as a scrape config would add to each site's
+// servers: on every GPU, and on a model's counters when all its devices are at one site.
 #pragma once
 
 #include <string>
