@@ -363,12 +363,12 @@ Document Document::read(const std::string& file) {
     throw InputError(
         file, {{"", "cannot read the file (" + error + "), expected a sonicsim results file"}});
   auto parsed = parse_json(text, file);
-  auto state = std::make_shared<detail::DocumentState>();
-  if (parsed) state->owned = std::move(*parsed);
-  if (!parsed || !state->owned.is_object())
+  if (!parsed || !parsed->is_object())
     throw InputError(file, {{"",
                              "not a JSON object, expected a sonicsim results file "
                              "(sonicsim run -o FILE)"}});
+  auto state = std::make_shared<detail::DocumentState>();
+  state->owned = std::move(*parsed);
   state->root = &state->owned;
   state->file = file;
   return Document(std::move(state));
