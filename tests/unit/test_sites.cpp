@@ -273,7 +273,8 @@ TEST_CASE("bad sites are refused with their paths", "[sites][bad]") {
 }
 // clang-format on
 
-TEST_CASE("overrides (--set) reach the keys of sites, the WAN and the routing", "[sites][override]") {
+TEST_CASE("overrides (--set) reach the keys of sites, the WAN and the routing",
+          "[sites][override]") {
   const auto file = std::filesystem::temp_directory_path() /
                     ("sonicsim-sites-" + std::to_string(::getpid()) + ".json");
   std::ofstream(file) << three_sites().dump();
