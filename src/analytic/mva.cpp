@@ -2,38 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include <sonicsim/util/numbers.hpp>
+
+#include "mva_groups.hpp"
 
 namespace sonicsim::analytic {
 namespace {
 
-// Stations with equal demand have equal queues at every population (symmetry), so one
-// representative per distinct demand carries the recursion. `slot[i]` maps input group i to its
-// representative.
-struct Merged {
-  std::vector<double> demand;
-  std::vector<double> count;
-  std::vector<std::size_t> slot;
-};
-
-Merged merge(const ClosedNetwork& network) {
-  Merged m;
-  std::map<double, std::size_t> index;
-  m.slot.reserve(network.stations.size());
-  for (const StationGroup& g : network.stations) {
-    const double d = std::max(g.demand_s, 0.0);
-    auto [it, fresh] = index.try_emplace(d, m.demand.size());
-    if (fresh) {
-      m.demand.push_back(d);
-      m.count.push_back(0.0);
-    }
-    m.count[it->second] += static_cast<double>(std::max<std::int64_t>(g.count, 0));
-    m.slot.push_back(it->second);
-  }
-  return m;
-}
+using detail::merge_equal_demands;
+using Merged = detail::MergedStations;
 
 // Runs the recursion up to `customers`; `on_step(n, X)` sees every population. Leaves `queue`
 // at Q(N) and `previous` at Q(N-1).
@@ -78,7 +56,7 @@ double ClosedNetwork::max_demand_s() const {
 }
 
 MvaSolution solve_mva(const ClosedNetwork& network, std::int64_t customers) {
-  const Merged m = merge(network);
+  const Merged m = merge_equal_demands(network);
   std::vector<double> residence, queue, previous;
   MvaSolution s;
   s.customers = std::max<std::int64_t>(customers, 0);
@@ -107,7 +85,7 @@ MvaSolution solve_mva(const ClosedNetwork& network, std::int64_t customers) {
 }
 
 std::vector<double> mva_throughput_curve(const ClosedNetwork& network, std::int64_t max_customers) {
-  const Merged m = merge(network);
+  const Merged m = merge_equal_demands(network);
   std::vector<double> residence, queue, previous, curve;
   curve.reserve(static_cast<std::size_t>(std::max<std::int64_t>(max_customers, 0)));
   recurse(network, m, max_customers, residence, queue, previous,

@@ -1,36 +1,17 @@
 // Multi-class MVA for the threads of several sites (mva.hpp: solve_mva_classes).
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include <sonicsim/analytic/mva.hpp>
 #include <sonicsim/util/numbers.hpp>
+
+#include "mva_groups.hpp"
 
 namespace sonicsim::analytic {
 
 namespace {
 
-// Stations with equal demand have equal queues (symmetry), as in solve_mva.
-struct Groups {
-  std::vector<double> demand, count;
-  std::vector<std::size_t> slot;
-};
-
-Groups group(const ClosedNetwork& network) {
-  Groups g;
-  std::map<double, std::size_t> index;
-  for (const StationGroup& s : network.stations) {
-    const double d = std::max(s.demand_s, 0.0);
-    auto [it, fresh] = index.try_emplace(d, g.demand.size());
-    if (fresh) {
-      g.demand.push_back(d);
-      g.count.push_back(0.0);
-    }
-    g.count[it->second] += static_cast<double>(std::max<std::int64_t>(s.count, 0));
-    g.slot.push_back(it->second);
-  }
-  return g;
-}
+using Groups = detail::MergedStations;
 
 // One population's step: residence of a class-c customer at each group given the queues it
 // finds, X_c and the new queues.
@@ -44,7 +25,7 @@ struct Step {
 
 ClassedSolution solve_mva_classes(const ClosedNetwork& network, const std::vector<double>& think_s,
                                   const std::vector<std::int64_t>& customers, double max_vectors) {
-  const Groups g = group(network);
+  const Groups g = detail::merge_equal_demands(network);
   const std::size_t classes = customers.size(), k = g.demand.size();
   ClassedSolution out;
   double vectors = 1.0;

@@ -28,10 +28,10 @@ void Loader::models(const json& v, Scenario& s) {
 void Loader::model(const json& v, const std::string& path, Model& m) {
   if (!expect_object(v, path, "a model object with service_time, input_bytes_per_item, ..."))
     return;
-  check_keys(
-      v, path,
-      {"input_bytes_per_item", "output_bytes_per_item", "inputs", "outputs", "service_time",
-       "max_batch_size", "dynamic_batching", "instances", "request_overhead", "triton_config"});
+  check_keys(v, path,
+             {"input_bytes_per_item", "output_bytes_per_item", "inputs", "outputs", "service_time",
+              "max_batch_size", "dynamic_batching", "instances", "request_overhead",
+              "triton_config", "host_cost"});
   const std::size_t before = problems.size();
   // The config is read first: every key the scenario sets below overrides what it says.
   const json* config_key = get(v, "triton_config");
@@ -73,6 +73,8 @@ void Loader::model(const json& v, const std::string& path, Model& m) {
     dynamic_batching(*x, key_path(path, "dynamic_batching"), m);
   if (const json* x = get(v, "request_overhead"))
     request_overhead(*x, key_path(path, "request_overhead"), m);
+  if (const json* x = get(v, "host_cost"); x && !x->is_null())
+    host_cost(*x, key_path(path, "host_cost"), m);
   if (const json* x = get(v, "service_time")) {
     service_time(*x, key_path(path, "service_time"), m);
   } else {

@@ -22,7 +22,7 @@ void Loader::servers(const json& v, const std::string& path, Scenario& s) {
       continue;
     check_keys(p, ppath,
                {"name", "count", "device", "models", "startup_delay", "drain_timeout", "autoscaler",
-                "site", "attached", "spill_over"});
+                "site", "attached", "spill_over", "host"});
     ServerPool pool;
     bool count_ok = true;
     if (const json* x = get(p, "name")) {
@@ -78,9 +78,23 @@ void Loader::servers(const json& v, const std::string& path, Scenario& s) {
               quantity(*x, key_path(ppath, "drain_timeout"), Quantity::Time, Range::at_least(0)))
         pool.drain_timeout = *t;
     }
-    if (const json* x = get(p, "autoscaler"); x && !x->is_null() && !pool.attached)
+    if (const json* x = get(p, "host"); x && !x->is_null()) {
+      if (pool.attached)
+        add(key_path(ppath, "host"),
+            "found a host on an `attached` pool, expected none (its devices sit in the client "
+            "nodes)");
+      else if (count_ok)
+        server_host(*x, key_path(ppath, "host"), pool);
+    }
+    if (const json* x = get(p, "autoscaler"); x && !x->is_null() && !pool.attached) {
+      if (pool.host && pool.host->devices > 1)
+        add(key_path(ppath, "autoscaler"),
+            "found an autoscaler on a pool of " + std::to_string(pool.host->devices) +
+                " devices per host, expected host.devices 1 with an autoscaler (it scales "
+                "one-device servers; scaling multi-device hosts is not modelled yet)");
       pool.autoscaler = autoscaler(*x, key_path(ppath, "autoscaler"),
                                    count_ok ? std::optional<int>(pool.count) : std::nullopt);
+    }
     s.servers.push_back(std::move(pool));
   }
   if (devices > Limits::max_devices) {

@@ -34,6 +34,7 @@ void Loader::scenario(const json& doc, Scenario& s) {
   if (!expect_object(doc, "", "a JSON object (the scenario)")) return;
   top_level(doc, s);
   workloads(doc, s);
+  if (const json* x = get(doc, "devices"); x && !x->is_null()) devices(*x, s);
   if (const json* x = get(doc, "models")) models(*x, s);
   if (const json* x = get(doc, "servers")) servers(*x, "servers", s);
   if (const json* x = get(doc, "load_balancer"); x && !x->is_null())
@@ -54,8 +55,8 @@ void Loader::top_level(const json& doc, Scenario& s) {
   // Workload keys written at the top level (e.g. `--set mode=async`) get pointed home.
   check_keys(doc, "",
              {"$schema", "name", "description", "seed", "duration", "warmup", "workload",
-              "workloads", "models", "servers", "load_balancer", "network", "sites", "wan",
-              "routing", "timeseries", "faults"},
+              "workloads", "devices", "models", "servers", "load_balancer", "network", "sites",
+              "wan", "routing", "timeseries", "faults"},
              {"jobs", "threads_per_job", "jobs_per_node", "mode", "async", "cpu_time_per_event",
               "requests", "arrivals", "client"},
              "belongs inside `workload`, not at the top level");

@@ -140,6 +140,11 @@ class Loader : public Checker {
 
   // --- load_servers.cpp
   void servers(const json& v, const std::string& path, Scenario& s);
+  // load_hosts.cpp: `devices`, `servers[i].host`, `models.M.host_cost`.
+  void devices(const json& v, Scenario& s);
+  void device(const json& v, const std::string& path, DeviceSpec& d);
+  void server_host(const json& v, const std::string& path, ServerPool& pool);
+  void host_cost(const json& v, const std::string& path, Model& m);
   // `count`: the pool's device count, nullopt when it was invalid (no check against it then).
   std::optional<Autoscaler> autoscaler(const json& v, const std::string& path,
                                        std::optional<int> count);

@@ -199,6 +199,12 @@ const Model* Scenario::find_model(const std::string& model_name) const {
   return i < 0 ? nullptr : &models[static_cast<std::size_t>(i)];
 }
 
+const DeviceSpec* Scenario::find_device(const std::string& device_name) const {
+  for (const DeviceSpec& d : devices)
+    if (d.name == device_name) return &d;
+  return nullptr;
+}
+
 int Scenario::model_index(const std::string& model_name) const {
   // Linear: a handful of models, and scenarios built in code need not keep them sorted.
   for (std::size_t i = 0; i < models.size(); ++i)

@@ -18,6 +18,8 @@ struct Limits : InputLimits {
   static constexpr int max_items = 1'000'000;
   static constexpr double max_duration_s = 10.0 * 365 * 24 * 3600;
   static constexpr int max_instances = 1000;                 // model instances per device
+  static constexpr int max_host_cores = 100'000;             // cores of one server host
+  static constexpr int max_devices_per_host = 1000;          // devices behind one Triton server
   static constexpr int max_events_in_flight = 1000;          // per thread, async mode
   static constexpr std::int64_t max_priority_levels = 1000;  // Triton priority levels
   static constexpr std::size_t max_workloads = 64;

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include <sonicsim/scenario/devices.hpp>
 #include <sonicsim/scenario/distribution.hpp>
 #include <sonicsim/scenario/link_class.hpp>
 #include <sonicsim/scenario/sites.hpp>
@@ -217,6 +218,8 @@ struct Model {
   // and the kind of its instance groups ("KIND_GPU", ...; "" without instance_group).
   std::string triton_config;
   std::string instance_kind;
+  // Host CPU work of each request and execution on a server host with cores (devices.hpp).
+  std::optional<HostCost> host_cost;
 
   // The curve for a pool's device; the loader guarantees it exists for every pool hosting this.
   const ServiceCurve& curve_for(const std::string& device) const;
@@ -317,6 +320,8 @@ struct ServerPool {
   // device is down; with neither threshold, only then.
   std::optional<std::size_t> attached;
   std::optional<double> spill_queue_time, spill_in_flight;
+  // The machines the devices sit in (devices.hpp); unset: one device per host, host not modelled.
+  std::optional<ServerHost> host;
 };
 
 enum class FlowModel { Auto, Flow, Analytic };
@@ -427,7 +432,8 @@ struct Scenario {
   // At least one; several share the servers (their jobs follow each other: job and thread
   // numbers run through the workloads in order).
   std::vector<Workload> workloads{Workload{}};
-  std::vector<Model> models;  // sorted by name
+  std::vector<Model> models;        // sorted by name
+  std::vector<DeviceSpec> devices;  // `devices`, sorted by name
   std::vector<ServerPool> servers;
   LoadBalancer load_balancer;
   Network network;
@@ -463,7 +469,8 @@ struct Scenario {
   std::int64_t client_nodes() const;  // each workload's jobs on nodes of their own
 
   const Model* find_model(const std::string& name) const;
-  int model_index(const std::string& name) const;  // -1 if absent
+  const DeviceSpec* find_device(const std::string& name) const;  // nullptr: no entry
+  int model_index(const std::string& name) const;                // -1 if absent
   // Devices hosting the model across all pools (N_GPU for that model).
   // With `for_workload`: those it can use (devices attached to other workloads' nodes are not).
   int devices_hosting(const std::string& model,

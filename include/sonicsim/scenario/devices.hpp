@@ -1,0 +1,46 @@
+// What a server is made of beyond its device's service-time curve (docs/servers.md): the device
+// as hardware (`devices.NAME`: its memory, power, how executions overlap on it, or a pipeline
+// in place of batches), the host machine the devices sit in (`servers[i].host`: its cores and
+// how many devices share one Triton server), and the host CPU work each model's requests cost
+// there (`models.M.host_cost`). A scenario without these keys runs exactly as before they
+// existed: devices without limits, server-side overheads as pure delays.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace sonicsim::scenario {
+
+// One entry of `devices`, keyed by the device name pools give in `servers[i].device`. A pool
+// whose device has no entry has a device without memory limit or power draw.
+struct DeviceSpec {
+  std::string name;
+};
+
+// The machine a pool's devices sit in. `devices` of them share one host: one Triton server,
+// whose scheduler keeps one queue per model that the instances on all its devices take batches
+// from (an M/M/c-like pool), behind one server NIC (`network.server_nic` is per host). With
+// `cores`, the host's CPU work (HostCost) queues on that many cores; without, it is not modelled.
+struct ServerHost {
+  std::optional<int> cores;
+  int devices = 1;
+};
+
+// Host CPU time of a model's requests on a server host with `cores` (seconds). The gRPC front
+// end receives and deserialises each request and copies its inputs to the device before the
+// batcher sees it (per_request + per_byte_in x input bytes); serialising the response comes after
+// the execution (per_byte_out x output bytes); a Python or custom backend runs its own code for
+// each execution on a host core before the device starts it (per_execution).
+struct HostCost {
+  double per_request = 0.0;
+  double per_byte_in = 0.0;
+  double per_byte_out = 0.0;
+  double per_execution = 0.0;
+  double before_queue(double bytes_in) const { return per_request + per_byte_in * bytes_in; }
+  double after_execution(double bytes_out) const { return per_byte_out * bytes_out; }
+  bool is_zero() const {
+    return per_request == 0.0 && per_byte_in == 0.0 && per_byte_out == 0.0 && per_execution == 0.0;
+  }
+};
+
+}  // namespace sonicsim::scenario

@@ -1,0 +1,74 @@
+// Servers as machines (docs/servers.md): the `devices` section, a pool's `host` and a model's
+// `host_cost`.
+#include <algorithm>
+
+#include "loader_impl.hpp"
+
+namespace sonicsim::scenario::detail {
+
+void Loader::devices(const json& v, Scenario& s) {
+  if (!expect_object(v, "devices",
+                     "an object of devices by the name pools give them, e.g. {\"T4\": "
+                     "{\"memory\": \"16GB\"}}"))
+    return;
+  for (const auto& item : v.items()) {
+    DeviceSpec d;
+    d.name = item.key();
+    device(item.value(), key_path("devices", item.key()), d);
+    s.devices.push_back(std::move(d));
+  }
+  std::sort(s.devices.begin(), s.devices.end(),
+            [](const DeviceSpec& a, const DeviceSpec& b) { return a.name < b.name; });
+}
+
+void Loader::device(const json& v, const std::string& path, DeviceSpec&) {
+  if (!expect_object(v, path, "a device object (its memory, power, ...)")) return;
+  check_keys(v, path, {});
+}
+
+// `servers[i].host`: {"cores": 16, "devices": 4}.
+void Loader::server_host(const json& v, const std::string& path, ServerPool& pool) {
+  if (!expect_object(v, path,
+                     "a host object {\"cores\": 16, \"devices\": 4} (its CPU cores and the "
+                     "devices behind one Triton server), or null"))
+    return;
+  check_keys(v, path, {"cores", "devices"});
+  ServerHost h;
+  if (const json* x = get(v, "cores")) {
+    if (auto c = integer(*x, key_path(path, "cores"), 1, Limits::max_host_cores,
+                         "CPU cores of the server host"))
+      h.cores = static_cast<int>(*c);
+  }
+  if (const json* x = get(v, "devices")) {
+    if (auto d = integer(*x, key_path(path, "devices"), 1, Limits::max_devices_per_host,
+                         "devices behind one Triton server"))
+      h.devices = static_cast<int>(*d);
+  }
+  if (h.devices > 1 && pool.count % h.devices != 0)
+    add(key_path(path, "devices"),
+        "found " + std::to_string(h.devices) + " devices per host in a pool of " +
+            std::to_string(pool.count) + ", expected a divisor of the pool's `count`");
+  pool.host = h;
+}
+
+// `models.M.host_cost`: {"per_request": "80us", "per_byte_in": "0.4ns", ...}.
+void Loader::host_cost(const json& v, const std::string& path, Model& m) {
+  if (!expect_object(v, path,
+                     "an object {\"per_request\": \"80us\", \"per_byte_in\": \"0.4ns\", "
+                     "\"per_byte_out\": \"0.4ns\", \"per_execution\": \"1ms\"} of host CPU time, "
+                     "or null"))
+    return;
+  check_keys(v, path, {"per_request", "per_byte_in", "per_byte_out", "per_execution"});
+  HostCost c;
+  const auto time = [&](const char* key, double& out) {
+    if (const json* x = get(v, key))
+      if (auto t = quantity(*x, key_path(path, key), Quantity::Time, Range::at_least(0))) out = *t;
+  };
+  time("per_request", c.per_request);
+  time("per_byte_in", c.per_byte_in);
+  time("per_byte_out", c.per_byte_out);
+  time("per_execution", c.per_execution);
+  m.host_cost = c;
+}
+
+}  // namespace sonicsim::scenario::detail
