@@ -16,6 +16,16 @@ void add_site_latencies(Prediction& pr, const scenario::Scenario& sc);
 void finish_sites(Prediction& pr);
 // The links of the sites and the WAN at the formula's throughput (pr.links), after it is known.
 void add_site_links(Prediction& pr, const scenario::Scenario& sc);
+// hosts.cpp: a note when a pool's host cores, not its devices, bind at the formula's throughput.
+void add_host_notes(Prediction& pr, const scenario::Scenario& sc);
+
+// A figure in the notes: four significant digits.
+std::string note_number(double x) {
+  std::ostringstream s;
+  s.precision(4);
+  s << x;
+  return s.str();
+}
 
 namespace {
 
@@ -61,10 +71,7 @@ double batched_request_time(const scenario::ServiceCurve& curve, double items, d
 }
 
 std::string number(double x) {
-  std::ostringstream s;
-  s.precision(4);
-  s << x;
-  return s.str();
+  return note_number(x);
 }
 
 void apply_open_loop(Prediction& pr, double rate) {
@@ -513,6 +520,7 @@ Prediction predict(const scenario::Scenario& sc) {
   if (!sc.sites.empty()) add_site_links(pr, sc);
   if (pr.mode == scenario::Mode::Sync && !w.open_loop()) add_mva(pr, totals.model_slot);
   add_caveats(pr, sc, totals.mixed_devices, binding.pools_in_use);
+  add_host_notes(pr, sc);
   return pr;
 }
 

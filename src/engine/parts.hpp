@@ -3,7 +3,8 @@
 // shared context and this struct; simulation.cpp builds them in order and hands them the events.
 //
 // One request through the parts: a client issues it (clients), the request path admits and
-// routes it, the network path carries it to the server pools, which queue and execute it; the
+// routes it, the network path carries it to its server's host (server hosts: the front end's
+// CPU work, when modelled) and on to the server pools, which queue and execute it; the
 // response goes back the same way to the client, whose policy retries, falls back or finishes it.
 // Accounting counts it, sampling follows it in windows and traces, site operations and
 // preemption change the servers and jobs under it.
@@ -19,6 +20,7 @@
 #include "preemption.hpp"
 #include "request_path.hpp"
 #include "sampling.hpp"
+#include "server_hosts.hpp"
 #include "server_pools.hpp"
 #include "site_operations.hpp"
 #include "sites.hpp"
@@ -33,6 +35,7 @@ struct Parts {
         path(ctx, *this),
         network(ctx, *this),
         servers(ctx, *this),
+        hosts(ctx, *this),
         attached(ctx, *this),
         operations(ctx, *this),
         preemption(ctx, *this),
@@ -47,6 +50,7 @@ struct Parts {
   RequestPath path;
   NetworkPath network;
   ServerPools servers;
+  ServerHosts hosts;
   AttachedDevices attached;
   SiteOperations operations;
   Preemption preemption;

@@ -82,7 +82,7 @@ void RequestPath::send_try(std::uint32_t r) {
 
 void RequestPath::delivered(std::uint32_t r) {
   if (!balancer_ || parts_.attached.is_attached(ctx_.requests[r].device))
-    return parts_.servers.arrive(r);
+    return parts_.hosts.request_in(r);
   const Request& rq = ctx_.requests[r];
   enter_balancer(r, rq.items * ctx_.sc.models[ctx_.requests.model_of(r)].input_bytes_per_item);
 }
@@ -156,7 +156,7 @@ void RequestPath::leave_balancer(std::uint32_t r) {
   if (ctx_.counts(now))
     ctx_.metrics.balancer->wait.add(
         std::max(0.0, now - rq.lb_in - stage_cost(0, r) - stage_cost(1, r)));
-  if (rq.dir == Direction::ToServer) return parts_.servers.arrive(r);
+  if (rq.dir == Direction::ToServer) return parts_.hosts.request_in(r);
   parts_.network.send(r, Direction::ToClient, rq.lb_bytes);
 }
 

@@ -97,6 +97,10 @@ std::size_t ServerPools::queued_on(std::uint32_t d) const {
   return queued;
 }
 
+bool ServerPools::holds_work(std::uint32_t d) const {
+  return !devices_[d].running.empty() || queued_on(d) > 0 || parts_.hosts.holds_work(d);
+}
+
 double ServerPools::expected_wait(std::uint32_t di, std::uint32_t model) const {
   const Device& d = devices_[di];
   double left = 0.0;
@@ -189,12 +193,6 @@ void ServerPools::start_execution(std::uint32_t bi, int items) {
   const auto& spread = spreads_[b.model];
   const double work =
       spread.kind == scenario::Distribution::Kind::Constant ? mean : mean * spread.sample(d.rng);
-  update_progress(d);
-  if (d.running.empty()) {
-    d.busy.set_busy(true, now);
-    if (!whole_busy_.empty()) whole_busy_[b.device].set_busy(true, now);
-  }
-  d.work_started += work;
   Exec e{work, now, bi, items, {}};
   if (!spare_batches_.empty()) {
     e.batch = std::move(spare_batches_.back());
@@ -208,8 +206,25 @@ void ServerPools::start_execution(std::uint32_t bi, int items) {
       tr->exec_start = now;
       tr->batch_items = items;
     }
+  parts_.hosts.execution_in(b.device, std::move(e));
+}
+
+void ServerPools::run_on_device(std::uint32_t di, Exec&& e) {
+  Device& d = devices_[di];
+  const double now = ctx_.now;
+  update_progress(d);
+  if (d.running.empty()) {
+    d.busy.set_busy(true, now);
+    if (!whole_busy_.empty()) whole_busy_[di].set_busy(true, now);
+  }
+  d.work_started += e.remaining;
   d.running.push_back(std::move(e));
-  reschedule(b.device);
+  reschedule(di);
+}
+
+void ServerPools::release_pending(Exec& e) {
+  e.batch.clear();
+  spare_batches_.push_back(std::move(e.batch));
 }
 
 void ServerPools::on_execution_done(std::uint32_t di, std::uint32_t stamp) {
@@ -254,11 +269,12 @@ inline void ServerPools::finish_execution(std::uint32_t di, const Exec& e) {
   const auto& model = ctx_.sc.models[b.model];
   for (const auto& q : e.batch) {
     if (auto* tr = ctx_.traced(q.request)) tr->exec_end = ctx_.now;
-    parts_.path.respond(q.request, q.items * model.output_bytes_per_item);
+    parts_.hosts.response_out(q.request, q.items * model.output_bytes_per_item);
   }
 }
 
 void ServerPools::drop_all(std::uint32_t d, std::vector<Batcher::Queued>& lost) {
+  parts_.hosts.drop(d, lost);
   Device& dev = devices_[d];
   for (std::uint32_t bi : dev.batcher_of_model)
     if (bi != kNone)

@@ -71,9 +71,8 @@ class ServerPools {
   // request queued ahead at the device's mean execution time per request so far (before any
   // execution: `model`'s service time at batch 1).
   double expected_wait(std::uint32_t d, std::uint32_t model) const;
-  bool holds_work(std::uint32_t d) const {
-    return !devices_[d].running.empty() || queued_on(d) > 0;
-  }
+  // Executing, queued, or in its host's hands (server_hosts.hpp).
+  bool holds_work(std::uint32_t d) const;
   // Busy clocks over the whole run, warm-up included (for the autoscaler and the time series).
   void track_busy_over_whole_run();
   double busy_seconds_whole_run(std::uint32_t d) const {
@@ -86,6 +85,11 @@ class ServerPools {
   void reject(std::uint32_t r, Rejection why);
   void on_batcher_wake(std::uint32_t bi);
   void on_execution_done(std::uint32_t di, std::uint32_t stamp);
+  // An execution formed on device di starts running there (after its host's backend work).
+  void run_on_device(std::uint32_t di, Exec&& e);
+  // An execution that never reached its device (its server went away) gives its batch back.
+  void release_pending(Exec& e);
+  std::uint32_t model_of_batcher(std::uint32_t bi) const { return batchers_[bi].model; }
   // The server goes away: everything it queued and executed, appended to `lost`.
   void drop_all(std::uint32_t d, std::vector<Batcher::Queued>& lost);
 

@@ -46,6 +46,8 @@ const char* kind_meaning(EventKind k) {
       return "preemptions (faults)";
     case EventKind::BalancerDone:
       return "load-balancer messages (load_balancer.capacity.per_message)";
+    case EventKind::HostWorkDone:
+      return "server host work (models' host_cost)";
   }
   return "events";
 }
@@ -76,6 +78,7 @@ struct Simulation::Impl {
     parts.accounting.build();
     parts.clients.build();
     parts.servers.build();
+    parts.hosts.build();
     parts.attached.build();
     parts.sites.build();
     parts.path.build();
@@ -190,6 +193,9 @@ void Simulation::Impl::handle(const Event& e) {
     case EventKind::Preemption:
       parts.preemption.on_preemption(e.id, e.stamp);
       break;
+    case EventKind::HostWorkDone:
+      parts.hosts.on_work_done(e.id, e.stamp);
+      break;
   }
 }
 
@@ -203,6 +209,7 @@ RunMetrics Simulation::Impl::finish() {
   parts.path.finish();
   parts.operations.finish();
   parts.servers.finish();
+  parts.hosts.finish();
   parts.network.finish();
   return std::move(ctx.metrics);
 }

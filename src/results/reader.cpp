@@ -294,6 +294,14 @@ double Pool::count() const {
 double Pool::utilization() const {
   return number(k::server::utilization);
 }
+std::optional<double> Pool::host_utilization() const {
+  if (!has(k::server::host)) return std::nullopt;
+  return at(k::server::host).number(k::server_host::utilization);
+}
+std::optional<double> Pool::host_time_per_request_s() const {
+  if (!has(k::server::host)) return std::nullopt;
+  return at(k::server::host).number(k::server_host::time_per_request_s);
+}
 
 std::optional<std::string> Link::name() const {
   return text(k::link::name);

@@ -191,6 +191,21 @@ void replicas_json(const engine::RunMetrics::Pool& p, ojson& o) {
   o[sv::scaling] = scaling;
 }
 
+ojson host_json(const engine::RunMetrics::Pool& p) {
+  namespace h = k::server_host;
+  const auto& u = p.host_utilization;
+  double mean = 0.0;
+  for (double x : u) mean += x;
+  mean /= static_cast<double>(u.size());
+  const auto devices = static_cast<double>(p.utilization.size()) / static_cast<double>(u.size());
+  return {{h::hosts, u.size()},
+          {h::cores, p.host_cores},
+          {h::devices_per_host, devices},
+          {h::utilization, mean},
+          {h::utilization_max, *std::max_element(u.begin(), u.end())},
+          {h::time_per_request_s, p.host_seconds_per_request}};
+}
+
 ojson servers_json(const engine::RunMetrics& m) {
   namespace sv = k::server;
   ojson servers = ojson::array();
@@ -206,6 +221,7 @@ ojson servers_json(const engine::RunMetrics& m) {
     o[sv::utilization_max] =
         p.utilization.empty() ? 0.0 : *std::max_element(p.utilization.begin(), p.utilization.end());
     if (p.operated) replicas_json(p, o);
+    if (!p.host_utilization.empty()) o[sv::host] = host_json(p);
     servers.push_back(o);
   }
   return servers;

@@ -25,10 +25,11 @@ enum class EventKind : std::uint8_t {
   FallbackDone,   // id: request; its local CPU inference (sync thread) ends
   Preemption,     // id: job (or a random-preemption draw)
   BalancerDone,   // id: request; its message leaves a stage of the load balancer (stamp: stage)
+  HostWorkDone,   // id: a server host's job (server_hosts.hpp); stale unless `stamp` matches
 };
 
 // The queue packs the kind in 4 bits.
-static_assert(static_cast<int>(EventKind::BalancerDone) < 16, "EventKind no longer fits in 4 bits");
+static_assert(static_cast<int>(EventKind::HostWorkDone) < 16, "EventKind no longer fits in 4 bits");
 
 struct Event {
   double time;

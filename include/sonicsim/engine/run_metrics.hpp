@@ -108,6 +108,10 @@ struct RunMetrics {
     std::vector<double> utilization;  // per device, after warm-up
     std::uint64_t executions = 0;
     double mean_utilization() const;
+    // Server hosts with cores (`servers[i].host`): a request's mean time in the host stage
+    // (queue and work, before the batcher, before its execution and after it).
+    double host_seconds_per_request = 0.0;
+    int host_cores = 0;
 
     // Site operations (autoscaler, crashes); after warm-up unless said otherwise.
     bool operated = false;            // the pool has an autoscaler or faults: fields below set
@@ -123,6 +127,7 @@ struct RunMetrics {
       std::string why;
     };
     std::vector<Scaling> scaling;
+    std::vector<double> host_utilization;  // per host, after warm-up; empty: host not modelled
   };
   std::vector<Pool> pools;
 

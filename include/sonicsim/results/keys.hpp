@@ -217,7 +217,21 @@ inline constexpr char utilization_max[] = "utilization_max";
 inline constexpr char utilization_per_device[] = "utilization_per_device";
 inline constexpr char replicas[] = "replicas";
 inline constexpr char scaling[] = "scaling";
+// Pools whose hosts have cores (`servers[i].host.cores`) only:
+inline constexpr char host[] = "host";
 }  // namespace server
+
+// servers[i].host: the machines the pool's devices sit in (docs/servers.md).
+namespace server_host {
+inline constexpr char hosts[] = "hosts";
+inline constexpr char cores[] = "cores";
+inline constexpr char devices_per_host[] = "devices_per_host";
+inline constexpr char utilization[] = "utilization";          // busy cores / cores, mean over hosts
+inline constexpr char utilization_max[] = "utilization_max";  // of the busiest host
+// A request's mean time on its host (queue and work, before the batcher, before its execution,
+// after it), after the warm-up.
+inline constexpr char time_per_request_s[] = "time_per_request_s";
+}  // namespace server_host
 
 // servers[i].replicas.
 namespace replicas {

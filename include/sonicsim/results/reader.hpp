@@ -170,6 +170,9 @@ class Pool : public View {
   std::optional<std::string> name() const;
   double count() const;
   double utilization() const;  // mean over the pool's devices
+  // Pools whose hosts have cores (docs/servers.md); nullopt otherwise.
+  std::optional<double> host_utilization() const;  // busy cores / cores, mean over hosts
+  std::optional<double> host_time_per_request_s() const;
 };
 
 // An element of `links`: one link class.

@@ -1,0 +1,207 @@
+#include "server_hosts.hpp"
+
+#include <algorithm>
+
+#include "parts.hpp"
+
+namespace sonicsim::engine {
+
+void ServerHosts::build() {
+  const auto& sc = ctx_.sc;
+  bool any = false;
+  for (const auto& pool : sc.servers) any = any || (pool.host && pool.host->cores);
+  host_seconds_.assign(sc.servers.size(), 0.0);
+  host_requests_.assign(sc.servers.size(), 0.0);
+  if (!any) return;
+  const auto& servers = parts_.servers;
+  host_of_.assign(servers.device_count(), kNoHost);
+  jobs_of_.assign(servers.device_count(), 0);
+  // Devices are numbered pool by pool; a pool's hosts take its devices `host.devices` at a time.
+  std::uint32_t d = 0;
+  for (std::size_t p = 0; p < sc.servers.size(); ++p) {
+    const auto& pool = sc.servers[p];
+    const bool modelled = pool.host && pool.host->cores;
+    const int per_host = pool.host ? pool.host->devices : 1;
+    for (int i = 0; i < pool.count; ++i, ++d) {
+      if (!modelled) continue;
+      if (i % per_host == 0) {
+        Host h;
+        h.cores = *pool.host->cores;
+        hosts_.push_back(std::move(h));
+        pool_of_host_.push_back(static_cast<std::uint32_t>(p));
+      }
+      host_of_[d] = static_cast<std::uint32_t>(hosts_.size() - 1);
+    }
+  }
+}
+
+std::uint32_t ServerHosts::new_job(Work kind, std::uint32_t device, double work) {
+  std::uint32_t j;
+  if (!free_jobs_.empty()) {
+    j = free_jobs_.back();
+    free_jobs_.pop_back();
+  } else {
+    j = static_cast<std::uint32_t>(jobs_.size());
+    jobs_.emplace_back();
+  }
+  Job& job = jobs_[j];
+  job.kind = kind;
+  job.device = device;
+  job.work = work;
+  job.since = ctx_.now;
+  job.live = true;
+  ++jobs_of_[device];
+  job.gen = (job.gen + 1) & EventQueue::kStampMask;
+  return j;
+}
+
+void ServerHosts::request_in(std::uint32_t r) {
+  const Request& rq = ctx_.requests[r];
+  if (!modelled(rq.device)) return parts_.servers.arrive(r);
+  const std::uint32_t host = host_of_[rq.device];
+  if (ctx_.counts(ctx_.now)) host_requests_[pool_of_host_[host]] += 1.0;
+  const auto& model = ctx_.sc.models[ctx_.requests.model_of(r)];
+  const double work =
+      model.host_cost ? model.host_cost->before_queue(rq.items * model.input_bytes_per_item) : 0.0;
+  if (!(work > 0.0)) return parts_.servers.arrive(r);
+  const std::uint32_t j = new_job(Work::RequestIn, rq.device, work);
+  jobs_[j].request = r;
+  submit(host, j);
+}
+
+void ServerHosts::execution_in(std::uint32_t device, ServerPools::Exec&& e) {
+  const auto& model = ctx_.sc.models[parts_.servers.model_of_batcher(e.batcher)];
+  const double work = model.host_cost ? model.host_cost->per_execution : 0.0;
+  if (!modelled(device) || !(work > 0.0)) return parts_.servers.run_on_device(device, std::move(e));
+  const std::uint32_t j = new_job(Work::Execution, device, work);
+  jobs_[j].exec = std::move(e);
+  submit(host_of_[device], j);
+}
+
+void ServerHosts::response_out(std::uint32_t r, double bytes) {
+  const Request& rq = ctx_.requests[r];
+  const auto& model = ctx_.sc.models[ctx_.requests.model_of(r)];
+  const double work =
+      modelled(rq.device) && model.host_cost ? model.host_cost->after_execution(bytes) : 0.0;
+  if (!(work > 0.0)) return parts_.path.respond(r, bytes);
+  const std::uint32_t j = new_job(Work::ResponseOut, rq.device, work);
+  jobs_[j].request = r;
+  jobs_[j].bytes = bytes;
+  submit(host_of_[rq.device], j);
+}
+
+void ServerHosts::account(Host& h) {
+  const double now = ctx_.now;
+  const double from = std::max(h.last, ctx_.warmup);
+  if (now > from) h.busy_area += h.busy * (now - from);
+  h.last = now;
+}
+
+void ServerHosts::submit(std::uint32_t host, std::uint32_t job) {
+  Host& h = hosts_[host];
+  if (h.busy < h.cores)
+    start(h, job);
+  else
+    h.waiting.push_back(job);
+}
+
+void ServerHosts::start(Host& h, std::uint32_t job) {
+  account(h);
+  ++h.busy;
+  ctx_.queue.push(ctx_.now + jobs_[job].work, EventKind::HostWorkDone, job, jobs_[job].gen);
+}
+
+void ServerHosts::on_work_done(std::uint32_t job, std::uint32_t stamp) {
+  if (!jobs_[job].live || stamp != jobs_[job].gen) return;  // dropped with its server
+  Host& h = hosts_[host_of_[jobs_[job].device]];
+  account(h);
+  --h.busy;
+  while (h.busy < h.cores && !h.waiting.empty()) {
+    const std::uint32_t next = h.waiting.front();
+    h.waiting.pop_front();
+    start(h, next);
+  }
+  complete(job);
+}
+
+void ServerHosts::retire(std::uint32_t j) {
+  jobs_[j].live = false;
+  --jobs_of_[jobs_[j].device];
+  free_jobs_.push_back(j);
+}
+
+void ServerHosts::complete(std::uint32_t j) {
+  Job& job = jobs_[j];
+  retire(j);
+  const double held = ctx_.now - job.since;
+  const std::uint32_t pool = pool_of_host_[host_of_[job.device]];
+  const bool counted = ctx_.counts(ctx_.now);
+  switch (job.kind) {
+    case Work::RequestIn:
+      if (counted) host_seconds_[pool] += held;
+      return parts_.servers.arrive(job.request);
+    case Work::Execution: {
+      if (counted) host_seconds_[pool] += held * static_cast<double>(job.exec.batch.size());
+      ServerPools::Exec e = std::move(job.exec);
+      job.exec.batch.clear();
+      return parts_.servers.run_on_device(job.device, std::move(e));
+    }
+    case Work::ResponseOut: {
+      if (counted) host_seconds_[pool] += held;
+      const std::uint32_t d = job.device;
+      parts_.path.respond(job.request, job.bytes);
+      // A draining server ends once its last response has left.
+      if (parts_.servers.device(d).state == ServerPools::State::Draining &&
+          !parts_.servers.holds_work(d))
+        parts_.operations.stop_server(d, ServerPools::State::Off);
+      return;
+    }
+  }
+}
+
+void ServerHosts::drop(std::uint32_t d, std::vector<Batcher::Queued>& lost) {
+  if (!modelled(d)) return;
+  Host& h = hosts_[host_of_[d]];
+  // Jobs of the device still waiting leave the queue; those on a core free it now (their
+  // completion events go stale with the job's generation).
+  std::erase_if(h.waiting, [&](std::uint32_t j) { return jobs_[j].device == d; });
+  for (std::uint32_t j = 0; j < jobs_.size(); ++j) {
+    Job& job = jobs_[j];
+    if (!job.live || job.device != d) continue;
+    if (job.kind == Work::Execution) {
+      lost.insert(lost.end(), job.exec.batch.begin(), job.exec.batch.end());
+      parts_.servers.release_pending(job.exec);
+    } else {
+      lost.push_back({job.request, ctx_.requests[job.request].items, job.since});
+    }
+    retire(j);
+  }
+  // Recount the cores in use from the jobs still live on this host.
+  account(h);
+  int busy = 0;
+  for (const Job& job : jobs_)
+    if (job.live && host_of_[job.device] == host_of_[d]) ++busy;
+  h.busy = busy - static_cast<int>(h.waiting.size());
+  while (h.busy < h.cores && !h.waiting.empty()) {
+    const std::uint32_t next = h.waiting.front();
+    h.waiting.pop_front();
+    start(h, next);
+  }
+}
+
+void ServerHosts::finish() {
+  auto& pools = ctx_.metrics.pools;
+  const double span = ctx_.metrics.span();
+  for (std::size_t i = 0; i < hosts_.size(); ++i) {
+    Host& h = hosts_[i];
+    account(h);
+    pools[pool_of_host_[i]].host_cores = h.cores;
+    pools[pool_of_host_[i]].host_utilization.push_back(span > 0.0 ? h.busy_area / (span * h.cores)
+                                                                  : 0.0);
+  }
+  for (std::size_t p = 0; p < host_seconds_.size() && !hosts_.empty(); ++p)
+    pools[p].host_seconds_per_request =
+        host_requests_[p] > 0.0 ? host_seconds_[p] / host_requests_[p] : 0.0;
+}
+
+}  // namespace sonicsim::engine

@@ -1,0 +1,80 @@
+// The machines the devices sit in (`servers[i].host`, docs/servers.md): a host's CPU cores do
+// the gRPC front end's work on every request before the batcher sees it (receive, deserialise,
+// copy the inputs to the device), a Python or custom backend's own work before each execution,
+// and the response's serialisation after it. That work queues first come, first served on the
+// host's cores, so a host can saturate before its devices do. Pools without host cores, and
+// models without `host_cost`, pass straight through: exactly the engine without hosts.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "context.hpp"
+#include "server_pools.hpp"
+
+namespace sonicsim::engine {
+
+struct Parts;
+
+class ServerHosts {
+ public:
+  ServerHosts(Context& ctx, Parts& parts) : ctx_(ctx), parts_(parts) {}
+  void build();
+
+  // Request r reached its server: the host's work on it, then the batcher (ServerPools::arrive).
+  void request_in(std::uint32_t r);
+  // An execution was formed: the backend's work on a host core first when it has any (the
+  // execution waits here, its instance held), then the device (ServerPools::run_on_device).
+  void execution_in(std::uint32_t device, ServerPools::Exec&& e);
+  // Request r's response leaves its server: its serialisation first, then the request path.
+  void response_out(std::uint32_t r, double bytes);
+  void on_work_done(std::uint32_t job, std::uint32_t stamp);
+  // The server at device d goes away: the requests its host still works on, appended to `lost`.
+  void drop(std::uint32_t d, std::vector<Batcher::Queued>& lost);
+  // The end of the run: each host's utilization and the host time per request into the metrics.
+  void finish();
+
+  // Whether device d's host has cores whose work is modelled.
+  bool modelled(std::uint32_t d) const { return !host_of_.empty() && host_of_[d] != kNoHost; }
+  // Whether the host still works on something of device d's (a draining server waits for it).
+  bool holds_work(std::uint32_t d) const { return modelled(d) && jobs_of_[d] > 0; }
+
+ private:
+  static constexpr std::uint32_t kNoHost = UINT32_MAX;
+  enum class Work : std::uint8_t { RequestIn, Execution, ResponseOut };
+  struct Job {
+    Work kind = Work::RequestIn;
+    std::uint32_t request = 0, device = 0, gen = 0;
+    double work = 0.0, bytes = 0.0, since = 0.0;
+    bool live = false;
+    ServerPools::Exec exec{};
+  };
+  struct Host {
+    int cores = 1, busy = 0;
+    std::deque<std::uint32_t> waiting;  // jobs, first come first served
+    double last = 0.0, busy_area = 0.0;
+  };
+
+  void submit(std::uint32_t host, std::uint32_t job);
+  void start(Host& h, std::uint32_t job);
+  void account(Host& h);
+  void complete(std::uint32_t job);
+  void retire(std::uint32_t job);
+  std::uint32_t new_job(Work kind, std::uint32_t device, double work);
+
+  Context& ctx_;
+  Parts& parts_;
+  std::vector<std::uint32_t> host_of_;  // per device; empty without any host modelled
+  std::vector<int> jobs_of_;            // per device: its live jobs
+  std::vector<std::uint32_t> pool_of_host_;
+  std::vector<Host> hosts_;
+  std::vector<Job> jobs_;
+  std::vector<std::uint32_t> free_jobs_;
+  // Host time of the requests that reached a host after the warm-up, per pool: seconds in the
+  // host stage (queue and work, every stage) and the requests.
+  std::vector<double> host_seconds_;
+  std::vector<double> host_requests_;
+};
+
+}  // namespace sonicsim::engine
