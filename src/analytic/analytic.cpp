@@ -127,6 +127,7 @@ Prediction blank_prediction(const scenario::Scenario& sc) {
     t.name = pool.name;
     t.device = pool.device;
     t.count = pool.count;
+    t.servers = pool.servers();
     pr.pools.push_back(std::move(t));
   }
   return pr;
@@ -337,7 +338,7 @@ void apply_link_loads(Prediction& pr, const scenario::Workload& w,
   double busiest_server = 0.0;
   for (std::size_t j = 0; j < pr.pools.size(); ++j)
     if (pr.pools[j].in_use)
-      busiest_server = std::max(busiest_server, server_bytes[j] / pr.pools[j].count);
+      busiest_server = std::max(busiest_server, server_bytes[j] / pr.pools[j].servers);
   const double threads_per_node =
       std::min<double>(n_cpu, static_cast<double>(w.jobs_per_node) * w.threads_per_job);
   for (LinkTerm& l : pr.links) {

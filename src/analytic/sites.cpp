@@ -111,7 +111,7 @@ void add_site_links(Prediction& pr, const scenario::Scenario& sc) {
   }
   std::vector<double> devices(n, 0.0);
   for (const auto& pool : sc.servers)
-    if (!pool.attached) devices[pool.site] += pool.count;
+    if (!pool.attached) devices[pool.site] += pool.servers();  // one server NIC each
   std::vector<double> uplink(n, 0.0), wan(sc.wan.links.size(), 0.0), into(n, 0.0);
   for (std::size_t a = 0; a < n; ++a)
     for (std::size_t b = 0; b < n; ++b) {

@@ -42,7 +42,9 @@ void NetworkPath::build(std::size_t devices) {
   add(LinkClass::ClientNic, static_cast<int>(sc.client_nodes()));
   add(LinkClass::SiteUplink, 1);
   add(LinkClass::Wan, 1);
-  add(LinkClass::ServerNic, static_cast<int>(devices));
+  int servers = 0;  // one NIC per Triton server: a host's devices share it
+  for (const auto& pool : sc.servers) servers += pool.servers();
+  add(LinkClass::ServerNic, servers);
   for (int dir = 0; dir < 2; ++dir) {
     if (net.client_nic) client_nic_bytes_[dir].assign(sc.client_nodes(), 0.0);
     if (net.server_nic) server_nic_bytes_[dir].assign(devices, 0.0);

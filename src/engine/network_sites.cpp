@@ -44,7 +44,7 @@ void NetworkPath::build_sites(std::size_t devices) {
     uplink_slot[s] =
         add(prefix + scenario::link_class_name(LinkClass::SiteUplink), site.site_uplink, 1);
     server_nic_slot_[s] = add(prefix + scenario::link_class_name(LinkClass::ServerNic),
-                              site.server_nic, static_cast<int>(sites.devices_at(s)));
+                              site.server_nic, static_cast<int>(sites.servers_at(s)));
   }
   std::vector<int> wan_slot;
   for (const auto& l : sc.wan.links)

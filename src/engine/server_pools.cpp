@@ -35,6 +35,7 @@ void ServerPools::build() {
       table.by_batch.resize(static_cast<std::size_t>(size));
       for (int b = 0; b < size; ++b) table.by_batch[b] = table.curve->at(b);
     }
+    const int per_host = pool.host ? pool.host->devices : 1;
     for (int c = 0; c < pool.count; ++c) {
       const auto d = static_cast<std::uint32_t>(devices_.size());
       Device dev{static_cast<std::uint32_t>(p),
@@ -47,7 +48,13 @@ void ServerPools::build() {
                  State::Up,
                  0,
                  0.0};
-      for (const auto& name : pool.models) add_batcher(dev, d, sc.model_index(name));
+      dev.per_host = static_cast<std::uint32_t>(per_host);
+      dev.first = d - static_cast<std::uint32_t>(c % per_host);
+      if (dev.first == d) {
+        for (const auto& name : pool.models) add_batcher(dev, d, sc.model_index(name), per_host);
+      } else {
+        dev.batcher_of_model = devices_[dev.first].batcher_of_model;
+      }
       devices_.push_back(std::move(dev));
     }
   }
@@ -55,7 +62,7 @@ void ServerPools::build() {
 }
 
 // Triton's scheduler for model `mi` on device d, as its model configuration sets it.
-void ServerPools::add_batcher(Device& dev, std::uint32_t d, int mi) {
+void ServerPools::add_batcher(Device& dev, std::uint32_t d, int mi, int devices) {
   const auto& model = ctx_.sc.models[mi];
   BatcherConfig cfg;
   cfg.max_batch_size = model.max_batch_size;
@@ -75,7 +82,9 @@ void ServerPools::add_batcher(Device& dev, std::uint32_t d, int mi) {
     }
   }
   dev.batcher_of_model[mi] = static_cast<std::uint32_t>(batchers_.size());
-  batchers_.push_back({Batcher(cfg, model.instances), static_cast<std::uint32_t>(mi), d, kInf});
+  // One queue for the instances on all of the server's devices.
+  batchers_.push_back(
+      {Batcher(cfg, model.instances * devices), static_cast<std::uint32_t>(mi), d, kInf});
   // A device inside a client node serves that node alone (attached_devices.cpp).
   if (!ctx_.sc.servers[dev.pool].attached) hosts_[mi].push_back(d);
 }
@@ -103,6 +112,7 @@ bool ServerPools::holds_work(std::uint32_t d) const {
 
 double ServerPools::expected_wait(std::uint32_t di, std::uint32_t model) const {
   const Device& d = devices_[di];
+  if (d.per_host > 1) return shared_expected_wait(di, model);
   double left = 0.0;
   for (const Exec& e : d.running) left += e.remaining;
   // Processor sharing conserves work: since the last update the device did (now - then) of it.
@@ -111,6 +121,24 @@ double ServerPools::expected_wait(std::uint32_t di, std::uint32_t model) const {
                                  ? d.work_started / static_cast<double>(d.requests_started)
                                  : curve_of_[model][d.pool].at(1);
   return left + static_cast<double>(queued_on(di)) * per_request;
+}
+
+// A server of several devices: its work left and its queue, done by all of them at once.
+double ServerPools::shared_expected_wait(std::uint32_t server, std::uint32_t model) const {
+  double left = 0.0, work = 0.0, requests = 0.0;
+  const std::uint32_t k = devices_[server].per_host;
+  for (std::uint32_t di = server; di < server + k; ++di) {
+    const Device& d = devices_[di];
+    double device_left = 0.0;
+    for (const Exec& e : d.running) device_left += e.remaining;
+    if (!d.running.empty()) device_left = std::max(0.0, device_left - (ctx_.now - d.last_update));
+    left += device_left;
+    work += d.work_started;
+    requests += static_cast<double>(d.requests_started);
+  }
+  const double per_request =
+      requests > 0.0 ? work / requests : curve_of_[model][devices_[server].pool].at(1);
+  return (left + static_cast<double>(queued_on(server)) * per_request) / k;
 }
 
 void ServerPools::track_busy_over_whole_run() {
@@ -185,10 +213,22 @@ inline void ServerPools::reschedule(std::uint32_t di) {
   ctx_.queue.push(ctx_.now + std::max(0.0, least) * k, EventKind::ExecutionDone, di, d.stamp);
 }
 
+std::uint32_t ServerPools::least_busy_device(std::uint32_t server) const {
+  std::uint32_t best = server;
+  const std::uint32_t end = server + devices_[server].per_host;
+  // Devices that are starting again after a crash of the pool take nothing yet.
+  for (std::uint32_t di = server + 1; di < end; ++di)
+    if (devices_[di].state == State::Up &&
+        devices_[di].running.size() < devices_[best].running.size())
+      best = di;
+  return best;
+}
+
 void ServerPools::start_execution(std::uint32_t bi, int items) {
   const double now = ctx_.now;
   BatcherState& b = batchers_[bi];
-  Device& d = devices_[b.device];
+  const std::uint32_t di = devices_[b.device].per_host > 1 ? least_busy_device(b.device) : b.device;
+  Device& d = devices_[di];
   const double mean = curve_of_[b.model][d.pool].at(items);
   const auto& spread = spreads_[b.model];
   const double work =
@@ -206,7 +246,7 @@ void ServerPools::start_execution(std::uint32_t bi, int items) {
       tr->exec_start = now;
       tr->batch_items = items;
     }
-  parts_.hosts.execution_in(b.device, std::move(e));
+  parts_.hosts.execution_in(di, std::move(e));
 }
 
 void ServerPools::run_on_device(std::uint32_t di, Exec&& e) {

@@ -47,6 +47,10 @@ class ServerPools {
     // per request that expected_wait charges each queued request.
     double work_started = 0.0;
     std::uint64_t requests_started = 0;
+    // Several devices behind one Triton server (`host.devices` k > 1): they share its batchers,
+    // and the first of them stands for the server in routing, the network and operations.
+    std::uint32_t first = 0;
+    std::uint32_t per_host = 1;
   };
   // Triton's cumulative counters of a pool, which the autoscaler's metric reads.
   struct Counters {
@@ -71,6 +75,7 @@ class ServerPools {
   // request queued ahead at the device's mean execution time per request so far (before any
   // execution: `model`'s service time at batch 1).
   double expected_wait(std::uint32_t d, std::uint32_t model) const;
+  double shared_expected_wait(std::uint32_t server, std::uint32_t model) const;
   // Executing, queued, or in its host's hands (server_hosts.hpp).
   bool holds_work(std::uint32_t d) const;
   // Busy clocks over the whole run, warm-up included (for the autoscaler and the time series).
@@ -111,7 +116,9 @@ class ServerPools {
     }
   };
 
-  void add_batcher(Device& dev, std::uint32_t d, int mi);
+  void add_batcher(Device& dev, std::uint32_t d, int mi, int devices);
+  // The device of a server that takes the next execution: the one running the fewest.
+  std::uint32_t least_busy_device(std::uint32_t server) const;
   void dispatch(std::uint32_t bi);
   void update_progress(Device& d);
   void reschedule(std::uint32_t di);

@@ -22,6 +22,9 @@ void Sites::build() {
   const auto& servers = parts_.servers;
   device_site_ = scenario::device_sites(sc);
   for (std::uint32_t site : device_site_) ++devices_at_[site];
+  servers_at_.assign(count_, 0);
+  for (const auto& pool : sc.servers)
+    if (!pool.attached) servers_at_[pool.site] += static_cast<std::uint32_t>(pool.servers());
   hosts_.assign(sc.models.size(), std::vector<std::vector<std::uint32_t>>(count_));
   for (std::uint32_t m = 0; m < sc.models.size(); ++m)
     for (std::uint32_t d : servers.hosts(m)) hosts_[m][device_site_[d]].push_back(d);

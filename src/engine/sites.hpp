@@ -30,6 +30,8 @@ class Sites {
   // Client nodes and server devices at each site.
   std::uint32_t nodes_at(std::uint32_t site) const { return nodes_at_[site]; }
   std::uint32_t devices_at(std::uint32_t site) const { return devices_at_[site]; }
+  // Triton servers at the site: one server NIC each.
+  std::uint32_t servers_at(std::uint32_t site) const { return servers_at_[site]; }
 
   // The site that serves a try of `model` sent from `thread`'s node by its workload's routing,
   // or kNoSite when no site it may choose has a server of the model up.
@@ -60,7 +62,7 @@ class Sites {
   bool several_ = false;
   std::uint32_t count_ = 1;
   std::vector<std::uint32_t> node_site_, device_site_;
-  std::vector<std::uint32_t> nodes_at_, devices_at_;
+  std::vector<std::uint32_t> nodes_at_, devices_at_, servers_at_;
   std::vector<std::vector<double>> rtt_;
   // [model][site]: the devices that host the model there, and those of them up.
   std::vector<std::vector<std::vector<std::uint32_t>>> hosts_, up_hosts_;

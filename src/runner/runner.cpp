@@ -64,8 +64,8 @@ TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Pr
       loads.push_back(load_of(one, analytic::predict(one)));
     }
   }
-  int devices = 0;
-  for (const auto& p : s.servers) devices += p.count;
+  int servers = 0;  // Triton servers, one server NIC each
+  for (const auto& p : s.servers) servers += p.servers();
 
   // A transfer of S bytes over a link at utilization rho takes S/B/(1-rho) under processor
   // sharing instead of S/B: that excess, per workload and direction, is what the analytic path
@@ -105,7 +105,7 @@ TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Pr
     consider(LinkClass::ClientNic, true, 0.0);
     consider(LinkClass::SiteUplink, false, 1.0);
     consider(LinkClass::Wan, false, 1.0);
-    consider(LinkClass::ServerNic, false, devices > 0 ? 1.0 / devices : 0.0);
+    consider(LinkClass::ServerNic, false, servers > 0 ? 1.0 / servers : 0.0);
   } else {
     auto sites = detail::site_contention(s, loads);
     excess = std::move(sites.excess);

@@ -59,8 +59,8 @@ Contention site_contention(const scenario::Scenario& s, const std::vector<Load>&
       }
     }
   }
-  std::vector<double> devices_at(n, 0.0);
-  for (const auto& pool : s.servers) devices_at[pool.site] += pool.count;
+  std::vector<double> servers_at(n, 0.0);
+  for (const auto& pool : s.servers) servers_at[pool.site] += pool.servers();
 
   std::vector<LinkUse> links;
   std::vector<int> uplink(n, -1);
@@ -80,7 +80,7 @@ Contention site_contention(const scenario::Scenario& s, const std::vector<Load>&
             l.uses.push_back({w, d, d, 1.0 / loads[w].nodes, node_share[w][a]});
       links.push_back(std::move(l));
     }
-    if (const auto& nic = site.server_nic; nic && devices_at[a] > 0.0) {
+    if (const auto& nic = site.server_nic; nic && servers_at[a] > 0.0) {
       LinkUse l{site.name + "/server_nic",
                 nic->bandwidth,
                 worst_factor(s.faults.site_link_factors(ia, LinkClass::ServerNic)),
@@ -91,7 +91,7 @@ Contention site_contention(const scenario::Scenario& s, const std::vector<Load>&
         double in = 0.0;
         for (std::size_t b = 0; b < n; ++b) in += flows[w][b][a];
         if (in > 0.0)
-          for (int d = 0; d < 2; ++d) l.uses.push_back({w, d, d, in / devices_at[a], in});
+          for (int d = 0; d < 2; ++d) l.uses.push_back({w, d, d, in / servers_at[a], in});
       }
       links.push_back(std::move(l));
     }

@@ -130,6 +130,14 @@ void FaultReader::crash() {
       c.device = static_cast<int>(*d);
     else
       ok = false;
+    if (ok && p && p->host && p->host->devices > 1) {
+      loader.add(dpath, "found device " + describe(*x) + " of pool `" + p->name + "`, whose " +
+                            std::to_string(p->host->devices) +
+                            " devices per host share one Triton server, expected no `device` "
+                            "(the whole pool crashes; one device of a shared server is not "
+                            "modelled)");
+      ok = false;
+    }
   }
   time(need("at", "the time of the crash, a time >= 0 such as \"10min\""), "at", Range::at_least(0),
        c.at);
@@ -145,7 +153,14 @@ void FaultReader::random_crashes() {
       {"device", "at", "for", "link", "duration", "bandwidth_factor", "jobs", "restart_after"},
       applies + " (keys: kind, pool, mtbf, mttr)");
   Faults::RandomCrashes r;
-  pool(r.pool);
+  if (const ServerPool* p = pool(r.pool); p && p->host && p->host->devices > 1) {
+    loader.add(key_path(path, "pool"),
+               "found pool `" + p->name + "`, whose " + std::to_string(p->host->devices) +
+                   " devices per host share one Triton server, expected a pool of one device "
+                   "per host (devices failing one by one under a shared server are not "
+                   "modelled)");
+    ok = false;
+  }
   recurring(
       need("mtbf", "the mean time between failures of each device, a time > 0 such as \"2h\""),
       "mtbf", r.mtbf);

@@ -375,6 +375,20 @@ expect_bad workload_names "workloads[1].name:" 'found "a" again' "unique name"
 bad bad_priority 'workload.priority=0'
 expect_bad bad_priority "workload.priority:" "found 0" "1 the highest"
 
+# ---- server hosts (docs/servers.md) ------------------------------------------------------
+bad host_devices_divisor 'servers.0.host={"devices": 3}'
+expect_bad host_devices_divisor "servers[0].host.devices:" "found 3 devices per host in a pool of 2" "divisor"
+bad host_cores_zero 'servers.0.host={"cores": 0}'
+expect_bad host_cores_zero "servers[0].host.cores:" "found 0"
+bad host_cost_negative 'models.pn.host_cost={"per_request": "-1ms"}'
+expect_bad host_cost_negative "models.pn.host_cost.per_request:"
+bad host_unknown_key 'servers.0.host={"cores": 4, "core": 2}'
+expect_bad host_unknown_key "servers[0].host.core:" "did you mean"
+bad host_shared_crash_device 'servers.0.host={"devices": 2}' 'faults=[{"kind": "crash", "pool": "t4", "device": 1, "at": "5s"}]'
+expect_bad host_shared_crash_device "faults[0].device:" "share one Triton server" "whole pool"
+bad host_shared_autoscaler 'servers.0.host={"devices": 2}' 'servers.0.autoscaler={"threshold": "20ms"}'
+expect_bad host_shared_autoscaler "servers[0].autoscaler:" "devices per host"
+
 # ---- validate reports every problem at once ----------------------------------------------
 bad three_problems 'workload.jobs=0' 'models.pn.max_batch_size=-1' 'servers.0.devcie="T4"'
 run_status 2 "$SONICSIM" validate "$BAD/three_problems.json"

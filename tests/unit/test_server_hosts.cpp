@@ -100,3 +100,73 @@ TEST_CASE("requests on a host whose server crashes fail back and are all account
   // Served again after the restart: more than the 100 s before it could hold.
   CHECK(m.completed > static_cast<std::uint64_t>(100.0 * 2 / 0.012));
 }
+
+namespace {
+
+// Open-loop Poisson arrivals to one pool of 4 devices with exponential 10 ms executions.
+json sh_poisson_pool(double rate, const json& host) {
+  json doc = {
+      {"name", "m-m-c"},
+      {"duration", 4000.0},
+      {"warmup", 100.0},
+      {"workload",
+       {{"arrivals", {{"rate", rate}, {"distribution", "poisson"}}},
+        {"requests", json::array({{{"model", "m"}}})}}},
+      {"models",
+       {{"m",
+         {{"service_time", {{"batch", {1}}, {"seconds", {0.01}}, {"dist", "exponential"}}}}}}},
+      {"servers",
+       json::array({{{"name", "gpu"}, {"count", 4}, {"device", "T4"}, {"models", {"m"}}}})},
+      {"load_balancer", {{"policy", "random"}}}};
+  if (!host.is_null()) doc["servers"][0]["host"] = host;
+  return doc;
+}
+
+// Erlang C: the mean wait in queue of M/M/c at arrival rate lambda and service rate mu.
+double sh_erlang_c_wait(int c, double lambda, double mu) {
+  const double a = lambda / mu, rho = a / c;
+  double term = 1.0, below = 0.0;  // a^k / k!
+  for (int k = 0; k < c; ++k) {
+    below += term;
+    term *= a / (k + 1);
+  }
+  const double top = term / (1.0 - rho);
+  return top / (below + top) / (c * mu - lambda);
+}
+
+}  // namespace
+
+TEST_CASE("one server of 4 devices shares one queue per model: M/M/4 waits as Erlang C says",
+          "[engine][hosts]") {
+  const double lambda = 320.0, mu = 100.0;  // 80% busy
+  const auto shared = run(sh_poisson_pool(lambda, {{"devices", 4}}));
+  check_conservation(shared);
+  const double erlang = sh_erlang_c_wait(4, lambda, mu);
+  INFO("Erlang C " << erlang << " s, simulated " << shared.models[0].queue_time.mean());
+  CHECK(shared.models[0].queue_time.mean() == Approx(erlang).epsilon(0.05));
+  for (double u : shared.pools[0].utilization) CHECK(u == Approx(0.8).epsilon(0.03));
+  // Four one-device servers behind random balancing are four M/M/1 queues at 80 requests/s:
+  // W_q = rho / (mu - lambda/4), five times Erlang C's here.
+  const auto separate = run(sh_poisson_pool(lambda, nullptr));
+  const double mm1 = 0.8 / (mu - lambda / 4);
+  CHECK(separate.models[0].queue_time.mean() == Approx(mm1).epsilon(0.05));
+  CHECK(separate.models[0].queue_time.mean() > 4.0 * shared.models[0].queue_time.mean());
+}
+
+TEST_CASE("devices sharing a server share one server NIC", "[engine][hosts][network]") {
+  json doc = deterministic(40, 8, 0.1, 0.3, 0.02);
+  const auto one_each = run(doc);
+  doc["servers"][0]["host"] = {{"devices", 4}};
+  const auto shared = run(doc);
+  check_conservation(shared);
+  const auto nic = [](const sonicsim::engine::RunMetrics& m) {
+    for (const auto& l : m.links)
+      if (l.name == "server_nic") return l;
+    FAIL("no server_nic");
+    return m.links.front();
+  };
+  CHECK(nic(one_each).count == 8);
+  CHECK(nic(shared).count == 2);
+  // The same bytes cross fewer NICs: each carries four devices' traffic.
+  CHECK(nic(shared).bytes[0] == Approx(nic(one_each).bytes[0]).epsilon(0.02));
+}

@@ -61,6 +61,7 @@ struct PoolTerm {
   std::string name;
   std::string device;
   int count = 0;
+  int servers = 0;                  // Triton servers (hosts), one server NIC each
   std::vector<std::string> models;  // the served models it hosts
   bool in_use = false;              // hosts at least one served model
   double demand_s = 0.0;            // busy time per event over the whole pool (routed share)

@@ -322,6 +322,8 @@ struct ServerPool {
   std::optional<double> spill_queue_time, spill_in_flight;
   // The machines the devices sit in (devices.hpp); unset: one device per host, host not modelled.
   std::optional<ServerHost> host;
+  // Triton servers in the pool: one per host. Each has one server NIC (`server_nic`).
+  int servers() const { return host ? count / host->devices : count; }
 };
 
 enum class FlowModel { Auto, Flow, Analytic };
