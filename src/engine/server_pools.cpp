@@ -52,6 +52,7 @@ void ServerPools::build() {
     }
   }
   up_hosts_ = hosts_;
+  build_kinds();
 }
 
 // Triton's scheduler for model `mi` on device d, as its model configuration sets it.
@@ -74,8 +75,11 @@ void ServerPools::add_batcher(Device& dev, std::uint32_t d, int mi) {
                             lp.timeout_action == scenario::QueuePolicy::TimeoutAction::Delay});
     }
   }
+  // A pipeline takes requests one at a time, in the queue's order (device_kinds.cpp).
+  if (pipelined(dev.pool)) cfg.dynamic = false;
   dev.batcher_of_model[mi] = static_cast<std::uint32_t>(batchers_.size());
-  batchers_.push_back({Batcher(cfg, model.instances), static_cast<std::uint32_t>(mi), d, kInf});
+  batchers_.push_back({Batcher(cfg, instances_on(dev.pool, static_cast<std::uint32_t>(mi))),
+                       static_cast<std::uint32_t>(mi), d, kInf});
   // A device inside a client node serves that node alone (attached_devices.cpp).
   if (!ctx_.sc.servers[dev.pool].attached) hosts_[mi].push_back(d);
 }
@@ -99,6 +103,7 @@ std::size_t ServerPools::queued_on(std::uint32_t d) const {
 
 double ServerPools::expected_wait(std::uint32_t di, std::uint32_t model) const {
   const Device& d = devices_[di];
+  if (d.kind != kNone) return expected_wait_kind(d, di, model);
   double left = 0.0;
   for (const Exec& e : d.running) left += e.remaining;
   // Processor sharing conserves work: since the last update the device did (now - then) of it.
@@ -165,7 +170,8 @@ inline void ServerPools::update_progress(Device& d) {
   const double now = ctx_.now;
   const double k = static_cast<double>(d.running.size());
   if (k > 0.0) {
-    const double done = (now - d.last_update) / k;
+    const double done =
+        d.kind == kNone ? (now - d.last_update) / k : progress(d, now - d.last_update);
     for (Exec& e : d.running) e.remaining -= done;
   }
   d.last_update = now;
@@ -174,10 +180,11 @@ inline void ServerPools::update_progress(Device& d) {
 inline void ServerPools::reschedule(std::uint32_t di) {
   Device& d = devices_[di];
   ++d.stamp;
+  if (d.kind != kNone && kinds_[d.kind].pipeline) return reschedule_pipeline(di);
   if (d.running.empty()) return;
   double least = kInf;
   for (const Exec& e : d.running) least = std::min(least, e.remaining);
-  const double k = static_cast<double>(d.running.size());
+  const double k = d.kind == kNone ? static_cast<double>(d.running.size()) : stretch(d);
   ctx_.queue.push(ctx_.now + std::max(0.0, least) * k, EventKind::ExecutionDone, di, d.stamp);
 }
 
@@ -187,14 +194,18 @@ void ServerPools::start_execution(std::uint32_t bi, int items) {
   Device& d = devices_[b.device];
   const double mean = curve_of_[b.model][d.pool].at(items);
   const auto& spread = spreads_[b.model];
-  const double work =
-      spread.kind == scenario::Distribution::Kind::Constant ? mean : mean * spread.sample(d.rng);
+  const bool pipeline = d.kind != kNone && kinds_[d.kind].pipeline;
+  // A pipeline's `work` is when the request leaves it; its items enter one per interval.
+  const double work = pipeline ? pipeline_enter(d, bi, items)
+                      : spread.kind == scenario::Distribution::Kind::Constant
+                          ? mean
+                          : mean * spread.sample(d.rng);
   update_progress(d);
-  if (d.running.empty()) {
+  if (d.running.empty() || pipeline) {
     d.busy.set_busy(true, now);
     if (!whole_busy_.empty()) whole_busy_[b.device].set_busy(true, now);
   }
-  d.work_started += work;
+  d.work_started += pipeline ? items * kinds_[d.kind].interval : work;
   Exec e{work, now, bi, items, {}};
   if (!spare_batches_.empty()) {
     e.batch = std::move(spare_batches_.back());
@@ -209,15 +220,17 @@ void ServerPools::start_execution(std::uint32_t bi, int items) {
       tr->batch_items = items;
     }
   d.running.push_back(std::move(e));
+  if (d.kind != kNone) executions_changed(d);
   reschedule(b.device);
 }
 
 void ServerPools::on_execution_done(std::uint32_t di, std::uint32_t stamp) {
   Device& d = devices_[di];
   if (stamp != (d.stamp & EventQueue::kStampMask)) return;  // the running set changed since
+  if (d.kind != kNone && kinds_[d.kind].pipeline) return on_pipeline_event(di);
   update_progress(d);
   // Everything within the clock's resolution of done finishes now.
-  const double k = static_cast<double>(d.running.size());
+  const double k = d.kind == kNone ? static_cast<double>(d.running.size()) : stretch(d);
   std::vector<std::uint32_t>& freed = freed_scratch_;
   freed.clear();
   for (std::size_t i = 0; i < d.running.size();) {
@@ -233,6 +246,7 @@ void ServerPools::on_execution_done(std::uint32_t di, std::uint32_t stamp) {
     e.batch.clear();
     spare_batches_.push_back(std::move(e.batch));
   }
+  if (d.kind != kNone) executions_changed(d);
   if (d.running.empty()) {
     d.busy.set_busy(false, ctx_.now);
     if (!whole_busy_.empty()) whole_busy_[di].set_busy(false, ctx_.now);
@@ -242,10 +256,12 @@ void ServerPools::on_execution_done(std::uint32_t di, std::uint32_t stamp) {
   if (d.state == State::Draining && !holds_work(di)) parts_.operations.stop_server(di, State::Off);
 }
 
-inline void ServerPools::finish_execution(std::uint32_t di, const Exec& e) {
+void ServerPools::finish_execution(std::uint32_t di, const Exec& e) {
   BatcherState& b = batchers_[e.batcher];
-  b.batcher.release_instance();
   const std::uint32_t pool = devices_[di].pool;
+  // A pipeline's request gave its instance back when its last item entered.
+  if (devices_[di].kind == kNone || !kinds_[devices_[di].kind].pipeline)
+    b.batcher.release_instance();
   Counters& c = counters_[pool];
   c.executions += 1.0;
   for (const auto& q : e.batch) c.queue_seconds += e.start - q.enqueued;
@@ -262,7 +278,7 @@ void ServerPools::drop_all(std::uint32_t d, std::vector<Batcher::Queued>& lost) 
   Device& dev = devices_[d];
   for (std::uint32_t bi : dev.batcher_of_model)
     if (bi != kNone)
-      batchers_[bi].batcher.drop_all(lost, ctx_.sc.models[batchers_[bi].model].instances);
+      batchers_[bi].batcher.drop_all(lost, instances_on(dev.pool, batchers_[bi].model));
   for (Exec& e : dev.running) {
     lost.insert(lost.end(), e.batch.begin(), e.batch.end());
     e.batch.clear();
@@ -274,11 +290,13 @@ void ServerPools::drop_all(std::uint32_t d, std::vector<Batcher::Queued>& lost) 
     whole_busy_[d].set_busy(false, ctx_.now);
     ++dev.stamp;  // its pending ExecutionDone is stale
   }
+  if (dev.kind != kNone) executions_changed(dev);
 }
 
 void ServerPools::finish() {
   for (const Device& d : devices_)
     ctx_.metrics.pools[d.pool].utilization.push_back(d.busy.utilization(ctx_.end));
+  finish_kinds();
 }
 
 }  // namespace sonicsim::engine

@@ -375,6 +375,44 @@ expect_bad workload_names "workloads[1].name:" 'found "a" again' "unique name"
 bad bad_priority 'workload.priority=0'
 expect_bad bad_priority "workload.priority:" "found 0" "1 the highest"
 
+# ---- devices: overlap curves and pipelines (docs/servers.md) -------------------------------
+bad overlap_not_monotone 'devices={"T4": {"overlap": {"executions": [1, 2, 4], "throughput": [1.0, 1.6, 1.5]}}}'
+expect_bad overlap_not_monotone "devices.T4.overlap.throughput[2]:" "found 1.5 after 1.6" "non-decreasing"
+
+bad overlap_superlinear 'devices={"T4": {"overlap": {"executions": [1, 2], "throughput": [1.0, 2.5]}}}'
+expect_bad overlap_superlinear "devices.T4.overlap.throughput[1]:" "superlinear"
+
+bad overlap_not_from_one 'devices={"T4": {"overlap": {"executions": [2, 4], "throughput": [1.0, 1.5]}}}'
+expect_bad overlap_not_from_one "devices.T4.overlap.executions[0]:" "start at executions 1"
+
+bad overlap_lengths 'devices={"T4": {"overlap": {"executions": [1, 2], "throughput": [1.0]}}}'
+expect_bad overlap_lengths "devices.T4.overlap.throughput:" "one per count"
+
+bad device_kind_unknown 'devices={"T4": {"kind": "asic"}}'
+expect_bad device_kind_unknown "devices.T4.kind:" '"asic"'
+
+bad pipeline_without_latency 'devices={"FPGA": {"kind": "pipeline"}}' 'servers.0.device="FPGA"' \
+  'models.pn.service_time={"FPGA": {"interval": "1.6ms"}}'
+expect_bad pipeline_without_latency "models.pn.service_time.FPGA.latency:" "missing"
+
+bad pipeline_batch_curve 'devices={"FPGA": {"kind": "pipeline"}}' 'servers.0.device="FPGA"' \
+  'models.pn.service_time={"FPGA": {"batch": [1], "seconds": [0.002]}}'
+expect_bad pipeline_batch_curve "models.pn.service_time.FPGA:" "batch curve for pipeline device"
+
+bad pipeline_timing_on_gpu 'models.pn.service_time={"T4": {"latency": "1.8ms", "interval": "1.6ms"}}'
+expect_bad pipeline_timing_on_gpu "models.pn.service_time.T4:" "not a pipeline"
+
+bad pipeline_interval_and_throughput 'devices={"FPGA": {"kind": "pipeline"}}' 'servers.0.device="FPGA"' \
+  'models.pn.service_time={"FPGA": {"latency": "1.8ms", "interval": "1.6ms", "throughput": "600/s"}}'
+expect_bad pipeline_interval_and_throughput "models.pn.service_time.FPGA.throughput:" "one of them"
+
+bad pipeline_latency_below_interval 'devices={"FPGA": {"kind": "pipeline"}}' 'servers.0.device="FPGA"' \
+  'models.pn.service_time={"FPGA": {"latency": "1ms", "throughput": "600/s"}}'
+expect_bad pipeline_latency_below_interval "models.pn.service_time.FPGA.latency:" "latency >= interval"
+
+bad pipeline_with_overlap 'devices={"T4": {"kind": "pipeline", "overlap": {"executions": [1], "throughput": [1]}}}'
+expect_bad pipeline_with_overlap "devices.T4.overlap:" "pipeline"
+
 # ---- validate reports every problem at once ----------------------------------------------
 bad three_problems 'workload.jobs=0' 'models.pn.max_batch_size=-1' 'servers.0.devcie="T4"'
 run_status 2 "$SONICSIM" validate "$BAD/three_problems.json"

@@ -123,6 +123,9 @@ struct RunMetrics {
       std::string why;
     };
     std::vector<Scaling> scaling;
+    // Devices that overlap executions or are pipelines only (else empty): per device, the time
+    // average of the executions running on it (a pipeline: the requests inside it).
+    std::vector<double> mean_executions;
   };
   std::vector<Pool> pools;
 

@@ -217,6 +217,8 @@ inline constexpr char utilization_max[] = "utilization_max";
 inline constexpr char utilization_per_device[] = "utilization_per_device";
 inline constexpr char replicas[] = "replicas";
 inline constexpr char scaling[] = "scaling";
+// Pools whose device overlaps executions or is a pipeline only (docs/servers.md):
+inline constexpr char mean_executions[] = "mean_executions";
 }  // namespace server
 
 // servers[i].replicas.
