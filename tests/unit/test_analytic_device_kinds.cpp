@@ -23,9 +23,10 @@ json open_loop_at(const json& device, const json& timing, int instances = 1) {
 
 }  // namespace
 
-TEST_CASE("analytic: a pipeline saturates at 1 / interval, an overlapping device at "
-          "throughput(k) / t",
-          "[analytic][devices]") {
+TEST_CASE(
+    "analytic: a pipeline saturates at 1 / interval, an overlapping device at "
+    "throughput(k) / t",
+    "[analytic][devices]") {
   const auto pipe = predict(scenario_of(
       open_loop_at({{"kind", "pipeline"}}, {{"latency", "1.8ms"}, {"interval", "1.6ms"}})));
   CHECK(pipe.t_gpu_s == Approx(0.0018));  // a request's time through the pipeline

@@ -18,8 +18,8 @@ json fpga_scenario() {
 TEST_CASE("loader: device kinds, overlap curves and pipeline timings", "[loader][devices]") {
   SECTION("an overlap curve is read as given, linear between points and flat beyond") {
     json doc = deterministic(4, 1);
-    doc["devices"] = {{"T4", {{"overlap", {{"executions", {1, 2, 4}},
-                                           {"throughput", {1.0, 1.6, 1.9}}}}}}};
+    doc["devices"] = {
+        {"T4", {{"overlap", {{"executions", {1, 2, 4}}, {"throughput", {1.0, 1.6, 1.9}}}}}}};
     const auto s = scenario_of(doc);
     const auto* d = s.find_device("T4");
     REQUIRE(d);

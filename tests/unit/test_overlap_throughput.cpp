@@ -9,7 +9,7 @@ namespace {
 // A closed loop that keeps one device saturated: 64 threads, each event one batch-1 request of
 // constant service `t` (no dynamic batching: one request per execution), t_CPU 1 ms all offloaded
 // but the CPU part that keeps requests coming. Network negligible.
-json saturated(int instances, double t, const json& overlap) {
+json saturated_overlap(int instances, double t, const json& overlap) {
   json doc = deterministic(64, 1, 0.001, 0.5, t);
   doc["duration"] = 60.0;
   doc["warmup"] = 5.0;
@@ -28,7 +28,7 @@ TEST_CASE("overlap: throughput against instances follows the overlap curve",
   const std::vector<std::pair<int, double>> expected = {
       {1, 100.0}, {2, 160.0}, {3, 175.0}, {4, 190.0}, {6, 190.0}};
   for (const auto& [k, per_s] : expected) {
-    const auto m = run(saturated(k, t, curve));
+    const auto m = run(saturated_overlap(k, t, curve));
     INFO("instances " << k);
     check_conservation(m);
     const double measured = static_cast<double>(m.models[0].executions) / (m.duration - m.warmup);

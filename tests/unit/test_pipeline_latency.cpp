@@ -24,7 +24,7 @@ json pipeline_open_loop(double rate, int items) {
        json::array({{{"name", "fpga"}, {"count", 1}, {"device", "FPGA"}, {"models", {"m"}}}})}};
 }
 
-double per_second(const sonicsim::engine::RunMetrics& m) {
+double pipeline_per_second(const sonicsim::engine::RunMetrics& m) {
   return static_cast<double>(m.completed) / (m.duration - m.warmup);
 }
 
@@ -38,7 +38,7 @@ TEST_CASE("pipeline: latency stays constant while throughput rises to 1 / interv
     INFO("rate " << rate);
     const auto m = run(pipeline_open_loop(rate, 1));
     check_conservation(m);
-    CHECK(per_second(m) == Approx(rate).epsilon(0.002));
+    CHECK(pipeline_per_second(m) == Approx(rate).epsilon(0.002));
     CHECK(m.models[0].compute_time.mean() == Approx(kLatency).epsilon(1e-9));
     CHECK(m.models[0].queue_time.mean() == Approx(0.0).margin(1e-12));
     // Busy is the entry taking items: rate x interval of the time.
@@ -49,7 +49,7 @@ TEST_CASE("pipeline: latency stays constant while throughput rises to 1 / interv
   // Offered 2000/s: the entry takes one item per interval, no more; the latency is unchanged.
   const auto over = run(pipeline_open_loop(2000.0, 1));
   check_conservation(over);
-  CHECK(per_second(over) == Approx(1.0 / kInterval).epsilon(0.002));
+  CHECK(pipeline_per_second(over) == Approx(1.0 / kInterval).epsilon(0.002));
   CHECK(over.models[0].compute_time.mean() == Approx(kLatency).epsilon(1e-9));
   CHECK(over.pools[0].mean_utilization() == Approx(1.0).epsilon(0.002));
 

@@ -10,14 +10,15 @@ using namespace test;
 
 namespace {
 
-constexpr double kLatency = 0.0018, kInterval = 0.0016, kRate = 400.0;
+constexpr double kFpgaLatency = 0.0018, kFpgaInterval = 0.0016, kPoissonRate = 400.0;
 
 json poisson_at(const json& device, const json& timing) {
   json doc{{"name", "pipeline-vs-gpu"},
            {"duration", 500.0},
            {"warmup", 20.0},
            {"workload",
-            {{"arrivals", {{"rate", kRate}, {"distribution", "poisson"}, {"max_in_flight", 10000}}},
+            {{"arrivals",
+              {{"rate", kPoissonRate}, {"distribution", "poisson"}, {"max_in_flight", 10000}}},
              {"requests", json::array({{{"model", "m"}}})}}},
            {"models", {{"m", {{"service_time", {{"D", timing}}}}}}},
            {"servers",
@@ -28,7 +29,7 @@ json poisson_at(const json& device, const json& timing) {
 
 // Pollaczek-Khinchine for constant service s: the mean wait in the queue.
 double md1_wait(double s) {
-  const double rho = kRate * s;
+  const double rho = kPoissonRate * s;
   return rho * s / (2.0 * (1.0 - rho));
 }
 
@@ -38,23 +39,24 @@ TEST_CASE("pipeline: queues like M/D/1 on its interval, a batch-1 GPU on its ser
           "[engine][devices][pipeline]") {
   const auto pipe =
       run(poisson_at({{"kind", "pipeline"}}, {{"latency", "1.8ms"}, {"interval", "1.6ms"}}));
-  const auto same_time = run(poisson_at(nullptr, {{"batch", {1}}, {"seconds", {kLatency}}}));
-  const auto same_rate = run(poisson_at(nullptr, {{"batch", {1}}, {"seconds", {kInterval}}}));
+  const auto same_time = run(poisson_at(nullptr, {{"batch", {1}}, {"seconds", {kFpgaLatency}}}));
+  const auto same_rate = run(poisson_at(nullptr, {{"batch", {1}}, {"seconds", {kFpgaInterval}}}));
   for (const auto* m : {&pipe, &same_time, &same_rate}) check_conservation(*m);
 
   INFO("waits: pipeline " << pipe.models[0].queue_time.mean() << ", GPU 1.8ms "
                           << same_time.models[0].queue_time.mean() << ", GPU 1.6ms "
                           << same_rate.models[0].queue_time.mean());
-  CHECK(pipe.models[0].queue_time.mean() == Approx(md1_wait(kInterval)).epsilon(0.05));
-  CHECK(same_time.models[0].queue_time.mean() == Approx(md1_wait(kLatency)).epsilon(0.05));
-  CHECK(same_rate.models[0].queue_time.mean() == Approx(md1_wait(kInterval)).epsilon(0.05));
+  CHECK(pipe.models[0].queue_time.mean() == Approx(md1_wait(kFpgaInterval)).epsilon(0.05));
+  CHECK(same_time.models[0].queue_time.mean() == Approx(md1_wait(kFpgaLatency)).epsilon(0.05));
+  CHECK(same_rate.models[0].queue_time.mean() == Approx(md1_wait(kFpgaInterval)).epsilon(0.05));
   // The same time per request alone, and a longer queue on the GPU (1.42 ms against 2.31 ms).
-  CHECK(pipe.models[0].compute_time.mean() == Approx(kLatency).epsilon(1e-9));
-  CHECK(same_time.models[0].compute_time.mean() == Approx(kLatency).epsilon(1e-9));
+  CHECK(pipe.models[0].compute_time.mean() == Approx(kFpgaLatency).epsilon(1e-9));
+  CHECK(same_time.models[0].compute_time.mean() == Approx(kFpgaLatency).epsilon(1e-9));
   CHECK(same_time.models[0].queue_time.mean() > 1.4 * pipe.models[0].queue_time.mean());
   // The same capacity: the same queue, each request back after 1.6 ms instead of 1.8 ms.
-  CHECK(same_rate.models[0].compute_time.mean() == Approx(kInterval).epsilon(1e-9));
+  CHECK(same_rate.models[0].compute_time.mean() == Approx(kFpgaInterval).epsilon(1e-9));
   // Utilization is the fraction of capacity in use: rate x interval on both.
-  CHECK(pipe.pools[0].mean_utilization() == Approx(kRate * kInterval).epsilon(0.02));
-  CHECK(same_rate.pools[0].mean_utilization() == Approx(kRate * kInterval).epsilon(0.02));
+  CHECK(pipe.pools[0].mean_utilization() == Approx(kPoissonRate * kFpgaInterval).epsilon(0.02));
+  CHECK(same_rate.pools[0].mean_utilization() ==
+        Approx(kPoissonRate * kFpgaInterval).epsilon(0.02));
 }
