@@ -26,6 +26,11 @@ std::string note_number(double x) {
   s << x;
   return s.str();
 }
+// device_kinds.cpp: a device's busy time for a request that takes `time` there alone (a
+// pipeline's entry, an overlapping device's share), and the notes on what t_GPU means there.
+double device_busy_time(const scenario::Scenario& sc, const scenario::ServerPool& pool,
+                        const scenario::Model& model, double items, double time);
+void add_device_kind_notes(Prediction& pr, const scenario::Scenario& sc);
 
 namespace {
 
@@ -104,6 +109,7 @@ struct RequestTotals {
   std::vector<double> server_bytes;  // per event, over the pool
   std::map<std::string, std::size_t> model_slot;
   std::vector<std::vector<std::string>> mixed_devices;  // per model, for a note
+  bool busy_not_time = false;  // a pool's device is busy less than a request's time there
 };
 
 // The workload's own terms, the links of the request path and a blank term per pool.
@@ -174,9 +180,13 @@ HostingCapacity route_to_pools(Prediction& pr, RequestTotals& totals, const scen
       c.alone += pool.count / s;
     else
       c.zero_time = true;
-    pr.pools[j].demand_s += r.per_event * share * s;
+    const double busy = device_busy_time(sc, pool, model, t.mean_items, s);
+    if (busy != s) totals.busy_not_time = true;
+    pr.pools[j].demand_s += r.per_event * share * busy;
     totals.server_bytes[j] += r.per_event * share * (t.bytes_in + t.bytes_out);
-    const double sb = batch > 0.0 ? batched_request_time(curve, t.mean_items, batch) : s;
+    const double sb =
+        device_busy_time(sc, pool, model, t.mean_items,
+                         batch > 0.0 ? batched_request_time(curve, t.mean_items, batch) : s);
     if (batch > 0.0) totals.pool_batches[j] = true;
     totals.full_batch_demand[j] += r.per_event * share * sb;
     if (sb > 0.0) c.batched += pool.count / sb;
@@ -267,11 +277,13 @@ void add_request(Prediction& pr, RequestTotals& totals, const scenario::Scenario
 struct BindingPool {
   double demand_per_device_s = 0.0;
   int pools_in_use = 0;
+  bool busy_not_time = false;  // RequestTotals::busy_not_time
 };
 
 // Each pool in use's demand per device, and the binding pool: the largest, the first on ties.
 BindingPool find_binding_pool(Prediction& pr, const RequestTotals& totals) {
   BindingPool b;
+  b.busy_not_time = totals.busy_not_time;
   for (std::size_t j = 0; j < pr.pools.size(); ++j) {
     PoolTerm& pool = pr.pools[j];
     if (!pool.in_use) continue;
@@ -295,9 +307,11 @@ void apply_sonic_formula(Prediction& pr, const BindingPool& binding) {
   const double n_gpu = static_cast<double>(pr.n_gpu);
   // The t_GPU that makes the SPEC formula saturate where the binding pool does: n_gpu devices
   // all as loaded as the binding one. With one pool it is t_GPU itself (taken as is, so that the
-  // result is the SPEC formula to the last bit).
-  const double t_gpu_binding =
-      binding.pools_in_use == 1 ? pr.t_gpu_s : n_gpu * binding.demand_per_device_s;
+  // result is the SPEC formula to the last bit). A pipeline or overlapping device is busy less
+  // than a request's time there: its demand, not t_GPU, is what saturates.
+  const double t_gpu_binding = binding.pools_in_use == 1 && !binding.busy_not_time
+                                   ? pr.t_gpu_s
+                                   : n_gpu * binding.demand_per_device_s;
   if (pr.n_gpu == 0 || t_gpu_binding <= 0.0) {
     pr.t_sonic_s = pr.t_ideal_s;
     pr.saturated = false;
@@ -522,6 +536,7 @@ Prediction predict(const scenario::Scenario& sc) {
   if (pr.mode == scenario::Mode::Sync && !w.open_loop()) add_mva(pr, totals.model_slot);
   add_caveats(pr, sc, totals.mixed_devices, binding.pools_in_use);
   add_host_notes(pr, sc);
+  add_device_kind_notes(pr, sc);
   return pr;
 }
 

@@ -59,6 +59,7 @@ void ServerPools::build() {
     }
   }
   up_hosts_ = hosts_;
+  build_kinds();
 }
 
 // Triton's scheduler for model `mi` on device d, as its model configuration sets it.
@@ -81,10 +82,12 @@ void ServerPools::add_batcher(Device& dev, std::uint32_t d, int mi, int devices)
                             lp.timeout_action == scenario::QueuePolicy::TimeoutAction::Delay});
     }
   }
+  // A pipeline takes requests one at a time, in the queue's order (device_kinds.cpp).
+  if (pipelined(dev.pool)) cfg.dynamic = false;
   dev.batcher_of_model[mi] = static_cast<std::uint32_t>(batchers_.size());
   // One queue for the instances on all of the server's devices.
-  batchers_.push_back(
-      {Batcher(cfg, model.instances * devices), static_cast<std::uint32_t>(mi), d, kInf});
+  batchers_.push_back({Batcher(cfg, instances_on(dev.pool, static_cast<std::uint32_t>(mi)) * devices),
+                       static_cast<std::uint32_t>(mi), d, kInf});
   // A device inside a client node serves that node alone (attached_devices.cpp).
   if (!ctx_.sc.servers[dev.pool].attached) hosts_[mi].push_back(d);
 }
@@ -113,6 +116,7 @@ bool ServerPools::holds_work(std::uint32_t d) const {
 double ServerPools::expected_wait(std::uint32_t di, std::uint32_t model) const {
   const Device& d = devices_[di];
   if (d.per_host > 1) return shared_expected_wait(di, model);
+  if (d.kind != kNone) return expected_wait_kind(d, di, model);
   double left = 0.0;
   for (const Exec& e : d.running) left += e.remaining;
   // Processor sharing conserves work: since the last update the device did (now - then) of it.
@@ -197,7 +201,8 @@ inline void ServerPools::update_progress(Device& d) {
   const double now = ctx_.now;
   const double k = static_cast<double>(d.running.size());
   if (k > 0.0) {
-    const double done = (now - d.last_update) / k;
+    const double done =
+        d.kind == kNone ? (now - d.last_update) / k : progress(d, now - d.last_update);
     for (Exec& e : d.running) e.remaining -= done;
   }
   d.last_update = now;
@@ -206,10 +211,11 @@ inline void ServerPools::update_progress(Device& d) {
 inline void ServerPools::reschedule(std::uint32_t di) {
   Device& d = devices_[di];
   ++d.stamp;
+  if (d.kind != kNone && kinds_[d.kind].pipeline) return reschedule_pipeline(di);
   if (d.running.empty()) return;
   double least = kInf;
   for (const Exec& e : d.running) least = std::min(least, e.remaining);
-  const double k = static_cast<double>(d.running.size());
+  const double k = d.kind == kNone ? static_cast<double>(d.running.size()) : stretch(d);
   ctx_.queue.push(ctx_.now + std::max(0.0, least) * k, EventKind::ExecutionDone, di, d.stamp);
 }
 
@@ -231,8 +237,12 @@ void ServerPools::start_execution(std::uint32_t bi, int items) {
   Device& d = devices_[di];
   const double mean = curve_of_[b.model][d.pool].at(items);
   const auto& spread = spreads_[b.model];
-  const double work =
-      spread.kind == scenario::Distribution::Kind::Constant ? mean : mean * spread.sample(d.rng);
+  // A pipeline's work is fixed when its items start entering (run_on_device), after the host.
+  const bool pipeline = d.kind != kNone && kinds_[d.kind].pipeline;
+  const double work = pipeline ? 0.0
+                      : spread.kind == scenario::Distribution::Kind::Constant
+                          ? mean
+                          : mean * spread.sample(d.rng);
   Exec e{work, now, bi, items, {}};
   if (!spare_batches_.empty()) {
     e.batch = std::move(spare_batches_.back());
@@ -252,13 +262,17 @@ void ServerPools::start_execution(std::uint32_t bi, int items) {
 void ServerPools::run_on_device(std::uint32_t di, Exec&& e) {
   Device& d = devices_[di];
   const double now = ctx_.now;
+  const bool pipeline = d.kind != kNone && kinds_[d.kind].pipeline;
+  // A pipeline's `remaining` is when the request leaves it; its items enter one per interval.
+  if (pipeline) e.remaining = pipeline_enter(d, e.batcher, e.items);
   update_progress(d);
-  if (d.running.empty()) {
+  if (d.running.empty() || pipeline) {
     d.busy.set_busy(true, now);
     if (!whole_busy_.empty()) whole_busy_[di].set_busy(true, now);
   }
-  d.work_started += e.remaining;
+  d.work_started += pipeline ? e.items * kinds_[d.kind].interval : e.remaining;
   d.running.push_back(std::move(e));
+  if (d.kind != kNone) executions_changed(d);
   reschedule(di);
 }
 
@@ -270,9 +284,10 @@ void ServerPools::release_pending(Exec& e) {
 void ServerPools::on_execution_done(std::uint32_t di, std::uint32_t stamp) {
   Device& d = devices_[di];
   if (stamp != (d.stamp & EventQueue::kStampMask)) return;  // the running set changed since
+  if (d.kind != kNone && kinds_[d.kind].pipeline) return on_pipeline_event(di);
   update_progress(d);
   // Everything within the clock's resolution of done finishes now.
-  const double k = static_cast<double>(d.running.size());
+  const double k = d.kind == kNone ? static_cast<double>(d.running.size()) : stretch(d);
   std::vector<std::uint32_t>& freed = freed_scratch_;
   freed.clear();
   for (std::size_t i = 0; i < d.running.size();) {
@@ -288,6 +303,7 @@ void ServerPools::on_execution_done(std::uint32_t di, std::uint32_t stamp) {
     e.batch.clear();
     spare_batches_.push_back(std::move(e.batch));
   }
+  if (d.kind != kNone) executions_changed(d);
   if (d.running.empty()) {
     d.busy.set_busy(false, ctx_.now);
     if (!whole_busy_.empty()) whole_busy_[di].set_busy(false, ctx_.now);
@@ -297,10 +313,12 @@ void ServerPools::on_execution_done(std::uint32_t di, std::uint32_t stamp) {
   if (d.state == State::Draining && !holds_work(di)) parts_.operations.stop_server(di, State::Off);
 }
 
-inline void ServerPools::finish_execution(std::uint32_t di, const Exec& e) {
+void ServerPools::finish_execution(std::uint32_t di, const Exec& e) {
   BatcherState& b = batchers_[e.batcher];
-  b.batcher.release_instance();
   const std::uint32_t pool = devices_[di].pool;
+  // A pipeline's request gave its instance back when its last item entered.
+  if (devices_[di].kind == kNone || !kinds_[devices_[di].kind].pipeline)
+    b.batcher.release_instance();
   Counters& c = counters_[pool];
   c.executions += 1.0;
   for (const auto& q : e.batch) c.queue_seconds += e.start - q.enqueued;
@@ -318,7 +336,9 @@ void ServerPools::drop_all(std::uint32_t d, std::vector<Batcher::Queued>& lost) 
   Device& dev = devices_[d];
   for (std::uint32_t bi : dev.batcher_of_model)
     if (bi != kNone)
-      batchers_[bi].batcher.drop_all(lost, ctx_.sc.models[batchers_[bi].model].instances);
+      // Every device of a shared server goes down with it (load_faults.cpp refuses one alone).
+      batchers_[bi].batcher.drop_all(
+          lost, instances_on(dev.pool, batchers_[bi].model) * static_cast<int>(dev.per_host));
   for (Exec& e : dev.running) {
     lost.insert(lost.end(), e.batch.begin(), e.batch.end());
     e.batch.clear();
@@ -330,11 +350,13 @@ void ServerPools::drop_all(std::uint32_t d, std::vector<Batcher::Queued>& lost) 
     whole_busy_[d].set_busy(false, ctx_.now);
     ++dev.stamp;  // its pending ExecutionDone is stale
   }
+  if (dev.kind != kNone) executions_changed(dev);
 }
 
 void ServerPools::finish() {
   for (const Device& d : devices_)
     ctx_.metrics.pools[d.pool].utilization.push_back(d.busy.utilization(ctx_.end));
+  finish_kinds();
 }
 
 }  // namespace sonicsim::engine

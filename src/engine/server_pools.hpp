@@ -2,8 +2,9 @@
 // executions running on each device. A request arrives from the network (or the load balancer),
 // waits in its model's batcher, executes in a batch and its response leaves through the request
 // path. Concurrent executions on a device share it (processor sharing), which is how model
-// instances contend for one GPU. A new device behaviour (how long a batch takes, how executions
-// share a device) goes here.
+// instances contend for one GPU, unless the device overlaps them or is a pipeline
+// (device_kinds.cpp). A new device behaviour (how long a batch takes, how executions share a
+// device) goes here.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <sonicsim/util/rng.hpp>
 
 #include "context.hpp"
+#include "device_kinds.hpp"
 
 namespace sonicsim::engine {
 
@@ -51,6 +53,8 @@ class ServerPools {
     // and the first of them stands for the server in routing, the network and operations.
     std::uint32_t first = 0;
     std::uint32_t per_host = 1;
+    // Its slot in kinds_ when it overlaps executions or is a pipeline (device_kinds.hpp).
+    std::uint32_t kind = kNone;
   };
   // Triton's cumulative counters of a pool, which the autoscaler's metric reads.
   struct Counters {
@@ -125,6 +129,21 @@ class ServerPools {
   void start_execution(std::uint32_t bi, int items);
   void finish_execution(std::uint32_t di, const Exec& e);
 
+  // device_kinds.cpp: overlap and pipelines, for the devices that have a slot in kinds_.
+  void build_kinds();
+  bool pipelined(std::uint32_t pool) const;
+  int instances_on(std::uint32_t pool, std::uint32_t model) const;
+  // Seconds of full-speed work k executions do in `elapsed` (overlap), 0 for a pipeline.
+  double progress(const Device& d, double elapsed) const;
+  // Seconds one unit of work takes with the executions running now.
+  double stretch(const Device& d) const;
+  double pipeline_enter(Device& d, std::uint32_t bi, int items);
+  void reschedule_pipeline(std::uint32_t di);
+  void on_pipeline_event(std::uint32_t di);
+  double expected_wait_kind(const Device& d, std::uint32_t di, std::uint32_t model) const;
+  void executions_changed(Device& d);
+  void finish_kinds();
+
   Context& ctx_;
   Parts& parts_;
   std::vector<Device> devices_;
@@ -139,6 +158,7 @@ class ServerPools {
   std::vector<Batcher::Queued> rejected_scratch_;
   std::vector<std::uint32_t> freed_scratch_;
   std::vector<std::vector<Batcher::Queued>> spare_batches_;
+  std::vector<DeviceKindState> kinds_;
 };
 
 }  // namespace sonicsim::engine

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 
@@ -222,6 +223,10 @@ ojson servers_json(const engine::RunMetrics& m) {
         p.utilization.empty() ? 0.0 : *std::max_element(p.utilization.begin(), p.utilization.end());
     if (p.operated) replicas_json(p, o);
     if (!p.host_utilization.empty()) o[sv::host] = host_json(p);
+    if (!p.mean_executions.empty())
+      o[sv::mean_executions] =
+          std::accumulate(p.mean_executions.begin(), p.mean_executions.end(), 0.0) /
+          static_cast<double>(p.mean_executions.size());
     servers.push_back(o);
   }
   return servers;

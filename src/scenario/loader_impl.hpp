@@ -145,6 +145,12 @@ class Loader : public Checker {
   void device(const json& v, const std::string& path, DeviceSpec& d);
   void server_host(const json& v, const std::string& path, ServerPool& pool);
   void host_cost(const json& v, const std::string& path, Model& m);
+  // load_device_kinds.cpp: `devices.D.kind` and `overlap`, pipeline timings, their checks.
+  void device_kind(const json& v, const std::string& path, DeviceSpec& d);
+  std::optional<Overlap> overlap(const json& v, const std::string& path);
+  bool pipeline_timing(const json& v, const std::string& path, const std::string& device, Model& m);
+  static bool is_pipeline_timing(const json& v);
+  void device_kind_checks(Scenario& s);
   // `count`: the pool's device count, nullopt when it was invalid (no check against it then).
   std::optional<Autoscaler> autoscaler(const json& v, const std::string& path,
                                        std::optional<int> count);

@@ -389,6 +389,48 @@ expect_bad host_shared_crash_device "faults[0].device:" "share one Triton server
 bad host_shared_autoscaler 'servers.0.host={"devices": 2}' 'servers.0.autoscaler={"threshold": "20ms"}'
 expect_bad host_shared_autoscaler "servers[0].autoscaler:" "devices per host"
 
+# ---- devices: overlap curves and pipelines (docs/servers.md) -------------------------------
+bad overlap_not_monotone 'devices={"T4": {"overlap": {"executions": [1, 2, 4], "throughput": [1.0, 1.6, 1.5]}}}'
+expect_bad overlap_not_monotone "devices.T4.overlap.throughput[2]:" "found 1.5 after 1.6" "non-decreasing"
+
+bad overlap_superlinear 'devices={"T4": {"overlap": {"executions": [1, 2], "throughput": [1.0, 2.5]}}}'
+expect_bad overlap_superlinear "devices.T4.overlap.throughput[1]:" "superlinear"
+
+bad overlap_not_from_one 'devices={"T4": {"overlap": {"executions": [2, 4], "throughput": [1.0, 1.5]}}}'
+expect_bad overlap_not_from_one "devices.T4.overlap.executions[0]:" "start at executions 1"
+
+bad overlap_lengths 'devices={"T4": {"overlap": {"executions": [1, 2], "throughput": [1.0]}}}'
+expect_bad overlap_lengths "devices.T4.overlap.throughput:" "one per count"
+
+bad device_kind_unknown 'devices={"T4": {"kind": "asic"}}'
+expect_bad device_kind_unknown "devices.T4.kind:" '"asic"'
+
+bad pipeline_without_latency 'devices={"FPGA": {"kind": "pipeline"}}' 'servers.0.device="FPGA"' \
+  'models.pn.service_time={"FPGA": {"interval": "1.6ms"}}'
+expect_bad pipeline_without_latency "models.pn.service_time.FPGA.latency:" "missing"
+
+bad pipeline_batch_curve 'devices={"FPGA": {"kind": "pipeline"}}' 'servers.0.device="FPGA"' \
+  'models.pn.service_time={"FPGA": {"batch": [1], "seconds": [0.002]}}'
+expect_bad pipeline_batch_curve "models.pn.service_time.FPGA:" "batch curve for pipeline device"
+
+bad pipeline_timing_on_gpu 'models.pn.service_time={"T4": {"latency": "1.8ms", "interval": "1.6ms"}}'
+expect_bad pipeline_timing_on_gpu "models.pn.service_time.T4:" "not a pipeline"
+
+bad pipeline_interval_and_throughput 'devices={"FPGA": {"kind": "pipeline"}}' 'servers.0.device="FPGA"' \
+  'models.pn.service_time={"FPGA": {"latency": "1.8ms", "interval": "1.6ms", "throughput": "600/s"}}'
+expect_bad pipeline_interval_and_throughput "models.pn.service_time.FPGA.throughput:" "one of them"
+
+bad pipeline_latency_below_interval 'devices={"FPGA": {"kind": "pipeline"}}' 'servers.0.device="FPGA"' \
+  'models.pn.service_time={"FPGA": {"latency": "1ms", "throughput": "600/s"}}'
+expect_bad pipeline_latency_below_interval "models.pn.service_time.FPGA.latency:" "latency >= interval"
+
+bad pipeline_with_overlap 'devices={"T4": {"kind": "pipeline", "overlap": {"executions": [1], "throughput": [1]}}}'
+expect_bad pipeline_with_overlap "devices.T4.overlap:" "pipeline"
+
+bad pipeline_shared_host 'devices={"FPGA": {"kind": "pipeline"}}' 'servers.0.device="FPGA"' \
+  'models.pn.service_time={"FPGA": {"latency": "1.8ms", "interval": "1.6ms"}}' 'servers.0.host={"devices": 2}'
+expect_bad pipeline_shared_host "servers[0].host.devices:" "pipeline devices" "expected 1"
+
 # ---- validate reports every problem at once ----------------------------------------------
 bad three_problems 'workload.jobs=0' 'models.pn.max_batch_size=-1' 'servers.0.devcie="T4"'
 run_status 2 "$SONICSIM" validate "$BAD/three_problems.json"

@@ -128,6 +128,9 @@ struct RunMetrics {
     };
     std::vector<Scaling> scaling;
     std::vector<double> host_utilization;  // per host, after warm-up; empty: host not modelled
+    // Devices that overlap executions or are pipelines only (else empty): per device, the time
+    // average of the executions running on it (a pipeline: the requests inside it).
+    std::vector<double> mean_executions;
   };
   std::vector<Pool> pools;
 

@@ -219,6 +219,8 @@ inline constexpr char replicas[] = "replicas";
 inline constexpr char scaling[] = "scaling";
 // Pools whose hosts have cores (`servers[i].host.cores`) only:
 inline constexpr char host[] = "host";
+// Pools whose device overlaps executions or is a pipeline only (docs/servers.md):
+inline constexpr char mean_executions[] = "mean_executions";
 }  // namespace server
 
 // servers[i].host: the machines the pool's devices sit in (docs/servers.md).

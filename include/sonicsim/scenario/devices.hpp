@@ -8,13 +8,43 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace sonicsim::scenario {
+
+// How much work a device does per second with k executions running at once (`devices.D.overlap`),
+// relative to one execution alone: Triton's instances of a model (or of several models) overlap
+// on one GPU, so k of them finish more than one execution's work per second, but less than k.
+// The points are (executions, throughput); linear between them, flat beyond the last. The loader
+// guarantees executions[0] = 1 with throughput 1, strictly increasing integer executions,
+// non-decreasing throughput and non-increasing throughput(k)/k (never superlinear).
+struct Overlap {
+  std::vector<double> executions, throughput;
+  double at(double k) const;  // throughput(k), k >= 1
+};
+
+// What kind of device executes a pool's requests: a GPU-like device runs batches (processor
+// sharing among its executions, or `overlap`); a pipeline (an FPGA such as Brainwave, FaaST)
+// takes one item per `interval` into a pipeline that each item leaves `latency` later.
+enum class DeviceKind { Gpu, Pipeline };
+
+// A model's timing on a pipeline device (`models.M.service_time.D` = {"latency", "interval"} or
+// {"latency", "throughput"}): items enter one per `interval` seconds, each leaves `latency`
+// after it entered; a request of n items streams them in n consecutive slots and completes when
+// its last item leaves, latency + (n - 1) x interval after its first entered. The loader also
+// records that time as the model's curve for the device (source "pipeline"), so that the formulas
+// and every tool that reads a curve see a request's time on an empty pipeline.
+struct PipelineTiming {
+  double latency = 0.0;   // seconds, > 0
+  double interval = 0.0;  // seconds, > 0 (the initiation interval, II = 1 / throughput)
+};
 
 // One entry of `devices`, keyed by the device name pools give in `servers[i].device`. A pool
 // whose device has no entry has a device without memory limit or power draw.
 struct DeviceSpec {
   std::string name;
+  DeviceKind kind = DeviceKind::Gpu;
+  std::optional<Overlap> overlap;  // unset: processor sharing, k executions at 1/k each
 };
 
 // The machine a pool's devices sit in. `devices` of them share one host: one Triton server,

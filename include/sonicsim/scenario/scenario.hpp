@@ -220,6 +220,9 @@ struct Model {
   std::string instance_kind;
   // Host CPU work of each request and execution on a server host with cores (devices.hpp).
   std::optional<HostCost> host_cost;
+  // Timing per pipeline device name (`service_time.D` = {latency, interval}); such a device also
+  // has its curve in `service_time` (latency + (n - 1) x interval), for the formulas.
+  std::map<std::string, PipelineTiming> pipeline_time;
 
   // The curve for a pool's device; the loader guarantees it exists for every pool hosting this.
   const ServiceCurve& curve_for(const std::string& device) const;
