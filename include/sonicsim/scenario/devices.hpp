@@ -9,12 +9,15 @@
 #include <optional>
 #include <string>
 
+#include <sonicsim/scenario/power.hpp>
+
 namespace sonicsim::scenario {
 
 // One entry of `devices`, keyed by the device name pools give in `servers[i].device`. A pool
 // whose device has no entry has a device without memory limit or power draw.
 struct DeviceSpec {
   std::string name;
+  std::optional<PowerSpec> power;  // `power` (power.hpp); unset: the device draws nothing
 };
 
 // The machine a pool's devices sit in. `devices` of them share one host: one Triton server,
@@ -24,6 +27,7 @@ struct DeviceSpec {
 struct ServerHost {
   std::optional<int> cores;
   int devices = 1;
+  std::optional<PowerSpec> power;  // the host's draw besides its devices (power.hpp)
 };
 
 // Host CPU time of a model's requests on a server host with `cores` (seconds). The gRPC front
