@@ -227,16 +227,21 @@ void add_plan_command(CLI::App& app, Commands& out) {
   cmd->add_option("--tolerance", args.tolerance,
                   "min-bandwidth: stop when the bracket is narrower than this ratio, in [0.001, 1] "
                   "(default 0.02)");
-  cmd->add_option("--gpu-hour-price", args.gpu_hour, "cost: price of one device for one hour (over the scenario's prices.device_hour)")
+  cmd->add_option("--gpu-hour-price", args.gpu_hour,
+                  "cost: price of one device for one hour (over the scenario's prices.device_hour)")
       ->check(non_negative());
-  cmd->add_option("--core-hour-price", args.core_hour,
-                  "cost: price of one core (one client thread) for one hour (over prices.core_hour)")
+  cmd->add_option(
+         "--core-hour-price", args.core_hour,
+         "cost: price of one core (one client thread) for one hour (over prices.core_hour)")
       ->check(non_negative());
-  cmd->add_option("--gpu-power", args.gpu_watts, "cost: watts drawn per device, busy or idle (over devices.D.power)")
+  cmd->add_option("--gpu-power", args.gpu_watts,
+                  "cost: watts drawn per device, busy or idle (over devices.D.power)")
       ->check(non_negative());
-  cmd->add_option("--core-power", args.core_watts, "cost: watts drawn per client core, busy or idle (over workload.core_power)")
+  cmd->add_option("--core-power", args.core_watts,
+                  "cost: watts drawn per client core, busy or idle (over workload.core_power)")
       ->check(non_negative());
-  cmd->add_option("--kwh-price", args.kwh, "cost: price of one kWh (over prices.kwh)")->check(non_negative());
+  cmd->add_option("--kwh-price", args.kwh, "cost: price of one kWh (over prices.kwh)")
+      ->check(non_negative());
   cmd->add_option("--replications", args.replications,
                   "Simulations per value, seeds SEED..SEED+R-1 (default 3)")
       ->check(whole_number(1, 1000));

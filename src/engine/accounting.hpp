@@ -93,7 +93,9 @@ class Accounting {
   // work, a piece of it, a CPU fallback): the part inside the measured span counts towards its
   // cores' busy time. Counted when the work starts, so that work still running at the end
   // counts up to the end; `cpu_cancelled` takes back what a preempted job will not do.
-  void client_cpu(std::size_t w, double seconds) { client_cpu_between(w, ctx_.now, ctx_.now + seconds, 1.0); }
+  void client_cpu(std::size_t w, double seconds) {
+    client_cpu_between(w, ctx_.now, ctx_.now + seconds, 1.0);
+  }
   void cpu_cancelled(std::size_t w, double until) { client_cpu_between(w, ctx_.now, until, -1.0); }
   // n requests of events lost when their job was preempted.
   void requests_preempted(RunMetrics::Workload& w, std::uint64_t n);

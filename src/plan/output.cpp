@@ -51,8 +51,16 @@ nlohmann::json flag(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
-// The flags given, over the scenario's own prices and powers.
-std::string describe_prices(const Prices& p) {
+// The flags given, over the scenario's own prices and powers (when it has some).
+std::string describe_prices(const Prices& p, bool scenario_priced) {
+  if (!scenario_priced && p.gpu_hour && p.core_hour) {
+    const double kwh = p.kwh.value_or(0.0);
+    return "$" + detail::fmt(*p.gpu_hour) + "/GPU-hour, $" + detail::fmt(*p.core_hour) +
+           "/core-hour" +
+           (kwh > 0 ? ", $" + detail::fmt(kwh) + "/kWh at " + detail::fmt(p.gpu_watts.value_or(0)) +
+                          " W/GPU and " + detail::fmt(p.core_watts.value_or(0)) + " W/core"
+                    : "");
+  }
   std::string out;
   const auto part = [&](const std::optional<double>& v, const char* before, const char* after) {
     if (v) out.append(out.empty() ? "" : ", ").append(before).append(detail::fmt(*v)).append(after);
@@ -63,7 +71,7 @@ std::string describe_prices(const Prices& p) {
   part(p.gpu_watts, "", " W/GPU");
   part(p.core_watts, "", " W/core");
   return out.empty() ? "the scenario's prices and powers"
-                     : out + " (over the scenario's prices and powers, if any)";
+                     : out + " (over the scenario's prices and powers)";
 }
 
 const Point* point_at(const Report& r, std::optional<double> v) {
@@ -185,7 +193,8 @@ std::string to_text(const Report& r) {
   os << "plan " << question_name(o.question) << ": " << o.vary << ", " << ask << "\n";
   os << "  scenario     " << r.scenario_name << " (" << r.scenario_file << ")\n";
   os << "  constraint   " << detail::describe_constraint(r) << "\n";
-  if (o.question == Question::Cost) os << "  prices       " << describe_prices(o.prices) << "\n";
+  if (o.question == Question::Cost)
+    os << "  prices       " << describe_prices(o.prices, o.scenario_priced) << "\n";
   const auto show_opt = [&](const std::optional<double>& v) {
     return v ? show(r, *v) : std::string("none");
   };
@@ -224,9 +233,8 @@ std::string to_text(const Report& r) {
     os << "\n";
     if (o.question == Question::Cost)
       os << "               $" << detail::fmt(summary_of(*p, detail::summary_key::hourly_cost), 5)
-         << "/hour for "
-         << detail::fmt(summary_of(*p, detail::summary_key::throughput_per_s), 5) << " events/s: $"
-         << detail::fmt(p->metric.mean, 5) << " per million events\n";
+         << "/hour for " << detail::fmt(summary_of(*p, detail::summary_key::throughput_per_s), 5)
+         << " events/s: $" << detail::fmt(p->metric.mean, 5) << " per million events\n";
     if (r.answer.interval_low && r.answer.interval_high &&
         *r.answer.interval_low != *r.answer.interval_high)
       os << "  uncertainty  " << show(r, *r.answer.interval_low) << " .. "

@@ -22,21 +22,25 @@ std::vector<scenario::Override> price_overrides(const std::string& scenario_path
                                                 const Prices& flags) {
   const scenario::Scenario s = scenario::load_file(scenario_path, common);
   if (!s.prices && !(flags.gpu_hour && flags.core_hour))
-    throw scenario::InputError(
-        scenario_path, {{"prices", "cost needs prices: the scenario's `prices`, or "
-                                   "--gpu-hour-price and --core-hour-price"}});
+    throw scenario::InputError(scenario_path, {{"prices",
+                                                "cost needs prices: the scenario's `prices`, or "
+                                                "--gpu-hour-price and --core-hour-price"}});
   const bool scenario_power = std::any_of(s.devices.begin(), s.devices.end(),
                                           [](const auto& d) { return d.power.has_value(); }) ||
-                              s.workload().core_power.has_value();
+                              s.workload().core_power.has_value() ||
+                              std::any_of(s.servers.begin(), s.servers.end(), [](const auto& p) {
+                                return p.host && p.host->power.has_value();
+                              });
   const bool kwh = flags.kwh || (s.prices && s.prices->kwh > 0.0);
   if ((flags.gpu_watts || flags.core_watts) && !kwh)
-    throw scenario::InputError(scenario_path,
-                               {{"prices.kwh", "a power draw (--gpu-power, --core-power) needs a "
-                                               "price per kWh: --kwh-price or prices.kwh"}});
+    throw scenario::InputError(scenario_path, {{"prices.kwh",
+                                                "a power draw (--gpu-power, --core-power) needs a "
+                                                "price per kWh: --kwh-price or prices.kwh"}});
   if (flags.kwh && !(flags.gpu_watts || flags.core_watts || scenario_power))
-    throw scenario::InputError(
-        scenario_path, {{"devices", "--kwh-price needs a power draw: --gpu-power, --core-power, "
-                                    "or the scenario's devices.D.power or workload.core_power"}});
+    throw scenario::InputError(scenario_path,
+                               {{"devices",
+                                 "--kwh-price needs a power draw: --gpu-power, --core-power, "
+                                 "or the scenario's devices.D.power or workload.core_power"}});
   const nlohmann::json doc = nlohmann::json::parse(s.canonical_json);
   std::vector<scenario::Override> out;
   if (!flags.any()) return out;

@@ -221,7 +221,8 @@ void add_summary(const Options& o, const nlohmann::json& run,
   figures[summary_key::max_device_utilization].push_back(util);
   figures[summary_key::n_cpu].push_back(doc.analytic().n_cpu());
   figures[summary_key::n_gpu].push_back(doc.analytic().n_gpu());
-  if (o.question == Question::Cost) figures[summary_key::hourly_cost].push_back(doc.cost().hourly());
+  if (o.question == Question::Cost)
+    figures[summary_key::hourly_cost].push_back(doc.cost().hourly());
   if (is_bandwidth(o))
     for (const auto& link : doc.links())
       if (link.name().value_or("") == o.link)

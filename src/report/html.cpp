@@ -83,8 +83,8 @@ std::string sweeps_section(const std::vector<SweepData>& sweeps) {
          "</h3>\n" + panels_html(sweep_panels(sweeps));
   for (const auto& s : sweeps)
     if (has_energy(s))
-      out += "<h3>Energy and cost per event: " + escape(s.file) + "</h3>\n" +
-             to_html(energy_table(s));
+      out +=
+          "<h3>Energy and cost per event: " + escape(s.file) + "</h3>\n" + to_html(energy_table(s));
   return out + "</section>\n";
 }
 

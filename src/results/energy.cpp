@@ -61,8 +61,8 @@ void pool_machines(const scenario::Scenario& s, const scenario::ServerPool& sp,
   if (mp.host_utilization.empty() || mp.operated) {
     double host_busy = 0.0;
     for (double u : mp.host_utilization) host_busy += u * span;
-    out.push_back({Component::Hosts, host_seconds, busy_fraction(host_busy, host_seconds), hp,
-                   host_price});
+    out.push_back(
+        {Component::Hosts, host_seconds, busy_fraction(host_busy, host_seconds), hp, host_price});
   } else {
     for (double u : mp.host_utilization)
       out.push_back({Component::Hosts, span, std::min(1.0, u), hp, host_price});
@@ -165,8 +165,7 @@ ojson cost_json(const Account& a) {
   return j;
 }
 
-void add_energy_and_cost(const scenario::Scenario& s, const engine::RunMetrics& m,
-                         ojson& results) {
+void add_energy_and_cost(const scenario::Scenario& s, const engine::RunMetrics& m, ojson& results) {
   const Account a = run_account(s, m);
   if (a.powered) results[keys::top::energy] = energy_json(a);
   if (a.priced) results[keys::top::cost] = cost_json(a);

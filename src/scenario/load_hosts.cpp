@@ -24,7 +24,8 @@ void Loader::devices(const json& v, Scenario& s) {
 void Loader::device(const json& v, const std::string& path, DeviceSpec& d) {
   if (!expect_object(v, path, "a device object (its memory, power, ...)")) return;
   check_keys(v, path, {"power"});
-  if (const json* x = get(v, "power"); x && !x->is_null()) d.power = power(*x, key_path(path, "power"));
+  if (const json* x = get(v, "power"); x && !x->is_null())
+    d.power = power(*x, key_path(path, "power"));
 }
 
 // `servers[i].host`: {"cores": 16, "devices": 4}.
@@ -49,7 +50,8 @@ void Loader::server_host(const json& v, const std::string& path, ServerPool& poo
     add(key_path(path, "devices"),
         "found " + std::to_string(h.devices) + " devices per host in a pool of " +
             std::to_string(pool.count) + ", expected a divisor of the pool's `count`");
-  if (const json* x = get(v, "power"); x && !x->is_null()) h.power = power(*x, key_path(path, "power"));
+  if (const json* x = get(v, "power"); x && !x->is_null())
+    h.power = power(*x, key_path(path, "power"));
   pool.host = h;
 }
 

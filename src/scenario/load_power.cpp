@@ -84,8 +84,8 @@ std::optional<PowerSpec> Loader::power_curve(const json& v, const std::string& p
   const bool u_ok = array(us, upath), w_ok = array(ws, wpath);
   if (!u_ok || !w_ok) return std::nullopt;
   if (us->size() != ws->size()) {
-    add(wpath, "found " + std::to_string(ws->size()) + " points for " +
-                   std::to_string(us->size()) + " utilizations, expected as many");
+    add(wpath, "found " + std::to_string(ws->size()) + " points for " + std::to_string(us->size()) +
+                   " utilizations, expected as many");
     return std::nullopt;
   }
   PowerSpec p;

@@ -64,11 +64,10 @@ void Loader::workloads(const json& doc, Scenario& s) {
 void Loader::workload(const json& v, const std::string& path, Workload& w) {
   if (!expect_object(v, path, "an object with jobs, threads_per_job, cpu_time_per_event, ..."))
     return;
-  check_keys(
-      v, path,
-      {"name", "priority", "jobs", "threads_per_job", "jobs_per_node", "mode", "async",
-       "cpu_time_per_event", "requests", "arrivals", "flow", "client", "site", "sites", "routing",
-       "core_power"});
+  check_keys(v, path,
+             {"name", "priority", "jobs", "threads_per_job", "jobs_per_node", "mode", "async",
+              "cpu_time_per_event", "requests", "arrivals", "flow", "client", "site", "sites",
+              "routing", "core_power"});
   if (const json* x = get(v, "name")) {
     if (auto n = string(*x, key_path(path, "name"))) w.name = *n;
   }

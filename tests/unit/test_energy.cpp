@@ -20,7 +20,7 @@ using namespace sonicsim;
 
 namespace {
 
-constexpr double kIdleW = 36.0, kBusyW = 70.0;        // a T4: idle, busy (its TDP)
+constexpr double kIdleW = 36.0, kBusyW = 70.0;  // a T4: idle, busy (its TDP)
 constexpr double kHostIdleW = 100.0, kHostBusyW = 300.0;
 constexpr double kCoreIdleW = 4.0, kCoreBusyW = 10.0;
 
@@ -33,8 +33,8 @@ json powered(int threads = 2) {
   doc["devices"] = {{"T4", {{"power", {{"idle", "36W"}, {"busy", "70W"}}}}}};
   doc["servers"][0]["host"] = {{"devices", 1}, {"power", {{"idle", 100}, {"busy", "0.3kW"}}}};
   doc["workload"]["core_power"] = {{"idle", "4W"}, {"busy", "10W"}};
-  doc["prices"] = {{"device_hour", {{"T4", 0.35}}}, {"host_hour", 0.1}, {"core_hour", 0.02},
-                   {"kwh", 0.25}};
+  doc["prices"] = {
+      {"device_hour", {{"T4", 0.35}}}, {"host_hour", 0.1}, {"core_hour", 0.02}, {"kwh", 0.25}};
   return doc;
 }
 
@@ -81,7 +81,8 @@ TEST_CASE("energy: power x time over the components is the reported energy", "[e
   CHECK(e[k::energy::mean_power_w].get<double>() == Approx(total / T).epsilon(1e-12));
   // The components are the whole: nothing counted twice, nothing left out.
   const auto& c = e[k::energy::components];
-  CHECK(c[k::energy_component::devices].get<double>() + c[k::energy_component::hosts].get<double>() +
+  CHECK(c[k::energy_component::devices].get<double>() +
+            c[k::energy_component::hosts].get<double>() +
             c[k::energy_component::client_cores].get<double>() ==
         Approx(e[k::energy::joules].get<double>()).epsilon(1e-15));
 
@@ -178,8 +179,8 @@ TEST_CASE("energy: a sweep has the energy and cost columns", "[energy][sweep]") 
                        [&](const auto& m) { return m.first == name; });
   };
   CHECK(has(results::column({k::top::energy, k::energy::per_event_j})));
-  CHECK(has(results::column({k::top::energy, k::energy::components,
-                             k::energy_component::client_cores})));
+  CHECK(has(
+      results::column({k::top::energy, k::energy::components, k::energy_component::client_cores})));
   CHECK(has(results::column({k::top::cost, k::cost::per_event})));
   CHECK(has(results::column({k::top::cost, k::cost::components, k::cost_component::energy})));
 }

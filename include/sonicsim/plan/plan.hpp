@@ -71,6 +71,7 @@ struct Options {
   Prices prices;
   // price_overrides(prices): plan() fills them in, every point of the cost question carries them.
   std::vector<scenario::Override> price_overrides;
+  bool scenario_priced = false;                // the scenario has prices or powers of its own
   std::optional<double> range_min, range_max;  // the search bracket's limits; default from analytic
   double tolerance = 0.02;  // geometric bisection stops when hi/lo <= 1 + tolerance, see below
   int replications = 3;

@@ -30,7 +30,7 @@ struct PowerSpec {
 // host hour, per client core hour and per kWh. Egress is priced per site
 // (`sites[].egress_price_per_gb`). Absent prices are 0.
 struct Prices {
-  double device_hour = 0.0;                              // every device without its own price
+  double device_hour = 0.0;                             // every device without its own price
   std::map<std::string, double> device_hour_by_device;  // by the name pools give in `device`
   double host_hour = 0.0, core_hour = 0.0, kwh = 0.0;
   double device_hour_of(const std::string& device) const {
