@@ -27,7 +27,8 @@ struct PlanArgs {
   std::string question, reference = "ideal", vary, link = plan::Options{}.link, range, max_p99,
                         output;
   double slowdown = -1.0, min_per_job_throughput = -1.0, tolerance = 0.02;
-  double gpu_hour = -1.0, core_hour = -1.0, gpu_watts = 0.0, core_watts = 0.0, kwh = 0.0;
+  // -1: not given (the scenario's own, if any).
+  double gpu_hour = -1.0, core_hour = -1.0, gpu_watts = -1.0, core_watts = -1.0, kwh = -1.0;
   int replications = 3, workers = 0, probes = 0;
   bool json = false, analytic_only = false, quiet = false;
 };
@@ -81,12 +82,15 @@ plan::Options options_of(const PlanArgs& a) {
       throw UsageError(
           "cost takes prices, not a constraint (--slowdown, ...): it minimises the "
           "cost per million events");
-    if (a.gpu_hour < 0 || a.core_hour < 0)
-      throw UsageError("cost needs --gpu-hour-price and --core-hour-price");
-    if ((a.gpu_watts > 0 || a.core_watts > 0) != (a.kwh > 0))
-      throw UsageError("power needs both a draw (--gpu-power, --core-power) and --kwh-price");
-    o.prices = {a.gpu_hour, a.core_hour, a.gpu_watts, a.core_watts, a.kwh};
-  } else if (a.gpu_hour >= 0 || a.core_hour >= 0 || a.kwh > 0) {
+    if ((a.gpu_hour < 0) != (a.core_hour < 0))
+      throw UsageError(
+          "cost needs both --gpu-hour-price and --core-hour-price (or neither: the scenario's "
+          "`prices`)");
+    const auto given = [](double v) { return v >= 0 ? std::optional<double>(v) : std::nullopt; };
+    o.prices = {given(a.gpu_hour), given(a.core_hour), given(a.gpu_watts), given(a.core_watts),
+                given(a.kwh)};
+  } else if (a.gpu_hour >= 0 || a.core_hour >= 0 || a.kwh >= 0 || a.gpu_watts >= 0 ||
+             a.core_watts >= 0) {
     throw UsageError("prices (--gpu-hour-price, ...) belong to the cost question");
   }
   if (a.min_per_job_throughput >= 0) {
@@ -223,16 +227,21 @@ void add_plan_command(CLI::App& app, Commands& out) {
   cmd->add_option("--tolerance", args.tolerance,
                   "min-bandwidth: stop when the bracket is narrower than this ratio, in [0.001, 1] "
                   "(default 0.02)");
-  cmd->add_option("--gpu-hour-price", args.gpu_hour, "cost: price of one device for one hour")
+  cmd->add_option("--gpu-hour-price", args.gpu_hour,
+                  "cost: price of one device for one hour (over the scenario's prices.device_hour)")
       ->check(non_negative());
-  cmd->add_option("--core-hour-price", args.core_hour,
-                  "cost: price of one core (one client thread) for one hour")
+  cmd->add_option(
+         "--core-hour-price", args.core_hour,
+         "cost: price of one core (one client thread) for one hour (over prices.core_hour)")
       ->check(non_negative());
-  cmd->add_option("--gpu-power", args.gpu_watts, "cost: watts drawn per device")
+  cmd->add_option("--gpu-power", args.gpu_watts,
+                  "cost: watts drawn per device, busy or idle (over devices.D.power)")
       ->check(non_negative());
-  cmd->add_option("--core-power", args.core_watts, "cost: watts drawn per core")
+  cmd->add_option("--core-power", args.core_watts,
+                  "cost: watts drawn per client core, busy or idle (over workload.core_power)")
       ->check(non_negative());
-  cmd->add_option("--kwh-price", args.kwh, "cost: price of one kWh")->check(non_negative());
+  cmd->add_option("--kwh-price", args.kwh, "cost: price of one kWh (over prices.kwh)")
+      ->check(non_negative());
   cmd->add_option("--replications", args.replications,
                   "Simulations per value, seeds SEED..SEED+R-1 (default 3)")
       ->check(whole_number(1, 1000));

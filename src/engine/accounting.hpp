@@ -5,6 +5,7 @@
 // their own figures (links, pools, the balancer, admission, preemption) where they happen.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -88,6 +89,14 @@ class Accounting {
     }
     if (outcome == Outcome::Completed) ++metrics.requests_simulated;
   }
+  // A client thread of workload `w` starts CPU work now that lasts `seconds` (its event's own
+  // work, a piece of it, a CPU fallback): the part inside the measured span counts towards its
+  // cores' busy time. Counted when the work starts, so that work still running at the end
+  // counts up to the end; `cpu_cancelled` takes back what a preempted job will not do.
+  void client_cpu(std::size_t w, double seconds) {
+    client_cpu_between(w, ctx_.now, ctx_.now + seconds, 1.0);
+  }
+  void cpu_cancelled(std::size_t w, double until) { client_cpu_between(w, ctx_.now, until, -1.0); }
   // n requests of events lost when their job was preempted.
   void requests_preempted(RunMetrics::Workload& w, std::uint64_t n);
 
@@ -116,6 +125,12 @@ class Accounting {
   void finish(std::uint64_t in_flight);
 
  private:
+  void client_cpu_between(std::size_t w, double from, double to, double sign) {
+    from = std::max(from, ctx_.warmup);
+    to = std::min(to, ctx_.end);
+    if (to > from) ctx_.metrics.workloads[w].cpu_busy_seconds += sign * (to - from);
+  }
+
   Context& ctx_;
   // Several workloads: each keeps its own histograms too (one has the run's, copied at the end).
   bool several_ = false;

@@ -90,6 +90,7 @@ void Clients::start_fallback(std::uint32_t r) {
   const Request& rq = ctx_.requests[r];
   const double seconds = fallback_seconds(r);
   if (!tenant_of(rq.thread).async) {
+    parts_.accounting.client_cpu(threads_[rq.thread].tenant, seconds);
     ctx_.queue.push(ctx_.now + seconds, EventKind::FallbackDone, r, rq.gen);
     return;
   }

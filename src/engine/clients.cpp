@@ -169,7 +169,11 @@ std::uint64_t Clients::lose_job(std::uint32_t j, double restart_after) {
     if (!tn.async) {
       if (th.in_event) {
         ++lost;
-        if (th.cpu_phase) drop_fallbacks(t);
+        if (th.cpu_phase) {
+          drop_fallbacks(t);
+          parts_.accounting.cpu_cancelled(th.tenant,
+                                          th.event_start + (1.0 - tn.p_served) * th.t_cpu);
+        }
       }
       th.in_event = th.cpu_phase = false;
       continue;
@@ -181,6 +185,7 @@ std::uint64_t Clients::lose_job(std::uint32_t j, double restart_after) {
       drop_fallbacks(t);
       s.in_event = false;
     }
+    if (cpus_[t].busy) parts_.accounting.cpu_cancelled(th.tenant, cpus_[t].until);
     cpus_[t].ready.clear();
     cpus_[t].busy = false;
   }
@@ -249,6 +254,7 @@ void Clients::start_event(std::uint32_t t, std::uint32_t slot) {
     th.t_cpu = t_cpu;
     th.step = 0;
     th.in_event = th.cpu_phase = true;
+    parts_.accounting.client_cpu(th.tenant, (1.0 - tn.p_served) * t_cpu);
     ctx_.queue.push(ctx_.now + (1.0 - tn.p_served) * t_cpu, EventKind::CpuDone, t, th.epoch);
     return;
   }
@@ -311,8 +317,15 @@ void Clients::push_piece(std::uint32_t t, Piece p) {
     return;
   }
   cpu.busy = true;
+  run_piece(t, p);
+}
+
+void Clients::run_piece(std::uint32_t t, const Piece& p) {
+  AsyncCpu& cpu = cpus_[t];
   cpu.running = p;
-  ctx_.queue.push(ctx_.now + p.seconds, EventKind::CpuDone, t, threads_[t].epoch);
+  cpu.until = ctx_.now + p.seconds;
+  parts_.accounting.client_cpu(threads_[t].tenant, p.seconds);
+  ctx_.queue.push(cpu.until, EventKind::CpuDone, t, threads_[t].epoch);
 }
 
 void Clients::on_piece_done(std::uint32_t t) {
@@ -340,9 +353,9 @@ void Clients::on_piece_done(std::uint32_t t) {
     cpu.busy = false;
     return;
   }
-  cpu.running = cpu.ready.front();
+  const Piece next = cpu.ready.front();
   cpu.ready.pop_front();
-  ctx_.queue.push(ctx_.now + cpu.running.seconds, EventKind::CpuDone, t, threads_[t].epoch);
+  run_piece(t, next);
 }
 
 void Clients::queue_dependent(std::uint32_t t, std::uint32_t slot) {

@@ -125,6 +125,7 @@ class Clients {
   struct AsyncCpu {
     std::deque<Piece> ready;
     Piece running{};
+    double until = 0.0;  // when `running` ends
     bool busy = false;
   };
   // Job flow: each job's budget of events; its threads (and their slots) stop taking events
@@ -172,6 +173,7 @@ class Clients {
   void complete_event(std::uint32_t t, double started);
   void next_step(std::uint32_t t);
   void push_piece(std::uint32_t t, Piece p);
+  void run_piece(std::uint32_t t, const Piece& p);  // the thread's CPU starts p now
   void on_piece_done(std::uint32_t t);
   void queue_dependent(std::uint32_t t, std::uint32_t slot);
   // Requests (client_policy.cpp).

@@ -47,6 +47,33 @@ nlohmann::json val(const Report& r, std::optional<double> v) {
   return static_cast<std::int64_t>(std::llround(*v));
 }
 
+nlohmann::json flag(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+// The flags given, over the scenario's own prices and powers (when it has some).
+std::string describe_prices(const Prices& p, bool scenario_priced) {
+  if (!scenario_priced && p.gpu_hour && p.core_hour) {
+    const double kwh = p.kwh.value_or(0.0);
+    return "$" + detail::fmt(*p.gpu_hour) + "/GPU-hour, $" + detail::fmt(*p.core_hour) +
+           "/core-hour" +
+           (kwh > 0 ? ", $" + detail::fmt(kwh) + "/kWh at " + detail::fmt(p.gpu_watts.value_or(0)) +
+                          " W/GPU and " + detail::fmt(p.core_watts.value_or(0)) + " W/core"
+                    : "");
+  }
+  std::string out;
+  const auto part = [&](const std::optional<double>& v, const char* before, const char* after) {
+    if (v) out.append(out.empty() ? "" : ", ").append(before).append(detail::fmt(*v)).append(after);
+  };
+  part(p.gpu_hour, "$", "/GPU-hour");
+  part(p.core_hour, "$", "/core-hour");
+  part(p.kwh, "$", "/kWh");
+  part(p.gpu_watts, "", " W/GPU");
+  part(p.core_watts, "", " W/core");
+  return out.empty() ? "the scenario's prices and powers"
+                     : out + " (over the scenario's prices and powers)";
+}
+
 const Point* point_at(const Report& r, std::optional<double> v) {
   if (!v) return nullptr;
   for (const auto& p : r.points)
@@ -110,17 +137,17 @@ nlohmann::json to_json(const Report& r) {
     a["n_cpu_per_gpu"] = n_gpu > 0 ? nlohmann::json(n_cpu / n_gpu) : nlohmann::json(nullptr);
     if (o.question == Question::Cost) {
       a["cost_per_million_events"] = num(p->metric.mean);
-      a["hourly_cost"] = o.prices.hourly(n_gpu, n_cpu);
+      a["hourly_cost"] = num(summary_of(*p, detail::summary_key::hourly_cost));
       a["throughput_per_s"] = summary_of(*p, detail::summary_key::throughput_per_s);
     }
   }
   j["answer"] = a;
   if (o.question == Question::Cost)
-    j["prices"] = {{"gpu_hour", o.prices.gpu_hour},
-                   {"core_hour", o.prices.core_hour},
-                   {"gpu_watts", o.prices.gpu_watts},
-                   {"core_watts", o.prices.core_watts},
-                   {"kwh", o.prices.kwh}};
+    j["prices"] = {{"gpu_hour", flag(o.prices.gpu_hour)},
+                   {"core_hour", flag(o.prices.core_hour)},
+                   {"gpu_watts", flag(o.prices.gpu_watts)},
+                   {"core_watts", flag(o.prices.core_watts)},
+                   {"kwh", flag(o.prices.kwh)}};
 
   j["simulations"] = {{"count", r.simulations}, {"points", r.points.size()}};
   nlohmann::json points = nlohmann::json::array();
@@ -167,13 +194,7 @@ std::string to_text(const Report& r) {
   os << "  scenario     " << r.scenario_name << " (" << r.scenario_file << ")\n";
   os << "  constraint   " << detail::describe_constraint(r) << "\n";
   if (o.question == Question::Cost)
-    os << "  prices       $" << detail::fmt(o.prices.gpu_hour) << "/GPU-hour, $"
-       << detail::fmt(o.prices.core_hour) << "/core-hour"
-       << (o.prices.kwh > 0
-               ? ", $" + detail::fmt(o.prices.kwh) + "/kWh at " + detail::fmt(o.prices.gpu_watts) +
-                     " W/GPU and " + detail::fmt(o.prices.core_watts) + " W/core"
-               : "")
-       << "\n";
+    os << "  prices       " << describe_prices(o.prices, o.scenario_priced) << "\n";
   const auto show_opt = [&](const std::optional<double>& v) {
     return v ? show(r, *v) : std::string("none");
   };
@@ -211,9 +232,9 @@ std::string to_text(const Report& r) {
     if (p->metric.values.size() > 1) os << " +- " << show_metric(r, p->metric.ci95);
     os << "\n";
     if (o.question == Question::Cost)
-      os << "               $" << detail::fmt(o.prices.hourly(n_gpu, n_cpu), 5) << "/hour for "
-         << detail::fmt(summary_of(*p, detail::summary_key::throughput_per_s), 5) << " events/s: $"
-         << detail::fmt(p->metric.mean, 5) << " per million events\n";
+      os << "               $" << detail::fmt(summary_of(*p, detail::summary_key::hourly_cost), 5)
+         << "/hour for " << detail::fmt(summary_of(*p, detail::summary_key::throughput_per_s), 5)
+         << " events/s: $" << detail::fmt(p->metric.mean, 5) << " per million events\n";
     if (r.answer.interval_low && r.answer.interval_high &&
         *r.answer.interval_low != *r.answer.interval_high)
       os << "  uncertainty  " << show(r, *r.answer.interval_low) << " .. "

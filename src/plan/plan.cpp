@@ -90,7 +90,13 @@ scenario::Scenario prepare(Report& r, const std::string& scenario_path,
   }
   if (o.vary.empty())
     o.vary = o.question == Question::MinDevices ? "servers.0.count" : "workload.jobs";
-  if (o.question == Question::Cost) o.constraint = Constraint::None;
+  if (o.question == Question::Cost) {
+    o.constraint = Constraint::None;
+    o.price_overrides = price_overrides(scenario_path, common, o.prices);
+    o.scenario_priced =
+        base.prices || std::any_of(base.devices.begin(), base.devices.end(),
+                                   [](const auto& d) { return d.power.has_value(); });
+  }
   r.options = o;
   r.metric_key = detail::metric_key(o);
   r.comparison = o.question == Question::Cost ? "min" : lower_is_better(o) ? "<=" : ">=";

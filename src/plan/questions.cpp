@@ -8,6 +8,7 @@
 
 #include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/pipeline/points.hpp>
+#include <sonicsim/results/energy.hpp>
 #include <sonicsim/results/keys.hpp>
 #include <sonicsim/results/reader.hpp>
 #include <sonicsim/scenario/link_names.hpp>
@@ -42,11 +43,6 @@ const char* question_name(Question q) {
 
 const char* question_names() {
   return "max-cpu, min-devices, min-bandwidth, cost";
-}
-
-double Prices::hourly(double gpus, double cores) const {
-  const double energy_kw = (gpus * gpu_watts + cores * core_watts) / 1000.0;
-  return gpus * gpu_hour + cores * core_hour + energy_kw * kwh;
 }
 
 namespace detail {
@@ -159,6 +155,7 @@ bool meets(const Options& o, double metric, double threshold) {
 AnalyticPoint predict_at(const std::string& path, const std::vector<scenario::Override>& common,
                          const Options& o, double value) {
   auto overrides = common;
+  overrides.insert(overrides.end(), o.price_overrides.begin(), o.price_overrides.end());
   overrides.push_back({o.vary, format_value(o, value)});
   const auto s = scenario::load_file(path, overrides);
   const auto p = analytic::predict(s);
@@ -170,11 +167,18 @@ AnalyticPoint predict_at(const std::string& path, const std::vector<scenario::Ov
   bool overloaded = false;
   for (const auto& l : p.links) overloaded = overloaded || l.utilization >= 1.0;
   if (o.question == Question::Cost) {
-    const double hourly =
-        o.prices.hourly(static_cast<double>(p.n_gpu), static_cast<double>(p.n_cpu));
-    const auto cost = [&](double x) { return x > 0.0 ? hourly / 3600.0 / x * 1e6 : kInf; };
-    a.formula = cost(p.throughput_per_s);
-    if (x_mva) a.mva = cost(*x_mva);
+    // The run's formula at the throughput each model predicts (MVA: the pools as busy as MVA's
+    // throughput makes them).
+    const auto cost = [&](analytic::Prediction at, double x) {
+      for (auto& pool : at.pools)
+        pool.utilization *= at.throughput_per_s > 0.0 ? x / at.throughput_per_s : 0.0;
+      at.throughput_per_s = x;
+      const results::Account account = results::predicted_account(s, at);
+      const auto per_event = account.per_event(account.total_cost());
+      return per_event ? *per_event * 1e6 : kInf;
+    };
+    a.formula = cost(p, p.throughput_per_s);
+    if (p.mva) a.mva = cost(p, p.mva->throughput_per_s);
     return a;
   }
   switch (o.constraint) {
@@ -217,6 +221,8 @@ void add_summary(const Options& o, const nlohmann::json& run,
   figures[summary_key::max_device_utilization].push_back(util);
   figures[summary_key::n_cpu].push_back(doc.analytic().n_cpu());
   figures[summary_key::n_gpu].push_back(doc.analytic().n_gpu());
+  if (o.question == Question::Cost)
+    figures[summary_key::hourly_cost].push_back(doc.cost().hourly());
   if (is_bandwidth(o))
     for (const auto& link : doc.links())
       if (link.name().value_or("") == o.link)
@@ -234,18 +240,19 @@ std::string format_value(const Options& o, double value) {
 }
 
 std::vector<scenario::Override> point_overrides(const Options& o, double value, std::int64_t seed) {
-  return {{o.vary, format_value(o, value)}, {"seed", std::to_string(seed)}};
+  std::vector<scenario::Override> out = o.price_overrides;
+  out.push_back({o.vary, format_value(o, value)});
+  out.push_back({"seed", std::to_string(seed)});
+  return out;
 }
 
 double metric_of(const Options& o, const nlohmann::json& r) {
   const results::Document doc(r);
   const auto events = doc.events();
   if (o.question == Question::Cost) {
-    const double x = events.throughput_per_s();
-    if (!(x > 0.0)) return kInf;
-    const auto analytic = doc.analytic();
-    const double hourly = o.prices.hourly(analytic.n_gpu(), analytic.n_cpu());
-    return hourly / 3600.0 / x * 1e6;
+    // The run priced itself (its scenario carries the prices): no event, no price per event.
+    const auto per_million = doc.cost().per_million_events();
+    return per_million && std::isfinite(*per_million) ? *per_million : kInf;
   }
   double v = kNaN;
   switch (o.constraint) {

@@ -65,6 +65,7 @@ inline constexpr char max_device_utilization[] = "max_device_utilization";
 inline constexpr char n_cpu[] = "n_cpu";
 inline constexpr char n_gpu[] = "n_gpu";
 inline constexpr char link_mean_utilization[] = "link_mean_utilization";  // min-bandwidth only
+inline constexpr char hourly_cost[] = "hourly_cost";                      // cost only
 }  // namespace summary_key
 
 // The figures of one simulation that the plan's points quote, by summary_key.

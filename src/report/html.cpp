@@ -1,6 +1,7 @@
 // The HTML page of `sonicsim report --format html`: everything inline (styles, SVG), so the one
 // file can be mailed or attached to a ticket and opened offline.
 #include <sonicsim/report/chart.hpp>
+#include <sonicsim/report/energy_report.hpp>
 #include <sonicsim/report/panels.hpp>
 #include <sonicsim/report/report.hpp>
 #include <sonicsim/report/site_panels.hpp>
@@ -59,6 +60,8 @@ std::string runs_section(const std::vector<RunFigures>& runs) {
   for (const auto& r : runs) {
     out += "<h3>" + escape(r.file) + (r.scenario.empty() ? "" : " (" + escape(r.scenario) + ")") +
            "</h3>\n" + panels_html(run_panels(r));
+    if (const auto energy = energy_panels(r); !energy.empty())
+      out += "<h4>" + escape(r.file) + ": energy</h4>\n" + panels_html(energy);
     if (!r.sites.empty())
       out += "<h4>" + escape(r.file) + ": sites and the WAN</h4>\n" + panels_html(site_panels(r));
   }
@@ -78,6 +81,10 @@ std::string sweeps_section(const std::vector<SweepData>& sweeps) {
   }
   out += "<h3>" + std::string(sweeps.size() > 1 ? "Overlaid on the same axes" : "Charts") +
          "</h3>\n" + panels_html(sweep_panels(sweeps));
+  for (const auto& s : sweeps)
+    if (has_energy(s))
+      out +=
+          "<h3>Energy and cost per event: " + escape(s.file) + "</h3>\n" + to_html(energy_table(s));
   return out + "</section>\n";
 }
 

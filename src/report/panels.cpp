@@ -6,6 +6,7 @@
 #include <set>
 
 #include <sonicsim/report/chart.hpp>
+#include <sonicsim/report/energy_report.hpp>
 #include <sonicsim/results/keys.hpp>
 
 namespace sonicsim::report {
@@ -532,6 +533,25 @@ std::vector<Panel> sweep_panels(const std::vector<SweepData>& sweeps) {
                           {column::link_mean_utilization, "mean", Style::Dashed}},
                          link,
                          false}));
+  // Sweeps of scenarios with power or prices only (docs/servers.md).
+  if (std::any_of(sweeps.begin(), sweeps.end(), [](const SweepData& s) { return has_energy(s); })) {
+    out.push_back(
+        sweep_chart(sweeps, SweepChart{"Energy per event",
+                                       band_note,
+                                       Axis{"joules per event", Unit::Plain, true},
+                                       "",
+                                       {{column::energy_per_event, "", Style::LinePoints, true}},
+                                       nullptr,
+                                       false}));
+    out.push_back(
+        sweep_chart(sweeps, SweepChart{"Cost per event",
+                                       band_note,
+                                       Axis{"cost per event", Unit::Plain, true},
+                                       "",
+                                       {{column::cost_per_event, "", Style::LinePoints, true}},
+                                       nullptr,
+                                       false}));
+  }
   // Sweeps of scenarios with sites only: on one site the report is as before.
   if (std::none_of(sweeps.begin(), sweeps.end(), [](const SweepData& s) {
         return !s.keys(column::sites, column::site_throughput).empty();

@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include <sonicsim/report/energy_report.hpp>
 #include <sonicsim/sweep/sweep.hpp>
 #include <sonicsim/util/errors.hpp>
 
@@ -49,7 +50,7 @@ std::string text_report(const Inputs& in, Format format) {
   std::vector<SweepFigures> sweeps;
   for (const auto& s : in.sweeps) sweeps.push_back(sweep_figures(s));
   if (!out.empty() && !sweeps.empty()) out += "\n";
-  return out + sweep_summary(sweeps, format);
+  return out + sweep_summary(sweeps, format) + energy_tables(in.sweeps, format);
 }
 
 std::vector<std::pair<std::string, std::string>> csv_tables(const Inputs& in) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include <sonicsim/report/energy_report.hpp>
 #include <sonicsim/report/site_panels.hpp>
 #include <sonicsim/report/sweep_summary.hpp>
 #include <sonicsim/results/reader.hpp>
@@ -172,6 +173,7 @@ RunFigures read_results(const std::string& path) {
   if (doc.has_timeseries()) f.timeseries = doc.timeseries();
   if (doc.has_workloads()) read_workloads(doc, f);
   read_sites(doc, f);
+  read_energy(doc, f);
   doc.check();
   return f;
 }
@@ -235,6 +237,7 @@ Table figures_table(const std::vector<RunFigures>& runs) {
       return it == r.link_peak_utilization.end() ? "-" : pct(it->second);
     });
   add_site_rows(t, runs);
+  add_energy_rows(t, runs);
   return t;
 }
 

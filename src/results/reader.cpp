@@ -303,6 +303,35 @@ std::optional<double> Pool::host_time_per_request_s() const {
   return at(k::server::host).number(k::server_host::time_per_request_s);
 }
 
+double Energy::joules() const {
+  return number(k::energy::joules);
+}
+std::optional<double> Energy::per_event_j() const {
+  return nullable_number(k::energy::per_event_j);
+}
+double Energy::mean_power_w() const {
+  return number(k::energy::mean_power_w);
+}
+double Energy::devices_j() const {
+  return View::at(k::energy::components).number(k::energy_component::devices);
+}
+double Energy::hosts_j() const {
+  return View::at(k::energy::components).number(k::energy_component::hosts);
+}
+double Energy::client_cores_j() const {
+  return View::at(k::energy::components).number(k::energy_component::client_cores);
+}
+
+std::optional<double> Cost::per_event() const {
+  return nullable_number(k::cost::per_event);
+}
+std::optional<double> Cost::per_million_events() const {
+  return nullable_number(k::cost::per_million_events);
+}
+double Cost::hourly() const {
+  return number(k::cost::hourly);
+}
+
 std::optional<std::string> Link::name() const {
   return text(k::link::name);
 }
@@ -463,6 +492,19 @@ std::vector<Egress> Document::egress() const {
 
 bool Document::has_timeseries() const {
   return has(k::top::timeseries);
+}
+
+bool Document::has_energy() const {
+  return has(k::top::energy);
+}
+Energy Document::energy() const {
+  return Energy(View::at(k::top::energy));
+}
+bool Document::has_cost() const {
+  return has(k::top::cost);
+}
+Cost Document::cost() const {
+  return Cost(View::at(k::top::cost));
 }
 
 namespace {

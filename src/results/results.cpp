@@ -14,6 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <sonicsim/results/energy.hpp>
 #include <sonicsim/results/keys.hpp>
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/util/format.hpp>
@@ -375,6 +376,7 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
   operations_json(s, m, j);
   j[k::top::models] = models_json(m);
   j[k::top::servers] = servers_json(m);
+  add_energy_and_cost(s, m, j);
   j[k::top::links] = links_json(m);
   ojson net;
   net[k::network::transport] = m.transport;
@@ -579,6 +581,10 @@ void summary_devices(Lines& out, const runner::RunOutput& run) {
   }
   for (const auto& w : overload_warnings(m)) out("WARNING    %s\n", w.c_str());
   out("network    %s transport: %s\n", m.transport.c_str(), run.transport.reason.c_str());
+}
+
+void summary_perf(Lines& out, const runner::RunOutput& run) {
+  const auto& m = run.metrics;
   out("perf       %.3g s wall, %.3g simulated requests per wall-second, peak RSS %.0f MB "
       "(estimated %.0f MB)\n",
       run.wall_time_s,
@@ -612,6 +618,8 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
   summary_requests(out, s, m);
   summary_trouble(out, m, open);
   summary_devices(out, run);
+  for (const std::string& line : energy_summary(s, m)) out("%s\n", line.c_str());
+  summary_perf(out, run);
   return out.str();
 }
 

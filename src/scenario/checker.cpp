@@ -385,6 +385,7 @@ std::optional<double> Checker::quantity(const json& value, const std::string& pa
     const char* noun = kind == Quantity::Time        ? "a time"
                        : kind == Quantity::Size      ? "a size"
                        : kind == Quantity::Bandwidth ? "a bandwidth"
+                       : kind == Quantity::Power     ? "a power"
                                                      : "a rate";
     add(path, "found " + describe(value) + ", expected " + noun + " " + range.text());
     return std::nullopt;

@@ -23,8 +23,10 @@ void Loader::devices(const json& v, Scenario& s) {
 
 void Loader::device(const json& v, const std::string& path, DeviceSpec& d) {
   if (!expect_object(v, path, "a device object (its memory, power, ...)")) return;
-  check_keys(v, path, {"kind", "overlap"});
+  check_keys(v, path, {"kind", "overlap", "power"});
   device_kind(v, path, d);
+  if (const json* x = get(v, "power"); x && !x->is_null())
+    d.power = power(*x, key_path(path, "power"));
 }
 
 // `servers[i].host`: {"cores": 16, "devices": 4}.
@@ -33,7 +35,7 @@ void Loader::server_host(const json& v, const std::string& path, ServerPool& poo
                      "a host object {\"cores\": 16, \"devices\": 4} (its CPU cores and the "
                      "devices behind one Triton server), or null"))
     return;
-  check_keys(v, path, {"cores", "devices"});
+  check_keys(v, path, {"cores", "devices", "power"});
   ServerHost h;
   if (const json* x = get(v, "cores")) {
     if (auto c = integer(*x, key_path(path, "cores"), 1, Limits::max_host_cores,
@@ -49,6 +51,8 @@ void Loader::server_host(const json& v, const std::string& path, ServerPool& poo
     add(key_path(path, "devices"),
         "found " + std::to_string(h.devices) + " devices per host in a pool of " +
             std::to_string(pool.count) + ", expected a divisor of the pool's `count`");
+  if (const json* x = get(v, "power"); x && !x->is_null())
+    h.power = power(*x, key_path(path, "power"));
   pool.host = h;
 }
 

@@ -64,10 +64,10 @@ void Loader::workloads(const json& doc, Scenario& s) {
 void Loader::workload(const json& v, const std::string& path, Workload& w) {
   if (!expect_object(v, path, "an object with jobs, threads_per_job, cpu_time_per_event, ..."))
     return;
-  check_keys(
-      v, path,
-      {"name", "priority", "jobs", "threads_per_job", "jobs_per_node", "mode", "async",
-       "cpu_time_per_event", "requests", "arrivals", "flow", "client", "site", "sites", "routing"});
+  check_keys(v, path,
+             {"name", "priority", "jobs", "threads_per_job", "jobs_per_node", "mode", "async",
+              "cpu_time_per_event", "requests", "arrivals", "flow", "client", "site", "sites",
+              "routing", "core_power"});
   if (const json* x = get(v, "name")) {
     if (auto n = string(*x, key_path(path, "name"))) w.name = *n;
   }
@@ -77,6 +77,10 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
       w.priority = static_cast<std::uint64_t>(*n);
   }
   if (const json* x = get(v, "arrivals"); x && !x->is_null()) {
+    if (const json* c = get(v, "core_power"); c && !c->is_null())
+      add(key_path(path, "core_power"),
+          "found a client core's power next to `arrivals`, expected none: an open loop has no "
+          "client threads whose cores draw power");
     if (const json* f = get(v, "flow"); f && !f->is_null())
       add(key_path(path, "flow"),
           "found a job flow next to `arrivals`, expected one of them: an open loop has no jobs "
@@ -144,6 +148,8 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
             "a time (t_CPU, e.g. \"1.03s\") or a distribution of times");
   }
   if (const json* x = get(v, "flow"); x && !x->is_null()) flow(*x, path, w);
+  if (const json* x = get(v, "core_power"); x && !x->is_null())
+    w.core_power = power(*x, key_path(path, "core_power"));
   requests(v, path, w);
   if (const json* x = get(v, "client"); x && !x->is_null()) client(*x, path, w);
 }

@@ -37,6 +37,7 @@ void Loader::scenario(const json& doc, Scenario& s) {
   if (const json* x = get(doc, "devices"); x && !x->is_null()) devices(*x, s);
   if (const json* x = get(doc, "models")) models(*x, s);
   if (const json* x = get(doc, "servers")) servers(*x, "servers", s);
+  if (const json* x = get(doc, "prices"); x && !x->is_null()) prices(*x, s);
   if (const json* x = get(doc, "load_balancer"); x && !x->is_null())
     load_balancer(*x, "load_balancer", s);
   if (const json* x = get(doc, "network")) network(*x, "network", s.network);
@@ -56,7 +57,7 @@ void Loader::top_level(const json& doc, Scenario& s) {
   check_keys(doc, "",
              {"$schema", "name", "description", "seed", "duration", "warmup", "workload",
               "workloads", "devices", "models", "servers", "load_balancer", "network", "sites",
-              "wan", "routing", "timeseries", "faults"},
+              "wan", "routing", "timeseries", "faults", "prices"},
              {"jobs", "threads_per_job", "jobs_per_node", "mode", "async", "cpu_time_per_event",
               "requests", "arrivals", "client"},
              "belongs inside `workload`, not at the top level");

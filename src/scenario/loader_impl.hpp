@@ -13,6 +13,8 @@
 //   load_servers.cpp       server pools and their autoscalers
 //   load_network.cpp       network links and flow model
 //   load_sites.cpp         sites, the WAN between them, routing across sites, placements
+//   load_hosts.cpp         devices, a pool's host, a model's host CPU cost
+//   load_power.cpp         power of devices, hosts and client cores; prices
 //   load_operations.cpp    load balancer: policy, capacity, admission
 //   load_faults.cpp        crashes, link degradations, preemptions
 //   cross_checks.cpp       checks between sections (request -> model, pool -> model curves)
@@ -151,6 +153,11 @@ class Loader : public Checker {
   bool pipeline_timing(const json& v, const std::string& path, const std::string& device, Model& m);
   static bool is_pipeline_timing(const json& v);
   void device_kind_checks(Scenario& s);
+  // load_power.cpp: `devices.D.power`, `servers[i].host.power`, `workload.core_power`; `prices`
+  // (after the pools).
+  std::optional<PowerSpec> power(const json& v, const std::string& path);
+  std::optional<PowerSpec> power_curve(const json& v, const std::string& path);
+  void prices(const json& v, Scenario& s);
   // `count`: the pool's device count, nullopt when it was invalid (no check against it then).
   std::optional<Autoscaler> autoscaler(const json& v, const std::string& path,
                                        std::optional<int> count);

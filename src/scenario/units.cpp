@@ -37,6 +37,7 @@ constexpr Unit kBandwidthUnits[] = {
 // Rates are counts per unit of time ("500/s", "30/min") or a frequency ("2kHz").
 constexpr Unit kRateUnits[] = {{"/s", 1.0},        {"/ms", 1e3}, {"/us", 1e6}, {"/min", 1.0 / 60},
                                {"/h", 1.0 / 3600}, {"Hz", 1.0},  {"kHz", 1e3}, {"MHz", 1e6}};
+constexpr Unit kPowerUnits[] = {{"mW", 1e-3}, {"W", 1.0}, {"kW", 1e3}, {"MW", 1e6}};
 
 template <std::size_t N>
 std::optional<double> factor_of(std::string_view unit, const Unit (&table)[N]) {
@@ -55,6 +56,8 @@ std::optional<double> unit_factor(std::string_view unit, Quantity kind) {
       return factor_of(unit, kBandwidthUnits);
     case Quantity::Rate:
       return factor_of(unit, kRateUnits);
+    case Quantity::Power:
+      return factor_of(unit, kPowerUnits);
   }
   return std::nullopt;
 }
@@ -69,6 +72,8 @@ const char* noun(Quantity kind) {
       return "a bandwidth";
     case Quantity::Rate:
       return "a rate";
+    case Quantity::Power:
+      return "a power";
   }
   return "a quantity";
 }
@@ -83,6 +88,8 @@ const char* example(Quantity kind) {
       return "\"10Gbps\"";
     case Quantity::Rate:
       return "\"500/s\"";
+    case Quantity::Power:
+      return "\"70W\"";
   }
   return "";
 }
@@ -97,6 +104,8 @@ const char* base_unit(Quantity kind) {
       return "bytes per second";
     case Quantity::Rate:
       return "events per second";
+    case Quantity::Power:
+      return "watts";
   }
   return "";
 }
@@ -129,6 +138,8 @@ Bounds bounds_of(Quantity kind) {
     case Quantity::Rate:
       return {Limits::min_rate_per_s, Limits::max_arrival_rate,
               "from 1e-9 to 1e9 events per second"};
+    case Quantity::Power:
+      return {0.0, Limits::max_power_W, "at most 1e9 W (1 GW)"};
   }
   return {0.0, 0.0, ""};
 }
@@ -156,6 +167,8 @@ const char* accepted_units(Quantity kind) {
              "per second)";
     case Quantity::Rate:
       return "/s, /ms, /us, /min, /h, Hz, kHz, MHz";
+    case Quantity::Power:
+      return "mW, W, kW, MW";
   }
   return "";
 }

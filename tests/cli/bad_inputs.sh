@@ -431,6 +431,27 @@ bad pipeline_shared_host 'devices={"FPGA": {"kind": "pipeline"}}' 'servers.0.dev
   'models.pn.service_time={"FPGA": {"latency": "1.8ms", "interval": "1.6ms"}}' 'servers.0.host={"devices": 2}'
 expect_bad pipeline_shared_host "servers[0].host.devices:" "pipeline devices" "expected 1"
 
+# ---- power and prices (docs/servers.md) ---------------------------------------------------
+bad power_negative 'devices={"T4": {"power": {"idle": "-5W", "busy": "70W"}}}'
+expect_bad power_negative "devices.T4.power.idle:" '"-5W"' "non-negative power"
+bad power_busy_below_idle 'devices={"T4": {"power": {"idle": "36W", "busy": "30W"}}}'
+expect_bad power_busy_below_idle "devices.T4.power.busy:" "expected busy >= idle"
+bad power_curve_not_increasing \
+  'devices={"T4": {"power": {"utilization": [0, 0.6, 0.5, 1], "watts": [36, 50, 55, 70]}}}'
+expect_bad power_curve_not_increasing "devices.T4.power.utilization[2]:" "increasing from 0 to 1"
+bad power_curve_not_to_one 'devices={"T4": {"power": {"utilization": [0, 0.9], "watts": [36, 70]}}}'
+expect_bad power_curve_not_to_one "devices.T4.power.utilization:" "from 0 (idle) to 1"
+bad power_unit 'servers.0.host={"power": {"idle": "100 horsepower", "busy": "300W"}}'
+expect_bad power_unit "servers[0].host.power.idle:" "mW, W, kW, MW"
+bad core_power_busy_below_idle 'workload.core_power={"idle": 10, "busy": 4}'
+expect_bad core_power_busy_below_idle "workload.core_power.busy:" "expected busy >= idle"
+bad price_unused_device 'prices={"device_hour": {"T4": 0.35, "A100": 1.2}}'
+expect_bad price_unused_device "prices.device_hour.A100:" "which no pool uses"
+bad price_missing_device 'prices={"device_hour": {}}'
+expect_bad price_missing_device "prices.device_hour:" 'no price for device "T4"'
+bad price_negative 'prices={"kwh": -0.25}'
+expect_bad price_negative "prices.kwh:" "found -0.25"
+
 # ---- validate reports every problem at once ----------------------------------------------
 bad three_problems 'workload.jobs=0' 'models.pn.max_batch_size=-1' 'servers.0.devcie="T4"'
 run_status 2 "$SONICSIM" validate "$BAD/three_problems.json"

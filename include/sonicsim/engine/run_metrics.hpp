@@ -73,6 +73,10 @@ struct RunMetrics {
     std::uint64_t sent = 0, completed = 0, failed = 0, fallback = 0, in_flight_at_end = 0;
     metrics::Histogram latency;         // completed requests
     double fallback_cpu_seconds = 0.0;  // CPU fallbacks after failure
+    // Seconds its client threads' cores spent on CPU work after warm-up (the event's own work,
+    // CPU fallbacks), all threads together: what their cores' energy is counted from. Kept per
+    // workload only (not per site).
+    double cpu_busy_seconds = 0.0;
   };
   std::vector<Workload> workloads;  // scenario order
   // With several sites: the same figures for the client nodes of each site (all workloads), in

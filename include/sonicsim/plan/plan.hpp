@@ -30,13 +30,21 @@ const char* question_names();  // for messages: "max-cpu, min-devices, min-bandw
 enum class Constraint { Slowdown, PerJobThroughput, P99Latency, None };
 enum class Reference { Ideal, CpuOnly };
 
-// Hourly price of what a point uses: devices and cores (one core per client thread), plus their
-// electricity when a power draw and a kWh price are given.
+// The cost question's prices and powers given as flags. Each one given overrides the scenario's
+// own (`prices`, `devices.D.power`, `workload.core_power`; docs/servers.md): a device hour for
+// every device, a constant draw per device and per client core. The cost itself is the results'
+// `cost` (results/energy.hpp), the one formula for runs and plans.
 struct Prices {
-  double gpu_hour = 0.0, core_hour = 0.0;
-  double gpu_watts = 0.0, core_watts = 0.0, kwh = 0.0;
-  double hourly(double gpus, double cores) const;
+  std::optional<double> gpu_hour, core_hour, gpu_watts, core_watts, kwh;
+  bool any() const { return gpu_hour || core_hour || gpu_watts || core_watts || kwh; }
 };
+
+// The overrides that put `flags` into the scenario at `scenario_path` (after `common`): whole
+// `prices`, `devices` and `workload.core_power` objects, the scenario's own merged with the
+// flags. Throws scenario::InputError when neither gives a price.
+std::vector<scenario::Override> price_overrides(const std::string& scenario_path,
+                                                const std::vector<scenario::Override>& common,
+                                                const Prices& flags);
 
 // The range of Options::tolerance: searched bandwidths keep 4 significant digits (a narrower
 // bracket cannot be told apart), and one wider than a factor of 2 is no search at all.
@@ -61,6 +69,9 @@ struct Options {
   double min_per_job_throughput = 0.0;  // events per second per job
   double max_p99_latency_s = 0.0;
   Prices prices;
+  // price_overrides(prices): plan() fills them in, every point of the cost question carries them.
+  std::vector<scenario::Override> price_overrides;
+  bool scenario_priced = false;                // the scenario has prices or powers of its own
   std::optional<double> range_min, range_max;  // the search bracket's limits; default from analytic
   double tolerance = 0.02;  // geometric bisection stops when hi/lo <= 1 + tolerance, see below
   int replications = 3;

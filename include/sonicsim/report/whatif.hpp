@@ -64,6 +64,9 @@ struct RunFigures {
   // The run in windows (results `timeseries`, when the scenario asked for it).
   using Timeseries = results::Timeseries;
   std::optional<Timeseries> timeseries;
+  // Power and prices (results `energy`, `cost`; docs/servers.md): nullopt without them.
+  std::optional<double> energy_per_event_j, mean_power_w, cost_per_event;
+  double energy_devices_j = 0.0, energy_hosts_j = 0.0, energy_client_cores_j = 0.0;
 };
 
 // Throws scenario::InputError naming the file and the JSON path of what is missing or wrong.

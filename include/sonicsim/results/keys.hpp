@@ -37,6 +37,8 @@ inline constexpr char admission[] = "admission";
 inline constexpr char preemptions[] = "preemptions";
 inline constexpr char models[] = "models";    // by model name
 inline constexpr char servers[] = "servers";  // one element per pool
+inline constexpr char energy[] = "energy";    // with some power given (docs/servers.md)
+inline constexpr char cost[] = "cost";        // with `prices`
 inline constexpr char links[] = "links";
 inline constexpr char network[] = "network";
 inline constexpr char analytic[] = "analytic";
@@ -252,6 +254,38 @@ inline constexpr char recommended[] = "recommended";
 inline constexpr char metric[] = "metric";
 inline constexpr char why[] = "why";
 }  // namespace scaling
+
+// `energy`: joules over the measured period (after warm-up).
+namespace energy {
+inline constexpr char joules[] = "joules";
+inline constexpr char per_event_j[] = "per_event_j";  // null without events
+inline constexpr char mean_power_w[] = "mean_power_w";
+inline constexpr char components[] = "components";  // keys::energy_component
+}  // namespace energy
+
+// energy.components: joules by what drew them.
+namespace energy_component {
+inline constexpr char devices[] = "devices";
+inline constexpr char hosts[] = "hosts";
+inline constexpr char client_cores[] = "client_cores";
+}  // namespace energy_component
+
+// `cost`: in the currency of `prices`.
+namespace cost {
+inline constexpr char per_event[] = "per_event";                    // null without events
+inline constexpr char per_million_events[] = "per_million_events";  // null without events
+inline constexpr char hourly[] = "hourly";
+inline constexpr char components[] = "components";  // keys::cost_component, per hour
+}  // namespace cost
+
+// cost.components: the hourly cost by what it pays for; they sum to cost.hourly.
+namespace cost_component {
+inline constexpr char devices[] = "devices";
+inline constexpr char hosts[] = "hosts";
+inline constexpr char client_cores[] = "client_cores";
+inline constexpr char energy[] = "energy";
+inline constexpr char egress[] = "egress";
+}  // namespace cost_component
 
 // An element of `links`: one link class.
 namespace link {

@@ -175,6 +175,27 @@ class Pool : public View {
   std::optional<double> host_time_per_request_s() const;
 };
 
+// `energy` (scenarios that give some power): joules over the measured period.
+class Energy : public View {
+ public:
+  explicit Energy(View v) : View(std::move(v)) {}
+  double joules() const;
+  std::optional<double> per_event_j() const;  // nullopt when no event completed
+  double mean_power_w() const;
+  double devices_j() const;
+  double hosts_j() const;
+  double client_cores_j() const;
+};
+
+// `cost` (scenarios with `prices`), in their currency.
+class Cost : public View {
+ public:
+  explicit Cost(View v) : View(std::move(v)) {}
+  std::optional<double> per_event() const;  // nullopt when no event completed
+  std::optional<double> per_million_events() const;
+  double hourly() const;
+};
+
 // An element of `links`: one link class.
 class Link : public View {
  public:
@@ -262,6 +283,10 @@ class Document : public View {
   std::vector<Egress> egress() const;
   bool has_timeseries() const;
   Timeseries timeseries() const;
+  bool has_energy() const;
+  Energy energy() const;
+  bool has_cost() const;
+  Cost cost() const;
 
   // Throws scenario::InputError naming the file as a results file, with the JSON pointer of
   // every figure read so far that was missing or not what it should be.

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <sonicsim/scenario/power.hpp>
+
 namespace sonicsim::scenario {
 
 // How much work a device does per second with k executions running at once (`devices.D.overlap`),
@@ -45,6 +47,7 @@ struct DeviceSpec {
   std::string name;
   DeviceKind kind = DeviceKind::Gpu;
   std::optional<Overlap> overlap;  // unset: processor sharing, k executions at 1/k each
+  std::optional<PowerSpec> power;  // `power` (power.hpp); unset: the device draws nothing
 };
 
 // The machine a pool's devices sit in. `devices` of them share one host: one Triton server,
@@ -54,6 +57,7 @@ struct DeviceSpec {
 struct ServerHost {
   std::optional<int> cores;
   int devices = 1;
+  std::optional<PowerSpec> power;  // the host's draw besides its devices (power.hpp)
 };
 
 // Host CPU time of a model's requests on a server host with `cores` (seconds). The gRPC front

@@ -38,6 +38,7 @@ struct Limits : InputLimits {
   static constexpr double max_bandwidth_Bps = 1e15;           // 8 Pbps
   static constexpr double min_rate_per_s = 1.0 / max_time_s;  // events per second
   static constexpr double max_arrival_rate = 1e9;             // per second, also any rate
+  static constexpr double max_power_W = 1e9;                  // 1 GW: a power plant, not a server
   // A distribution's cv, when not 0: below, no spread a sampler can tell from none (a gamma's
   // shape 1/cv^2 overflows); above, nearly all of the mass sits at 0 with rare huge draws.
   static constexpr double min_cv = 1e-6, max_cv = 100.0;

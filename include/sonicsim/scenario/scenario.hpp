@@ -107,6 +107,8 @@ struct Workload {
   // its own, how it chooses a serving site (else the scenario's `routing`). Without: empty.
   std::vector<SiteShare> sites;
   std::optional<SiteRouting> routing;
+  // `core_power`: what each client core (one per thread) draws (power.hpp); unset: nothing.
+  std::optional<PowerSpec> core_power;
 
   bool open_loop() const { return arrivals.has_value(); }
   std::int64_t n_threads() const { return jobs * threads_per_job; }
@@ -462,6 +464,8 @@ struct Scenario {
   };
   std::vector<ReferencedFile> referenced_files;
   std::string sha256;  // of canonical_json and each referenced file's path and sha256
+  // `prices` (power.hpp); unset: the results have no `cost`.
+  std::optional<Prices> prices;
 
   // The one workload of a scenario that has one; the tools that model a single workload
   // (analytic formulas, plan, scan fits, compare) check single_workload() first.

@@ -1,4 +1,5 @@
-// Quantities with units (SPEC section 2): "250us", "4.7MB", "10Gbps", "500/s", or plain SI numbers.
+// Quantities with units (SPEC section 2): "250us", "4.7MB", "10Gbps", "500/s", "70W", or plain SI
+// numbers.
 #pragma once
 
 #include <optional>
@@ -8,7 +9,7 @@
 
 namespace sonicsim::scenario {
 
-enum class Quantity { Time, Size, Bandwidth, Rate };  // Rate: events per second
+enum class Quantity { Time, Size, Bandwidth, Rate, Power };  // Rate: events per second; Power: W
 
 // Parses a number (already SI) or a string with a unit. On failure returns nullopt and sets
 // `error` to what was wrong and which units are accepted.
