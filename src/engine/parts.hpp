@@ -15,6 +15,7 @@
 #include "attached_devices.hpp"
 #include "clients.hpp"
 #include "context.hpp"
+#include "model_memory.hpp"
 #include "network_path.hpp"
 #include "preemption.hpp"
 #include "request_path.hpp"
@@ -33,6 +34,7 @@ struct Parts {
         path(ctx, *this),
         network(ctx, *this),
         servers(ctx, *this),
+        memory(ctx, *this),
         attached(ctx, *this),
         operations(ctx, *this),
         preemption(ctx, *this),
@@ -47,6 +49,7 @@ struct Parts {
   RequestPath path;
   NetworkPath network;
   ServerPools servers;
+  ModelMemory memory;
   AttachedDevices attached;
   SiteOperations operations;
   Preemption preemption;

@@ -76,6 +76,7 @@ struct Simulation::Impl {
     parts.accounting.build();
     parts.clients.build();
     parts.servers.build();
+    parts.memory.build();
     parts.attached.build();
     parts.sites.build();
     parts.path.build();
@@ -203,6 +204,7 @@ RunMetrics Simulation::Impl::finish() {
   parts.path.finish();
   parts.operations.finish();
   parts.servers.finish();
+  parts.memory.finish();
   parts.network.finish();
   return std::move(ctx.metrics);
 }

@@ -294,6 +294,18 @@ double Pool::count() const {
 double Pool::utilization() const {
   return number(k::server::utilization);
 }
+double Pool::memory_used_bytes() const {
+  return number(k::server::memory_used_bytes, Presence::Optional);
+}
+double Pool::model_loads() const {
+  return number(k::server::model_loads, Presence::Optional);
+}
+double Pool::model_unloads() const {
+  return number(k::server::model_unloads, Presence::Optional);
+}
+double Pool::load_time_s() const {
+  return number(k::server::load_time_s, Presence::Optional);
+}
 
 std::optional<std::string> Link::name() const {
   return text(k::link::name);

@@ -91,6 +91,7 @@ void Loader::cross_check(const json& doc, Scenario& s) {
       }
     }
   }
+  memory_checks(s);
 }
 
 }  // namespace sonicsim::scenario::detail

@@ -21,9 +21,10 @@ void Loader::devices(const json& v, Scenario& s) {
             [](const DeviceSpec& a, const DeviceSpec& b) { return a.name < b.name; });
 }
 
-void Loader::device(const json& v, const std::string& path, DeviceSpec&) {
+void Loader::device(const json& v, const std::string& path, DeviceSpec& d) {
   if (!expect_object(v, path, "a device object (its memory, power, ...)")) return;
-  check_keys(v, path, {});
+  check_keys(v, path, {"memory"});
+  device_memory(v, path, d);
 }
 
 // `servers[i].host`: {"cores": 16, "devices": 4}.

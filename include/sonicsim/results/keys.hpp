@@ -217,6 +217,11 @@ inline constexpr char utilization_max[] = "utilization_max";
 inline constexpr char utilization_per_device[] = "utilization_per_device";
 inline constexpr char replicas[] = "replicas";
 inline constexpr char scaling[] = "scaling";
+// Pools that use device memory, model load times or explicit model control only:
+inline constexpr char memory_used_bytes[] = "memory_used_bytes";
+inline constexpr char model_loads[] = "model_loads";
+inline constexpr char model_unloads[] = "model_unloads";
+inline constexpr char load_time_s[] = "load_time_s";
 }  // namespace server
 
 // servers[i].replicas.

@@ -170,6 +170,11 @@ class Pool : public View {
   std::optional<std::string> name() const;
   double count() const;
   double utilization() const;  // mean over the pool's devices
+  // Device memory and model loading; NaN for a pool that does not use them (docs/results.md).
+  double memory_used_bytes() const;
+  double model_loads() const;
+  double model_unloads() const;
+  double load_time_s() const;
 };
 
 // An element of `links`: one link class.

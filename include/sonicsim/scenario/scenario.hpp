@@ -220,6 +220,11 @@ struct Model {
   std::string instance_kind;
   // Host CPU work of each request and execution on a server host with cores (devices.hpp).
   std::optional<HostCost> host_cost;
+  // Device memory it holds while loaded (devices.hpp); unset: none. Seconds to load it on a
+  // device (a server starting up, or explicit model control's load on demand).
+  std::optional<MemoryFootprint> memory;
+  double load_time = 0.0;
+  double memory_bytes() const { return memory ? memory->bytes(instances, max_batch_size) : 0.0; }
 
   // The curve for a pool's device; the loader guarantees it exists for every pool hosting this.
   const ServiceCurve& curve_for(const std::string& device) const;
@@ -322,6 +327,8 @@ struct ServerPool {
   std::optional<double> spill_queue_time, spill_in_flight;
   // The machines the devices sit in (devices.hpp); unset: one device per host, host not modelled.
   std::optional<ServerHost> host;
+  // Which models a server holds loaded, and when it loads them (devices.hpp).
+  ModelControl model_control = ModelControl::None;
 };
 
 enum class FlowModel { Auto, Flow, Analytic };
