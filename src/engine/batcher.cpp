@@ -13,7 +13,7 @@ constexpr double kBatcherTimeEps = 1e-9;
 }  // namespace
 
 Batcher::Batcher(BatcherConfig config, int instances)
-    : config_(std::move(config)), free_instances_(instances) {
+    : config_(std::move(config)), instances_(instances), free_instances_(instances) {
   if (config_.levels.empty())
     levels_.push_back(
         {{config_.max_queue_size, config_.default_timeout, config_.delay_timed_out}, {}, {}});

@@ -16,6 +16,7 @@
 #include "attached_devices.hpp"
 #include "clients.hpp"
 #include "context.hpp"
+#include "model_memory.hpp"
 #include "network_path.hpp"
 #include "preemption.hpp"
 #include "request_path.hpp"
@@ -36,6 +37,7 @@ struct Parts {
         network(ctx, *this),
         servers(ctx, *this),
         hosts(ctx, *this),
+        memory(ctx, *this),
         attached(ctx, *this),
         operations(ctx, *this),
         preemption(ctx, *this),
@@ -51,6 +53,7 @@ struct Parts {
   NetworkPath network;
   ServerPools servers;
   ServerHosts hosts;
+  ModelMemory memory;
   AttachedDevices attached;
   SiteOperations operations;
   Preemption preemption;

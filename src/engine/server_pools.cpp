@@ -182,7 +182,8 @@ void ServerPools::on_batcher_wake(std::uint32_t bi) {
 void ServerPools::dispatch(std::uint32_t bi) {
   BatcherState& b = batchers_[bi];
   double wake_at = kInf;
-  while (true) {
+  // Explicit model control: a model starts nothing while it is not loaded (model_memory.hpp).
+  while (parts_.memory.may_start(bi)) {
     const int items = b.batcher.form(ctx_.now, scratch_, wake_at);
     if (items == 0) break;
     start_execution(bi, items);
@@ -195,6 +196,7 @@ void ServerPools::dispatch(std::uint32_t bi) {
     b.wake_at = wake_at;
     ctx_.queue.push(wake_at, EventKind::BatcherWake, bi);
   }
+  parts_.memory.after_dispatch(bi);
 }
 
 inline void ServerPools::update_progress(Device& d) {

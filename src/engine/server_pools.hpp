@@ -73,6 +73,9 @@ class ServerPools {
   const std::vector<std::uint32_t>& up_hosts(std::uint32_t model) const { return up_hosts_[model]; }
   void rebuild_up_hosts();
   const Counters& counters(std::uint32_t pool) const { return counters_[pool]; }
+  // Each model's scheduler on each device, by index (Device::batcher_of_model).
+  std::uint32_t batcher_count() const { return static_cast<std::uint32_t>(batchers_.size()); }
+  const Batcher& batcher(std::uint32_t bi) const { return batchers_[bi].batcher; }
   // Requests waiting in the device's queues, all models.
   std::size_t queued_on(std::uint32_t d) const;
   // A new request's expected wait at device d: the work left in its executions, plus each

@@ -79,6 +79,7 @@ struct Simulation::Impl {
     parts.clients.build();
     parts.servers.build();
     parts.hosts.build();
+    parts.memory.build();
     parts.attached.build();
     parts.sites.build();
     parts.path.build();
@@ -210,6 +211,7 @@ RunMetrics Simulation::Impl::finish() {
   parts.operations.finish();
   parts.servers.finish();
   parts.hosts.finish();
+  parts.memory.finish();
   parts.network.finish();
   return std::move(ctx.metrics);
 }

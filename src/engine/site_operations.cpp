@@ -90,15 +90,18 @@ void SiteOperations::set_state(std::uint32_t d, State next) {
   }
   // Starting -> Up keeps the epoch: the start-up event that made it up is the one planned.
   if (!(dev.state == State::Starting && is_up)) dev.epoch = (dev.epoch + 1) & kEpochMask;
+  const State from = dev.state;
   dev.state = next;
   if (was_up != is_up) parts_.servers.rebuild_up_hosts();
+  parts_.memory.state_changed(d, from, next);
 }
 
 void SiteOperations::start_server(std::uint32_t d) {
   ServerPools::Device& dev = parts_.servers.device(d);
   set_state(d, State::Starting);
   dev.started_at = ctx_.now;
-  const double delay = ctx_.sc.servers[dev.pool].startup_delay;
+  // Pod start, then loading the models it holds (model_memory.hpp).
+  const double delay = ctx_.sc.servers[dev.pool].startup_delay + parts_.memory.start_up_loading(d);
   if (delay <= 0.0) return set_state(d, State::Up);
   ctx_.queue.push(ctx_.now + delay, EventKind::Operation, d, op_stamp(kStarted, dev.epoch));
 }
@@ -137,6 +140,11 @@ bool SiteOperations::crash(std::uint32_t d, double down_for, Op back) {
   return true;
 }
 
+void SiteOperations::plan_model_loaded(std::uint32_t bi, double at, std::uint32_t generation) {
+  static_assert(ModelMemory::kGenerationMask == kEpochMask, "a load's generation fits the stamp");
+  ctx_.queue.push(at, EventKind::Operation, bi, op_stamp(kModelLoaded, generation));
+}
+
 bool SiteOperations::in_state(std::uint32_t d, State s, std::uint32_t epoch) const {
   const ServerPools::Device& dev = parts_.servers.device(d);
   return dev.state == s && dev.epoch == epoch;
@@ -172,6 +180,8 @@ void SiteOperations::on_operation(std::uint32_t id, std::uint32_t stamp) {
                         op_stamp(kRandomCrash, 0));
       return;
     }
+    case kModelLoaded:
+      return parts_.memory.on_loaded(id, epoch);
     case kRandomRepair: {
       if (in_state(id, State::Down, epoch)) start_server(id);
       ctx_.queue.push(now + fault_rngs_[id].exponential(random_crashes_of(id).mtbf),

@@ -43,6 +43,8 @@ class SiteOperations {
   bool above_threshold() const;
   int replicas_asked(std::uint32_t pool) const { return pools_[pool].asked; }
   int replicas_up(std::uint32_t pool) const { return pools_[pool].up; }
+  // Explicit model control: batcher `bi`'s model has loaded at `at` (model_memory.hpp).
+  void plan_model_loaded(std::uint32_t bi, double at, std::uint32_t generation);
 
   // The end of the run: replica-seconds up.
   void finish();
@@ -59,6 +61,7 @@ class SiteOperations {
     kRestart,       // id: device; back after a scheduled crash (epoch)
     kRandomCrash,   // id: device; the next random crash
     kRandomRepair,  // id: device; back after a random crash (epoch)
+    kModelLoaded,   // id: model batcher; its load on demand ends (the load's generation)
   };
   static constexpr std::uint32_t kOpBits = 4;
   static constexpr std::uint32_t kEpochMask = EventQueue::kStampMask >> kOpBits;

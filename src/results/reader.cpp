@@ -303,6 +303,19 @@ std::optional<double> Pool::host_time_per_request_s() const {
   return at(k::server::host).number(k::server_host::time_per_request_s);
 }
 
+double Pool::memory_used_bytes() const {
+  return number(k::server::memory_used_bytes, Presence::Optional);
+}
+double Pool::model_loads() const {
+  return number(k::server::model_loads, Presence::Optional);
+}
+double Pool::model_unloads() const {
+  return number(k::server::model_unloads, Presence::Optional);
+}
+double Pool::load_time_s() const {
+  return number(k::server::load_time_s, Presence::Optional);
+}
+
 double Energy::joules() const {
   return number(k::energy::joules);
 }

@@ -228,6 +228,12 @@ ojson servers_json(const engine::RunMetrics& m) {
       o[sv::mean_executions] =
           std::accumulate(p.mean_executions.begin(), p.mean_executions.end(), 0.0) /
           static_cast<double>(p.mean_executions.size());
+    if (p.memory_tracked) {
+      o[sv::memory_used_bytes] = p.memory_used_bytes;
+      o[sv::model_loads] = p.model_loads;
+      o[sv::model_unloads] = p.model_unloads;
+      o[sv::load_time_s] = p.load_time_s;
+    }
     servers.push_back(o);
   }
   return servers;
@@ -572,6 +578,11 @@ void summary_devices(Lines& out, const runner::RunOutput& run) {
           "crashes\n",
           "", p.mean_replicas_up, p.peak_replicas, p.replica_seconds_up / 3600.0, p.scaling.size(),
           static_cast<unsigned long long>(p.crashes));
+    if (p.memory_tracked)
+      out("memory     %-20s peak %s per device, %llu model loads (%.3g s), %llu unloads\n", "",
+          util::format_bytes(p.memory_used_bytes).c_str(),
+          static_cast<unsigned long long>(p.model_loads), p.load_time_s,
+          static_cast<unsigned long long>(p.model_unloads));
   }
   for (const auto& l : m.links) {
     out("link       %-20s %s  mean %s per link  peak %.1f%%\n", l.name.c_str(),

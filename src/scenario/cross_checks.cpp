@@ -92,6 +92,7 @@ void Loader::cross_check(const json& doc, Scenario& s) {
     }
   }
   device_kind_checks(s);
+  memory_checks(s);
 }
 
 }  // namespace sonicsim::scenario::detail

@@ -23,10 +23,11 @@ void Loader::devices(const json& v, Scenario& s) {
 
 void Loader::device(const json& v, const std::string& path, DeviceSpec& d) {
   if (!expect_object(v, path, "a device object (its memory, power, ...)")) return;
-  check_keys(v, path, {"kind", "overlap", "power"});
+  check_keys(v, path, {"kind", "overlap", "power", "memory"});
   device_kind(v, path, d);
   if (const json* x = get(v, "power"); x && !x->is_null())
     d.power = power(*x, key_path(path, "power"));
+  device_memory(v, path, d);
 }
 
 // `servers[i].host`: {"cores": 16, "devices": 4}.

@@ -31,7 +31,7 @@ void Loader::model(const json& v, const std::string& path, Model& m) {
   check_keys(v, path,
              {"input_bytes_per_item", "output_bytes_per_item", "inputs", "outputs", "service_time",
               "max_batch_size", "dynamic_batching", "instances", "request_overhead",
-              "triton_config", "host_cost"});
+              "triton_config", "host_cost", "memory", "load_time"});
   const std::size_t before = problems.size();
   // The config is read first: every key the scenario sets below overrides what it says.
   const json* config_key = get(v, "triton_config");
@@ -75,6 +75,7 @@ void Loader::model(const json& v, const std::string& path, Model& m) {
     request_overhead(*x, key_path(path, "request_overhead"), m);
   if (const json* x = get(v, "host_cost"); x && !x->is_null())
     host_cost(*x, key_path(path, "host_cost"), m);
+  model_memory(v, path, m);
   if (const json* x = get(v, "service_time")) {
     service_time(*x, key_path(path, "service_time"), m);
   } else {

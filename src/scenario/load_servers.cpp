@@ -22,7 +22,7 @@ void Loader::servers(const json& v, const std::string& path, Scenario& s) {
       continue;
     check_keys(p, ppath,
                {"name", "count", "device", "models", "startup_delay", "drain_timeout", "autoscaler",
-                "site", "attached", "spill_over", "host"});
+                "site", "attached", "spill_over", "host", "model_control"});
     ServerPool pool;
     bool count_ok = true;
     if (const json* x = get(p, "name")) {
@@ -86,6 +86,7 @@ void Loader::servers(const json& v, const std::string& path, Scenario& s) {
       else if (count_ok)
         server_host(*x, key_path(ppath, "host"), pool);
     }
+    model_control(p, ppath, pool);
     if (const json* x = get(p, "autoscaler"); x && !x->is_null() && !pool.attached) {
       if (pool.host && pool.host->devices > 1)
         add(key_path(ppath, "autoscaler"),

@@ -158,6 +158,12 @@ class Loader : public Checker {
   std::optional<PowerSpec> power(const json& v, const std::string& path);
   std::optional<PowerSpec> power_curve(const json& v, const std::string& path);
   void prices(const json& v, Scenario& s);
+  // load_memory.cpp: `devices.D.memory`, `models.M.memory` and `load_time`,
+  // `servers[i].model_control`, and whether each pool's models fit on its device.
+  void device_memory(const json& v, const std::string& path, DeviceSpec& d);
+  void model_memory(const json& v, const std::string& path, Model& m);
+  void model_control(const json& p, const std::string& ppath, ServerPool& pool);
+  void memory_checks(const Scenario& s);
   // `count`: the pool's device count, nullopt when it was invalid (no check against it then).
   std::optional<Autoscaler> autoscaler(const json& v, const std::string& path,
                                        std::optional<int> count);

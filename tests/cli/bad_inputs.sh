@@ -452,6 +452,24 @@ expect_bad price_missing_device "prices.device_hour:" 'no price for device "T4"'
 bad price_negative 'prices={"kwh": -0.25}'
 expect_bad price_negative "prices.kwh:" "found -0.25"
 
+# ---- device memory and model placement (docs/servers.md) ---------------------------------
+# pn holds 1 x (1 GB + 1 MB x 64) = 1064000000 B: a device of exactly that runs, one byte less
+# is refused with the pool, the footprint, the sum and the device's memory.
+bad memory_fits 'models.pn.memory={"weights": "1GB", "per_item": "1MB"}' \
+  'devices={"T4": {"memory": 1064000000}}'
+run_ok "$SONICSIM" validate "$BAD/memory_fits.json"
+mv "$BAD/memory_fits.json" "$TMP/memory_fits.json"  # not a bad file: kept out of the loop below
+bad memory_one_byte_over 'models.pn.memory={"weights": "1GB", "per_item": "1MB"}' \
+  'devices={"T4": {"memory": 1063999999}}'
+expect_bad memory_one_byte_over "servers[0].models:" 'pool "t4"' \
+  "pn 1 x (1.00 GB + 1.00 MB x 64) = 1.06 GB (1064000000 B)" "(1063999999 B)" \
+  "expected at most the device's memory"
+bad memory_no_batch_limit 'models.pn.memory={"per_item": "1MB"}' 'models.pn.max_batch_size=0' \
+  'workload.requests.0.items=1'
+expect_bad memory_no_batch_limit "models.pn.memory.per_item:" "without max_batch_size"
+bad model_control_unknown 'servers.0.model_control="lazy"'
+expect_bad model_control_unknown "servers[0].model_control:" '"lazy"' '"explicit"'
+
 # ---- validate reports every problem at once ----------------------------------------------
 bad three_problems 'workload.jobs=0' 'models.pn.max_batch_size=-1' 'servers.0.devcie="T4"'
 run_status 2 "$SONICSIM" validate "$BAD/three_problems.json"

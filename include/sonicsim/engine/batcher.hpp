@@ -101,6 +101,7 @@ class Batcher {
 
   void release_instance() { ++free_instances_; }
   int free_instances() const { return free_instances_; }
+  int instances() const { return instances_; }  // all of them free: nothing in an execution
   // Delayed requests still wait in Triton's queue, so they count against max_queue_size.
   std::size_t queued() const { return queued_; }
   const BatcherConfig& config() const { return config_; }
@@ -112,6 +113,7 @@ class Batcher {
     std::deque<Queued> delayed;  // timed out under DELAY: served after `queue`
   };
   BatcherConfig config_;
+  int instances_;
   int free_instances_;
   std::vector<Level> levels_;
   std::size_t queued_ = 0;

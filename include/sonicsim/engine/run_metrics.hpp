@@ -135,6 +135,11 @@ struct RunMetrics {
     // Devices that overlap executions or are pipelines only (else empty): per device, the time
     // average of the executions running on it (a pipeline: the requests inside it).
     std::vector<double> mean_executions;
+    // Device memory and model loading (models.M.memory, load_time, servers[i].model_control).
+    bool memory_tracked = false;     // the pool uses them: fields below set
+    double memory_used_bytes = 0.0;  // the most one device held loaded (or loading), whole run
+    std::uint64_t model_loads = 0, model_unloads = 0;  // after warm-up, when they end
+    double load_time_s = 0.0;                          // the loads' load_time, summed
   };
   std::vector<Pool> pools;
 

@@ -223,6 +223,11 @@ inline constexpr char scaling[] = "scaling";
 inline constexpr char host[] = "host";
 // Pools whose device overlaps executions or is a pipeline only (docs/servers.md):
 inline constexpr char mean_executions[] = "mean_executions";
+// Pools that use device memory, model load times or explicit model control only:
+inline constexpr char memory_used_bytes[] = "memory_used_bytes";
+inline constexpr char model_loads[] = "model_loads";
+inline constexpr char model_unloads[] = "model_unloads";
+inline constexpr char load_time_s[] = "load_time_s";
 }  // namespace server
 
 // servers[i].host: the machines the pool's devices sit in (docs/servers.md).

@@ -173,6 +173,11 @@ class Pool : public View {
   // Pools whose hosts have cores (docs/servers.md); nullopt otherwise.
   std::optional<double> host_utilization() const;  // busy cores / cores, mean over hosts
   std::optional<double> host_time_per_request_s() const;
+  // Device memory and model loading; NaN for a pool that does not use them (docs/results.md).
+  double memory_used_bytes() const;
+  double model_loads() const;
+  double model_unloads() const;
+  double load_time_s() const;
 };
 
 // `energy` (scenarios that give some power): joules over the measured period.

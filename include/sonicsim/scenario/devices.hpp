@@ -48,7 +48,27 @@ struct DeviceSpec {
   DeviceKind kind = DeviceKind::Gpu;
   std::optional<Overlap> overlap;  // unset: processor sharing, k executions at 1/k each
   std::optional<PowerSpec> power;  // `power` (power.hpp); unset: the device draws nothing
+  // Bytes of device memory (`memory`); unset: the models of its pools are not limited.
+  std::optional<double> memory;
 };
+
+// What one model holds in device memory (`models.M.memory`, docs/servers.md). Triton gives each
+// instance of a model its own copy of the weights and its own working memory, sized for the
+// largest batch that instance may execute (max_batch_size items), and keeps both for as long as
+// the model is loaded: the peak, not the mean, is what must fit.
+struct MemoryFootprint {
+  double weights = 0.0;   // bytes per instance
+  double per_item = 0.0;  // bytes of working memory per item of an execution's batch
+  double bytes(int instances, int max_batch_size) const {
+    return static_cast<double>(instances) * (weights + per_item * max_batch_size);
+  }
+};
+
+// Triton's --model-control-mode as a pool runs it. None: every model of the pool is loaded
+// while a server is up (loading them is part of its start-up). Explicit: a server starts empty,
+// a model loads at the first request that finds it unloaded, and the least recently used models
+// that are idle unload when memory is short (load on demand, as a planner would drive Triton).
+enum class ModelControl { None, Explicit };
 
 // The machine a pool's devices sit in. `devices` of them share one host: one Triton server,
 // whose scheduler keeps one queue per model that the instances on all its devices take batches

@@ -225,6 +225,11 @@ struct Model {
   // Timing per pipeline device name (`service_time.D` = {latency, interval}); such a device also
   // has its curve in `service_time` (latency + (n - 1) x interval), for the formulas.
   std::map<std::string, PipelineTiming> pipeline_time;
+  // Device memory it holds while loaded (devices.hpp); unset: none. Seconds to load it on a
+  // device (a server starting up, or explicit model control's load on demand).
+  std::optional<MemoryFootprint> memory;
+  double load_time = 0.0;
+  double memory_bytes() const { return memory ? memory->bytes(instances, max_batch_size) : 0.0; }
 
   // The curve for a pool's device; the loader guarantees it exists for every pool hosting this.
   const ServiceCurve& curve_for(const std::string& device) const;
@@ -329,6 +334,8 @@ struct ServerPool {
   std::optional<ServerHost> host;
   // Triton servers in the pool: one per host. Each has one server NIC (`server_nic`).
   int servers() const { return host ? count / host->devices : count; }
+  // Which models a server holds loaded, and when it loads them (devices.hpp).
+  ModelControl model_control = ModelControl::None;
 };
 
 enum class FlowModel { Auto, Flow, Analytic };
