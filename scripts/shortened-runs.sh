@@ -6,6 +6,7 @@ declare -A SHORT=(
   [bench/bandwidth-bound-10k]="--set duration=10s --set warmup=1s"
   [bench/latency-bound-100k]="--set duration=10s --set warmup=1s"
   [bench/latency-bound-10k]="--set duration=30s --set warmup=3s"
+  [bench/servers-10k]="--set duration=30s --set warmup=3s"
   [bench/sites-3-10k-analytic]="--set duration=30s --set warmup=3s"
   [bench/sites-3-10k-flow]="--set duration=10s --set warmup=1s"
   [default]="--set duration=5min --set warmup=30s"

@@ -32,7 +32,24 @@ void add_host_notes(Prediction& pr, const scenario::Scenario& sc) {
     }
     const double cores = static_cast<double>(pool.count / pool.host->devices) * *pool.host->cores;
     const double load = busy / cores;
-    if (load >= 1.0) {
+    const double host_capacity = pr.throughput_per_s / load;  // events/s when the cores are full
+    // With dynamic batching the devices reach far more than the formula's throughput: the hosts
+    // may bind below that (the formula's own bound is then not the one that holds).
+    const PoolTerm* term = nullptr;
+    for (const PoolTerm& t : pr.pools)
+      if (t.name == pool.name) term = &t;
+    const double batched_capacity =
+        term && term->demand_per_device_full_batch_s && *term->demand_per_device_full_batch_s > 0.0
+            ? 1.0 / *term->demand_per_device_full_batch_s
+            : 0.0;
+    if (load < 1.0 && host_capacity < batched_capacity) {
+      pr.notes.push_back("pool `" + pool.name + "`'s hosts can take about " +
+                         note_number(host_capacity) + " events/s (" + note_number(cores) +
+                         " cores, models' host_cost), below the " + note_number(batched_capacity) +
+                         " events/s its devices reach at full batches: with dynamic batching the "
+                         "hosts, not t_GPU, bind; the formula does not model them, the simulation "
+                         "does");
+    } else if (load >= 1.0) {
       pr.notes.push_back("pool `" + pool.name + "`'s hosts would need " + note_number(busy) +
                          " cores at the formula's throughput and have " + note_number(cores) +
                          " (models' host_cost): the hosts, not t_GPU, bind there, at about " +

@@ -22,6 +22,7 @@ void ModelMemory::build() {
       tracked = tracked || m.memory || m.load_time > 0.0;
     }
     ctx_.metrics.pools[p].memory_tracked = tracked;
+    if (spec && spec->memory) ctx_.metrics.pools[p].memory_capacity_bytes = *spec->memory;
   }
   for (std::uint32_t d = 0; d < servers.device_count(); ++d) {
     const auto& dev = servers.device(d);

@@ -86,8 +86,9 @@ void ServerPools::add_batcher(Device& dev, std::uint32_t d, int mi, int devices)
   if (pipelined(dev.pool)) cfg.dynamic = false;
   dev.batcher_of_model[mi] = static_cast<std::uint32_t>(batchers_.size());
   // One queue for the instances on all of the server's devices.
-  batchers_.push_back({Batcher(cfg, instances_on(dev.pool, static_cast<std::uint32_t>(mi)) * devices),
-                       static_cast<std::uint32_t>(mi), d, kInf});
+  batchers_.push_back(
+      {Batcher(cfg, instances_on(dev.pool, static_cast<std::uint32_t>(mi)) * devices),
+       static_cast<std::uint32_t>(mi), d, kInf});
   // A device inside a client node serves that node alone (attached_devices.cpp).
   if (!ctx_.sc.servers[dev.pool].attached) hosts_[mi].push_back(d);
 }
@@ -221,14 +222,19 @@ inline void ServerPools::reschedule(std::uint32_t di) {
   ctx_.queue.push(ctx_.now + std::max(0.0, least) * k, EventKind::ExecutionDone, di, d.stamp);
 }
 
-std::uint32_t ServerPools::least_busy_device(std::uint32_t server) const {
-  std::uint32_t best = server;
-  const std::uint32_t end = server + devices_[server].per_host;
-  // Devices that are starting again after a crash of the pool take nothing yet.
-  for (std::uint32_t di = server + 1; di < end; ++di)
-    if (devices_[di].state == State::Up &&
-        devices_[di].running.size() < devices_[best].running.size())
-      best = di;
+std::uint32_t ServerPools::least_busy_device(std::uint32_t server) {
+  const std::uint32_t k = devices_[server].per_host;
+  std::uint32_t& turn = devices_[server].turn;
+  // Ties go round the devices: Triton hands a batch to whichever instance waits, and over time
+  // every GPU of a server does its share. Devices starting again after a crash of the pool take
+  // nothing yet (the first stands for the server and is always there).
+  std::uint32_t best = kNone;
+  for (std::uint32_t i = 0; i < k; ++i) {
+    const std::uint32_t di = server + (turn + i) % k;
+    if (di != server && devices_[di].state != State::Up) continue;
+    if (best == kNone || devices_[di].running.size() < devices_[best].running.size()) best = di;
+  }
+  turn = (best - server + 1) % k;
   return best;
 }
 

@@ -53,6 +53,7 @@ class ServerPools {
     // and the first of them stands for the server in routing, the network and operations.
     std::uint32_t first = 0;
     std::uint32_t per_host = 1;
+    std::uint32_t turn = 0;  // the server's device that wins the next tie (least_busy_device)
     // Its slot in kinds_ when it overlaps executions or is a pipeline (device_kinds.hpp).
     std::uint32_t kind = kNone;
   };
@@ -125,7 +126,7 @@ class ServerPools {
 
   void add_batcher(Device& dev, std::uint32_t d, int mi, int devices);
   // The device of a server that takes the next execution: the one running the fewest.
-  std::uint32_t least_busy_device(std::uint32_t server) const;
+  std::uint32_t least_busy_device(std::uint32_t server);
   void dispatch(std::uint32_t bi);
   void update_progress(Device& d);
   void reschedule(std::uint32_t di);

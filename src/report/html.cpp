@@ -4,6 +4,7 @@
 #include <sonicsim/report/energy_report.hpp>
 #include <sonicsim/report/panels.hpp>
 #include <sonicsim/report/report.hpp>
+#include <sonicsim/report/server_report.hpp>
 #include <sonicsim/report/site_panels.hpp>
 
 namespace sonicsim::report {
@@ -60,6 +61,8 @@ std::string runs_section(const std::vector<RunFigures>& runs) {
   for (const auto& r : runs) {
     out += "<h3>" + escape(r.file) + (r.scenario.empty() ? "" : " (" + escape(r.scenario) + ")") +
            "</h3>\n" + panels_html(run_panels(r));
+    if (const auto servers = server_panels(r); !servers.empty())
+      out += "<h4>" + escape(r.file) + ": servers</h4>\n" + panels_html(servers);
     if (const auto energy = energy_panels(r); !energy.empty())
       out += "<h4>" + escape(r.file) + ": energy</h4>\n" + panels_html(energy);
     if (!r.sites.empty())

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include <sonicsim/report/energy_report.hpp>
+#include <sonicsim/report/server_report.hpp>
 #include <sonicsim/report/site_panels.hpp>
 #include <sonicsim/report/sweep_summary.hpp>
 #include <sonicsim/results/reader.hpp>
@@ -174,6 +175,7 @@ RunFigures read_results(const std::string& path) {
   if (doc.has_workloads()) read_workloads(doc, f);
   read_sites(doc, f);
   read_energy(doc, f);
+  read_servers(doc, f);
   doc.check();
   return f;
 }
@@ -238,6 +240,7 @@ Table figures_table(const std::vector<RunFigures>& runs) {
     });
   add_site_rows(t, runs);
   add_energy_rows(t, runs);
+  add_server_rows(t, runs);
   return t;
 }
 

@@ -306,6 +306,10 @@ std::optional<double> Pool::host_time_per_request_s() const {
 double Pool::memory_used_bytes() const {
   return number(k::server::memory_used_bytes, Presence::Optional);
 }
+std::optional<double> Pool::memory_capacity_bytes() const {
+  if (!has(k::server::memory_capacity_bytes)) return std::nullopt;
+  return nullable_number(k::server::memory_capacity_bytes);
+}
 double Pool::model_loads() const {
   return number(k::server::model_loads, Presence::Optional);
 }

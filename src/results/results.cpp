@@ -230,6 +230,8 @@ ojson servers_json(const engine::RunMetrics& m) {
           static_cast<double>(p.mean_executions.size());
     if (p.memory_tracked) {
       o[sv::memory_used_bytes] = p.memory_used_bytes;
+      o[sv::memory_capacity_bytes] =
+          p.memory_capacity_bytes ? ojson(*p.memory_capacity_bytes) : ojson(nullptr);
       o[sv::model_loads] = p.model_loads;
       o[sv::model_unloads] = p.model_unloads;
       o[sv::load_time_s] = p.load_time_s;
@@ -578,6 +580,14 @@ void summary_devices(Lines& out, const runner::RunOutput& run) {
           "crashes\n",
           "", p.mean_replicas_up, p.peak_replicas, p.replica_seconds_up / 3600.0, p.scaling.size(),
           static_cast<unsigned long long>(p.crashes));
+    if (!p.host_utilization.empty()) {
+      const auto& u = p.host_utilization;
+      out("host       %-20s %zu x %d cores  utilization %.1f%% (busiest %.1f%%)  %s per request\n",
+          "", u.size(), p.host_cores,
+          100.0 * std::accumulate(u.begin(), u.end(), 0.0) / static_cast<double>(u.size()),
+          100.0 * *std::max_element(u.begin(), u.end()),
+          format_time(p.host_seconds_per_request).c_str());
+    }
     if (p.memory_tracked)
       out("memory     %-20s peak %s per device, %llu model loads (%.3g s), %llu unloads\n", "",
           util::format_bytes(p.memory_used_bytes).c_str(),

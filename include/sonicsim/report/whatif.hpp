@@ -67,6 +67,15 @@ struct RunFigures {
   // Power and prices (results `energy`, `cost`; docs/servers.md): nullopt without them.
   std::optional<double> energy_per_event_j, mean_power_w, cost_per_event;
   double energy_devices_j = 0.0, energy_hosts_j = 0.0, energy_client_cores_j = 0.0;
+  // Per server pool (results `servers`): devices and host busy, device memory (server_report).
+  struct Pool {
+    std::string name;
+    double devices = 0.0, utilization = 0.0, model_loads = 0.0;
+    std::optional<double> host_utilization, host_time_per_request_s;  // pools with host cores
+    std::optional<double> memory_used_bytes;      // pools with memory keys
+    std::optional<double> memory_capacity_bytes;  // devices.D.memory; nullopt: no limit
+  };
+  std::vector<Pool> pools;
 };
 
 // Throws scenario::InputError naming the file and the JSON path of what is missing or wrong.

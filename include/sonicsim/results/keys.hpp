@@ -225,6 +225,7 @@ inline constexpr char host[] = "host";
 inline constexpr char mean_executions[] = "mean_executions";
 // Pools that use device memory, model load times or explicit model control only:
 inline constexpr char memory_used_bytes[] = "memory_used_bytes";
+inline constexpr char memory_capacity_bytes[] = "memory_capacity_bytes";  // null: no limit
 inline constexpr char model_loads[] = "model_loads";
 inline constexpr char model_unloads[] = "model_unloads";
 inline constexpr char load_time_s[] = "load_time_s";

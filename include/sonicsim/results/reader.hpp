@@ -175,6 +175,7 @@ class Pool : public View {
   std::optional<double> host_time_per_request_s() const;
   // Device memory and model loading; NaN for a pool that does not use them (docs/results.md).
   double memory_used_bytes() const;
+  std::optional<double> memory_capacity_bytes() const;  // nullopt: no limit (or not tracked)
   double model_loads() const;
   double model_unloads() const;
   double load_time_s() const;
