@@ -9,6 +9,7 @@ void Accounting::build() {
   for (std::size_t i = 0; i < sc.workloads.size(); ++i)
     metrics.workloads[i].name = sc.workloads[i].name;
   several_ = sc.workloads.size() > 1;
+  for (const auto& w : sc.workloads) client_cpu_ = client_cpu_ || w.core_power.has_value();
   metrics.models.resize(sc.models.size());
   for (std::size_t i = 0; i < sc.models.size(); ++i) metrics.models[i].name = sc.models[i].name;
 }

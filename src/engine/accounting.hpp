@@ -93,10 +93,13 @@ class Accounting {
   // work, a piece of it, a CPU fallback): the part inside the measured span counts towards its
   // cores' busy time. Counted when the work starts, so that work still running at the end
   // counts up to the end; `cpu_cancelled` takes back what a preempted job will not do.
+  // Only energy reads it: without `core_power` nothing is counted (a hot path of every event).
   void client_cpu(std::size_t w, double seconds) {
-    client_cpu_between(w, ctx_.now, ctx_.now + seconds, 1.0);
+    if (client_cpu_) client_cpu_between(w, ctx_.now, ctx_.now + seconds, 1.0);
   }
-  void cpu_cancelled(std::size_t w, double until) { client_cpu_between(w, ctx_.now, until, -1.0); }
+  void cpu_cancelled(std::size_t w, double until) {
+    if (client_cpu_) client_cpu_between(w, ctx_.now, until, -1.0);
+  }
   // n requests of events lost when their job was preempted.
   void requests_preempted(RunMetrics::Workload& w, std::uint64_t n);
 
@@ -134,6 +137,7 @@ class Accounting {
   Context& ctx_;
   // Several workloads: each keeps its own histograms too (one has the run's, copied at the end).
   bool several_ = false;
+  bool client_cpu_ = false;  // some workload has `core_power`: client CPU busy time counted
   std::size_t sites_ = 0;
   std::vector<RunMetrics::Workload> by_site_;  // [workload * sites + site]
 };

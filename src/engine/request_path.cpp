@@ -80,9 +80,14 @@ void RequestPath::send_try(std::uint32_t r) {
                       rq.items * ctx_.sc.models[model].input_bytes_per_item);
 }
 
+// The request reached its server: its host's work first, when hosts are modelled.
+inline void RequestPath::at_server(std::uint32_t r) {
+  if (parts_.hosts.any()) return parts_.hosts.request_in(r);
+  parts_.servers.arrive(r);
+}
+
 void RequestPath::delivered(std::uint32_t r) {
-  if (!balancer_ || parts_.attached.is_attached(ctx_.requests[r].device))
-    return parts_.hosts.request_in(r);
+  if (!balancer_ || parts_.attached.is_attached(ctx_.requests[r].device)) return at_server(r);
   const Request& rq = ctx_.requests[r];
   enter_balancer(r, rq.items * ctx_.sc.models[ctx_.requests.model_of(r)].input_bytes_per_item);
 }
@@ -156,7 +161,7 @@ void RequestPath::leave_balancer(std::uint32_t r) {
   if (ctx_.counts(now))
     ctx_.metrics.balancer->wait.add(
         std::max(0.0, now - rq.lb_in - stage_cost(0, r) - stage_cost(1, r)));
-  if (rq.dir == Direction::ToServer) return parts_.hosts.request_in(r);
+  if (rq.dir == Direction::ToServer) return at_server(r);
   parts_.network.send(r, Direction::ToClient, rq.lb_bytes);
 }
 

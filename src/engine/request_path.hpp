@@ -47,6 +47,7 @@ class RequestPath {
   void finish();
 
  private:
+  void at_server(std::uint32_t r);
   // Routing (routing.cpp).
   void build_rings();
   std::uint32_t route(std::uint32_t model, std::uint32_t thread);

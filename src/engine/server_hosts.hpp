@@ -35,6 +35,9 @@ class ServerHosts {
   // The end of the run: each host's utilization and the host time per request into the metrics.
   void finish();
 
+  // Whether some host has cores whose work is modelled: without, every stage passes straight
+  // through and the callers skip this part (the hot path of runs without hosts).
+  bool any() const { return !host_of_.empty(); }
   // Whether device d's host has cores whose work is modelled.
   bool modelled(std::uint32_t d) const { return !host_of_.empty() && host_of_[d] != kNoHost; }
   // Whether the host still works on something of device d's (a draining server waits for it).

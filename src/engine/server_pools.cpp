@@ -238,6 +238,24 @@ std::uint32_t ServerPools::least_busy_device(std::uint32_t server) {
   return best;
 }
 
+// The execution starts on device di (after its host's work, when there is any).
+[[gnu::always_inline]] inline void ServerPools::place(std::uint32_t di, Exec&& e) {
+  Device& d = devices_[di];
+  const double now = ctx_.now;
+  const bool pipeline = d.kind != kNone && kinds_[d.kind].pipeline;
+  // A pipeline's `remaining` is when the request leaves it; its items enter one per interval.
+  if (pipeline) e.remaining = pipeline_enter(d, e.batcher, e.items);
+  update_progress(d);
+  if (d.running.empty() || pipeline) {
+    d.busy.set_busy(true, now);
+    if (!whole_busy_.empty()) whole_busy_[di].set_busy(true, now);
+  }
+  d.work_started += pipeline ? e.items * kinds_[d.kind].interval : e.remaining;
+  d.running.push_back(std::move(e));
+  if (d.kind != kNone) executions_changed(d);
+  reschedule(di);
+}
+
 void ServerPools::start_execution(std::uint32_t bi, int items) {
   const double now = ctx_.now;
   BatcherState& b = batchers_[bi];
@@ -264,29 +282,39 @@ void ServerPools::start_execution(std::uint32_t bi, int items) {
       tr->exec_start = now;
       tr->batch_items = items;
     }
-  parts_.hosts.execution_in(di, std::move(e));
+  if (parts_.hosts.any()) return parts_.hosts.execution_in(di, std::move(e));
+  place(di, std::move(e));
 }
 
 void ServerPools::run_on_device(std::uint32_t di, Exec&& e) {
-  Device& d = devices_[di];
-  const double now = ctx_.now;
-  const bool pipeline = d.kind != kNone && kinds_[d.kind].pipeline;
-  // A pipeline's `remaining` is when the request leaves it; its items enter one per interval.
-  if (pipeline) e.remaining = pipeline_enter(d, e.batcher, e.items);
-  update_progress(d);
-  if (d.running.empty() || pipeline) {
-    d.busy.set_busy(true, now);
-    if (!whole_busy_.empty()) whole_busy_[di].set_busy(true, now);
-  }
-  d.work_started += pipeline ? e.items * kinds_[d.kind].interval : e.remaining;
-  d.running.push_back(std::move(e));
-  if (d.kind != kNone) executions_changed(d);
-  reschedule(di);
+  place(di, std::move(e));
 }
 
 void ServerPools::release_pending(Exec& e) {
   e.batch.clear();
   spare_batches_.push_back(std::move(e.batch));
+}
+
+// An execution ends: its instance, counters and the responses (the hot path: kept inline).
+[[gnu::always_inline]] inline void ServerPools::end_execution(std::uint32_t di, const Exec& e) {
+  BatcherState& b = batchers_[e.batcher];
+  const std::uint32_t pool = devices_[di].pool;
+  // A pipeline's request gave its instance back when its last item entered.
+  if (devices_[di].kind == kNone || !kinds_[devices_[di].kind].pipeline)
+    b.batcher.release_instance();
+  Counters& c = counters_[pool];
+  c.executions += 1.0;
+  for (const auto& q : e.batch) c.queue_seconds += e.start - q.enqueued;
+  parts_.sampling.execution_done(b.model, e.items);
+  parts_.accounting.execution_done(b.model, pool, e.items, e.batch.size(), e.start);
+  const auto& model = ctx_.sc.models[b.model];
+  for (const auto& q : e.batch) {
+    if (auto* tr = ctx_.traced(q.request)) tr->exec_end = ctx_.now;
+    if (parts_.hosts.any())
+      parts_.hosts.response_out(q.request, q.items * model.output_bytes_per_item);
+    else
+      parts_.path.respond(q.request, q.items * model.output_bytes_per_item);
+  }
 }
 
 void ServerPools::on_execution_done(std::uint32_t di, std::uint32_t stamp) {
@@ -306,7 +334,7 @@ void ServerPools::on_execution_done(std::uint32_t di, std::uint32_t stamp) {
     Exec e = std::move(d.running[i]);
     d.running[i] = std::move(d.running.back());
     d.running.pop_back();
-    finish_execution(di, e);
+    end_execution(di, e);
     freed.push_back(e.batcher);
     e.batch.clear();
     spare_batches_.push_back(std::move(e.batch));
@@ -322,21 +350,7 @@ void ServerPools::on_execution_done(std::uint32_t di, std::uint32_t stamp) {
 }
 
 void ServerPools::finish_execution(std::uint32_t di, const Exec& e) {
-  BatcherState& b = batchers_[e.batcher];
-  const std::uint32_t pool = devices_[di].pool;
-  // A pipeline's request gave its instance back when its last item entered.
-  if (devices_[di].kind == kNone || !kinds_[devices_[di].kind].pipeline)
-    b.batcher.release_instance();
-  Counters& c = counters_[pool];
-  c.executions += 1.0;
-  for (const auto& q : e.batch) c.queue_seconds += e.start - q.enqueued;
-  parts_.sampling.execution_done(b.model, e.items);
-  parts_.accounting.execution_done(b.model, pool, e.items, e.batch.size(), e.start);
-  const auto& model = ctx_.sc.models[b.model];
-  for (const auto& q : e.batch) {
-    if (auto* tr = ctx_.traced(q.request)) tr->exec_end = ctx_.now;
-    parts_.hosts.response_out(q.request, q.items * model.output_bytes_per_item);
-  }
+  end_execution(di, e);
 }
 
 void ServerPools::drop_all(std::uint32_t d, std::vector<Batcher::Queued>& lost) {

@@ -110,6 +110,8 @@ class ServerPools {
   void finish();
 
  private:
+  void place(std::uint32_t di, Exec&& e);
+  void end_execution(std::uint32_t di, const Exec& e);
   struct BatcherState {
     Batcher batcher;
     std::uint32_t model, device;

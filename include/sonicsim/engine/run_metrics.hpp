@@ -75,7 +75,7 @@ struct RunMetrics {
     double fallback_cpu_seconds = 0.0;  // CPU fallbacks after failure
     // Seconds its client threads' cores spent on CPU work after warm-up (the event's own work,
     // CPU fallbacks), all threads together: what their cores' energy is counted from. Kept per
-    // workload only (not per site).
+    // workload only (not per site); counted only when some workload has `core_power` (else 0).
     double cpu_busy_seconds = 0.0;
   };
   std::vector<Workload> workloads;  // scenario order
