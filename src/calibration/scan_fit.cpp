@@ -78,6 +78,8 @@ Eigen::VectorXd start_u(const std::vector<ScanParam>& free, const ScanValues& st
     // log(0) has no neighbourhood to search: start from a small round trip instead.
     if (free[j] == ScanParam::TLatency && !(v > 0.0))
       v = std::max(1e-6, 1e-3 * (base.t_gpu + base.t_cpu));
+    // No host work yet: start where the hosts would bind about as soon as the devices.
+    if (free[j] == ScanParam::THost && !(v > 0.0)) v = std::max(1e-6, base.t_gpu);
     if (free[j] == ScanParam::P) v = std::clamp(v, 1e-9, 1.0 - 1e-9);
     u[static_cast<int>(j)] = to_u(free[j], v);
   }
@@ -104,6 +106,8 @@ FitOutcome fit_once(const FitProblem& pb, const ScanValues& start) {
   }
   out.reduced_chi2 = out.raw.dof > 0 ? out.raw.rss / out.raw.dof : kNaN;
   for (ScanParam k : all_scan_params()) {
+    // Without hosts there is no host stage to report.
+    if (k == ScanParam::THost && !(pb.points.front().host_cores > 0.0)) continue;
     ParamEstimate e;
     e.param = k;
     e.scenario_value = pb.base.get(k);
@@ -217,7 +221,8 @@ std::string why_confounded(const std::vector<ScanParam>& group, const FitProblem
 // t_GPU is the capacity, the reason for the scan; p and t_CPU come from CPU-only profiling;
 // t_latency (overheads) is what is usually unknown.
 ScanParam to_hold(const std::vector<ScanParam>& group) {
-  for (ScanParam k : {ScanParam::TCpu, ScanParam::P, ScanParam::TLatency, ScanParam::TGpu})
+  for (ScanParam k :
+       {ScanParam::TCpu, ScanParam::THost, ScanParam::P, ScanParam::TLatency, ScanParam::TGpu})
     if (has(group, k)) return k;
   return group.front();
 }
@@ -262,6 +267,12 @@ void check_free(const ScanValues& base, const std::vector<ScanPoint>& points, co
                           "cannot move them; set one with --set or drop p from --free"});
     if (k == ScanParam::TCpu && !(base.t_cpu > 0.0))
       problems.push_back({"", "t_cpu: workload.cpu_time_per_event has mean 0; nothing to scale"});
+    if (k == ScanParam::THost && !(points.front().host_cores > 0.0))
+      problems.push_back({"",
+                          "t_host: no pool serving the requests has host cores "
+                          "(servers[i].host.cores), so there is no host stage to fit; give the "
+                          "pools their hosts' cores (--set servers.0.host.cores=N) or drop "
+                          "t_host from --free"});
     if (k == ScanParam::TLatency && !(requests > 0.0))
       problems.push_back({"",
                           "t_latency: no request is served by a pool, so there is no request "
@@ -291,6 +302,30 @@ std::string ran_off(ScanParam k, const ScanValues& v, const ScanValues& base) {
   return why;
 }
 
+// A t_host that changes no prediction means the hosts never bind at the measured points: it is
+// held at the scenario's value, and what the data do say is an upper bound, the t_host at which
+// the hosts would just bind at the busiest point (cores / throughput there).
+void hold_host(FitProblem& pb, ScanResult& r) {
+  pb.free.erase(std::find(pb.free.begin(), pb.free.end(), ScanParam::THost));
+  double upper = std::numeric_limits<double>::infinity();
+  ScanValues v = r.analytic_fit.values;
+  v.t_host = pb.base.t_host;
+  for (const ScanPoint& pt : pb.points) {
+    const double x = predict_metric(pt, pb.base, v, Metric::Throughput, pb.model);
+    if (x > 0.0) upper = std::min(upper, pt.host_cores / x);
+  }
+  r.t_host_upper = upper;
+  r.notes.push_back("t_host is not determined by these measurements: the hosts bind at no "
+                    "measured point, so the data only say t_host < " +
+                    show(ScanParam::THost, upper) +
+                    " (their cores over the highest throughput); kept at the scenario's " +
+                    show(ScanParam::THost, pb.base.t_host) +
+                    "; measure where the hosts saturate (more jobs, larger inputs) to fit it");
+  if (pb.free.empty())
+    throw InputError(pb.m.file, {{"", "these measurements determine none of the parameters: "
+                                      "the hosts bind at no measured point"}});
+}
+
 // The analytic fit, holding at the scenario's value what the data cannot separate (an error
 // when the user chose the parameters).
 void fit_analytic(FitProblem& pb, const ScanOptions& options, ScanResult& r) {
@@ -314,6 +349,10 @@ void fit_analytic(FitProblem& pb, const ScanOptions& options, ScanResult& r) {
       off = ran_off(group.front(), v, base);
     }
     const std::string why = off.empty() ? why_confounded(group, pb, seen_at) : off;
+    if (group.size() == 1 && group.front() == ScanParam::THost) {
+      hold_host(pb, r);
+      continue;
+    }
     if (options.free_given && !off.empty()) {
       throw InputError("--free",
                        {{"", "--free " + names_of(options.free) + ": " + why +
@@ -425,6 +464,15 @@ ScanResult fit_scan(const std::vector<ScanPoint>& points, const ScanValues& base
   r.final_prediction = r.fit.predicted;
   if (simulator) refine(pb, options, *simulator, r);
 
+  if (!std::isnan(r.t_host_upper))
+    for (FitOutcome* f : {&r.analytic_fit, &r.fit})
+      for (ParamEstimate& e : f->params)
+        if (e.param == ScanParam::THost) {
+          e.free = true;
+          e.identified = false;
+          e.ci_low = 0.0;
+          e.ci_high = r.t_host_upper;
+        }
   r.mape_percent = mape_of(r.final_prediction, m);
   if (r.mape_percent > 5.0)
     r.notes.push_back("the fitted model still misses the measurements by " +

@@ -35,6 +35,10 @@ class ServerHosts {
   // The end of the run: each host's utilization and the host time per request into the metrics.
   void finish();
 
+  // Request r's server overhead `server` once the host work it includes is taken off: a model
+  // whose host_cost is part of its measured server overhead (in_server_overhead) has that time
+  // as work on a core here, not as a delay too.
+  double server_overhead_left(std::uint32_t r, double server) const;
   // Whether device d's host has cores whose work is modelled.
   bool modelled(std::uint32_t d) const { return !host_of_.empty() && host_of_[d] != kNoHost; }
   // Whether the host still works on something of device d's (a draining server waits for it).
