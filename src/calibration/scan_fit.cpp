@@ -279,7 +279,7 @@ void check_free(const ScanValues& base, const std::vector<ScanPoint>& points, co
                           "to carry an overhead; drop t_latency from --free"});
   }
   if (!problems.empty()) throw InputError("--free", std::move(problems));
-  if (m.rows.size() < options.free.size() + 1) {
+  if (m.rows.size() < min_scan_rows(options.free.size())) {
     throw InputError(
         m.file,
         {{"", "found " + std::to_string(m.rows.size()) + " data rows, expected at least " +
@@ -474,6 +474,10 @@ ScanResult fit_scan(const std::vector<ScanPoint>& points, const ScanValues& base
           e.ci_high = r.t_host_upper;
         }
   r.mape_percent = mape_of(r.final_prediction, m);
+  if (m.rows.size() == r.free.size())
+    r.notes.push_back("as many measurements as free parameters: the fit goes through them "
+                      "exactly and says nothing of its own error (no interval); measure more "
+                      "points to know how well the value is determined");
   if (r.mape_percent > 5.0)
     r.notes.push_back("the fitted model still misses the measurements by " +
                       formatted("%.1f%%", r.mape_percent) + " on average: moving " +

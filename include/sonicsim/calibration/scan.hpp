@@ -145,6 +145,12 @@ struct ScanResult {
   double t_host_upper = std::numeric_limits<double>::quiet_NaN();
 };
 
+// Rows a fit of `free` parameters needs: one more, for an error estimate; but one parameter may
+// be set from one point (a production throughput fixing t_host), without an interval.
+inline std::size_t min_scan_rows(std::size_t free) {
+  return free == 1 ? 1 : free + 1;
+}
+
 // Fits the scan. `points[i]` is the scenario at measurements.rows[i].x, `base` the scenario's own
 // parameters (scan_point of the scenario itself). Throws scenario::InputError (naming `--free`)
 // for a parameter the scenario cannot carry or the data cannot identify when the user chose it.
