@@ -276,14 +276,15 @@ ScanPoint scan_point(const scenario::Scenario& s, double x) {
 }
 
 double predict_metric(const ScanPoint& pt, const ScanValues& base, const ScanValues& v,
-                      Metric metric, AnalyticModel model) {
+                      Metric metric, AnalyticModel model, bool host_station) {
   const Moved t = moved(pt, base, v);
   double throughput = 0.0;
   if (model == AnalyticModel::Mva) {
     analytic::ClosedNetwork net = pt.network;
     net.think_time_s = t.cpu + t.delay;
     for (auto& st : net.stations) st.demand_s *= t.a_g;
-    if (t.t_host > 0.0) {
+    if (t.t_host > 0.0 && !host_station) net.think_time_s += t.t_host;
+    if (t.t_host > 0.0 && host_station) {
       // Each host's cores as one station (Seidmann's approximation of a c-server station: a
       // queue with demand D / c and a delay of D (c - 1) / c), the events spread over the hosts.
       const double per_host = t.t_host / pt.hosts, cores = pt.host_cores / pt.hosts;
@@ -299,7 +300,8 @@ double predict_metric(const ScanPoint& pt, const ScanValues& base, const ScanVal
       t_sonic = t.cpu + t.t_gpu +
                 t.binding * std::max(0.0, pt.n_cpu / pt.n_gpu - t.ideal / t.binding) + t.delay +
                 t.t_host;
-    if (t.t_host > 0.0) t_sonic = std::max(t_sonic, t.t_host * pt.n_cpu / pt.host_cores);
+    if (t.t_host > 0.0 && host_station)
+      t_sonic = std::max(t_sonic, t.t_host * pt.n_cpu / pt.host_cores);
     throughput = pt.n_cpu / t_sonic;
   }
   return metric_of_throughput(metric, throughput, pt.n_cpu, pt.jobs);

@@ -50,6 +50,10 @@ struct FitProblem {
   std::vector<ScanParam> free;
   ScanValues fixed;                // values of the parameters not fitted
   std::vector<double> correction;  // per point, multiplies the analytic model
+  // A free t_host: the hosts' bound (cores / t_host) stands beside the corrected rest of the
+  // model, not inside what the correction multiplies, so the simulator's view of the devices
+  // (batching, which the formula does not know) does not scale the hosts' capacity.
+  bool split_host = false;
 
   ScanValues values_of(const Eigen::VectorXd& u) const {
     ScanValues v = fixed;
@@ -57,8 +61,30 @@ struct FitProblem {
     return v;
   }
   double scale(std::size_t i) const { return m.has_stddev ? m.rows[i].stddev : m.rows[i].value; }
+  // What the correction multiplies.
+  double uncorrected(std::size_t i, const ScanValues& v) const {
+    return predict_metric(points[i], base, v, metric, model, !split_host);
+  }
   double predicted(std::size_t i, const ScanValues& v) const {
-    return correction[i] * predict_metric(points[i], base, v, metric, model);
+    const double rest = correction[i] * uncorrected(i, v);
+    if (!split_host || !(v.t_host > 0.0)) return rest;
+    const ScanPoint& pt = points[i];
+    const double host = metric_of_throughput(metric, pt.host_cores / v.t_host, pt.n_cpu, pt.jobs);
+    return is_time(metric) ? std::max(rest, host) : std::min(rest, host);
+  }
+  // Events per second at point i for a value of the metric (metric_of_throughput inverted).
+  double throughput_of(std::size_t i, double value) const {
+    const ScanPoint& pt = points[i];
+    switch (metric) {
+      case Metric::PerJobThroughput:
+        return value * pt.jobs;
+      case Metric::Throughput:
+        return value;
+      case Metric::TimePerEvent:
+      case Metric::ThreadTimePerEvent:
+        return pt.n_cpu / value;
+    }
+    return value;
   }
   void residuals(const Eigen::VectorXd& u, Eigen::VectorXd& r) const {
     const ScanValues v = values_of(u);
@@ -309,10 +335,10 @@ void hold_host(FitProblem& pb, ScanResult& r) {
   pb.free.erase(std::find(pb.free.begin(), pb.free.end(), ScanParam::THost));
   double upper = std::numeric_limits<double>::infinity();
   ScanValues v = r.analytic_fit.values;
-  v.t_host = pb.base.t_host;
-  for (const ScanPoint& pt : pb.points) {
-    const double x = predict_metric(pt, pb.base, v, Metric::Throughput, pb.model);
-    if (x > 0.0) upper = std::min(upper, pt.host_cores / x);
+  v.t_host = 0.0;  // the model without the hosts' bound
+  for (std::size_t i = 0; i < pb.points.size(); ++i) {
+    const double x = pb.throughput_of(i, pb.predicted(i, v));
+    if (x > 0.0) upper = std::min(upper, pb.points[i].host_cores / x);
   }
   r.t_host_upper = upper;
   r.notes.push_back("t_host is not determined by these measurements: the hosts bind at no "
@@ -328,15 +354,16 @@ void hold_host(FitProblem& pb, ScanResult& r) {
 
 // The analytic fit, holding at the scenario's value what the data cannot separate (an error
 // when the user chose the parameters).
-void fit_analytic(FitProblem& pb, const ScanOptions& options, ScanResult& r) {
+void fit_analytic(FitProblem& pb, const ScanOptions& options, const ScanValues& start,
+                  ScanResult& r) {
   const ScanValues& base = pb.base;
   for (;;) {
     // A pair that is degenerate at the scenario's values may only look so there (every point
     // below the model's knee until t_GPU moves): the fit decides. But a truly degenerate pair
     // lets the fit wander to where one of them stops mattering at all (a latency driven to 0 in
     // log space), which would hide the pair: then the pair seen at the start is the answer.
-    const auto at_start = confounded(pb, start_u(pb.free, base, base));
-    r.analytic_fit = fit_best(pb, base);
+    const auto at_start = confounded(pb, start_u(pb.free, start, base));
+    r.analytic_fit = fit_best(pb, start);
     const ScanValues& v = r.analytic_fit.values;
     auto group = confounded(pb, start_u(pb.free, v, base));
     if (group.empty()) break;
@@ -377,6 +404,34 @@ void fit_analytic(FitProblem& pb, const ScanOptions& options, ScanResult& r) {
       throw InputError(pb.m.file,
                        {{"", "these measurements determine none of the parameters: " + why}});
   }
+}
+
+// A free t_host. The formula does not know batching, so its devices can look slower than the
+// measured hosts: with a simulator, the model is first corrected by a simulation at the
+// scenario's values (the hosts' bound kept out of the correction). And a t_host that lets the
+// hosts bind nowhere changes no prediction, which would stop the fit where it starts: where the
+// model is faster than the measurements, it starts where the hosts bind at their throughput.
+ScanValues host_start(FitProblem& pb, const Simulator* simulator, ScanResult& r) {
+  if (simulator) {
+    const std::vector<double> simulated = (*simulator)(pb.base);
+    for (std::size_t i = 0; i < pb.points.size(); ++i)
+      if (simulated[i] > 0.0 && std::isfinite(simulated[i]))
+        pb.correction[i] = simulated[i] / pb.uncorrected(i, pb.base);
+    r.notes.push_back("t_host free: the analytic model was corrected by a simulation at the "
+                      "scenario's values before the fit (it does not know batching)");
+  }
+  // Only points the model overshoots ask for a host that binds (elsewhere a binding host and
+  // a slower device can look alike, and the scenario's own reading is kept); 10% past binding,
+  // so that the fit sees t_host act both ways from the start.
+  double binding = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < pb.points.size(); ++i) {
+    const double measured = pb.throughput_of(i, pb.m.rows[i].value);
+    if (pb.throughput_of(i, pb.predicted(i, pb.base)) > 1.02 * measured)
+      binding = std::min(binding, pb.points[i].host_cores / measured);
+  }
+  ScanValues start = pb.base;
+  if (std::isfinite(binding)) start.t_host = std::max(start.t_host, 1.1 * binding);
+  return start;
 }
 
 // Output space mapping: simulate at the current parameters, correct the analytic model by the
@@ -427,8 +482,7 @@ void refine(FitProblem& pb, const ScanOptions& options, const Simulator& simulat
     }
     if (round == options.max_refinements) break;
     for (std::size_t i = 0; i < pb.points.size(); ++i)
-      pb.correction[i] = rd.simulated[i] / predict_metric(pb.points[i], pb.base, current.values,
-                                                          options.metric, options.model);
+      pb.correction[i] = rd.simulated[i] / pb.uncorrected(i, current.values);
     previous = current.values;
     current = fit_best(pb, current.values);
     if (!current.raw.converged)
@@ -456,7 +510,9 @@ ScanResult fit_scan(const std::vector<ScanPoint>& points, const ScanValues& base
   r.model = options.model;
   FitProblem pb{points,        base,         m,    options.metric,
                 options.model, options.free, base, std::vector<double>(points.size(), 1.0)};
-  fit_analytic(pb, options, r);
+  pb.split_host = has(options.free, ScanParam::THost) && points.front().host_cores > 0.0;
+  const ScanValues start = pb.split_host ? host_start(pb, simulator, r) : base;
+  fit_analytic(pb, options, start, r);
   r.free = pb.free;
   if (!r.analytic_fit.raw.converged)
     r.notes.push_back("the analytic fit did not converge: " + r.analytic_fit.raw.message);

@@ -72,9 +72,11 @@ struct ScanPoint {
 };
 ScanPoint scan_point(const scenario::Scenario& s, double x = 0.0);
 
-// The metric predicted at a point when the scenario's parameters `base` become `v`.
+// The metric predicted at a point when the scenario's parameters `base` become `v`. With
+// `host_station` false the hosts' work counts as a delay only, never as a queue or a bound (the
+// fit of a free t_host puts their bound, cores / t_host, beside the corrected rest itself).
 double predict_metric(const ScanPoint& point, const ScanValues& base, const ScanValues& v,
-                      Metric metric, AnalyticModel model);
+                      Metric metric, AnalyticModel model, bool host_station = true);
 
 struct ParamEstimate {
   ScanParam param = ScanParam::TGpu;
