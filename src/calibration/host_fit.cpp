@@ -59,8 +59,8 @@ double busy_cores(const CalibrationOutcome& c) {
   double most = 0.0;
   for (const Row& r : c.rows) {
     const double requests_per_s = r.row->inferences_per_s / r.batch;
-    const double work =
-        c.ov.host->per_request_work(r.batch * h.input_bytes_per_item, r.batch * h.output_bytes_per_item);
+    const double work = c.ov.host->per_request_work(r.batch * h.input_bytes_per_item,
+                                                    r.batch * h.output_bytes_per_item);
     most = std::max(most, requests_per_s * work);
   }
   return most;
@@ -100,16 +100,14 @@ ojson host_cost_json(const CalibrationOutcome& c) {
       {"rms_rel_error", c.ov.server.rms_rel_error},
       {"busy_cores", busy_cores(c)},
       {"copies",
-       {{"input", copy_fit_json(fitted, &PerfAnalyzerRow::compute_input_us, h.input_bytes_per_item)},
+       {{"input",
+         copy_fit_json(fitted, &PerfAnalyzerRow::compute_input_us, h.input_bytes_per_item)},
         {"output",
          copy_fit_json(fitted, &PerfAnalyzerRow::compute_output_us, h.output_bytes_per_item)},
         {"kept_in", "service_time: Triton copies inside the execution, its instance held"}}}};
-  return {{"per_request", cost.per_request},
-          {"per_byte_in", cost.per_byte_in},
-          {"per_byte_out", cost.per_byte_out},
-          {"per_execution", 0.0},
-          {"in_server_overhead", true},
-          {"fit", fit}};
+  return {{"per_request", cost.per_request},   {"per_byte_in", cost.per_byte_in},
+          {"per_byte_out", cost.per_byte_out}, {"per_execution", 0.0},
+          {"in_server_overhead", true},        {"fit", fit}};
 }
 
 std::string host_cost_report(const CalibrationOutcome& c) {

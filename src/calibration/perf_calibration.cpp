@@ -98,10 +98,8 @@ scenario::Scenario emulation_scenario(const PerfCalibrationInput& in, const ojso
                 {"dynamic_batching", json::parse(batching_json(in.server).dump())},
                 {"instances", in.server.instances},
                 {"request_overhead", json::parse(overhead_json(o).dump())}};
-  json server = {{"name", "server"},
-                 {"count", 1},
-                 {"device", in.device},
-                 {"models", json::array({in.model})}};
+  json server = {
+      {"name", "server"}, {"count", 1}, {"device", in.device}, {"models", json::array({in.model})}};
   if (in.host && o.host) {
     // The replay's host: the measured machine's cores doing the server column's CPU share.
     model["host_cost"] = {{"per_request", o.host->per_request},

@@ -216,7 +216,8 @@ void add_host_stage(const scenario::Scenario& s, const analytic::Prediction& pr,
     if (!pool.host || !pool.host->cores) continue;
     bool serves = false;
     for (const auto& name : served_models(s))
-      serves = serves || std::find(pool.models.begin(), pool.models.end(), name) != pool.models.end();
+      serves =
+          serves || std::find(pool.models.begin(), pool.models.end(), name) != pool.models.end();
     if (!serves) continue;
     const double hosts = static_cast<double>(pool.count / pool.host->devices);
     pt.hosts += hosts;
@@ -231,10 +232,9 @@ void add_host_stage(const scenario::Scenario& s, const analytic::Prediction& pr,
     const auto& c = *m.host_cost;
     any_cost = true;
     all_in = all_in && c.in_server_overhead;
-    pt.values.t_host +=
-        t.per_event * (c.per_request_work(t.mean_items * m.input_bytes_per_item,
-                                          t.mean_items * m.output_bytes_per_item) +
-                       c.per_execution);
+    pt.values.t_host += t.per_event * (c.per_request_work(t.mean_items * m.input_bytes_per_item,
+                                                          t.mean_items * m.output_bytes_per_item) +
+                                       c.per_execution);
   }
   pt.host_in_overhead = !any_cost || all_in;
 }

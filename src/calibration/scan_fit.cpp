@@ -341,15 +341,17 @@ void hold_host(FitProblem& pb, ScanResult& r) {
     if (x > 0.0) upper = std::min(upper, pb.points[i].host_cores / x);
   }
   r.t_host_upper = upper;
-  r.notes.push_back("t_host is not determined by these measurements: the hosts bind at no "
-                    "measured point, so the data only say t_host < " +
-                    show(ScanParam::THost, upper) +
-                    " (their cores over the highest throughput); kept at the scenario's " +
-                    show(ScanParam::THost, pb.base.t_host) +
-                    "; measure where the hosts saturate (more jobs, larger inputs) to fit it");
+  r.notes.push_back(
+      "t_host is not determined by these measurements: the hosts bind at no "
+      "measured point, so the data only say t_host < " +
+      show(ScanParam::THost, upper) +
+      " (their cores over the highest throughput); kept at the scenario's " +
+      show(ScanParam::THost, pb.base.t_host) +
+      "; measure where the hosts saturate (more jobs, larger inputs) to fit it");
   if (pb.free.empty())
-    throw InputError(pb.m.file, {{"", "these measurements determine none of the parameters: "
-                                      "the hosts bind at no measured point"}});
+    throw InputError(pb.m.file, {{"",
+                                  "these measurements determine none of the parameters: "
+                                  "the hosts bind at no measured point"}});
 }
 
 // The analytic fit, holding at the scenario's value what the data cannot separate (an error
@@ -417,8 +419,9 @@ ScanValues host_start(FitProblem& pb, const Simulator* simulator, ScanResult& r)
     for (std::size_t i = 0; i < pb.points.size(); ++i)
       if (simulated[i] > 0.0 && std::isfinite(simulated[i]))
         pb.correction[i] = simulated[i] / pb.uncorrected(i, pb.base);
-    r.notes.push_back("t_host free: the analytic model was corrected by a simulation at the "
-                      "scenario's values before the fit (it does not know batching)");
+    r.notes.push_back(
+        "t_host free: the analytic model was corrected by a simulation at the "
+        "scenario's values before the fit (it does not know batching)");
   }
   // Only points the model overshoots ask for a host that binds (elsewhere a binding host and
   // a slower device can look alike, and the scenario's own reading is kept); 10% past binding,
@@ -531,9 +534,10 @@ ScanResult fit_scan(const std::vector<ScanPoint>& points, const ScanValues& base
         }
   r.mape_percent = mape_of(r.final_prediction, m);
   if (m.rows.size() == r.free.size())
-    r.notes.push_back("as many measurements as free parameters: the fit goes through them "
-                      "exactly and says nothing of its own error (no interval); measure more "
-                      "points to know how well the value is determined");
+    r.notes.push_back(
+        "as many measurements as free parameters: the fit goes through them "
+        "exactly and says nothing of its own error (no interval); measure more "
+        "points to know how well the value is determined");
   if (r.mape_percent > 5.0)
     r.notes.push_back("the fitted model still misses the measurements by " +
                       formatted("%.1f%%", r.mape_percent) + " on average: moving " +

@@ -7,10 +7,10 @@
 
 #include <sonicsim/calibration/perf_calibration.hpp>
 #include <sonicsim/results/results.hpp>
+#include <sonicsim/scenario/limits.hpp>
 #include <sonicsim/scenario/triton_settings.hpp>
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/triton/config_file.hpp>
-#include <sonicsim/scenario/limits.hpp>
 #include <sonicsim/util/files.hpp>
 #include <sonicsim/util/format.hpp>
 #include <sonicsim/util/json_text.hpp>
@@ -235,10 +235,10 @@ std::optional<double> config_payload(const std::string& file, bool input, std::s
 std::optional<calibration::HostSpec> host_spec(const PerfArgs& a) {
   if (!a.host_cores_given) {
     if (a.input_bytes >= 0.0 || a.output_bytes >= 0.0)
-      throw UsageError(std::string(a.input_bytes >= 0.0 ? "--input-bytes-per-item"
-                                                        : "--output-bytes-per-item") +
-                       ": found without --host-cores, expected --host-cores N too (the bytes "
-                       "only serve the host stage's per-byte costs)");
+      throw UsageError(
+          std::string(a.input_bytes >= 0.0 ? "--input-bytes-per-item" : "--output-bytes-per-item") +
+          ": found without --host-cores, expected --host-cores N too (the bytes "
+          "only serve the host stage's per-byte costs)");
     return std::nullopt;
   }
   calibration::HostSpec h;
@@ -258,8 +258,7 @@ std::optional<calibration::HostSpec> host_spec(const PerfArgs& a) {
         a.triton_config.empty() ? std::nullopt : config_payload(a.triton_config, input, why);
     if (!bytes)
       throw UsageError(std::string(name) + ": needed for --host-cores (" + why +
-                       "), expected the payload per batch item in bytes, e.g. " + name +
-                       " 9760");
+                       "), expected the payload per batch item in bytes, e.g. " + name + " 9760");
     target = *bytes;
     from.push_back(std::string(input ? "inputs" : "outputs") + " of " + a.triton_config);
   }

@@ -128,10 +128,10 @@ double NetworkPath::overhead_after_transfer(std::uint32_t r) {
   const Request& rq = ctx_.requests[r];
   const std::uint32_t model = ctx_.requests.kinds[rq.kind].model;
   const auto& o = ctx_.sc.models[model].overhead;
-  const double mean = rq.dir == Direction::ToServer
-                          ? o.client_send.at(rq.items) +
-                                parts_.hosts.server_overhead_left(r, o.server.at(rq.items))
-                          : o.to_client(rq.items);
+  const double mean =
+      rq.dir == Direction::ToServer
+          ? o.client_send.at(rq.items) + parts_.hosts.server_overhead_left(r, o.server.at(rq.items))
+          : o.to_client(rq.items);
   const auto& jitter = overhead_spreads_[model];
   if (mean <= 0.0 || jitter.kind == scenario::Distribution::Kind::Constant) return mean;
   return mean * jitter.sample(parts_.clients.rng_of(rq.thread));

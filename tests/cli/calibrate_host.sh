@@ -97,4 +97,11 @@ json_edit "$TMP/hosted.json" "$TMP/plainhost.json" 'models.m.host_cost={"calibra
 run_status 2 "$SONICSIM" validate "$TMP/plainhost.json"
 assert_stderr_contains "models.m.host_cost.calibration"
 assert_stderr_contains "--host-cores N"
+
+# --- calibrate scan: t_host needs host cores ---------------------------------------------------
+printf 'jobs,throughput_per_s\n1,400\n2,500\n' >"$TMP/scan.csv"
+run_status 2 "$SONICSIM" calibrate scan "$TMP/scan.csv" --scenario "$TMP/nocores.json" \
+  --vary workload.jobs --free t_host -o "$TMP/fitted.json"
+assert_stderr_contains "t_host: no pool serving the requests has host cores"
+assert_no_file "$TMP/fitted.json"
 finish

@@ -47,8 +47,8 @@ inline json hosted_knee(int cores, double per_request) {
 }
 
 struct ScanFile {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                              ("sonicsim-scan-host-" + std::to_string(::getpid()));
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("sonicsim-scan-host-" + std::to_string(::getpid()));
   std::string file;
   explicit ScanFile(const json& doc) {
     std::filesystem::create_directories(dir);

@@ -22,7 +22,8 @@ TEST_CASE("a device-bound scan says t_host is not identifiable, with its bound",
   CHECK(host.ci_high > 0.005);
   CHECK(r.fit.values.t_host == 0.005);
   bool said = false;
-  for (const auto& n : r.notes) said = said || n.find("t_host is not determined") != std::string::npos;
+  for (const auto& n : r.notes)
+    said = said || n.find("t_host is not determined") != std::string::npos;
   CHECK(said);
   CHECK(r.fit.values.t_gpu == Approx(0.010).epsilon(0.02));
 }

@@ -34,7 +34,7 @@ namespace sonicsim::calibration {
 enum class ScanParam { TGpu, P, TLatency, TCpu, THost };
 
 const std::vector<ScanParam>& all_scan_params();  // t_gpu, p, t_latency, t_cpu, t_host
-const char* param_name(ScanParam p);  // "t_gpu", "p", "t_latency", "t_cpu", "t_host"
+const char* param_name(ScanParam p);              // "t_gpu", "p", "t_latency", "t_cpu", "t_host"
 // "t_gpu,p,t_latency" -> the list; throws scenario::InputError naming `--free` otherwise.
 std::vector<ScanParam> parse_free(const std::string& text);
 
