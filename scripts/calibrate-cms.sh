@@ -22,6 +22,16 @@
 #   the largest preferred size, so Triton would have executed those requests one by one
 #   (X E / B = 1), yet the rows show 1.9 to 2.0 requests per execution at every batch size, as a
 #   batcher without preferred sizes gives with four clients (--no-preferred-batch-size).
+#
+# The host stage (--host-cores, docs/calibration.md "The host stage"): each server column is
+# fitted as host CPU work on HOST_CORES cores (default 4: the scans ran four clients, so a host
+# of 4 cores or more never made them wait, and the scans cannot tell such hosts apart). The
+# payload per item comes from the config's tensors where they have fixed shapes (DeepMET:
+# 4500 x 11 FP32 = 198,000 B in, 8 B out; DeepTau: 105,703 FP32 = 422,812 B in, 16 B out), and
+# from the shapes of the CMS study otherwise (ParticleNet's variable dimensions: 100 particles,
+# 10 secondary vertices; AK4 2x100 + 20x100 + 1x100 + 2x10 + 11x10 + 1x10 FP32 = 9,760 B in,
+# 8 classes = 32 B out; AK8 with 25 features 11,760 B in, 20 classes = 80 B out), given as flags
+# (as for the TensorRT variants, which have no config of their own).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$SONICSIM_ROOT"
 # Relative to the repository root, so that the files record the same paths wherever they are made.
@@ -45,6 +55,17 @@ config_of() {  # the config.pbtxt of the model a configuration served, or nothin
     [[ "$name" == *_CPU ]] || return 0
     name="${name%_CPU}"
   done
+}
+
+HOST_CORES="${HOST_CORES:-4}"
+
+payload_of() {  # payload flags of a configuration whose config cannot give them
+  case "$1" in
+    particlenet_AK4*) echo "--input-bytes-per-item 9760 --output-bytes-per-item 32" ;;
+    particlenet*) echo "--input-bytes-per-item 11760 --output-bytes-per-item 80" ;;
+    deeptau*) [[ -n "$2" ]] || echo "--input-bytes-per-item 422812 --output-bytes-per-item 16" ;;
+    deepmet*) [[ -n "$2" ]] || echo "--input-bytes-per-item 198000 --output-bytes-per-item 8" ;;
+  esac
 }
 
 flags_of() {  # batching flags of the server a configuration was measured on, without a config
@@ -72,8 +93,10 @@ calibrate() {  # calibrate REFERENCE_CONFIG_DIR: one configuration, its summary 
   else
     read -ra server <<<"$(flags_of "$config")"
   fi
+  local -a host
+  read -ra host <<<"--host-cores $HOST_CORES $(payload_of "$config" "$triton")"
   if ! "$BIN" calibrate perf-analyzer "$dir"*.csv --model "$config" --device "$device" \
-    "${server[@]}" --hardware "$hardware" \
+    "${server[@]}" "${host[@]}" --hardware "$hardware" \
     --tool-version "perf_analyzer -i grpc --async --concurrency-range 4:4" \
     -o "$OUT/$config.json" >"$OUT/$config.txt"; then
     log "FAILED: $config (see $OUT/$config.txt and the message above)"

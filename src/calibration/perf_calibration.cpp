@@ -35,6 +35,8 @@ PhaseFit fit_phase(const std::vector<Row>& rows, double PerfAnalyzerRow::*field)
     auto r = fit_linear(X, y, w);
     f.fixed = r.params[0];
     f.per_item = r.params[1];
+    f.fixed_ci95 = r.ci95_halfwidth(0);
+    f.per_item_ci95 = r.ci95_halfwidth(1);
   }
   if (!distinct || f.fixed < 0.0 || f.per_item < 0.0) {
     // One term alone: a constant when the batch sizes cannot separate them or the slope is
@@ -43,6 +45,8 @@ PhaseFit fit_phase(const std::vector<Row>& rows, double PerfAnalyzerRow::*field)
     auto r = fit_linear(X.col(keep), y, w);
     f.fixed = keep == 0 ? std::max(0.0, r.params[0]) : 0.0;
     f.per_item = keep == 1 ? std::max(0.0, r.params[0]) : 0.0;
+    f.fixed_ci95 = keep == 0 ? r.ci95_halfwidth(0) : 0.0;
+    f.per_item_ci95 = keep == 1 ? r.ci95_halfwidth(0) : 0.0;
   }
   double ss = 0.0;
   for (int i = 0; i < n; ++i) {
@@ -87,13 +91,23 @@ ojson curve_table(const CurveFit& c, double max_items, const Correction& corr) {
 // A scenario holding just the calibrated model on one device: what the emulation replays.
 scenario::Scenario emulation_scenario(const PerfCalibrationInput& in, const ojson& table,
                                       const Overheads& o) {
-  json model = {{"input_bytes_per_item", 0},
-                {"output_bytes_per_item", 0},
+  json model = {{"input_bytes_per_item", in.host ? in.host->input_bytes_per_item : 0.0},
+                {"output_bytes_per_item", in.host ? in.host->output_bytes_per_item : 0.0},
                 {"service_time", json::parse(table.dump())},
                 {"max_batch_size", in.server.max_batch_size},
                 {"dynamic_batching", json::parse(batching_json(in.server).dump())},
                 {"instances", in.server.instances},
                 {"request_overhead", json::parse(overhead_json(o).dump())}};
+  json server = {
+      {"name", "server"}, {"count", 1}, {"device", in.device}, {"models", json::array({in.model})}};
+  if (in.host && o.host) {
+    // The replay's host: the measured machine's cores doing the server column's CPU share.
+    model["host_cost"] = {{"per_request", o.host->per_request},
+                          {"per_byte_in", o.host->per_byte_in},
+                          {"per_byte_out", o.host->per_byte_out},
+                          {"in_server_overhead", true}};
+    server["host"] = {{"cores", in.host->cores}};
+  }
   json doc = {{"name", "calibrate-" + in.model},
               {"duration", 1},
               {"workload",
@@ -102,10 +116,7 @@ scenario::Scenario emulation_scenario(const PerfCalibrationInput& in, const ojso
                 {"cpu_time_per_event", 0},
                 {"requests", json::array({{{"model", in.model}, {"offload_fraction", 0}}})}}},
               {"models", {{in.model, model}}},
-              {"servers", json::array({{{"name", "server"},
-                                        {"count", 1},
-                                        {"device", in.device},
-                                        {"models", json::array({in.model})}}})}};
+              {"servers", json::array({server})}};
   return scenario::load_json(doc, "<calibration of " + in.model + ">");
 }
 
@@ -360,7 +371,9 @@ PerfCalibration calibrate_perf_analyzer(const PerfCalibrationInput& in) {
   const std::vector<std::size_t> fit_rows = perf_fit::consistent_rows(in, rows);
   perf_fit::Overheads ov{perf_fit::fit_phase(rows, &PerfAnalyzerRow::client_send_us),
                          perf_fit::fit_phase(rows, &PerfAnalyzerRow::network_server_us),
-                         perf_fit::fit_phase(rows, &PerfAnalyzerRow::client_recv_us)};
+                         perf_fit::fit_phase(rows, &PerfAnalyzerRow::client_recv_us), 0.0,
+                         std::nullopt};
+  if (in.host) ov.host = perf_fit::host_cost_of(ov.server, *in.host);
   const CurveChoice choice = perf_fit::fit_service_curve(in, rows, fit_rows);
   const CurveFit& curve = choice.best();
   const perf_fit::JitterChoice jitter =

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include <sonicsim/calibration/perf_calibration.hpp>
 #include <sonicsim/calibration/perf_emulation.hpp>
 #include <sonicsim/calibration/service_fit.hpp>
+#include <sonicsim/scenario/devices.hpp>
 
 namespace sonicsim::calibration::perf_fit {
 
@@ -36,11 +38,16 @@ struct PhaseFit {
   double fixed = 0.0, per_item = 0.0;  // seconds
   double rms_rel_error = 0.0;
   std::vector<double> batch, seconds;  // measured mean per request size
+  // 95% half-widths of the two terms (NaN without degrees of freedom, +inf for a term the
+  // request sizes cannot determine; 0 for a term held at zero).
+  double fixed_ci95 = 0.0, per_item_ci95 = 0.0;
 };
 
 struct Overheads {
   PhaseFit client_send, server, client_recv;
   double cv = 0.0;  // lognormal jitter of each direction's overhead; 0: constant
+  // The server column's share that is host CPU work (host_fit.cpp); unset without --host-cores.
+  std::optional<scenario::HostCost> host;
 };
 
 // What the simulator's replay asks of the fitted curve: a factor at the batch each row's
@@ -162,6 +169,14 @@ ojson batching_json(const ServerSettings& s);  // null without dynamic batching
 
 // A signed percent with one decimal: "+1.2%".
 std::string pct(double x);
+
+// host_fit.cpp: the host's CPU costs from the server column's fit (per request: its fixed part;
+// per byte in and out: its per-item slope over the bytes of an item in and out), and the
+// calibration file's `host_cost` block (the costs, their 95% intervals, the copies to and from
+// the device that stay in the curve, and the cores the measured load kept busy).
+scenario::HostCost host_cost_of(const PhaseFit& server, const HostSpec& h);
+ojson host_cost_json(const CalibrationOutcome& c);
+std::string host_cost_report(const CalibrationOutcome& c);
 
 // The calibration file (the `doc` of PerfCalibration).
 ojson calibration_file(const CalibrationOutcome& c);

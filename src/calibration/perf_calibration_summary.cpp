@@ -309,6 +309,7 @@ ojson calibration_file(const CalibrationOutcome& c) {
                  {"from", in.server.source}};
   d["service_time"] = c.jitter.best.table;
   d["request_overhead"] = overhead_json(c.ov);
+  if (c.ov.host) d["host_cost"] = host_cost_json(c);
 
   ojson fit;
   fit["chosen"] = to_string(c.curve.kind);
@@ -326,7 +327,7 @@ ojson calibration_file(const CalibrationOutcome& c) {
 }
 
 std::string calibration_report(const CalibrationOutcome& c) {
-  return fit_report(c) + round_trip_report(c);
+  return fit_report(c) + host_cost_report(c) + round_trip_report(c);
 }
 
 }  // namespace sonicsim::calibration::perf_fit

@@ -59,6 +59,14 @@ std::vector<std::string> served_models(const scenario::Scenario& s) {
   return out;
 }
 
+bool on_host(const scenario::Scenario& s, const std::string& model) {
+  for (const auto& pool : s.servers)
+    if (pool.host && pool.host->cores &&
+        std::find(pool.models.begin(), pool.models.end(), model) != pool.models.end())
+      return true;
+  return false;
+}
+
 Moved moved(const ScanPoint& pt, const ScanValues& base, const ScanValues& v) {
   Moved m;
   m.a_g = base.t_gpu > 0.0 ? v.t_gpu / base.t_gpu : 1.0;
@@ -67,7 +75,10 @@ Moved moved(const ScanPoint& pt, const ScanValues& base, const ScanValues& v) {
   m.cpu = (1.0 - a_p * pt.values.p) * a_c * pt.values.t_cpu;
   m.t_gpu = m.a_g * pt.values.t_gpu;
   m.t_latency = pt.values.t_latency + (v.t_latency - base.t_latency);
-  m.ideal = m.cpu + m.t_gpu + m.t_latency;
+  m.t_host = pt.host_cores > 0.0 ? v.t_host : 0.0;
+  const double server = std::max(0.0, pt.server_overhead + (v.t_latency - base.t_latency));
+  m.delay = m.t_latency - (pt.host_in_overhead ? std::min(server, m.t_host) : 0.0);
+  m.ideal = m.cpu + m.t_gpu + m.delay + m.t_host;
   m.binding = m.a_g * pt.t_gpu_binding;
   return m;
 }
@@ -83,7 +94,7 @@ using scan_detail::served_models;
 
 const std::vector<ScanParam>& all_scan_params() {
   static const std::vector<ScanParam> all = {ScanParam::TGpu, ScanParam::P, ScanParam::TLatency,
-                                             ScanParam::TCpu};
+                                             ScanParam::TCpu, ScanParam::THost};
   return all;
 }
 
@@ -97,6 +108,8 @@ const char* param_name(ScanParam p) {
       return "t_latency";
     case ScanParam::TCpu:
       return "t_cpu";
+    case ScanParam::THost:
+      return "t_host";
   }
   return "?";
 }
@@ -122,7 +135,7 @@ std::vector<ScanParam> parse_free(const std::string& text) {
     if (!found)
       problems.push_back({"", "found `" + name + "` in `" + text +
                                   "`, expected a comma-separated list of t_gpu, p, t_latency, "
-                                  "t_cpu"});
+                                  "t_cpu, t_host"});
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -186,11 +199,47 @@ double& ScanValues::at(ScanParam k) {
       return t_latency;
     case ScanParam::TCpu:
       return t_cpu;
+    case ScanParam::THost:
+      return t_host;
   }
   return t_gpu;
 }
 
 // ---- the model -------------------------------------------------------------------------------
+
+namespace {
+
+// The hosts serving the point's requests and their work per event (t_host), one execution per
+// request as analytic/hosts.cpp counts it.
+void add_host_stage(const scenario::Scenario& s, const analytic::Prediction& pr, ScanPoint& pt) {
+  for (const auto& pool : s.servers) {
+    if (!pool.host || !pool.host->cores) continue;
+    bool serves = false;
+    for (const auto& name : served_models(s))
+      serves =
+          serves || std::find(pool.models.begin(), pool.models.end(), name) != pool.models.end();
+    if (!serves) continue;
+    const double hosts = static_cast<double>(pool.count / pool.host->devices);
+    pt.hosts += hosts;
+    pt.host_cores += hosts * *pool.host->cores;
+  }
+  bool any_cost = false, all_in = true;
+  for (const auto& t : pr.requests) {
+    if (!t.served) continue;
+    const scenario::Model& m = *s.find_model(t.model);
+    pt.server_overhead += t.per_event * m.overhead.server.at(t.mean_items);
+    if (!m.host_cost || !scan_detail::on_host(s, t.model)) continue;
+    const auto& c = *m.host_cost;
+    any_cost = true;
+    all_in = all_in && c.in_server_overhead;
+    pt.values.t_host += t.per_event * (c.per_request_work(t.mean_items * m.input_bytes_per_item,
+                                                          t.mean_items * m.output_bytes_per_item) +
+                                       c.per_execution);
+  }
+  pt.host_in_overhead = !any_cost || all_in;
+}
+
+}  // namespace
 
 ScanPoint scan_point(const scenario::Scenario& s, double x) {
   // The overheads are added here from the scenario, whether or not analytic::predict counts
@@ -222,24 +271,37 @@ ScanPoint scan_point(const scenario::Scenario& s, double x) {
     pt.t_gpu_binding =
         pt.n_gpu * pr.pools[static_cast<std::size_t>(pr.binding_pool)].demand_per_device_s;
   pt.network = analytic::closed_network(pr);
+  add_host_stage(s, pr, pt);
   return pt;
 }
 
 double predict_metric(const ScanPoint& pt, const ScanValues& base, const ScanValues& v,
-                      Metric metric, AnalyticModel model) {
+                      Metric metric, AnalyticModel model, bool host_station) {
   const Moved t = moved(pt, base, v);
   double throughput = 0.0;
   if (model == AnalyticModel::Mva) {
     analytic::ClosedNetwork net = pt.network;
-    net.think_time_s = t.cpu + t.t_latency;
+    net.think_time_s = t.cpu + t.delay;
     for (auto& st : net.stations) st.demand_s *= t.a_g;
+    if (t.t_host > 0.0 && !host_station) net.think_time_s += t.t_host;
+    if (t.t_host > 0.0 && host_station) {
+      // Each host's cores as one station (Seidmann's approximation of a c-server station: a
+      // queue with demand D / c and a delay of D (c - 1) / c), the events spread over the hosts.
+      const double per_host = t.t_host / pt.hosts, cores = pt.host_cores / pt.hosts;
+      net.think_time_s += t.t_host * (cores - 1.0) / cores;
+      net.stations.push_back({per_host / cores, static_cast<std::int64_t>(pt.hosts)});
+    }
     throughput = analytic::solve_mva(net, static_cast<std::int64_t>(pt.n_cpu)).throughput;
   } else {
-    // analytic::predict's expression, term for term, with the parameters moved.
+    // analytic::predict's expression, term for term, with the parameters moved: the cycle is
+    // the longest of the unloaded one and each station's saturated one (devices, host cores).
     double t_sonic = t.ideal;
     if (pt.n_gpu > 0 && t.binding > 0.0)
       t_sonic = t.cpu + t.t_gpu +
-                t.binding * std::max(0.0, pt.n_cpu / pt.n_gpu - t.ideal / t.binding) + t.t_latency;
+                t.binding * std::max(0.0, pt.n_cpu / pt.n_gpu - t.ideal / t.binding) + t.delay +
+                t.t_host;
+    if (t.t_host > 0.0 && host_station)
+      t_sonic = std::max(t_sonic, t.t_host * pt.n_cpu / pt.host_cores);
     throughput = pt.n_cpu / t_sonic;
   }
   return metric_of_throughput(metric, throughput, pt.n_cpu, pt.jobs);

@@ -41,8 +41,10 @@ ScanCalibration calibrate_scan(const ScanCalibrationRequest& q) {
   mo.vary = q.vary;
   mo.x_column = q.x_column;
   mo.metric = q.metric;
-  mo.min_rows = opts.free.size() + 1;
-  mo.min_rows_reason = std::to_string(opts.free.size()) + " free parameters + 1";
+  mo.min_rows = min_scan_rows(opts.free.size());
+  mo.min_rows_reason = opts.free.size() == 1
+                           ? "1 free parameter, exactly determined"
+                           : std::to_string(opts.free.size()) + " free parameters + 1";
   ScanCalibration c;
   c.measurements = read_measurements(q.measurements_path, mo);
   const Measurements& m = c.measurements;

@@ -50,6 +50,10 @@ struct FitProblem {
   std::vector<ScanParam> free;
   ScanValues fixed;                // values of the parameters not fitted
   std::vector<double> correction;  // per point, multiplies the analytic model
+  // A free t_host: the hosts' bound (cores / t_host) stands beside the corrected rest of the
+  // model, not inside what the correction multiplies, so the simulator's view of the devices
+  // (batching, which the formula does not know) does not scale the hosts' capacity.
+  bool split_host = false;
 
   ScanValues values_of(const Eigen::VectorXd& u) const {
     ScanValues v = fixed;
@@ -57,8 +61,30 @@ struct FitProblem {
     return v;
   }
   double scale(std::size_t i) const { return m.has_stddev ? m.rows[i].stddev : m.rows[i].value; }
+  // What the correction multiplies.
+  double uncorrected(std::size_t i, const ScanValues& v) const {
+    return predict_metric(points[i], base, v, metric, model, !split_host);
+  }
   double predicted(std::size_t i, const ScanValues& v) const {
-    return correction[i] * predict_metric(points[i], base, v, metric, model);
+    const double rest = correction[i] * uncorrected(i, v);
+    if (!split_host || !(v.t_host > 0.0)) return rest;
+    const ScanPoint& pt = points[i];
+    const double host = metric_of_throughput(metric, pt.host_cores / v.t_host, pt.n_cpu, pt.jobs);
+    return is_time(metric) ? std::max(rest, host) : std::min(rest, host);
+  }
+  // Events per second at point i for a value of the metric (metric_of_throughput inverted).
+  double throughput_of(std::size_t i, double value) const {
+    const ScanPoint& pt = points[i];
+    switch (metric) {
+      case Metric::PerJobThroughput:
+        return value * pt.jobs;
+      case Metric::Throughput:
+        return value;
+      case Metric::TimePerEvent:
+      case Metric::ThreadTimePerEvent:
+        return pt.n_cpu / value;
+    }
+    return value;
   }
   void residuals(const Eigen::VectorXd& u, Eigen::VectorXd& r) const {
     const ScanValues v = values_of(u);
@@ -78,6 +104,8 @@ Eigen::VectorXd start_u(const std::vector<ScanParam>& free, const ScanValues& st
     // log(0) has no neighbourhood to search: start from a small round trip instead.
     if (free[j] == ScanParam::TLatency && !(v > 0.0))
       v = std::max(1e-6, 1e-3 * (base.t_gpu + base.t_cpu));
+    // No host work yet: start where the hosts would bind about as soon as the devices.
+    if (free[j] == ScanParam::THost && !(v > 0.0)) v = std::max(1e-6, base.t_gpu);
     if (free[j] == ScanParam::P) v = std::clamp(v, 1e-9, 1.0 - 1e-9);
     u[static_cast<int>(j)] = to_u(free[j], v);
   }
@@ -104,6 +132,8 @@ FitOutcome fit_once(const FitProblem& pb, const ScanValues& start) {
   }
   out.reduced_chi2 = out.raw.dof > 0 ? out.raw.rss / out.raw.dof : kNaN;
   for (ScanParam k : all_scan_params()) {
+    // Without hosts there is no host stage to report.
+    if (k == ScanParam::THost && !(pb.points.front().host_cores > 0.0)) continue;
     ParamEstimate e;
     e.param = k;
     e.scenario_value = pb.base.get(k);
@@ -217,7 +247,8 @@ std::string why_confounded(const std::vector<ScanParam>& group, const FitProblem
 // t_GPU is the capacity, the reason for the scan; p and t_CPU come from CPU-only profiling;
 // t_latency (overheads) is what is usually unknown.
 ScanParam to_hold(const std::vector<ScanParam>& group) {
-  for (ScanParam k : {ScanParam::TCpu, ScanParam::P, ScanParam::TLatency, ScanParam::TGpu})
+  for (ScanParam k :
+       {ScanParam::TCpu, ScanParam::THost, ScanParam::P, ScanParam::TLatency, ScanParam::TGpu})
     if (has(group, k)) return k;
   return group.front();
 }
@@ -262,13 +293,19 @@ void check_free(const ScanValues& base, const std::vector<ScanPoint>& points, co
                           "cannot move them; set one with --set or drop p from --free"});
     if (k == ScanParam::TCpu && !(base.t_cpu > 0.0))
       problems.push_back({"", "t_cpu: workload.cpu_time_per_event has mean 0; nothing to scale"});
+    if (k == ScanParam::THost && !(points.front().host_cores > 0.0))
+      problems.push_back({"",
+                          "t_host: no pool serving the requests has host cores "
+                          "(servers[i].host.cores), so there is no host stage to fit; give the "
+                          "pools their hosts' cores (--set servers.0.host.cores=N) or drop "
+                          "t_host from --free"});
     if (k == ScanParam::TLatency && !(requests > 0.0))
       problems.push_back({"",
                           "t_latency: no request is served by a pool, so there is no request "
                           "to carry an overhead; drop t_latency from --free"});
   }
   if (!problems.empty()) throw InputError("--free", std::move(problems));
-  if (m.rows.size() < options.free.size() + 1) {
+  if (m.rows.size() < min_scan_rows(options.free.size())) {
     throw InputError(
         m.file,
         {{"", "found " + std::to_string(m.rows.size()) + " data rows, expected at least " +
@@ -291,17 +328,44 @@ std::string ran_off(ScanParam k, const ScanValues& v, const ScanValues& base) {
   return why;
 }
 
+// A t_host that changes no prediction means the hosts never bind at the measured points: it is
+// held at the scenario's value, and what the data do say is an upper bound, the t_host at which
+// the hosts would just bind at the busiest point (cores / throughput there).
+void hold_host(FitProblem& pb, ScanResult& r) {
+  pb.free.erase(std::find(pb.free.begin(), pb.free.end(), ScanParam::THost));
+  double upper = std::numeric_limits<double>::infinity();
+  ScanValues v = r.analytic_fit.values;
+  v.t_host = 0.0;  // the model without the hosts' bound
+  for (std::size_t i = 0; i < pb.points.size(); ++i) {
+    const double x = pb.throughput_of(i, pb.predicted(i, v));
+    if (x > 0.0) upper = std::min(upper, pb.points[i].host_cores / x);
+  }
+  r.t_host_upper = upper;
+  r.notes.push_back(
+      "t_host is not determined by these measurements: the hosts bind at no "
+      "measured point, so the data only say t_host < " +
+      show(ScanParam::THost, upper) +
+      " (their cores over the highest throughput); kept at the scenario's " +
+      show(ScanParam::THost, pb.base.t_host) +
+      "; measure where the hosts saturate (more jobs, larger inputs) to fit it");
+  if (pb.free.empty())
+    throw InputError(pb.m.file, {{"",
+                                  "these measurements determine none of the parameters: "
+                                  "the hosts bind at no measured point"}});
+}
+
 // The analytic fit, holding at the scenario's value what the data cannot separate (an error
 // when the user chose the parameters).
-void fit_analytic(FitProblem& pb, const ScanOptions& options, ScanResult& r) {
+void fit_analytic(FitProblem& pb, const ScanOptions& options, const ScanValues& start,
+                  ScanResult& r) {
   const ScanValues& base = pb.base;
   for (;;) {
     // A pair that is degenerate at the scenario's values may only look so there (every point
     // below the model's knee until t_GPU moves): the fit decides. But a truly degenerate pair
     // lets the fit wander to where one of them stops mattering at all (a latency driven to 0 in
     // log space), which would hide the pair: then the pair seen at the start is the answer.
-    const auto at_start = confounded(pb, start_u(pb.free, base, base));
-    r.analytic_fit = fit_best(pb, base);
+    const auto at_start = confounded(pb, start_u(pb.free, start, base));
+    r.analytic_fit = fit_best(pb, start);
     const ScanValues& v = r.analytic_fit.values;
     auto group = confounded(pb, start_u(pb.free, v, base));
     if (group.empty()) break;
@@ -314,6 +378,10 @@ void fit_analytic(FitProblem& pb, const ScanOptions& options, ScanResult& r) {
       off = ran_off(group.front(), v, base);
     }
     const std::string why = off.empty() ? why_confounded(group, pb, seen_at) : off;
+    if (group.size() == 1 && group.front() == ScanParam::THost) {
+      hold_host(pb, r);
+      continue;
+    }
     if (options.free_given && !off.empty()) {
       throw InputError("--free",
                        {{"", "--free " + names_of(options.free) + ": " + why +
@@ -338,6 +406,35 @@ void fit_analytic(FitProblem& pb, const ScanOptions& options, ScanResult& r) {
       throw InputError(pb.m.file,
                        {{"", "these measurements determine none of the parameters: " + why}});
   }
+}
+
+// A free t_host. The formula does not know batching, so its devices can look slower than the
+// measured hosts: with a simulator, the model is first corrected by a simulation at the
+// scenario's values (the hosts' bound kept out of the correction). And a t_host that lets the
+// hosts bind nowhere changes no prediction, which would stop the fit where it starts: where the
+// model is faster than the measurements, it starts where the hosts bind at their throughput.
+ScanValues host_start(FitProblem& pb, const Simulator* simulator, ScanResult& r) {
+  if (simulator) {
+    const std::vector<double> simulated = (*simulator)(pb.base);
+    for (std::size_t i = 0; i < pb.points.size(); ++i)
+      if (simulated[i] > 0.0 && std::isfinite(simulated[i]))
+        pb.correction[i] = simulated[i] / pb.uncorrected(i, pb.base);
+    r.notes.push_back(
+        "t_host free: the analytic model was corrected by a simulation at the "
+        "scenario's values before the fit (it does not know batching)");
+  }
+  // Only points the model overshoots ask for a host that binds (elsewhere a binding host and
+  // a slower device can look alike, and the scenario's own reading is kept); 10% past binding,
+  // so that the fit sees t_host act both ways from the start.
+  double binding = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < pb.points.size(); ++i) {
+    const double measured = pb.throughput_of(i, pb.m.rows[i].value);
+    if (pb.throughput_of(i, pb.predicted(i, pb.base)) > 1.02 * measured)
+      binding = std::min(binding, pb.points[i].host_cores / measured);
+  }
+  ScanValues start = pb.base;
+  if (std::isfinite(binding)) start.t_host = std::max(start.t_host, 1.1 * binding);
+  return start;
 }
 
 // Output space mapping: simulate at the current parameters, correct the analytic model by the
@@ -388,8 +485,7 @@ void refine(FitProblem& pb, const ScanOptions& options, const Simulator& simulat
     }
     if (round == options.max_refinements) break;
     for (std::size_t i = 0; i < pb.points.size(); ++i)
-      pb.correction[i] = rd.simulated[i] / predict_metric(pb.points[i], pb.base, current.values,
-                                                          options.metric, options.model);
+      pb.correction[i] = rd.simulated[i] / pb.uncorrected(i, current.values);
     previous = current.values;
     current = fit_best(pb, current.values);
     if (!current.raw.converged)
@@ -417,7 +513,9 @@ ScanResult fit_scan(const std::vector<ScanPoint>& points, const ScanValues& base
   r.model = options.model;
   FitProblem pb{points,        base,         m,    options.metric,
                 options.model, options.free, base, std::vector<double>(points.size(), 1.0)};
-  fit_analytic(pb, options, r);
+  pb.split_host = has(options.free, ScanParam::THost) && points.front().host_cores > 0.0;
+  const ScanValues start = pb.split_host ? host_start(pb, simulator, r) : base;
+  fit_analytic(pb, options, start, r);
   r.free = pb.free;
   if (!r.analytic_fit.raw.converged)
     r.notes.push_back("the analytic fit did not converge: " + r.analytic_fit.raw.message);
@@ -425,7 +523,21 @@ ScanResult fit_scan(const std::vector<ScanPoint>& points, const ScanValues& base
   r.final_prediction = r.fit.predicted;
   if (simulator) refine(pb, options, *simulator, r);
 
+  if (!std::isnan(r.t_host_upper))
+    for (FitOutcome* f : {&r.analytic_fit, &r.fit})
+      for (ParamEstimate& e : f->params)
+        if (e.param == ScanParam::THost) {
+          e.free = true;
+          e.identified = false;
+          e.ci_low = 0.0;
+          e.ci_high = r.t_host_upper;
+        }
   r.mape_percent = mape_of(r.final_prediction, m);
+  if (m.rows.size() == r.free.size())
+    r.notes.push_back(
+        "as many measurements as free parameters: the fit goes through them "
+        "exactly and says nothing of its own error (no interval); measure more "
+        "points to know how well the value is determined");
   if (r.mape_percent > 5.0)
     r.notes.push_back("the fitted model still misses the measurements by " +
                       formatted("%.1f%%", r.mape_percent) + " on average: moving " +

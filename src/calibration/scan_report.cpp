@@ -47,6 +47,8 @@ std::string to_text(const ScanResult& r, const Measurements& m) {
     std::string interval = "(held)";
     if (e.free && std::isnan(e.ci_low)) interval = "(no degrees of freedom)";
     if (e.free && !e.identified) interval = "(not determined by the data)";
+    if (e.free && !e.identified && std::isfinite(e.ci_high))
+      interval = "below " + show(e.param, e.ci_high) + " (not determined)";
     if (e.free && e.identified && !std::isnan(e.ci_low)) {
       interval = "[";
       interval += show(e.param, e.ci_low);

@@ -109,6 +109,38 @@ std::optional<std::map<std::string, double>> server_overheads(const scenario::Sc
   return out;
 }
 
+// Every served model's host work scaled to t_host per event; without any yet, t_host spread
+// evenly over the requests of the models on hosts as per-request work that is part of the
+// server overhead (what a production point says the bench's server time holds).
+void apply_host(json& out, const scenario::Scenario& s, const ScanValues& base,
+                const ScanValues& v) {
+  double requests = 0.0;
+  for (const auto& [name, n] : requests_per_model(s))
+    if (scan_detail::on_host(s, name)) requests += n;
+  for (const auto& [name, n] : requests_per_model(s)) {
+    if (!scan_detail::on_host(s, name)) continue;
+    const scenario::Model& m = *s.find_model(name);
+    scenario::HostCost c;
+    c.in_server_overhead = true;
+    if (base.t_host > 0.0) {
+      if (!m.host_cost) continue;
+      const double f = v.t_host / base.t_host;
+      c = *m.host_cost;
+      c.per_request *= f;
+      c.per_byte_in *= f;
+      c.per_byte_out *= f;
+      c.per_execution *= f;
+    } else if (requests > 0.0) {
+      c.per_request = v.t_host / requests;
+    }
+    out["models"][name]["host_cost"] = {{"per_request", c.per_request},
+                                        {"per_byte_in", c.per_byte_in},
+                                        {"per_byte_out", c.per_byte_out},
+                                        {"per_execution", c.per_execution},
+                                        {"in_server_overhead", c.in_server_overhead}};
+  }
+}
+
 }  // namespace
 
 // ---- back onto the scenario ------------------------------------------------------------------
@@ -160,6 +192,7 @@ json apply_values(const json& doc, const scenario::Scenario& s, const ScanValues
                                                   "per event); fix p (drop it from --free)"}});
     }
   }
+  if (moves(ScanParam::THost)) apply_host(out, s, base, v);
   if (moves(ScanParam::TCpu))
     out["workload"]["cpu_time_per_event"] =
         distribution_json(s.workload().cpu_time_per_event, v.t_cpu / base.t_cpu);
@@ -220,6 +253,15 @@ std::vector<std::string> describe_mapping(const scenario::Scenario& s, const Sca
   if (has(free, ScanParam::TCpu))
     out.push_back("workload.cpu_time_per_event: mean x " + formatted("%.4f", v.t_cpu / base.t_cpu) +
                   " (cv kept)");
+  if (has(free, ScanParam::THost))
+    for (const auto& name : served_models(s))
+      if (scan_detail::on_host(s, name))
+        out.push_back("models." + name + ".host_cost: " +
+                      (base.t_host > 0.0
+                           ? "every term x " + formatted("%.4f", v.t_host / base.t_host)
+                           : std::string("per_request work spread over the requests")) +
+                      " (t_host " + show(ScanParam::THost, v.t_host) +
+                      " per event, part of the server overhead)");
   if (has(free, ScanParam::TLatency)) {
     const auto overheads = server_overheads(s, v.t_latency - base.t_latency);
     const auto per_model = requests_per_model(s);

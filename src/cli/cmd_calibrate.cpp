@@ -7,9 +7,12 @@
 
 #include <sonicsim/calibration/perf_calibration.hpp>
 #include <sonicsim/results/results.hpp>
+#include <sonicsim/scenario/limits.hpp>
 #include <sonicsim/scenario/triton_settings.hpp>
 #include <sonicsim/scenario/units.hpp>
+#include <sonicsim/triton/config_file.hpp>
 #include <sonicsim/util/files.hpp>
+#include <sonicsim/util/format.hpp>
 #include <sonicsim/util/json_text.hpp>
 
 #include "checks.hpp"
@@ -30,6 +33,11 @@ struct PerfArgs {
   std::string max_queue_delay;
   bool no_dynamic_batching = false, no_preferred = false, no_refine = false, json = false;
   std::string command_line;
+  // The host stage: cores of the measured server's host, and the payload per item when the
+  // Triton config cannot give it (variable dimensions) or is not given.
+  int host_cores = 0;
+  bool host_cores_given = false;
+  double input_bytes = -1.0, output_bytes = -1.0;
 };
 
 std::string join(const std::vector<std::string>& items, const char* sep) {
@@ -201,6 +209,63 @@ calibration::ServerSettings server_settings(const PerfArgs& a, std::string& conf
   return s;
 }
 
+// Bytes per item of the config's input or output tensors; empty when a dimension is variable or
+// a type has no fixed size (`why` says which).
+std::optional<double> config_payload(const std::string& file, bool input, std::string& why) {
+  std::vector<sonicsim::Problem> problems;
+  const auto src = triton::read_config(file, file, "--triton-config", {}, 1 << 30, problems);
+  if (!src) return std::nullopt;
+  double total = 0.0;
+  for (const auto& t : input ? src->config.inputs : src->config.outputs) {
+    scenario::TensorSpec spec{t.name, t.dims, triton::protocol_dtype(t.data_type)};
+    bool fixed = spec.bytes() > 0.0;
+    for (std::int64_t d : t.dims) fixed = fixed && d >= 1;
+    if (!fixed) {
+      why = std::string(input ? "input" : "output") + " `" + t.name + "` has dims " +
+            triton::dims_text(t.dims) + " of " + t.data_type;
+      return std::nullopt;
+    }
+    total += spec.bytes();
+  }
+  return total;
+}
+
+// The measured host (`--host-cores`) with the payload per item: each flag, else the config's
+// tensors. Exit 2 when a payload is known from neither.
+std::optional<calibration::HostSpec> host_spec(const PerfArgs& a) {
+  if (!a.host_cores_given) {
+    if (a.input_bytes >= 0.0 || a.output_bytes >= 0.0)
+      throw UsageError(
+          std::string(a.input_bytes >= 0.0 ? "--input-bytes-per-item" : "--output-bytes-per-item") +
+          ": found without --host-cores, expected --host-cores N too (the bytes "
+          "only serve the host stage's per-byte costs)");
+    return std::nullopt;
+  }
+  calibration::HostSpec h;
+  h.cores = a.host_cores;
+  std::vector<std::string> from;
+  for (const bool input : {true, false}) {
+    const double flag = input ? a.input_bytes : a.output_bytes;
+    const char* name = input ? "--input-bytes-per-item" : "--output-bytes-per-item";
+    double& target = input ? h.input_bytes_per_item : h.output_bytes_per_item;
+    if (flag >= 0.0) {
+      target = flag;
+      from.push_back(std::string(name) + " " + util::formatted("%g", flag));
+      continue;
+    }
+    std::string why = "no --triton-config";
+    const auto bytes =
+        a.triton_config.empty() ? std::nullopt : config_payload(a.triton_config, input, why);
+    if (!bytes)
+      throw UsageError(std::string(name) + ": needed for --host-cores (" + why +
+                       "), expected the payload per batch item in bytes, e.g. " + name + " 9760");
+    target = *bytes;
+    from.push_back(std::string(input ? "inputs" : "outputs") + " of " + a.triton_config);
+  }
+  h.bytes_from = join(from, ", ");
+  return h;
+}
+
 int cmd_perf(const PerfArgs& a) {
   if (!a.output.empty()) check_writable(a.output);
   calibration::PerfCalibrationInput in;
@@ -220,6 +285,7 @@ int cmd_perf(const PerfArgs& a) {
   }
   std::string config_sha256;
   in.server = server_settings(a, config_sha256);
+  in.host = host_spec(a);
   for (const auto& f : a.files)
     in.scans.push_back(calibration::read_perf_analyzer_csv(
         f, a.batch_size > 0 ? std::optional<int>(a.batch_size) : std::nullopt));
@@ -280,6 +346,18 @@ void add_calibrate_commands(CLI::App& app, Commands& out) {
                  "Model instances per device on the measured "
                  "server (default 1)")
       ->check(whole_number(1, 1000));
+  pa->add_option("--host-cores", perf.host_cores,
+                 "CPU cores of the measured server's host: the server column becomes host CPU "
+                 "work (host_cost) on them, replayed with the host stage")
+      ->check(whole_number(1, scenario::Limits::max_host_cores));
+  pa->add_option("--input-bytes-per-item", perf.input_bytes,
+                 "Request payload per batch item, bytes (default: the Triton config's input "
+                 "tensors)")
+      ->check(CLI::Range(0.0, 1e12));
+  pa->add_option("--output-bytes-per-item", perf.output_bytes,
+                 "Response payload per batch item, bytes (default: the Triton config's output "
+                 "tensors)")
+      ->check(CLI::Range(0.0, 1e12));
   pa->add_option("--curve", perf.curve,
                  "Force a curve: linear, piecewise or saturating (default: smallest held-out "
                  "error)");
@@ -306,6 +384,7 @@ void add_calibrate_commands(CLI::App& app, Commands& out) {
                      }
                    perf.command_line = cmd.str();
                    perf.triton_config_given = pa->count("--triton-config") > 0;
+                   perf.host_cores_given = pa->count("--host-cores") > 0;
                    return cmd_perf(perf);
                  }});
 

@@ -71,8 +71,8 @@ void add_calibrate_scan_command(CLI::App* calibrate, Commands& out) {
       ->required();
   cmd->add_option("-o,--output", args.output, "Write the fitted scenario here")->required();
   cmd->add_option("--free", args.free,
-                  "Parameters to fit, comma-separated among t_gpu, p, t_latency, t_cpu "
-                  "(default t_gpu,p,t_latency, holding those the data cannot tell apart)");
+                  "Parameters to fit, comma-separated among t_gpu, p, t_latency, t_cpu, "
+                  "t_host (default t_gpu,p,t_latency, holding those the data cannot tell apart)");
   cmd->add_flag("--no-refine", args.no_refine, "Fit the analytic model only; no simulation");
   cmd->add_option("--model", args.model,
                   "Analytic model to fit and refine: auto (formula when every time is constant, "

@@ -128,7 +128,13 @@ double NetworkPath::overhead_after_transfer(std::uint32_t r) {
   const Request& rq = ctx_.requests[r];
   const std::uint32_t model = ctx_.requests.kinds[rq.kind].model;
   const auto& o = ctx_.sc.models[model].overhead;
-  const double mean = rq.dir == Direction::ToServer ? o.to_server(rq.items) : o.to_client(rq.items);
+  // A host's calibrated work may be part of the measured server overhead: then it is taken
+  // off the delay here (it is queued on the host's cores instead).
+  const double mean =
+      rq.dir != Direction::ToServer ? o.to_client(rq.items)
+      : parts_.hosts.any()
+          ? o.client_send.at(rq.items) + parts_.hosts.server_overhead_left(r, o.server.at(rq.items))
+          : o.to_server(rq.items);
   const auto& jitter = overhead_spreads_[model];
   if (mean <= 0.0 || jitter.kind == scenario::Distribution::Kind::Constant) return mean;
   return mean * jitter.sample(parts_.clients.rng_of(rq.thread));

@@ -55,6 +55,16 @@ std::uint32_t ServerHosts::new_job(Work kind, std::uint32_t device, double work)
   return j;
 }
 
+double ServerHosts::server_overhead_left(std::uint32_t r, double server) const {
+  const Request& rq = ctx_.requests[r];
+  const auto& model = ctx_.sc.models[ctx_.requests.model_of(r)];
+  if (!model.host_cost || !model.host_cost->in_server_overhead || !modelled(rq.device))
+    return server;
+  const double work = model.host_cost->per_request_work(rq.items * model.input_bytes_per_item,
+                                                        rq.items * model.output_bytes_per_item);
+  return std::max(0.0, server - work);
+}
+
 void ServerHosts::request_in(std::uint32_t r) {
   const Request& rq = ctx_.requests[r];
   if (!modelled(rq.device)) return parts_.servers.arrive(r);

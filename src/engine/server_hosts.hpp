@@ -38,6 +38,10 @@ class ServerHosts {
   // Whether some host has cores whose work is modelled: without, every stage passes straight
   // through and the callers skip this part (the hot path of runs without hosts).
   bool any() const { return !host_of_.empty(); }
+  // Request r's server overhead `server` once the host work it includes is taken off: a model
+  // whose host_cost is part of its measured server overhead (in_server_overhead) has that time
+  // as work on a core here, not as a delay too.
+  double server_overhead_left(std::uint32_t r, double server) const;
   // Whether device d's host has cores whose work is modelled.
   bool modelled(std::uint32_t d) const { return !host_of_.empty() && host_of_[d] != kNoHost; }
   // Whether the host still works on something of device d's (a draining server waits for it).

@@ -57,24 +57,57 @@ void Loader::server_host(const json& v, const std::string& path, ServerPool& poo
   pool.host = h;
 }
 
-// `models.M.host_cost`: {"per_request": "80us", "per_byte_in": "0.4ns", ...}.
+// `models.M.host_cost`: {"per_request": "80us", "per_byte_in": "0.4ns", ...}, or
+// {"calibration": "FILE.json"} for the block `calibrate perf-analyzer --host-cores` wrote, which
+// is part of the file's server overhead (in_server_overhead).
 void Loader::host_cost(const json& v, const std::string& path, Model& m) {
   if (!expect_object(v, path,
                      "an object {\"per_request\": \"80us\", \"per_byte_in\": \"0.4ns\", "
                      "\"per_byte_out\": \"0.4ns\", \"per_execution\": \"1ms\"} of host CPU time, "
-                     "or null"))
+                     "{\"calibration\": \"FILE.json\"}, or null"))
     return;
-  check_keys(v, path, {"per_request", "per_byte_in", "per_byte_out", "per_execution"});
+  std::optional<HostCost> c;
+  if (const json* file = get(v, "calibration")) {
+    check_keys(v, path, {"calibration"});
+    c = host_cost_calibration(*file, key_path(path, "calibration"));
+    if (c) c->in_server_overhead = true;
+  } else {
+    c = host_cost_fields(v, path);
+  }
+  if (c) m.host_cost = *c;
+}
+
+std::optional<HostCost> Loader::host_cost_fields(const json& v, const std::string& path) {
+  if (!expect_object(v, path, "an object {\"per_request\": \"80us\", ...} of host CPU time"))
+    return std::nullopt;
+  check_keys(v, path,
+             {"per_request", "per_byte_in", "per_byte_out", "per_execution", "in_server_overhead"});
   HostCost c;
+  bool ok = true;
   const auto time = [&](const char* key, double& out) {
-    if (const json* x = get(v, key))
-      if (auto t = quantity(*x, key_path(path, key), Quantity::Time, Range::at_least(0))) out = *t;
+    if (const json* x = get(v, key)) {
+      if (auto t = quantity(*x, key_path(path, key), Quantity::Time, Range::at_least(0)))
+        out = *t;
+      else
+        ok = false;
+    }
   };
   time("per_request", c.per_request);
   time("per_byte_in", c.per_byte_in);
   time("per_byte_out", c.per_byte_out);
   time("per_execution", c.per_execution);
-  m.host_cost = c;
+  if (const json* x = get(v, "in_server_overhead")) {
+    if (!x->is_boolean()) {
+      add(key_path(path, "in_server_overhead"),
+          "found " + describe(*x) +
+              ", expected true (the host work is part of request_overhead.server) or false");
+      ok = false;
+    } else {
+      c.in_server_overhead = x->get<bool>();
+    }
+  }
+  if (!ok) return std::nullopt;
+  return c;
 }
 
 }  // namespace sonicsim::scenario::detail

@@ -125,6 +125,22 @@ std::optional<ServiceCurve> Loader::calibration(const json& v, const std::string
   return c;
 }
 
+std::optional<HostCost> Loader::host_cost_calibration(const json& v, const std::string& path) {
+  return from_calibration(v, path, [](Loader& sub, const json& doc) -> std::optional<HostCost> {
+    const json* x = sub.get(doc, "host_cost");
+    if (!x) {
+      sub.missing("host_cost",
+                  "the host costs written by `sonicsim calibrate perf-analyzer --host-cores N`");
+      return std::nullopt;
+    }
+    if (!x->is_object()) return sub.host_cost_fields(*x, "host_cost");
+    // Besides the costs, the block records what the fit found (`fit`), not checked here.
+    json costs = *x;
+    costs.erase("fit");
+    return sub.host_cost_fields(costs, "host_cost");
+  });
+}
+
 std::optional<OverheadPhase> Loader::overhead_phase(const json& v, const std::string& path) {
   if (!v.is_object()) {
     if (auto t = quantity(v, path, Quantity::Time, Range::at_least(0))) {

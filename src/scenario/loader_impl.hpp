@@ -139,6 +139,8 @@ class Loader : public Checker {
   std::optional<OverheadPhase> overhead_phase(const json& v, const std::string& path);
   std::optional<RequestOverhead> overhead_table(const json& v, const std::string& path);
   void request_overhead(const json& v, const std::string& path, Model& m);
+  // `host_cost: {"calibration": FILE}`: the file's `host_cost` block (load_hosts.cpp reads it).
+  std::optional<HostCost> host_cost_calibration(const json& v, const std::string& path);
 
   // --- load_servers.cpp
   void servers(const json& v, const std::string& path, Scenario& s);
@@ -147,6 +149,7 @@ class Loader : public Checker {
   void device(const json& v, const std::string& path, DeviceSpec& d);
   void server_host(const json& v, const std::string& path, ServerPool& pool);
   void host_cost(const json& v, const std::string& path, Model& m);
+  std::optional<HostCost> host_cost_fields(const json& v, const std::string& path);
   // load_device_kinds.cpp: `devices.D.kind` and `overlap`, pipeline timings, their checks.
   void device_kind(const json& v, const std::string& path, DeviceSpec& d);
   std::optional<Overlap> overlap(const json& v, const std::string& path);

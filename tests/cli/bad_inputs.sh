@@ -470,6 +470,19 @@ expect_bad memory_no_batch_limit "models.pn.memory.per_item:" "without max_batch
 bad model_control_unknown 'servers.0.model_control="lazy"'
 expect_bad model_control_unknown "servers[0].model_control:" '"lazy"' '"explicit"'
 
+# ---- calibrating the host (docs/calibration.md#the-host-stage) --------------------------------
+bad host_cost_in_overhead_text 'models.pn.host_cost={"per_request": "1ms", "in_server_overhead": "yes"}'
+expect_bad host_cost_in_overhead_text "models.pn.host_cost.in_server_overhead:" 'found "yes"' \
+  "expected true"
+# A calibration file without a host block (written without --host-cores).
+bad host_cost_calibration_without_block \
+  "models.pn.host_cost={\"calibration\": \"$SRC/tests/data/calibration/pn_t4.json\"}"
+expect_bad host_cost_calibration_without_block "models.pn.host_cost.calibration:" \
+  "host_cost: missing" "--host-cores N"
+bad host_cost_calibration_and_costs \
+  "models.pn.host_cost={\"calibration\": \"$SRC/tests/data/calibration/pn_t4.json\", \"per_request\": 1}"
+expect_bad host_cost_calibration_and_costs "models.pn.host_cost.per_request:" "unknown key"
+
 # ---- validate reports every problem at once ----------------------------------------------
 bad three_problems 'workload.jobs=0' 'models.pn.max_batch_size=-1' 'servers.0.devcie="T4"'
 run_status 2 "$SONICSIM" validate "$BAD/three_problems.json"

@@ -32,6 +32,10 @@ if [[ -d "$REF" && $QUICK != 1 ]]; then
       "$name: every consistent row's p50 latency within $p50_tolerance"
     assert_jq "$cal" '.sources | length > 6 and all(.sha256 | length == 64)' \
       "$name: provenance lists every file with its checksum"
+    # The round trip above replayed the host stage: the server column as host work on 4 cores.
+    assert_jq "$cal" '.host_cost.in_server_overhead and .host_cost.fit.cores == 4 and
+      .host_cost.per_request >= 0 and .host_cost.fit.input_bytes_per_item > 0' \
+      "$name: host stage fitted (host_cost on 4 cores)"
     # The shipped calibration is what the tool derives today (to 1%: builds may round apart).
     shipped="$SRC/calibration/cms-t4/$name.json"
     assert_file "$shipped"

@@ -41,6 +41,14 @@ struct ServerSettings {
   std::string source = "defaults (dynamic batching, no limit, 1 instance)";
 };
 
+// The measured server's host, for the host stage (`--host-cores`): its cores and the request
+// payload per batch item, which turn the server column's per-item slope into per-byte costs.
+struct HostSpec {
+  int cores = 1;
+  double input_bytes_per_item = 0.0, output_bytes_per_item = 0.0;
+  std::string bytes_from;  // where the bytes came from: the Triton config's tensors, or flags
+};
+
 struct PerfCalibrationInput {
   std::string model;
   std::string device = "GPU";  // the pool device name the curve is for
@@ -53,6 +61,9 @@ struct PerfCalibrationInput {
   std::uint64_t refine_requests = 5000;  // requests per replayed row while refining
   std::string command_line;
   double consistency_tolerance = 0.05;
+  // With a host, the server column becomes host CPU work (`host_cost`, in_server_overhead) on
+  // that many cores, and the replays run the host stage; without, the server is a delay only.
+  std::optional<HostSpec> host;
 };
 
 struct PerfCalibration {

@@ -9,10 +9,13 @@
 //   t_cpu      workload.cpu_time_per_event scaled by t_cpu / t_cpu(scenario) (its cv kept)
 //   t_latency  the difference spread over the event's requests as a fixed server overhead
 //              (models.NAME.request_overhead.server), so the per-event sum moves by exactly it
+//   t_host     every served model's host_cost scaled by t_host / t_host(scenario) (or, without
+//              any, spread over the requests as per_request work, part of the server overhead)
 // Positive parameters are fitted in log space, p in logit space, by Levenberg-Marquardt.
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,10 +31,10 @@
 
 namespace sonicsim::calibration {
 
-enum class ScanParam { TGpu, P, TLatency, TCpu };
+enum class ScanParam { TGpu, P, TLatency, TCpu, THost };
 
-const std::vector<ScanParam>& all_scan_params();  // t_gpu, p, t_latency, t_cpu
-const char* param_name(ScanParam p);              // "t_gpu", "p", "t_latency", "t_cpu"
+const std::vector<ScanParam>& all_scan_params();  // t_gpu, p, t_latency, t_cpu, t_host
+const char* param_name(ScanParam p);              // "t_gpu", "p", "t_latency", "t_cpu", "t_host"
 // "t_gpu,p,t_latency" -> the list; throws scenario::InputError naming `--free` otherwise.
 std::vector<ScanParam> parse_free(const std::string& text);
 
@@ -42,9 +45,10 @@ std::optional<AnalyticModel> analytic_model_from_name(std::string_view name);
 AnalyticModel resolve_model(AnalyticModel m, const scenario::Scenario& s);
 const char* model_name(AnalyticModel m);
 
-// The parameters, in seconds (t_*) and as a fraction (p).
+// The parameters, in seconds (t_*) and as a fraction (p). t_host is the host CPU work per event
+// on the pools' server hosts (servers[i].host.cores), one execution per request.
 struct ScanValues {
-  double t_gpu = 0.0, p = 0.0, t_latency = 0.0, t_cpu = 0.0;
+  double t_gpu = 0.0, p = 0.0, t_latency = 0.0, t_cpu = 0.0, t_host = 0.0;
   double get(ScanParam k) const;
   double& at(ScanParam k);
 };
@@ -58,12 +62,21 @@ struct ScanPoint {
   double n_cpu = 0.0, n_gpu = 0.0, jobs = 0.0;
   analytic::ClosedNetwork network;  // device demands at the scenario's t_gpu
   double requests_per_event = 0.0;  // served requests (the carriers of t_latency's change)
+  // The host stage (docs/calibration.md "The host stage in a scan"): a second station of
+  // `host_cores` servers (the cores of every host serving the requests, over `hosts` hosts).
+  double host_cores = 0.0, hosts = 0.0;
+  // Server overhead per event, and whether the host work is part of it (in_server_overhead, or
+  // no host_cost yet: t_host then comes out of the measured server time).
+  double server_overhead = 0.0;
+  bool host_in_overhead = true;
 };
 ScanPoint scan_point(const scenario::Scenario& s, double x = 0.0);
 
-// The metric predicted at a point when the scenario's parameters `base` become `v`.
+// The metric predicted at a point when the scenario's parameters `base` become `v`. With
+// `host_station` false the hosts' work counts as a delay only, never as a queue or a bound (the
+// fit of a free t_host puts their bound, cores / t_host, beside the corrected rest itself).
 double predict_metric(const ScanPoint& point, const ScanValues& base, const ScanValues& v,
-                      Metric metric, AnalyticModel model);
+                      Metric metric, AnalyticModel model, bool host_station = true);
 
 struct ParamEstimate {
   ScanParam param = ScanParam::TGpu;
@@ -80,7 +93,7 @@ struct ParamEstimate {
 // One least-squares fit of the analytic model, possibly corrected point by point.
 struct FitOutcome {
   ScanValues values;
-  std::vector<ParamEstimate> params;  // all four, in all_scan_params() order
+  std::vector<ParamEstimate> params;  // in all_scan_params() order; t_host only with hosts
   std::vector<double> predicted;      // per point, with the correction applied
   FitResult raw;                      // in transformed space, free parameters only
   double weighted_rss = 0.0;
@@ -129,7 +142,16 @@ struct ScanResult {
   std::vector<double> final_prediction;  // simulated at `fit.values` (analytic without refinement)
   double mape_percent = 0.0;             // of final_prediction against the measurements
   std::vector<std::string> notes;
+  // A free t_host the measurements cannot determine (the hosts never bind): held, and all the
+  // data say is that it is below this (the cores over the highest throughput); NaN otherwise.
+  double t_host_upper = std::numeric_limits<double>::quiet_NaN();
 };
+
+// Rows a fit of `free` parameters needs: one more, for an error estimate; but one parameter may
+// be set from one point (a production throughput fixing t_host), without an interval.
+inline std::size_t min_scan_rows(std::size_t free) {
+  return free == 1 ? 1 : free + 1;
+}
 
 // Fits the scan. `points[i]` is the scenario at measurements.rows[i].x, `base` the scenario's own
 // parameters (scan_point of the scenario itself). Throws scenario::InputError (naming `--free`)

@@ -90,8 +90,18 @@ struct HostCost {
   double per_byte_in = 0.0;
   double per_byte_out = 0.0;
   double per_execution = 0.0;
+  // The host work is part of the model's `request_overhead.server`, as perf_analyzer's
+  // `Network+Server Send/Recv` column measures it (`in_server_overhead`, set by a calibration
+  // file): where the host is modelled, a request's server overhead is shortened by its host work
+  // (not below zero), so the time is counted once, as work on a core.
+  bool in_server_overhead = false;
   double before_queue(double bytes_in) const { return per_request + per_byte_in * bytes_in; }
   double after_execution(double bytes_out) const { return per_byte_out * bytes_out; }
+  // A request's host work outside its execution (in and out): what `in_server_overhead` takes
+  // off the server overhead.
+  double per_request_work(double bytes_in, double bytes_out) const {
+    return before_queue(bytes_in) + after_execution(bytes_out);
+  }
   bool is_zero() const {
     return per_request == 0.0 && per_byte_in == 0.0 && per_byte_out == 0.0 && per_execution == 0.0;
   }
