@@ -22,13 +22,15 @@ class ServerHosts {
   ServerHosts(Context& ctx, Parts& parts) : ctx_(ctx), parts_(parts) {}
   void build();
 
+  // The stages below are reached only when some host is modelled (`any()`): marked cold so
+  // that runs without hosts keep a small hot path.
   // Request r reached its server: the host's work on it, then the batcher (ServerPools::arrive).
-  void request_in(std::uint32_t r);
+  [[gnu::cold]] void request_in(std::uint32_t r);
   // An execution was formed: the backend's work on a host core first when it has any (the
   // execution waits here, its instance held), then the device (ServerPools::run_on_device).
-  void execution_in(std::uint32_t device, ServerPools::Exec&& e);
+  [[gnu::cold]] void execution_in(std::uint32_t device, ServerPools::Exec&& e);
   // Request r's response leaves its server: its serialisation first, then the request path.
-  void response_out(std::uint32_t r, double bytes);
+  [[gnu::cold]] void response_out(std::uint32_t r, double bytes);
   void on_work_done(std::uint32_t job, std::uint32_t stamp);
   // The server at device d goes away: the requests its host still works on, appended to `lost`.
   void drop(std::uint32_t d, std::vector<Batcher::Queued>& lost);
@@ -41,7 +43,7 @@ class ServerHosts {
   // Request r's server overhead `server` once the host work it includes is taken off: a model
   // whose host_cost is part of its measured server overhead (in_server_overhead) has that time
   // as work on a core here, not as a delay too.
-  double server_overhead_left(std::uint32_t r, double server) const;
+  [[gnu::cold]] double server_overhead_left(std::uint32_t r, double server) const;
   // Whether device d's host has cores whose work is modelled.
   bool modelled(std::uint32_t d) const { return !host_of_.empty() && host_of_[d] != kNoHost; }
   // Whether the host still works on something of device d's (a draining server waits for it).

@@ -12,6 +12,8 @@ void ServerPools::build() {
   hosts_.assign(nm, {});
   curve_of_.assign(nm, std::vector<CurveTable>(sc.servers.size()));
   counters_.assign(sc.servers.size(), {});
+  for (const auto& pool : sc.servers)
+    load_on_demand_ = load_on_demand_ || pool.model_control == scenario::ModelControl::Explicit;
   for (std::size_t i = 0; i < nm; ++i) {
     const auto& model = sc.models[i];
     scenario::Distribution d;
@@ -184,7 +186,7 @@ void ServerPools::dispatch(std::uint32_t bi) {
   BatcherState& b = batchers_[bi];
   double wake_at = kInf;
   // Explicit model control: a model starts nothing while it is not loaded (model_memory.hpp).
-  while (parts_.memory.may_start(bi)) {
+  while (!load_on_demand_ || parts_.memory.may_start(bi)) {
     const int items = b.batcher.form(ctx_.now, scratch_, wake_at);
     if (items == 0) break;
     start_execution(bi, items);
@@ -197,7 +199,7 @@ void ServerPools::dispatch(std::uint32_t bi) {
     b.wake_at = wake_at;
     ctx_.queue.push(wake_at, EventKind::BatcherWake, bi);
   }
-  parts_.memory.after_dispatch(bi);
+  if (load_on_demand_) parts_.memory.after_dispatch(bi);
 }
 
 inline void ServerPools::update_progress(Device& d) {
@@ -211,7 +213,7 @@ inline void ServerPools::update_progress(Device& d) {
   d.last_update = now;
 }
 
-inline void ServerPools::reschedule(std::uint32_t di) {
+[[gnu::always_inline]] inline void ServerPools::reschedule(std::uint32_t di) {
   Device& d = devices_[di];
   ++d.stamp;
   if (d.kind != kNone && kinds_[d.kind].pipeline) return reschedule_pipeline(di);

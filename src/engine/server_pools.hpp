@@ -83,7 +83,7 @@ class ServerPools {
   // request queued ahead at the device's mean execution time per request so far (before any
   // execution: `model`'s service time at batch 1).
   double expected_wait(std::uint32_t d, std::uint32_t model) const;
-  double shared_expected_wait(std::uint32_t server, std::uint32_t model) const;
+  [[gnu::cold]] double shared_expected_wait(std::uint32_t server, std::uint32_t model) const;
   // Executing, queued, or in its host's hands (server_hosts.hpp).
   bool holds_work(std::uint32_t d) const;
   // Busy clocks over the whole run, warm-up included (for the autoscaler and the time series).
@@ -128,32 +128,36 @@ class ServerPools {
 
   void add_batcher(Device& dev, std::uint32_t d, int mi, int devices);
   // The device of a server that takes the next execution: the one running the fewest.
-  std::uint32_t least_busy_device(std::uint32_t server);
+  [[gnu::cold]] std::uint32_t least_busy_device(std::uint32_t server);
   void dispatch(std::uint32_t bi);
   void update_progress(Device& d);
   void reschedule(std::uint32_t di);
   void start_execution(std::uint32_t bi, int items);
   void finish_execution(std::uint32_t di, const Exec& e);
 
-  // device_kinds.cpp: overlap and pipelines, for the devices that have a slot in kinds_.
+  // device_kinds.cpp: overlap and pipelines, for the devices that have a slot in kinds_. The
+  // parts only such devices (and multi-device servers) reach are marked cold: kept out of the
+  // hot path that every other run takes, so that it stays small enough to be inlined.
   void build_kinds();
   bool pipelined(std::uint32_t pool) const;
   int instances_on(std::uint32_t pool, std::uint32_t model) const;
   // Seconds of full-speed work k executions do in `elapsed` (overlap), 0 for a pipeline.
-  double progress(const Device& d, double elapsed) const;
+  [[gnu::cold]] double progress(const Device& d, double elapsed) const;
   // Seconds one unit of work takes with the executions running now.
-  double stretch(const Device& d) const;
-  double pipeline_enter(Device& d, std::uint32_t bi, int items);
-  void reschedule_pipeline(std::uint32_t di);
-  void on_pipeline_event(std::uint32_t di);
-  double expected_wait_kind(const Device& d, std::uint32_t di, std::uint32_t model) const;
-  void executions_changed(Device& d);
+  [[gnu::cold]] double stretch(const Device& d) const;
+  [[gnu::cold]] double pipeline_enter(Device& d, std::uint32_t bi, int items);
+  [[gnu::cold]] void reschedule_pipeline(std::uint32_t di);
+  [[gnu::cold]] void on_pipeline_event(std::uint32_t di);
+  [[gnu::cold]] double expected_wait_kind(const Device& d, std::uint32_t di,
+                                          std::uint32_t model) const;
+  [[gnu::cold]] void executions_changed(Device& d);
   void finish_kinds();
 
   Context& ctx_;
   Parts& parts_;
   std::vector<Device> devices_;
   std::vector<BatcherState> batchers_;
+  bool load_on_demand_ = false;  // some pool has explicit model control (model_memory.hpp)
   std::vector<std::vector<std::uint32_t>> hosts_;     // devices per model
   std::vector<std::vector<std::uint32_t>> up_hosts_;  // those up, per model
   std::vector<Counters> counters_;                    // per pool
