@@ -1,10 +1,15 @@
 #include "server_pools.hpp"
 
+#include <sonicsim/scenario/limits.hpp>
+
 #include <algorithm>
 
 #include "parts.hpp"
 
 namespace sonicsim::engine {
+
+static_assert(scenario::Limits::max_devices_per_host <= UINT16_MAX,
+              "Device::per_host holds a server's device count");
 
 void ServerPools::build() {
   const auto& sc = ctx_.sc;
@@ -41,21 +46,23 @@ void ServerPools::build() {
     for (int c = 0; c < pool.count; ++c) {
       const auto d = static_cast<std::uint32_t>(devices_.size());
       Device dev{static_cast<std::uint32_t>(p),
+                 kNone,
                  Rng(derive_seed(sc.seed, kDeviceStream, d)),
                  {},
                  0.0,
                  0,
+                 0,
                  metrics::BusyTime(ctx_.warmup, ctx_.end),
                  std::vector<std::uint32_t>(nm, kNone),
                  State::Up,
+                 static_cast<std::uint16_t>(per_host),
                  0,
                  0.0};
-      dev.per_host = static_cast<std::uint32_t>(per_host);
-      dev.first = d - static_cast<std::uint32_t>(c % per_host);
-      if (dev.first == d) {
+      const std::uint32_t first = d - static_cast<std::uint32_t>(c % per_host);
+      if (first == d) {
         for (const auto& name : pool.models) add_batcher(dev, d, sc.model_index(name), per_host);
       } else {
-        dev.batcher_of_model = devices_[dev.first].batcher_of_model;
+        dev.batcher_of_model = devices_[first].batcher_of_model;
       }
       devices_.push_back(std::move(dev));
     }

@@ -34,28 +34,30 @@ class ServerPools {
     int items;
     std::vector<Batcher::Queued> batch;
   };
+  // A device's record: read on every request and execution, so its fields sit in the padding
+  // of one another (192 bytes; a field added elsewhere costs the large sites a cache line).
   struct Device {
     std::uint32_t pool;
+    // Its slot in kinds_ when it overlaps executions or is a pipeline (device_kinds.hpp).
+    std::uint32_t kind = kNone;
     Rng rng;
     std::vector<Exec> running;  // processor sharing among them
     double last_update = 0.0;
     std::uint32_t stamp = 0;
+    std::uint32_t turn = 0;  // the server's device that wins the next tie (least_busy_device)
     metrics::BusyTime busy;
     std::vector<std::uint32_t> batcher_of_model;  // by model index, kNone if not hosted
     State state = State::Up;
+    // Several devices behind one Triton server (`host.devices` k > 1, at most
+    // Limits::max_devices_per_host): they share the batchers of the first of them, which stands
+    // for the server in routing, the network and operations.
+    std::uint16_t per_host = 1;
     std::uint32_t epoch = 0;  // changes with every state change but Starting -> Up
     double started_at = 0.0;
     // Work of the executions started and the requests they carried: the mean execution time
     // per request that expected_wait charges each queued request.
     double work_started = 0.0;
     std::uint64_t requests_started = 0;
-    // Several devices behind one Triton server (`host.devices` k > 1): they share its batchers,
-    // and the first of them stands for the server in routing, the network and operations.
-    std::uint32_t first = 0;
-    std::uint32_t per_host = 1;
-    std::uint32_t turn = 0;  // the server's device that wins the next tie (least_busy_device)
-    // Its slot in kinds_ when it overlaps executions or is a pipeline (device_kinds.hpp).
-    std::uint32_t kind = kNone;
   };
   // Triton's cumulative counters of a pool, which the autoscaler's metric reads.
   struct Counters {
