@@ -138,7 +138,7 @@ struct RunMetrics {
     // Device memory and model loading (models.M.memory, load_time, servers[i].model_control).
     bool memory_tracked = false;     // the pool uses them: fields below set
     double memory_used_bytes = 0.0;  // the most one device held loaded (or loading), whole run
-    std::optional<double> memory_capacity_bytes;  // devices.D.memory; unset: no limit
+    std::optional<double> memory_capacity_bytes;       // devices.D.memory; unset: no limit
     std::uint64_t model_loads = 0, model_unloads = 0;  // after warm-up, when they end
     double load_time_s = 0.0;                          // the loads' load_time, summed
   };

@@ -72,7 +72,7 @@ struct RunFigures {
     std::string name;
     double devices = 0.0, utilization = 0.0, model_loads = 0.0;
     std::optional<double> host_utilization, host_time_per_request_s;  // pools with host cores
-    std::optional<double> memory_used_bytes;      // pools with memory keys
+    std::optional<double> memory_used_bytes;                          // pools with memory keys
     std::optional<double> memory_capacity_bytes;  // devices.D.memory; nullopt: no limit
   };
   std::vector<Pool> pools;
