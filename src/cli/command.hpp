@@ -46,6 +46,7 @@ void add_calibrate_scan_command(CLI::App* calibrate, Commands& out);     // cali
 void add_calibrate_overlap_command(CLI::App* calibrate, Commands& out);  // calibrate overlap
 void add_perf_analyzer_command(CLI::App& app, Commands& out);            // perf-analyzer
 void add_compare_command(CLI::App& app, Commands& out);                  // compare
+void add_reproduce_command(CLI::App& app, Commands& out);                // reproduce
 void add_report_command(CLI::App& app, Commands& out);                   // report
 void add_plan_command(CLI::App& app, Commands& out);                     // plan
 void add_sweep_commands(CLI::App& app, Commands& out);                   // sweep, merge

@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
   cli::add_calibrate_commands(app, commands);
   cli::add_perf_analyzer_command(app, commands);
   cli::add_compare_command(app, commands);
+  cli::add_reproduce_command(app, commands);
   cli::add_report_command(app, commands);
   cli::add_plan_command(app, commands);
   cli::add_sweep_commands(app, commands);

@@ -1,0 +1,75 @@
+// `sonicsim reproduce`: every figure of the gallery's figures files computed from simulations
+// and from the formulas, held against its published value. The runs the figures name are
+// collected first and each distinct (scenario, overrides) is run once: simulated in its own
+// child process (SimGrid allows one engine per process), or only predicted in process when
+// every figure read from it is the formula's (`analytic.*`).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <sonicsim/gallery/figures.hpp>
+
+namespace sonicsim::gallery {
+
+// How a figure came out against its published value.
+enum class Verdict {
+  Within,      // inside its tolerance
+  Outside,     // outside: a figure sonicsim no longer reproduces (the validation fails)
+  KnownMiss,   // outside, and the file says why (`miss`): shown, not failed
+  Prediction,  // no published number (its stated bound, if any, holds)
+};
+const char* verdict_name(Verdict v);
+
+// The figure at one value of its `vary`.
+struct SweepPoint {
+  std::string value;                      // the JSON text set
+  double simulated = 0.0, formula = 0.0;  // NaN when it has none
+};
+
+struct FigureResult {
+  Figure figure;
+  double simulated = 0.0, formula = 0.0;       // NaN when absent or not computable
+  std::optional<double> error, formula_error;  // relative to the published figure
+  Verdict verdict = Verdict::Prediction;
+  std::vector<SweepPoint> sweep;
+  std::string command;  // the one line that reproduces it
+};
+
+struct SystemResult {
+  std::string file, folder, system, source;
+  std::vector<FigureResult> figures;
+};
+
+struct Reproduction {
+  std::vector<SystemResult> systems;
+  std::size_t runs_simulated = 0, runs_predicted = 0;
+  // Figures outside their tolerance (not counting known misses).
+  std::size_t outside() const;
+};
+
+struct ReproduceRequest {
+  std::vector<FiguresFile> files;
+  std::string only_figure;                // --figure: just this id ("" = all)
+  int workers = 0;                        // simulations at once (<= 0: the cores)
+  std::string binary = "build/sonicsim";  // how the commands name the binary
+};
+
+// Runs what the figures need and evaluates them. Throws InputError naming the figures file and
+// the figure's JSON path for a run the scenario rejects or a metric its results do not have;
+// std::runtime_error when a simulation fails otherwise. `on_simulating(runs, workers)` is told
+// before the simulations start.
+Reproduction reproduce(const ReproduceRequest& request,
+                       const std::function<void(std::size_t, int)>& on_simulating = {});
+
+// The renderings (render.cpp): a terminal table, the JSON of everything, the validation page's
+// one table of all systems, and one system's block for its README.
+std::string to_text(const Reproduction& r);
+std::string to_json(const Reproduction& r);
+std::string validation_table(const Reproduction& r);
+std::string system_block(const SystemResult& s);
+
+}  // namespace sonicsim::gallery

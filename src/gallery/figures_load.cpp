@@ -1,0 +1,350 @@
+#include <sonicsim/gallery/figures.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include <sonicsim/util/errors.hpp>
+#include <sonicsim/util/files.hpp>
+#include <sonicsim/util/format.hpp>
+#include <sonicsim/util/json_text.hpp>
+
+namespace sonicsim::gallery {
+
+namespace {
+
+using json = nlohmann::json;
+using util::formatted;
+
+// Operations and their fewest operands.
+struct Operation {
+  const char* name;
+  Expression::Kind kind;
+  std::size_t min_operands, max_operands;
+};
+constexpr Operation kOperations[] = {
+    {"ratio", Expression::Kind::Ratio, 2, 2},  {"difference", Expression::Kind::Difference, 2, 2},
+    {"sum", Expression::Kind::Sum, 1, 64},     {"product", Expression::Kind::Product, 1, 64},
+    {"min", Expression::Kind::Min, 1, 64},     {"max", Expression::Kind::Max, 1, 64},
+    {"jain", Expression::Kind::Jain, 1, 4096},
+};
+
+std::string found(const json& v) {
+  std::string text = v.dump();
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return "found " + text;
+}
+
+// Collects the problems of one file; each reader answers a default when the value is wrong so
+// that every problem is found in one pass.
+class Checker {
+ public:
+  explicit Checker(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  std::vector<Problem> problems;
+
+  void fail(const std::string& path, const std::string& message) {
+    problems.push_back({path, message});
+  }
+
+  void keys(const json& obj, const std::string& path, const std::vector<std::string>& allowed) {
+    for (const auto& [key, value] : obj.items()) {
+      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+      std::string message = "unknown key `" + key + "`";
+      if (const std::string hint = did_you_mean(key, allowed); !hint.empty())
+        message += "; " + hint;
+      else
+        message += "; expected one of the keys of docs/gallery.md";
+      fail(join(path, key), message);
+    }
+  }
+
+  std::string text(const json& obj, const std::string& path, const char* key, bool required) {
+    if (!obj.contains(key)) {
+      if (required) fail(join(path, key), "missing; expected a string");
+      return {};
+    }
+    const json& v = obj.at(key);
+    if (v.is_string() && !v.get<std::string>().empty()) return v.get<std::string>();
+    fail(join(path, key), found(v) + "; expected a non-empty string");
+    return {};
+  }
+
+  std::vector<std::string> sets(const json& obj, const std::string& path, const char* key) {
+    std::vector<std::string> out;
+    if (!obj.contains(key)) return out;
+    const json& v = obj.at(key);
+    if (!v.is_array()) {
+      fail(join(path, key), found(v) + "; expected an array of \"PATH=JSON\" strings");
+      return out;
+    }
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::string at = join(path, key) + "[" + std::to_string(i) + "]";
+      if (!v[i].is_string() || v[i].get<std::string>().find('=') == std::string::npos ||
+          v[i].get<std::string>().front() == '=')
+        fail(at, found(v[i]) + "; expected \"PATH=JSON\" (a --set override)");
+      else
+        out.push_back(v[i].get<std::string>());
+    }
+    return out;
+  }
+
+  // A scenario the file names, relative to the file's folder; it must be there.
+  std::string scenario(const json& obj, const std::string& path, const std::string& fallback) {
+    if (!obj.contains("scenario")) return fallback;
+    const std::string name = text(obj, path, "scenario", true);
+    if (name.empty()) return fallback;
+    const auto resolved = (dir_ / name).lexically_normal();
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(resolved, ec))
+      fail(join(path, "scenario"),
+           "\"" + name + "\": no such file (looked for " + resolved.string() + ")");
+    return resolved.string();
+  }
+
+  Expression expression(const json& v, const std::string& path, int depth) {
+    Expression e;
+    e.path = path;
+    if (depth > 16) {
+      fail(path, "expressions nested over 16 levels; expected a flatter expression");
+      return e;
+    }
+    if (v.is_number()) {
+      e.number = v.get<double>();
+      if (!std::isfinite(e.number)) fail(path, found(v) + "; expected a finite number");
+      return e;
+    }
+    if (!v.is_object() || (v.size() != 1 && !v.contains("metric"))) {
+      fail(path, found(v) +
+                     "; expected a number or an object with one of metric, ratio, difference, "
+                     "sum, product, min, max, jain");
+      return e;
+    }
+    if (v.contains("metric")) return metric(v, path);
+    const auto& [name, operands] = *v.items().begin();
+    for (const Operation& op : kOperations) {
+      if (name != op.name) continue;
+      e.kind = op.kind;
+      const std::string at = join(path, name);
+      if (!operands.is_array() || operands.size() < op.min_operands ||
+          operands.size() > op.max_operands) {
+        fail(at,
+             found(operands) + "; expected an array of " +
+                 (op.min_operands == op.max_operands ? std::to_string(op.min_operands)
+                                                     : std::to_string(op.min_operands) + " to " +
+                                                           std::to_string(op.max_operands)) +
+                 " expressions");
+        return e;
+      }
+      for (std::size_t i = 0; i < operands.size(); ++i)
+        e.operands.push_back(
+            expression(operands[i], at + "[" + std::to_string(i) + "]", depth + 1));
+      return e;
+    }
+    std::vector<std::string> names{"metric"};
+    for (const Operation& op : kOperations) names.emplace_back(op.name);
+    std::string message = "unknown operation `" + name + "`";
+    if (const std::string hint = did_you_mean(name, names); !hint.empty()) message += "; " + hint;
+    fail(join(path, name), message +
+                               "; expected one of metric, ratio, difference, sum, product, "
+                               "min, max, jain");
+    return e;
+  }
+
+  Expression metric(const json& v, const std::string& path) {
+    Expression e;
+    e.kind = Expression::Kind::Metric;
+    e.path = path;
+    keys(v, path, {"metric", "set", "scenario"});
+    e.metric = text(v, path, "metric", true);
+    e.set = sets(v, path, "set");
+    e.scenario = scenario(v, path, "");
+    return e;
+  }
+
+  Tolerance tolerance(const json& fig, const std::string& path, bool published) {
+    Tolerance t;
+    const std::string at = join(path, "tolerance");
+    if (!fig.contains("tolerance")) {
+      if (published)
+        fail(at,
+             "missing; a published figure needs {\"relative\": r}, {\"absolute\": a}, "
+             "{\"at_least\": v} or {\"at_most\": v}");
+      return t;
+    }
+    const json& v = fig.at("tolerance");
+    static const std::pair<const char*, Tolerance::Kind> kinds[] = {
+        {"relative", Tolerance::Kind::Relative},
+        {"absolute", Tolerance::Kind::Absolute},
+        {"at_least", Tolerance::Kind::AtLeast},
+        {"at_most", Tolerance::Kind::AtMost}};
+    if (v.is_object() && v.size() == 1) {
+      for (const auto& [name, kind] : kinds) {
+        if (!v.contains(name)) continue;
+        const json& x = v.at(name);
+        const bool bound = kind == Tolerance::Kind::AtLeast || kind == Tolerance::Kind::AtMost;
+        if (!x.is_number() || !std::isfinite(x.get<double>()) || (!bound && x.get<double>() < 0))
+          fail(join(at, name),
+               found(x) + (bound ? "; expected a finite number" : "; expected a number >= 0"));
+        t = {kind, x.is_number() ? x.get<double>() : 0.0};
+        if (!published && !bound)
+          fail(at,
+               "a relative or absolute tolerance needs a published number; a prediction "
+               "(published null) may state a bound (at_least, at_most) or none");
+        return t;
+      }
+    }
+    fail(at, found(v) +
+                 "; expected {\"relative\": r}, {\"absolute\": a}, {\"at_least\": v} or "
+                 "{\"at_most\": v}");
+    return t;
+  }
+
+  std::optional<Vary> vary(const json& fig, const std::string& path) {
+    if (!fig.contains("vary")) return std::nullopt;
+    const std::string at = join(path, "vary");
+    const json& v = fig.at("vary");
+    if (!v.is_object()) {
+      fail(at, found(v) + "; expected {\"set\": PATH, \"label\": words, \"values\": [...]}");
+      return std::nullopt;
+    }
+    keys(v, at, {"set", "label", "values"});
+    Vary out;
+    out.set = text(v, at, "set", true);
+    out.label = text(v, at, "label", true);
+    const json values = v.value("values", json());
+    if (!values.is_array() || values.empty() || values.size() > 32)
+      fail(join(at, "values"), found(values) + "; expected an array of 1 to 32 JSON values");
+    else
+      for (const json& x : values) out.values.push_back(x.dump());
+    return out;
+  }
+
+  Figure figure(const json& v, const std::string& path, const std::string& file_scenario) {
+    Figure f;
+    f.path = path;
+    if (!v.is_object()) {
+      fail(path, found(v) + "; expected a figure object");
+      return f;
+    }
+    keys(v, path,
+         {"id", "figure", "source", "published", "published_text", "unit", "tolerance", "miss",
+          "scenario", "set", "simulated", "formula", "vary"});
+    f.id = text(v, path, "id", true);
+    if (!f.id.empty() &&
+        f.id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
+      fail(join(path, "id"), "\"" + f.id + "\"; expected lower-case letters, digits and -");
+    f.figure = text(v, path, "figure", true);
+    f.source = text(v, path, "source", true);
+    f.unit = text(v, path, "unit", true);
+    f.published_text = text(v, path, "published_text", false);
+    f.miss = text(v, path, "miss", false);
+    if (!f.miss.empty() && v.contains("published") && v.at("published").is_null())
+      fail(join(path, "miss"), "a prediction (published null) cannot miss; expected no `miss`");
+    if (!v.contains("published"))
+      fail(join(path, "published"), "missing; expected a number, or null for a prediction");
+    else if (const json& p = v.at("published"); p.is_number() && std::isfinite(p.get<double>()))
+      f.published = p.get<double>();
+    else if (!p.is_null())
+      fail(join(path, "published"), found(p) + "; expected a finite number or null");
+    f.tolerance = tolerance(v, path, f.published.has_value());
+    f.scenario = scenario(v, path, file_scenario);
+    if (f.scenario.empty())
+      fail(join(path, "scenario"), "missing here and at the top of the file; expected a path");
+    f.set = sets(v, path, "set");
+    if (!v.contains("simulated"))
+      fail(join(path, "simulated"), "missing; expected an expression (docs/gallery.md)");
+    else
+      f.simulated = expression(v.at("simulated"), join(path, "simulated"), 0);
+    if (v.contains("formula")) f.formula = expression(v.at("formula"), join(path, "formula"), 0);
+    f.vary = vary(v, path);
+    return f;
+  }
+
+  std::optional<Plot> plot(const json& doc, const std::string& file_scenario) {
+    if (!doc.contains("plot")) return std::nullopt;
+    const json& v = doc.at("plot");
+    if (!v.is_object()) {
+      fail("plot", found(v) + "; expected {\"params\": [...], \"caption\": words}");
+      return std::nullopt;
+    }
+    keys(v, "plot", {"scenario", "set", "params", "caption"});
+    Plot p;
+    p.scenario = scenario(v, "plot", file_scenario);
+    p.set = sets(v, "plot", "set");
+    p.params = sets(v, "plot", "params");
+    if (p.params.empty() || p.params.size() > 2)
+      fail("plot.params", "expected one or two \"PATH=VALUES\" sweep parameters");
+    p.caption = text(v, "plot", "caption", true);
+    return p;
+  }
+
+  static std::string join(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+  }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+}  // namespace
+
+const char* kind_name(Expression::Kind kind) {
+  if (kind == Expression::Kind::Number) return "number";
+  if (kind == Expression::Kind::Metric) return "metric";
+  for (const Operation& op : kOperations)
+    if (op.kind == kind) return op.name;
+  return "?";
+}
+
+std::string describe(const Tolerance& t, const std::string& unit) {
+  const std::string u = unit == "x" || unit == "%" ? unit : " " + unit;
+  switch (t.kind) {
+    case Tolerance::Kind::None:
+      return "";
+    case Tolerance::Kind::Relative:
+      return "±" + formatted("%g", t.value * 100.0) + "%";
+    case Tolerance::Kind::Absolute:
+      return "±" + formatted("%g", t.value) + u;
+    case Tolerance::Kind::AtLeast:
+      return ">= " + formatted("%g", t.value) + u;
+    case Tolerance::Kind::AtMost:
+      return "<= " + formatted("%g", t.value) + u;
+  }
+  return "";
+}
+
+FiguresFile load_figures(const std::string& path) {
+  std::string error;
+  const std::string content = read_text(path, error);
+  if (!error.empty()) throw InputError(path, {{"", "cannot read: " + error}});
+  const auto doc = parse_json(content, path);
+  if (!doc || !doc->is_object())
+    throw InputError(path, {{"", "not a JSON object; expected a figures file (docs/gallery.md)"}});
+  const std::filesystem::path file(path);
+  Checker c(file.parent_path());
+  c.keys(*doc, "", {"$schema", "system", "source", "scenario", "figures", "plot"});
+  FiguresFile out;
+  out.file = path;
+  out.folder = std::filesystem::absolute(file).lexically_normal().parent_path().filename();
+  out.system = c.text(*doc, "", "system", true);
+  out.source = c.text(*doc, "", "source", true);
+  const std::string file_scenario = c.scenario(*doc, "", "");
+  const json figures = doc->value("figures", json());
+  if (!figures.is_array() || figures.empty() || figures.size() > 256)
+    c.fail("figures", found(figures) + "; expected an array of 1 to 256 figures");
+  else
+    for (std::size_t i = 0; i < figures.size(); ++i)
+      out.figures.push_back(
+          c.figure(figures[i], "figures[" + std::to_string(i) + "]", file_scenario));
+  std::set<std::string> ids;
+  for (const Figure& f : out.figures)
+    if (!f.id.empty() && !ids.insert(f.id).second)
+      c.fail(f.path + ".id", "\"" + f.id + "\" again; expected ids unique in the file");
+  out.plot = c.plot(*doc, file_scenario);
+  if (!c.problems.empty()) throw InputError(path, c.problems);
+  return out;
+}
+
+}  // namespace sonicsim::gallery

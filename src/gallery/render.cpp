@@ -1,0 +1,225 @@
+// The reproduced figures as a terminal table, JSON, and the markdown of the validation page and
+// of each gallery README's block.
+#include <cmath>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include <sonicsim/gallery/reproduce.hpp>
+#include <sonicsim/util/format.hpp>
+
+namespace sonicsim::gallery {
+
+namespace {
+
+using util::formatted;
+
+// Three significant figures, without an exponent for the sizes figures have.
+std::string number(double v) {
+  if (std::isnan(v)) return "n/a";
+  const double a = std::abs(v);
+  if (a >= 100.0 || a == 0.0) return formatted("%.0f", v);
+  if (a >= 10.0) return formatted("%.1f", v);
+  if (a >= 1.0) return formatted("%.2f", v);
+  if (a >= 0.001) return formatted("%.3g", v);
+  return formatted("%.3g", v);
+}
+
+std::string with_unit(double v, const std::string& unit) {
+  if (std::isnan(v)) return "n/a";
+  if (unit == "x" || unit == "%") return number(v) + unit;
+  return number(v) + " " + unit;
+}
+
+std::string signed_percent(const std::optional<double>& e) {
+  if (!e) return "";
+  return formatted("%+.1f%%", *e * 100.0);
+}
+
+std::string published_of(const FigureResult& r) {
+  const Figure& f = r.figure;
+  if (f.published) return with_unit(*f.published, f.unit);
+  if (!f.published_text.empty()) return f.published_text;
+  return "(none: a prediction)";
+}
+
+// The published cell of a table: the number, and the words when the source states it so.
+std::string published_cell(const FigureResult& r) {
+  const Figure& f = r.figure;
+  if (f.published && !f.published_text.empty())
+    return with_unit(*f.published, f.unit) + " (\"" + f.published_text + "\")";
+  return published_of(r);
+}
+
+std::string verdict_cell(const FigureResult& r) {
+  const std::string tol = describe(r.figure.tolerance, r.figure.unit);
+  switch (r.verdict) {
+    case Verdict::Within:
+      return "within " + tol;
+    case Verdict::Outside:
+      return "**OUTSIDE** " + tol;
+    case Verdict::KnownMiss:
+      return "known miss (" + tol + "): " + r.figure.miss;
+    case Verdict::Prediction:
+      return tol.empty() ? "prediction" : "prediction, holds " + tol;
+  }
+  return "";
+}
+
+// Markdown cells may not hold a bar or a line break.
+std::string cell(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string row(const std::vector<std::string>& cells) {
+  std::string out = "|";
+  for (const std::string& c : cells) {
+    out += ' ';
+    out += cell(c);
+    out += " |";
+  }
+  return out + "\n";
+}
+
+std::string sweep_table(const FigureResult& r) {
+  const Figure& f = r.figure;
+  std::string out = "How `" + f.id + "` (" + f.figure + ") moves with " + f.vary->label + " (`" +
+                    f.vary->set + "`):\n\n";
+  out += row({f.vary->label, "simulated", "formula"});
+  out += "|---|---|---|\n";
+  for (const SweepPoint& p : r.sweep)
+    out += row({p.value, with_unit(p.simulated, f.unit),
+                std::isnan(p.formula) ? "" : with_unit(p.formula, f.unit)});
+  return out + "\n";
+}
+
+nlohmann::ordered_json number_or_null(double v) {
+  return std::isnan(v) ? nlohmann::ordered_json() : nlohmann::ordered_json(v);
+}
+
+nlohmann::ordered_json number_or_null(const std::optional<double>& v) {
+  return v ? number_or_null(*v) : nlohmann::ordered_json();
+}
+
+}  // namespace
+
+std::string to_text(const Reproduction& r) {
+  std::string out;
+  std::size_t within = 0, misses = 0, predictions = 0;
+  for (const SystemResult& s : r.systems) {
+    out += s.system + " (" + s.file + ")\n";
+    for (const FigureResult& f : s.figures) {
+      within += f.verdict == Verdict::Within;
+      misses += f.verdict == Verdict::KnownMiss;
+      predictions += f.verdict == Verdict::Prediction;
+      out += "  " + f.figure.id + ": " + f.figure.figure + "\n";
+      out += "    published " + published_of(f) + "; formula " +
+             (std::isnan(f.formula) ? std::string("-") : with_unit(f.formula, f.figure.unit)) +
+             (f.formula_error ? " (" + signed_percent(f.formula_error) + ")" : "") +
+             "; simulated " + with_unit(f.simulated, f.figure.unit) +
+             (f.error ? " (" + signed_percent(f.error) + ")" : "") + "; " + verdict_name(f.verdict);
+      const std::string tol = describe(f.figure.tolerance, f.figure.unit);
+      out += tol.empty() ? "\n" : " " + tol + "\n";
+      if (!f.sweep.empty()) {
+        out += "    against " + f.figure.vary->label + ":";
+        for (const SweepPoint& p : f.sweep)
+          out += "  " + p.value + " -> " + with_unit(p.simulated, f.figure.unit) +
+                 (std::isnan(p.formula) ? ""
+                                        : " (formula " + with_unit(p.formula, f.figure.unit) + ")");
+        out += "\n";
+      }
+    }
+  }
+  const std::size_t total = within + misses + predictions + r.outside();
+  out += std::to_string(total) + " figures: " + std::to_string(within) + " within tolerance, " +
+         std::to_string(r.outside()) + " outside, " + std::to_string(misses) + " known misses, " +
+         std::to_string(predictions) + " predictions (" + std::to_string(r.runs_simulated) +
+         " simulations, " + std::to_string(r.runs_predicted) + " formula-only runs)\n";
+  return out;
+}
+
+std::string to_json(const Reproduction& r) {
+  nlohmann::ordered_json doc;
+  doc["outside"] = r.outside();
+  doc["runs_simulated"] = r.runs_simulated;
+  doc["runs_predicted"] = r.runs_predicted;
+  doc["systems"] = nlohmann::ordered_json::array();
+  for (const SystemResult& s : r.systems) {
+    nlohmann::ordered_json sj{{"file", s.file},
+                              {"folder", s.folder},
+                              {"system", s.system},
+                              {"source", s.source},
+                              {"figures", nlohmann::ordered_json::array()}};
+    for (const FigureResult& f : s.figures) {
+      nlohmann::ordered_json fj{
+          {"id", f.figure.id},
+          {"figure", f.figure.figure},
+          {"source", f.figure.source},
+          {"unit", f.figure.unit},
+          {"published", f.figure.published ? nlohmann::ordered_json(*f.figure.published)
+                                           : nlohmann::ordered_json()},
+          {"published_text", f.figure.published_text},
+          {"tolerance", describe(f.figure.tolerance, f.figure.unit)},
+          {"formula", number_or_null(f.formula)},
+          {"simulated", number_or_null(f.simulated)},
+          {"formula_error", number_or_null(f.formula_error)},
+          {"error", number_or_null(f.error)},
+          {"verdict", verdict_name(f.verdict)},
+          {"miss", f.figure.miss},
+          {"command", f.command}};
+      if (f.figure.vary) {
+        nlohmann::ordered_json sweep = nlohmann::ordered_json::array();
+        for (const SweepPoint& p : f.sweep)
+          sweep.push_back({{"value", nlohmann::ordered_json::parse(p.value)},
+                           {"simulated", number_or_null(p.simulated)},
+                           {"formula", number_or_null(p.formula)}});
+        fj["vary"] = {
+            {"set", f.figure.vary->set}, {"label", f.figure.vary->label}, {"points", sweep}};
+      }
+      sj["figures"].push_back(fj);
+    }
+    doc["systems"].push_back(sj);
+  }
+  return doc.dump(2) + "\n";
+}
+
+std::string validation_table(const Reproduction& r) {
+  std::string out =
+      row({"system", "figure", "published", "formula", "simulated", "error", "verdict", "command"});
+  out += "|---|---|---|---|---|---|---|---|\n";
+  for (const SystemResult& s : r.systems)
+    for (const FigureResult& f : s.figures)
+      out += row({"[" + s.system + "](../scenarios/gallery/" + s.folder + "/README.md)",
+                  f.figure.figure, published_cell(f),
+                  std::isnan(f.formula) ? "" : with_unit(f.formula, f.figure.unit),
+                  with_unit(f.simulated, f.figure.unit), signed_percent(f.error), verdict_cell(f),
+                  "`" + f.command + "`"});
+  return out;
+}
+
+std::string system_block(const SystemResult& s) {
+  std::string out = row({"figure", "source", "published", "formula", "formula error", "simulated",
+                         "error", "verdict"});
+  out += "|---|---|---|---|---|---|---|---|\n";
+  for (const FigureResult& f : s.figures)
+    out += row({"`" + f.figure.id + "`: " + f.figure.figure, f.figure.source, published_cell(f),
+                std::isnan(f.formula) ? "" : with_unit(f.formula, f.figure.unit),
+                signed_percent(f.formula_error), with_unit(f.simulated, f.figure.unit),
+                signed_percent(f.error), verdict_cell(f)});
+  out += "\nEvery figure: `" + (s.figures.empty() ? std::string() : s.figures[0].command);
+  out = out.substr(0, out.rfind(" --figure ")) + "`; one: add `--figure ID`.\n\n";
+  for (const FigureResult& f : s.figures)
+    if (!f.sweep.empty()) out += sweep_table(f);
+  return out;
+}
+
+}  // namespace sonicsim::gallery
