@@ -16,7 +16,7 @@ namespace {
 
 struct ReportArgs {
   std::vector<std::string> files;
-  std::string format, output, csv_dir;
+  std::string format, output, csv_dir, svg_dir;
 };
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -34,11 +34,12 @@ int cmd_report(const ReportArgs& a) {
   if (format != "text" && format != "md" && format != "html")
     throw UsageError("--format: found \"" + format + "\", expected text, md or html");
   if (!a.output.empty()) check_writable(a.output);
-  if (!a.csv_dir.empty()) {
+  for (const auto& [flag, dir] : {std::pair{"--csv-dir", &a.csv_dir}, {"--svg-dir", &a.svg_dir}}) {
+    if (dir->empty()) continue;
     std::error_code error;
-    std::filesystem::create_directories(a.csv_dir, error);
+    std::filesystem::create_directories(*dir, error);
     if (error)
-      throw OutputError("--csv-dir " + a.csv_dir + ": cannot create the folder (" +
+      throw OutputError(std::string(flag) + " " + *dir + ": cannot create the folder (" +
                         error.message() + ")");
   }
   const report::Inputs inputs = report::read_inputs(a.files);
@@ -49,6 +50,9 @@ int cmd_report(const ReportArgs& a) {
   for (const auto& [name, csv] : report::csv_tables(inputs))
     if (!a.csv_dir.empty())
       write_atomically((std::filesystem::path(a.csv_dir) / name).string(), csv);
+  if (!a.svg_dir.empty())
+    for (const auto& [name, svg] : report::svg_files(inputs))
+      write_atomically((std::filesystem::path(a.svg_dir) / name).string(), svg);
   if (a.output.empty())
     std::cout << text;
   else
@@ -74,6 +78,9 @@ void add_report_command(CLI::App& app, Commands& out) {
   cmd->add_option("-o,--output", args.output, "Write the report here (default: stdout)");
   cmd->add_option("--csv-dir", args.csv_dir,
                   "Also write the figures tables as CSV here (runs.csv, sweeps.csv)");
+  cmd->add_option("--svg-dir", args.svg_dir,
+                  "Also write every chart as its own SVG file here, named by its title "
+                  "(time-per-event.svg)");
   out.push_back({cmd, [] { return cmd_report(args); }});
 }
 

@@ -269,7 +269,7 @@ class Checker {
       fail("plot", found(v) + "; expected {\"params\": [...], \"caption\": words}");
       return std::nullopt;
     }
-    keys(v, "plot", {"scenario", "set", "params", "caption"});
+    keys(v, "plot", {"scenario", "set", "params", "caption", "chart"});
     Plot p;
     p.scenario = scenario(v, "plot", file_scenario);
     p.set = sets(v, "plot", "set");
@@ -277,6 +277,7 @@ class Checker {
     if (p.params.empty() || p.params.size() > 2)
       fail("plot.params", "expected one or two \"PATH=VALUES\" sweep parameters");
     p.caption = text(v, "plot", "caption", true);
+    if (v.contains("chart")) p.chart = text(v, "plot", "chart", true);
     return p;
   }
 

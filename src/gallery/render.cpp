@@ -140,7 +140,7 @@ std::string to_text(const Reproduction& r) {
     }
   }
   const std::size_t total = within + misses + predictions + r.outside();
-  out += std::to_string(total) + " figures: " + std::to_string(within) + " within tolerance, " +
+  out += std::to_string(total) + (total == 1 ? " figure: " : " figures: ") + std::to_string(within) + " within tolerance, " +
          std::to_string(r.outside()) + " outside, " + std::to_string(misses) + " known misses, " +
          std::to_string(predictions) + " predictions (" + std::to_string(r.runs_simulated) +
          " simulations, " + std::to_string(r.runs_predicted) + " formula-only runs)\n";
@@ -198,11 +198,12 @@ std::string validation_table(const Reproduction& r) {
   out += "|---|---|---|---|---|---|---|---|\n";
   for (const SystemResult& s : r.systems)
     for (const FigureResult& f : s.figures)
-      out += row({"[" + s.system + "](../scenarios/gallery/" + s.folder + "/README.md)",
-                  f.figure.figure, published_cell(f),
-                  std::isnan(f.formula) ? "" : with_unit(f.formula, f.figure.unit),
-                  with_unit(f.simulated, f.figure.unit), signed_percent(f.error), verdict_cell(f),
-                  "`" + f.command + "`"});
+      if (f.figure.published || !f.figure.published_text.empty())
+        out += row({"[" + s.system + "](../scenarios/gallery/" + s.folder + "/README.md)",
+                    f.figure.figure, published_cell(f),
+                    std::isnan(f.formula) ? "" : with_unit(f.formula, f.figure.unit),
+                    with_unit(f.simulated, f.figure.unit), signed_percent(f.error), verdict_cell(f),
+                    "`" + f.command + "`"});
   return out;
 }
 

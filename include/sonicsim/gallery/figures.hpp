@@ -63,6 +63,7 @@ struct Plot {
   std::string scenario;  // resolved
   std::vector<std::string> set, params;
   std::string caption;
+  std::string chart = "time-per-event";  // which of the report's charts (its SVG file's name)
 };
 
 struct FiguresFile {

@@ -66,7 +66,8 @@ Reproduction reproduce(const ReproduceRequest& request,
                        const std::function<void(std::size_t, int)>& on_simulating = {});
 
 // The renderings (render.cpp): a terminal table, the JSON of everything, the validation page's
-// one table of all systems, and one system's block for its README.
+// one table of every published figure (a number, or a claim in words such as an ordering) of all
+// systems, and one system's block for its README (its predictions too).
 std::string to_text(const Reproduction& r);
 std::string to_json(const Reproduction& r);
 std::string validation_table(const Reproduction& r);

@@ -27,6 +27,10 @@ std::string text_report(const Inputs& inputs, Format format);
 // Well-formed XML as well as HTML (every element closed, only XML's own entities).
 std::string html_report(const Inputs& inputs);
 
+// Every chart the HTML page draws, each as a standalone SVG document named by its title
+// ("time-per-event.svg"; a title met again gets "-2", "-3"), in the page's order.
+std::vector<std::pair<std::string, std::string>> svg_files(const Inputs& inputs);
+
 // The figures tables as CSV: ("runs.csv", ...) and ("sweeps.csv", ...) for what is present.
 std::vector<std::pair<std::string, std::string>> csv_tables(const Inputs& inputs);
 

@@ -1,0 +1,210 @@
+// `sonicsim reproduce`: a figures file's problems all named with their JSON paths, the verdict
+// against each kind of tolerance, the operations (Jain's index), and an end-to-end figure that
+// holds the simulation to the formula in its exact limit through shared runs.
+#include "support.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <sonicsim/gallery/figures.hpp>
+#include <sonicsim/gallery/reproduce.hpp>
+
+using namespace sonicsim;
+using test::json;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct GalleryDir {
+  fs::path path = fs::temp_directory_path() / ("sonicsim-gallery-" + std::to_string(::getpid()));
+  GalleryDir() { fs::create_directories(path); }
+  ~GalleryDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+  std::string write(const std::string& name, const json& doc) const {
+    const auto file = (path / name).string();
+    std::ofstream(file) << doc.dump(2);
+    return file;
+  }
+};
+
+// The deterministic single-GPU system of scenarios/examples/formula-knee.json, small.
+json knee_scenario() {
+  return json::parse(R"({
+    "name": "knee", "seed": 1, "duration": "200s", "warmup": "20s",
+    "workload": {"jobs": 10, "threads_per_job": 1, "mode": "sync",
+                 "cpu_time_per_event": "50ms",
+                 "requests": [{"model": "m", "offload_fraction": 0.2, "items": 1}]},
+    "models": {"m": {"input_bytes_per_item": "1kB", "output_bytes_per_item": "8B",
+                     "service_time": {"batch": [1], "seconds": [0.01]}}},
+    "servers": [{"name": "g", "count": 1, "device": "T4", "models": ["m"]}]
+  })");
+}
+
+json figure(json simulated, json published, json tolerance) {
+  json f = {{"id", "f"},
+            {"figure", "a figure"},
+            {"source", "a test"},
+            {"unit", "x"},
+            {"published", published},
+            {"simulated", simulated},
+            {"tolerance", tolerance}};
+  if (tolerance.is_null()) f.erase("tolerance");
+  return f;
+}
+
+gallery::Reproduction reproduce_one(const GalleryDir& dir, const json& fig) {
+  dir.write("knee.json", knee_scenario());
+  const auto file = dir.write(
+      "figures.json",
+      {{"system", "test"}, {"source", "tests"}, {"scenario", "knee.json"}, {"figures", {fig}}});
+  gallery::ReproduceRequest request;
+  request.files.push_back(gallery::load_figures(file));
+  request.workers = 1;
+  return gallery::reproduce(request);
+}
+
+std::string load_error(const GalleryDir& dir, const json& doc) {
+  dir.write("knee.json", knee_scenario());
+  try {
+    gallery::load_figures(dir.write("figures.json", doc));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("reproduce: a figure's verdict against each kind of tolerance", "[gallery]") {
+  GalleryDir dir;
+  const auto verdict = [&](double value, double published, json tolerance,
+                           const std::string& miss = "") {
+    json f = figure(value, published, tolerance);
+    if (!miss.empty()) f["miss"] = miss;
+    return reproduce_one(dir, f).systems.at(0).figures.at(0).verdict;
+  };
+  CHECK(verdict(2.8, 2.7, {{"relative", 0.05}}) == gallery::Verdict::Within);
+  CHECK(verdict(2.9, 2.7, {{"relative", 0.05}}) == gallery::Verdict::Outside);
+  CHECK(verdict(2.9, 2.7, {{"relative", 0.05}}, "the inputs cannot give it") ==
+        gallery::Verdict::KnownMiss);
+  CHECK(verdict(69, 68, {{"absolute", 2}}) == gallery::Verdict::Within);
+  CHECK(verdict(71, 68, {{"absolute", 2}}) == gallery::Verdict::Outside);
+  CHECK(verdict(1.2, 1.0, {{"at_least", 1}}) == gallery::Verdict::Within);
+  CHECK(verdict(0.9, 1.0, {{"at_least", 1}}) == gallery::Verdict::Outside);
+  CHECK(verdict(0.9, 1.0, {{"at_most", 1}}) == gallery::Verdict::Within);
+
+  // A prediction: no error, and only a bound it states can fail it.
+  const auto r = reproduce_one(dir, figure(3.0, nullptr, nullptr));
+  CHECK(r.systems[0].figures[0].verdict == gallery::Verdict::Prediction);
+  CHECK_FALSE(r.systems[0].figures[0].error.has_value());
+  CHECK(reproduce_one(dir, figure(0.5, nullptr, {{"at_least", 1}})).outside() == 1);
+}
+
+TEST_CASE("reproduce: the operations, Jain's fairness index among them", "[gallery]") {
+  GalleryDir dir;
+  const auto value = [&](json expression) {
+    return reproduce_one(dir, figure(expression, nullptr, nullptr))
+        .systems.at(0)
+        .figures.at(0)
+        .simulated;
+  };
+  CHECK(value({{"jain", {2, 2, 2, 2}}}) == Approx(1.0));
+  CHECK(value({{"jain", {1, 0, 0, 0}}}) == Approx(0.25));  // one user gets everything: 1/n
+  CHECK(value({{"jain", {1, 3}}}) == Approx(16.0 / 20.0));
+  CHECK(value({{"ratio", {3, 4}}}) == Approx(0.75));
+  CHECK(std::isnan(value({{"ratio", {3, 0}}})));
+  CHECK(value({{"difference", {3, 4}}}) == Approx(-1.0));
+  CHECK(value({{"product", {2, 3, 4}}}) == Approx(24.0));
+  CHECK(value({{"sum", {2, 3, 4}}}) == Approx(9.0));
+  CHECK(value({{"min", {2, 3, 4}}}) == Approx(2.0));
+  CHECK(value({{"max", {2, 3, 4}}}) == Approx(4.0));
+}
+
+TEST_CASE("reproduce: the simulation meets the formula at saturation through shared runs",
+          "[gallery]") {
+  GalleryDir dir;
+  // 10 threads on one GPU of 10 ms: saturated (t_ideal / t_GPU = 5), so the thread time per
+  // event is t_GPU N_CPU / N_GPU = 100 ms, simulated and by the formula.
+  json f = figure(
+      {{"ratio",
+        {{{"metric", "events.thread_time_per_event_s"}}, {{"metric", "analytic.t_sonic_s"}}}}},
+      1.0, {{"relative", 0.01}});
+  // The formula's term alone reads a run that is only predicted; a vary runs the figure again.
+  f["formula"] = {{"metric", "analytic.t_sonic_s"}, {"set", {"workload.jobs=20"}}};
+  f["vary"] = {{"set", "workload.jobs"}, {"label", "threads"}, {"values", {20, 40}}};
+  const auto r = reproduce_one(dir, f);
+  const auto& fig = r.systems.at(0).figures.at(0);
+  CHECK(fig.verdict == gallery::Verdict::Within);
+  CHECK(fig.simulated == Approx(1.0).epsilon(0.01));
+  CHECK(fig.formula == Approx(0.2));  // t_SONIC at 20 threads: 10 ms x 20
+  REQUIRE(fig.sweep.size() == 2);
+  CHECK(fig.sweep[0].simulated == Approx(1.0).epsilon(0.01));
+  CHECK(fig.sweep[1].simulated == Approx(1.0).epsilon(0.01));
+  CHECK(fig.sweep[0].formula == Approx(0.2));
+  CHECK(fig.sweep[1].formula == Approx(0.4));  // the vary's value comes after the term's own
+  // The figure's own point and two vary values are three simulations, each read twice (its
+  // simulated time and its analytic t_SONIC). The formula's own run (jobs=20) is the same run
+  // as the vary's first simulation, so it is not run again; its two vary runs are predicted.
+  CHECK(r.runs_simulated == 3);
+  CHECK(r.runs_predicted == 2);
+}
+
+TEST_CASE("reproduce: a figures file's problems, all at once, each with its JSON path",
+          "[gallery]") {
+  GalleryDir dir;
+  json bad = {{"system", "s"},
+              {"source", "x"},
+              {"scenario", "knee.json"},
+              {"figurs", 1},
+              {"figures",
+               {{{"id", "Bad Id"},
+                 {"figure", "x"},
+                 {"source", "x"},
+                 {"unit", "x"},
+                 {"published", 2.7},
+                 {"simulated", {{"ratoi", {1, 2}}}}},
+                {{"id", "b"},
+                 {"figure", "x"},
+                 {"source", "x"},
+                 {"unit", "x"},
+                 {"published", nullptr},
+                 {"tolerance", {{"relative", 0.1}}},
+                 {"scenario", "missing.json"},
+                 {"simulated", {{"ratio", {1}}}}}}}};
+  const std::string e = load_error(dir, bad);
+  CHECK_THAT(e, Catch::Contains("figures.json: figurs: unknown key `figurs`"));
+  CHECK_THAT(e, Catch::Contains("did you mean `figures`?"));
+  CHECK_THAT(e, Catch::Contains("figures[0].id: \"Bad Id\"; expected lower-case letters"));
+  CHECK_THAT(e, Catch::Contains("figures[0].tolerance: missing; a published figure needs"));
+  CHECK_THAT(e, Catch::Contains("figures[0].simulated.ratoi: unknown operation `ratoi`"));
+  CHECK_THAT(e, Catch::Contains("figures[1].tolerance: a relative or absolute tolerance needs "
+                                "a published number"));
+  CHECK_THAT(e, Catch::Contains("figures[1].scenario: \"missing.json\": no such file"));
+  CHECK_THAT(e, Catch::Contains("figures[1].simulated.ratio: found [1]; expected an array of 2 "
+                                "expressions"));
+}
+
+TEST_CASE("reproduce: a metric the results lack, or a run the scenario refuses, is named",
+          "[gallery]") {
+  GalleryDir dir;
+  const auto error = [&](json expression) {
+    try {
+      reproduce_one(dir, figure(expression, nullptr, nullptr));
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK_THAT(error({{"metric", "analytic.t_sonc_s"}}),
+             Catch::Contains("figures[0].simulated.metric: \"analytic.t_sonc_s\" is not a "
+                             "figure of the results of") &&
+                 Catch::Contains("did you mean `analytic.t_sonic_s`?"));
+  CHECK_THAT(error({{"metric", "analytic.t_sonic_s"}, {"set", {"workload.jobs=-3"}}}),
+             Catch::Contains("figures[0].simulated: the run ") &&
+                 Catch::Contains("--set workload.jobs=-3 is refused"));
+}
