@@ -237,7 +237,7 @@ class Checker {
       fail(join(path, "id"), "\"" + f.id + "\"; expected lower-case letters, digits and -");
     f.figure = text(v, path, "figure", true);
     f.source = text(v, path, "source", true);
-    f.unit = text(v, path, "unit", true);
+    f.unit = text(v, path, "unit", false);
     f.published_text = text(v, path, "published_text", false);
     f.miss = text(v, path, "miss", false);
     if (!f.miss.empty() && v.contains("published") && v.at("published").is_null())

@@ -27,7 +27,7 @@ std::string number(double v) {
 
 std::string with_unit(double v, const std::string& unit) {
   if (std::isnan(v)) return "n/a";
-  if (unit == "x" || unit == "%") return number(v) + unit;
+  if (unit.empty() || unit == "x" || unit == "%") return number(v) + unit;
   return number(v) + " " + unit;
 }
 
@@ -140,10 +140,11 @@ std::string to_text(const Reproduction& r) {
     }
   }
   const std::size_t total = within + misses + predictions + r.outside();
-  out += std::to_string(total) + (total == 1 ? " figure: " : " figures: ") + std::to_string(within) + " within tolerance, " +
-         std::to_string(r.outside()) + " outside, " + std::to_string(misses) + " known misses, " +
-         std::to_string(predictions) + " predictions (" + std::to_string(r.runs_simulated) +
-         " simulations, " + std::to_string(r.runs_predicted) + " formula-only runs)\n";
+  out += std::to_string(total) + (total == 1 ? " figure: " : " figures: ") +
+         std::to_string(within) + " within tolerance, " + std::to_string(r.outside()) +
+         " outside, " + std::to_string(misses) + " known misses, " + std::to_string(predictions) +
+         " predictions (" + std::to_string(r.runs_simulated) + " simulations, " +
+         std::to_string(r.runs_predicted) + " formula-only runs)\n";
   return out;
 }
 
