@@ -22,6 +22,9 @@ namespace sonicsim::gallery {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// Distinct runs one call may ask for: the whole gallery needs about 150; a figures file whose
+// vary and operands multiply into thousands of simulations is a mistake, refused before any.
+constexpr std::size_t kMaxRuns = 2000;
 
 // One simulation (or prediction) some figures read: a scenario and its overrides, in order.
 struct RunKey {
@@ -285,6 +288,11 @@ Reproduction reproduce(const ReproduceRequest& request,
     throw InputError("--figure", {{"", message}});
   }
 
+  if (runs.size() > kMaxRuns)
+    throw InputError(request.files.size() == 1 ? request.files[0].file : "figures files",
+                     {{"", "the figures ask for " + std::to_string(runs.size()) +
+                               " distinct runs; expected at most " + std::to_string(kMaxRuns) +
+                               " (fewer vary values or operands)"}});
   Problems problems;
   predict_runs(runs, problems);
   Reproduction out;
