@@ -211,13 +211,41 @@ class Checker {
     }
     keys(v, at, {"set", "label", "values"});
     Vary out;
-    out.set = text(v, at, "set", true);
+    const json paths = v.value("set", json());
+    if (paths.is_string() && !paths.get<std::string>().empty()) {
+      out.paths.push_back(paths.get<std::string>());
+    } else if (paths.is_array() && !paths.empty() && paths.size() <= 16) {
+      for (const json& p : paths)
+        if (p.is_string() && !p.get<std::string>().empty())
+          out.paths.push_back(p.get<std::string>());
+      if (out.paths.size() != paths.size())
+        fail(join(at, "set"), found(paths) + "; expected scenario paths (strings)");
+    } else {
+      fail(join(at, "set"),
+           found(paths) + "; expected a scenario path, or an array of 1 to 16 paths");
+    }
+    for (const std::string& p : out.paths) out.set += (out.set.empty() ? "" : ", ") + p;
     out.label = text(v, at, "label", true);
     const json values = v.value("values", json());
-    if (!values.is_array() || values.empty() || values.size() > 32)
+    if (!values.is_array() || values.empty() || values.size() > 32) {
       fail(join(at, "values"), found(values) + "; expected an array of 1 to 32 JSON values");
-    else
-      for (const json& x : values) out.values.push_back(x.dump());
+      return out;
+    }
+    const bool several = paths.is_array();
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const json& x = values[i];
+      if (several && (!x.is_array() || x.size() != out.paths.size())) {
+        fail(join(at, "values") + "[" + std::to_string(i) + "]",
+             found(x) + "; expected an array of " + std::to_string(out.paths.size()) +
+                 " values, one per path of `set`");
+        continue;
+      }
+      out.values.push_back(x.dump());
+      std::vector<std::string> sets;
+      for (std::size_t k = 0; k < out.paths.size(); ++k)
+        sets.push_back(out.paths[k] + "=" + (several ? x[k] : x).dump());
+      out.sets.push_back(std::move(sets));
+    }
     return out;
   }
 

@@ -52,13 +52,16 @@ bool is_formula_metric(std::string_view metric) {
 // The point of a figure: its own (no vary value) or one value of its vary.
 struct Point {
   const Figure* figure;
-  const std::string* value;  // nullptr: the figure's own point
+  std::size_t value = 0;  // 0: the figure's own point; i > 0: the vary's value i - 1
 };
 
 RunKey key_of(const Point& p, const Expression& term) {
   RunKey k{term.scenario.empty() ? p.figure->scenario : term.scenario, p.figure->set};
   k.set.insert(k.set.end(), term.set.begin(), term.set.end());
-  if (p.value) k.set.push_back(p.figure->vary->set + "=" + *p.value);
+  if (p.value > 0) {
+    const auto& sets = p.figure->vary->sets[p.value - 1];
+    k.set.insert(k.set.end(), sets.begin(), sets.end());
+  }
   return k;
 }
 
@@ -233,9 +236,9 @@ std::optional<double> relative_error(const std::optional<double>& published, dou
 }
 
 std::vector<Point> points_of(const Figure& f) {
-  std::vector<Point> out{{&f, nullptr}};
+  std::vector<Point> out{{&f, 0}};
   if (f.vary)
-    for (const std::string& v : f.vary->values) out.push_back({&f, &v});
+    for (std::size_t i = 1; i <= f.vary->sets.size(); ++i) out.push_back({&f, i});
   return out;
 }
 
@@ -313,7 +316,7 @@ Reproduction reproduce(const ReproduceRequest& request,
       r.simulated = eval(f.simulated, points[0]);
       r.formula = f.formula ? eval(*f.formula, points[0]) : kNaN;
       for (std::size_t i = 1; i < points.size(); ++i)
-        r.sweep.push_back({*points[i].value, eval(f.simulated, points[i]),
+        r.sweep.push_back({f.vary->values[i - 1], eval(f.simulated, points[i]),
                            f.formula ? eval(*f.formula, points[i]) : kNaN});
       r.error = relative_error(f.published, r.simulated);
       r.formula_error = relative_error(f.published, r.formula);

@@ -208,3 +208,26 @@ TEST_CASE("reproduce: a metric the results lack, or a run the scenario refuses, 
              Catch::Contains("figures[0].simulated: the run ") &&
                  Catch::Contains("--set workload.jobs=-3 is refused"));
 }
+
+TEST_CASE("reproduce: a vary that moves several paths together", "[gallery]") {
+  GalleryDir dir;
+  // Threads and GPUs doubled together keep 10 threads per GPU: t_SONIC stays t_GPU x 10.
+  json f = figure({{"metric", "analytic.t_sonic_s"}}, nullptr, nullptr);
+  f["vary"] = {{"set", {"workload.jobs", "servers.0.count"}},
+               {"label", "threads and GPUs"},
+               {"values", {{20, 2}, {40, 4}, {40, 2}}}};
+  const auto r = reproduce_one(dir, f);
+  const auto& sweep = r.systems.at(0).figures.at(0).sweep;
+  REQUIRE(sweep.size() == 3);
+  CHECK(sweep[0].value == "[20,2]");
+  CHECK(sweep[0].simulated == Approx(0.1));
+  CHECK(sweep[1].simulated == Approx(0.1));
+  CHECK(sweep[2].simulated == Approx(0.2));
+
+  f["vary"]["values"] = {{20, 2}, 40};
+  dir.write("knee.json", knee_scenario());
+  const std::string e = load_error(
+      dir, {{"system", "s"}, {"source", "x"}, {"scenario", "knee.json"}, {"figures", {f}}});
+  CHECK_THAT(e, Catch::Contains("figures[0].vary.values[1]: found 40; expected an array of 2 "
+                                "values, one per path of `set`"));
+}

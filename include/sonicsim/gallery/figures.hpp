@@ -36,11 +36,14 @@ struct Tolerance {
 // "±5%", "±2 ms", ">= 1", "<= 1"; "" for None.
 std::string describe(const Tolerance& t, const std::string& unit);
 
-// The assumption sweep: the figure at each value of one scenario path.
+// The assumption sweep: the figure at each value of one scenario path, or of several paths
+// that one assumption moves together (a value is then an array, one element per path).
 struct Vary {
-  std::string set;                  // a scenario path (`--set` style)
+  std::string set;                  // the path, or the paths joined by ", " (for display)
+  std::vector<std::string> paths;   // scenario paths (`--set` style)
   std::string label;                // words: "offloaded fraction p"
-  std::vector<std::string> values;  // JSON texts, as a --set would carry them
+  std::vector<std::string> values;  // each value as JSON text (an array with several paths)
+  std::vector<std::vector<std::string>> sets;  // per value, the PATH=JSON overrides it makes
 };
 
 struct Figure {
