@@ -43,9 +43,17 @@ std::string published_of(const FigureResult& r) {
   return "(none: a prediction)";
 }
 
-// The published cell of a table: the number, and the words when the source states it so.
+bool is_bound(const Tolerance& t) {
+  return t.kind == Tolerance::Kind::AtLeast || t.kind == Tolerance::Kind::AtMost;
+}
+
+// The published cell of a table: the number, and the words when the source states it so; a
+// claim stated as an inequality shows the inequality.
 std::string published_cell(const FigureResult& r) {
   const Figure& f = r.figure;
+  if (is_bound(f.tolerance))
+    return describe(f.tolerance, f.unit) +
+           (f.published_text.empty() ? "" : " (\"" + f.published_text + "\")");
   if (f.published && !f.published_text.empty())
     return with_unit(*f.published, f.unit) + " (\"" + f.published_text + "\")";
   return published_of(r);
@@ -55,7 +63,7 @@ std::string verdict_cell(const FigureResult& r) {
   const std::string tol = describe(r.figure.tolerance, r.figure.unit);
   switch (r.verdict) {
     case Verdict::Within:
-      return "within " + tol;
+      return (is_bound(r.figure.tolerance) ? "holds " : "within ") + tol;
     case Verdict::Outside:
       return "**OUTSIDE** " + tol;
     case Verdict::KnownMiss:
