@@ -26,7 +26,8 @@ double RunMetrics::Link::peak_utilization() const {
   double peak = 0.0;
   for (const auto& dir : window_bytes)
     for (double b : dir) peak = std::max(peak, b);
-  return peak / (window * bandwidth * count);
+  // A class with no link (a server NIC when no pool has a device) carried nothing.
+  return count > 0 ? peak / (window * bandwidth * count) : 0.0;
 }
 
 }  // namespace sonicsim::engine

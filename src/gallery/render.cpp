@@ -98,6 +98,13 @@ std::string row(const std::vector<std::string>& cells) {
   return out + "\n";
 }
 
+// A vary value as a reader writes it: "100us" without JSON's quotes.
+std::string shown(const std::string& json_text) {
+  if (json_text.size() >= 2 && json_text.front() == '"' && json_text.back() == '"')
+    return json_text.substr(1, json_text.size() - 2);
+  return json_text;
+}
+
 std::string sweep_table(const FigureResult& r) {
   const Figure& f = r.figure;
   std::string out = "How `" + f.id + "` (" + f.figure + ") moves with " + f.vary->label + " (`" +
@@ -105,7 +112,7 @@ std::string sweep_table(const FigureResult& r) {
   out += row({f.vary->label, "simulated", "formula"});
   out += "|---|---|---|\n";
   for (const SweepPoint& p : r.sweep)
-    out += row({p.value, with_unit(p.simulated, f.unit),
+    out += row({shown(p.value), with_unit(p.simulated, f.unit),
                 std::isnan(p.formula) ? "" : with_unit(p.formula, f.unit)});
   return out + "\n";
 }
@@ -140,7 +147,7 @@ std::string to_text(const Reproduction& r) {
       if (!f.sweep.empty()) {
         out += "    against " + f.figure.vary->label + ":";
         for (const SweepPoint& p : f.sweep)
-          out += "  " + p.value + " -> " + with_unit(p.simulated, f.figure.unit) +
+          out += "  " + shown(p.value) + " -> " + with_unit(p.simulated, f.figure.unit) +
                  (std::isnan(p.formula) ? ""
                                         : " (formula " + with_unit(p.formula, f.figure.unit) + ")");
         out += "\n";

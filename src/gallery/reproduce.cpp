@@ -55,13 +55,15 @@ struct Point {
   std::size_t value = 0;  // 0: the figure's own point; i > 0: the vary's value i - 1
 };
 
+// The figure's overrides, then the vary's (the assumption), then the term's own: a term says
+// which run it is (the CPU-only baseline, `servers=[]`), whatever the assumption is.
 RunKey key_of(const Point& p, const Expression& term) {
   RunKey k{term.scenario.empty() ? p.figure->scenario : term.scenario, p.figure->set};
-  k.set.insert(k.set.end(), term.set.begin(), term.set.end());
   if (p.value > 0) {
     const auto& sets = p.figure->vary->sets[p.value - 1];
     k.set.insert(k.set.end(), sets.begin(), sets.end());
   }
+  k.set.insert(k.set.end(), term.set.begin(), term.set.end());
   return k;
 }
 

@@ -254,8 +254,11 @@ ojson links_json(const engine::RunMetrics& m) {
     o[ln::bytes] = l.total_bytes();
     o[ln::bytes_to_servers] = l.payload[0];
     o[ln::bytes_to_clients] = l.payload[1];
-    o[ln::mean_bandwidth_Bps] = l.total_bytes() / span / l.count;
-    o[ln::mean_utilization] = std::max(l.bytes[0], l.bytes[1]) / span / l.count / l.bandwidth;
+    // A link class with no link (a server NIC of a CPU-only run, `servers: []`) carries nothing.
+    const double links_of_class = std::max(1.0, static_cast<double>(l.count));
+    o[ln::mean_bandwidth_Bps] = l.total_bytes() / span / links_of_class;
+    o[ln::mean_utilization] =
+        std::max(l.bytes[0], l.bytes[1]) / span / links_of_class / l.bandwidth;
     o[ln::peak_utilization] = l.peak_utilization();
     o[ln::peak_window_s] = l.window;
     o[ln::busiest_utilization] = l.busiest_utilization(span);

@@ -25,6 +25,13 @@ check "$n: all requests are fallback or in flight" test "$(get $n requests.sent)
 check "$n: n_gpu = 0" test "$(get $n analytic.n_gpu)" -eq 0
 check "$n: time per event ~ t_CPU" near "$(get $n events.time_per_event_s.mean)" "$(get $n analytic.t_cpu_s)" 0.02
 
+# The CPU-only baseline of a scenario with server NICs (a speed-up's denominator): the NIC class
+# has no link then, and its figures are 0, not a division by zero (it once stopped the run).
+run_ok "$SONICSIM" run scenarios/default.json --set 'servers=[]' --set duration=2min \
+  --set warmup=10s -q -o "$TMP/default-cpu-only.json"
+assert_jq "$TMP/default-cpu-only.json" \
+  '.links[] | select(.name == "server_nic") | .count == 0 and .mean_utilization == 0 and .peak_utilization == 0'
+
 # formula-knee: deterministic, above the knee: simulated = t_SONIC = t_GPU N_CPU / N_GPU.
 R formula-knee
 n=formula-knee

@@ -146,10 +146,11 @@ TEST_CASE("reproduce: the simulation meets the formula at saturation through sha
   CHECK(fig.sweep[0].simulated == Approx(1.0).epsilon(0.01));
   CHECK(fig.sweep[1].simulated == Approx(1.0).epsilon(0.01));
   CHECK(fig.sweep[0].formula == Approx(0.2));
-  CHECK(fig.sweep[1].formula == Approx(0.4));  // the vary's value comes after the term's own
+  CHECK(fig.sweep[1].formula == Approx(0.2));  // the term's own jobs=20 comes after the vary
   // The figure's own point and two vary values are three simulations, each read twice (its
   // simulated time and its analytic t_SONIC). The formula's own run (jobs=20) is the same run
-  // as the vary's first simulation, so it is not run again; its two vary runs are predicted.
+  // as the vary's first simulation, so it is not run again; its two vary runs (each ending in
+  // jobs=20) are predicted.
   CHECK(r.runs_simulated == 3);
   CHECK(r.runs_predicted == 2);
 }
