@@ -1,5 +1,6 @@
 #include <sonicsim/gallery/figures.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -209,7 +210,7 @@ class Checker {
       fail(at, found(v) + "; expected {\"set\": PATH, \"label\": words, \"values\": [...]}");
       return std::nullopt;
     }
-    keys(v, at, {"set", "label", "values"});
+    keys(v, at, {"set", "label", "values", "labels"});
     Vary out;
     const json paths = v.value("set", json());
     if (paths.is_string() && !paths.get<std::string>().empty()) {
@@ -245,6 +246,15 @@ class Checker {
       for (std::size_t k = 0; k < out.paths.size(); ++k)
         sets.push_back(out.paths[k] + "=" + (several ? x[k] : x).dump());
       out.sets.push_back(std::move(sets));
+    }
+    if (v.contains("labels")) {
+      const json& labels = v.at("labels");
+      if (!labels.is_array() || labels.size() != values.size() ||
+          !std::all_of(labels.begin(), labels.end(), [](const json& l) { return l.is_string(); }))
+        fail(join(at, "labels"), found(labels) + "; expected an array of " +
+                                     std::to_string(values.size()) + " strings, one per value");
+      else
+        for (const json& l : labels) out.labels.push_back(l.get<std::string>());
     }
     return out;
   }

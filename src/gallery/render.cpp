@@ -112,7 +112,7 @@ std::string sweep_table(const FigureResult& r) {
   out += row({f.vary->label, "simulated", "formula"});
   out += "|---|---|---|\n";
   for (const SweepPoint& p : r.sweep)
-    out += row({shown(p.value), with_unit(p.simulated, f.unit),
+    out += row({shown(p.label), with_unit(p.simulated, f.unit),
                 std::isnan(p.formula) ? "" : with_unit(p.formula, f.unit)});
   return out + "\n";
 }
@@ -147,7 +147,7 @@ std::string to_text(const Reproduction& r) {
       if (!f.sweep.empty()) {
         out += "    against " + f.figure.vary->label + ":";
         for (const SweepPoint& p : f.sweep)
-          out += "  " + shown(p.value) + " -> " + with_unit(p.simulated, f.figure.unit) +
+          out += "  " + shown(p.label) + " -> " + with_unit(p.simulated, f.figure.unit) +
                  (std::isnan(p.formula) ? ""
                                         : " (formula " + with_unit(p.formula, f.figure.unit) + ")");
         out += "\n";
@@ -196,6 +196,7 @@ std::string to_json(const Reproduction& r) {
         nlohmann::ordered_json sweep = nlohmann::ordered_json::array();
         for (const SweepPoint& p : f.sweep)
           sweep.push_back({{"value", nlohmann::ordered_json::parse(p.value)},
+                           {"label", p.label},
                            {"simulated", number_or_null(p.simulated)},
                            {"formula", number_or_null(p.formula)}});
         fj["vary"] = {

@@ -318,7 +318,9 @@ Reproduction reproduce(const ReproduceRequest& request,
       r.simulated = eval(f.simulated, points[0]);
       r.formula = f.formula ? eval(*f.formula, points[0]) : kNaN;
       for (std::size_t i = 1; i < points.size(); ++i)
-        r.sweep.push_back({f.vary->values[i - 1], eval(f.simulated, points[i]),
+        r.sweep.push_back({f.vary->values[i - 1],
+                           f.vary->labels.empty() ? f.vary->values[i - 1] : f.vary->labels[i - 1],
+                           eval(f.simulated, points[i]),
                            f.formula ? eval(*f.formula, points[i]) : kNaN});
       // Against a stated bound ("MI100 above A100": at_least 1) a distance means nothing.
       const bool bound = f.tolerance.kind == Tolerance::Kind::AtLeast ||

@@ -216,19 +216,24 @@ TEST_CASE("reproduce: a vary that moves several paths together", "[gallery]") {
   json f = figure({{"metric", "analytic.t_sonic_s"}}, nullptr, nullptr);
   f["vary"] = {{"set", {"workload.jobs", "servers.0.count"}},
                {"label", "threads and GPUs"},
-               {"values", {{20, 2}, {40, 4}, {40, 2}}}};
+               {"values", {{20, 2}, {40, 4}, {40, 2}}},
+               {"labels", {"x1", "x2", "x2 threads"}}};
   const auto r = reproduce_one(dir, f);
   const auto& sweep = r.systems.at(0).figures.at(0).sweep;
   REQUIRE(sweep.size() == 3);
   CHECK(sweep[0].value == "[20,2]");
+  CHECK(sweep[2].label == "x2 threads");
   CHECK(sweep[0].simulated == Approx(0.1));
   CHECK(sweep[1].simulated == Approx(0.1));
   CHECK(sweep[2].simulated == Approx(0.2));
 
   f["vary"]["values"] = {{20, 2}, 40};
+  f["vary"]["labels"] = {"one"};
   dir.write("knee.json", knee_scenario());
   const std::string e = load_error(
       dir, {{"system", "s"}, {"source", "x"}, {"scenario", "knee.json"}, {"figures", {f}}});
   CHECK_THAT(e, Catch::Contains("figures[0].vary.values[1]: found 40; expected an array of 2 "
                                 "values, one per path of `set`"));
+  CHECK_THAT(e, Catch::Contains("figures[0].vary.labels: found [\"one\"]; expected an array of 2 "
+                                "strings, one per value"));
 }

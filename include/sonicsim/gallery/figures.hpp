@@ -43,6 +43,7 @@ struct Vary {
   std::vector<std::string> paths;   // scenario paths (`--set` style)
   std::string label;                // words: "offloaded fraction p"
   std::vector<std::string> values;  // each value as JSON text (an array with several paths)
+  std::vector<std::string> labels;  // how the tables name each value ("s = 2"); may be empty
   std::vector<std::vector<std::string>> sets;  // per value, the PATH=JSON overrides it makes
 };
 

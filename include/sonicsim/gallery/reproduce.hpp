@@ -26,7 +26,8 @@ const char* verdict_name(Verdict v);
 
 // The figure at one value of its `vary`.
 struct SweepPoint {
-  std::string value;                      // the JSON text set
+  std::string value;  // the JSON text set
+  std::string label;  // how the tables show it: the vary's label for it, or the value
   double simulated = 0.0, formula = 0.0;  // NaN when it has none
 };
 
