@@ -1,6 +1,12 @@
 // Helpers shared by the engine tests: scenarios from inline JSON, runs, and checks.
 #pragma once
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -9,6 +15,30 @@
 #include <sonicsim/scenario/loader.hpp>
 
 namespace test {
+
+// A scratch folder for the files a test hands to a reader that takes paths (scenarios,
+// calibrations, figures files), removed with everything in it when the test ends. Its name
+// carries `what` and the process id: ctest runs test cases in parallel processes.
+struct ScratchDir {
+  std::filesystem::path path;
+  explicit ScratchDir(const std::string& what)
+      : path(std::filesystem::temp_directory_path() /
+             ("sonicsim-" + what + "-" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(path);
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  // Writes `doc` as `name` in the folder; its path.
+  std::string write(const std::string& name, const nlohmann::json& doc) const {
+    const auto file = (path / name).string();
+    std::ofstream(file) << doc.dump(2);
+    return file;
+  }
+};
 
 using nlohmann::json;
 

@@ -23,19 +23,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CompareTempDir {
-  fs::path path = fs::temp_directory_path() / ("sonicsim-compare-" + std::to_string(::getpid()));
-  CompareTempDir() { fs::create_directories(path); }
-  ~CompareTempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
+struct CompareTempDir : test::ScratchDir {
+  CompareTempDir() : test::ScratchDir("compare") {}
 };
 
 std::string write_scenario(const CompareTempDir& dir, const json& doc) {
-  const fs::path file = dir.path / "scenario.json";
-  std::ofstream(file) << doc.dump(2);
-  return file.string();
+  return dir.write("scenario.json", doc);
 }
 
 // deterministic() of support.hpp, short enough for a test that runs several points.

@@ -18,18 +18,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct GalleryDir {
-  fs::path path = fs::temp_directory_path() / ("sonicsim-gallery-" + std::to_string(::getpid()));
-  GalleryDir() { fs::create_directories(path); }
-  ~GalleryDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  std::string write(const std::string& name, const json& doc) const {
-    const auto file = (path / name).string();
-    std::ofstream(file) << doc.dump(2);
-    return file;
-  }
+// Each test's scenario and figures file, side by side as in a gallery folder.
+struct GalleryDir : test::ScratchDir {
+  GalleryDir() : test::ScratchDir("gallery") {}
 };
 
 // The deterministic single-GPU system of scenarios/examples/formula-knee.json, small.

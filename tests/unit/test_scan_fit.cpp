@@ -29,18 +29,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("sonicsim-scan-" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  std::string write(const std::string& name, const json& doc) const {
-    const fs::path file = path / name;
-    std::ofstream(file) << doc.dump(2);
-    return file.string();
-  }
+struct TempDir : test::ScratchDir {
+  TempDir() : test::ScratchDir("scan") {}
 };
 
 // formula-knee.json's system: t_CPU 100 ms, p 0.5, one 10 ms request, 2 x 1 ms of latency.
