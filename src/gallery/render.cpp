@@ -43,10 +43,6 @@ std::string published_of(const FigureResult& r) {
   return "(none: a prediction)";
 }
 
-bool is_bound(const Tolerance& t) {
-  return t.kind == Tolerance::Kind::AtLeast || t.kind == Tolerance::Kind::AtMost;
-}
-
 // The published cell of a table: the number, and the words when the source states it so; a
 // claim stated as an inequality shows the inequality.
 std::string published_cell(const FigureResult& r) {

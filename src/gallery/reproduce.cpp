@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 #include <string_view>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -96,14 +97,17 @@ void store(Run& run, const nlohmann::ordered_json& results) {
   for (auto& [name, value] : sweep::flatten_metrics(results)) run.metrics[name] = value;
 }
 
-// The formula's runs, in this process: loading and predicting start no engine.
-void predict_runs(std::map<RunKey, Run>& runs, Problems& problems) {
+// Every run loads here first, in this process (loading and predicting start no engine): a run
+// the scenario refuses is named before any simulation starts. The formula's runs are predicted
+// on the way.
+void load_runs(std::map<RunKey, Run>& runs, Problems& problems) {
   for (auto& [key, run] : runs) {
-    if (run.simulate) continue;
     try {
-      const auto p = analytic::predict(scenario::load_file(key.scenario, overrides_of(key)));
+      const auto s = scenario::load_file(key.scenario, overrides_of(key));
+      if (run.simulate) continue;
       nlohmann::ordered_json results;
-      results["analytic"] = nlohmann::ordered_json::parse(analytic::to_json(p).dump());
+      results["analytic"] =
+          nlohmann::ordered_json::parse(analytic::to_json(analytic::predict(s)).dump());
       store(run, results);
     } catch (const InputError& e) {
       problems[*run.file].push_back(
@@ -133,7 +137,12 @@ void simulate_runs(std::map<RunKey, Run>& runs, int workers, Problems& problems)
     }
     if (!o.ok)
       throw std::runtime_error("the simulation " + describe_run(*key) + " failed: " + o.error);
-    store(*run, nlohmann::ordered_json::parse(o.output));
+    try {
+      store(*run, nlohmann::ordered_json::parse(o.output));
+    } catch (const nlohmann::json::exception& e) {
+      throw std::runtime_error("the simulation " + describe_run(*key) +
+                               " returned unreadable results: " + e.what());
+    }
   }
 }
 
@@ -153,6 +162,8 @@ class Evaluator {
     }
     std::vector<double> x;
     for (const Expression& o : e.operands) x.push_back((*this)(o, p));
+    // A figure that could not be read (no event after the warm-up) spoils what it enters.
+    if (std::any_of(x.begin(), x.end(), [](double y) { return std::isnan(y); })) return kNaN;
     switch (e.kind) {
       case Expression::Kind::Ratio:
         return x[1] == 0.0 ? kNaN : x[0] / x[1];
@@ -237,6 +248,16 @@ std::optional<double> relative_error(const std::optional<double>& published, dou
   return (value - *published) / std::abs(*published);
 }
 
+// The first file at fault, all its problems at once (a vary repeats a figure's problem).
+[[noreturn]] void throw_first(Problems& problems) {
+  std::vector<Problem> first;
+  for (Problem& p : problems.begin()->second)
+    if (std::none_of(first.begin(), first.end(),
+                     [&](const Problem& q) { return q.path == p.path && q.message == p.message; }))
+      first.push_back(std::move(p));
+  throw InputError(problems.begin()->first, first);
+}
+
 std::vector<Point> points_of(const Figure& f) {
   std::vector<Point> out{{&f, 0}};
   if (f.vary)
@@ -299,7 +320,8 @@ Reproduction reproduce(const ReproduceRequest& request,
                                " distinct runs; expected at most " + std::to_string(kMaxRuns) +
                                " (fewer vary values or operands)"}});
   Problems problems;
-  predict_runs(runs, problems);
+  load_runs(runs, problems);
+  if (!problems.empty()) throw_first(problems);
   Reproduction out;
   for (const auto& [key, run] : runs) (run.simulate ? out.runs_simulated : out.runs_predicted)++;
   if (on_simulating && out.runs_simulated)
@@ -323,9 +345,7 @@ Reproduction reproduce(const ReproduceRequest& request,
                            eval(f.simulated, points[i]),
                            f.formula ? eval(*f.formula, points[i]) : kNaN});
       // Against a stated bound ("MI100 above A100": at_least 1) a distance means nothing.
-      const bool bound = f.tolerance.kind == Tolerance::Kind::AtLeast ||
-                         f.tolerance.kind == Tolerance::Kind::AtMost;
-      if (!bound) {
+      if (!is_bound(f.tolerance)) {
         r.error = relative_error(f.published, r.simulated);
         r.formula_error = relative_error(f.published, r.formula);
       }
@@ -335,16 +355,7 @@ Reproduction reproduce(const ReproduceRequest& request,
     }
     if (!s.figures.empty()) out.systems.push_back(std::move(s));
   }
-  // The first file at fault, all its problems at once (a vary repeats a figure's problem).
-  if (!problems.empty()) {
-    std::vector<Problem> first;
-    for (Problem& p : problems.begin()->second)
-      if (std::none_of(first.begin(), first.end(), [&](const Problem& q) {
-            return q.path == p.path && q.message == p.message;
-          }))
-        first.push_back(std::move(p));
-    throw InputError(problems.begin()->first, first);
-  }
+  if (!problems.empty()) throw_first(problems);
   return out;
 }
 

@@ -33,6 +33,10 @@ struct Tolerance {
   Kind kind = Kind::None;
   double value = 0.0;
 };
+// A stated inequality (at_least, at_most) rather than a distance from a published number.
+inline bool is_bound(const Tolerance& t) {
+  return t.kind == Tolerance::Kind::AtLeast || t.kind == Tolerance::Kind::AtMost;
+}
 // "±5%", "±2 ms", ">= 1", "<= 1"; "" for None.
 std::string describe(const Tolerance& t, const std::string& unit);
 
