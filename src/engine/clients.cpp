@@ -119,27 +119,37 @@ void Clients::start_jobs(const Tenant& tn) {
   }
   if (!ctx_.metrics.jobs) ctx_.metrics.jobs.emplace(RunMetrics::Jobs{});
   ctx_.metrics.jobs->total += static_cast<std::uint64_t>(n);
+  auto& own = ctx_.metrics.workloads[static_cast<std::size_t>(&tn - tenants_.data())].jobs;
+  own.emplace(RunMetrics::Jobs{});
+  own->total = static_cast<std::uint64_t>(n);
 }
 
 // Job flow: whether thread t's slot begins another event; if not, the slot retires, and the
 // job exits with its last slot.
 bool Clients::take_event(std::uint32_t t) {
   Job& job = jobs_[threads_[t].job];
+  Tenant& tn = tenant_of(t);
   auto& mj = *ctx_.metrics.jobs;
+  auto& own = *ctx_.metrics.workloads[threads_[t].tenant].jobs;
   if (!job.started) {
     job.started = true;
     ++mj.started;
+    ++own.started;
     mj.peak_running = std::max(mj.peak_running, ++running_jobs_);
+    own.peak_running = std::max(own.peak_running, ++tn.running_jobs);
   }
   if (job.events_left > 0) {
     --job.events_left;
     return true;
   }
   if (--job.busy_slots == 0) {
-    ++mj.finished;
     --running_jobs_;
-    mj.wall_time.add(ctx_.now - job.start);
-    mj.last_exit = ctx_.now;
+    --tn.running_jobs;
+    for (auto* j : {&mj, &own}) {
+      ++j->finished;
+      j->wall_time.add(ctx_.now - job.start);
+      j->last_exit = ctx_.now;
+    }
   }
   return false;
 }

@@ -95,6 +95,7 @@ class Clients {
     std::uint32_t thread_base = 0, job_base = 0, slot_base = 0, node_base = 0;
     std::vector<std::uint32_t> level;  // per model: the batcher's priority level (0-based)
     RunMetrics::Workload* tally = nullptr;
+    std::uint64_t running_jobs = 0;  // job flow: started, not yet exited
   };
   struct Thread {
     Rng rng;

@@ -57,6 +57,8 @@ double thread_time_per_event(const scenario::Scenario& s, const engine::RunMetri
   return m.events_completed ? sum / static_cast<double>(m.events_completed) : 0.0;
 }
 
+ojson jobs_json(const engine::RunMetrics::Jobs& mj);  // below, with the run's other blocks
+
 ojson workloads_json(const scenario::Scenario& s, const engine::RunMetrics& m) {
   namespace wk = k::workload;
   ojson all = ojson::array();
@@ -74,6 +76,7 @@ ojson workloads_json(const scenario::Scenario& s, const engine::RunMetrics& m) {
                                 thread_time_per_event(w, mw.time_per_event, x));
     j[wk::requests] = requests_json(mw);
     j[wk::requests][k::requests::fallback_cpu_s] = mw.fallback_cpu_seconds;
+    if (mw.jobs) j[wk::job_flow] = jobs_json(*mw.jobs);
     all.push_back(std::move(j));
   }
   return all;
@@ -122,9 +125,8 @@ ojson arrivals_json(const scenario::Arrivals& a, const engine::RunMetrics& m) {
   return j;
 }
 
-ojson jobs_json(const engine::RunMetrics& m) {
+ojson jobs_json(const engine::RunMetrics::Jobs& mj) {
   namespace jb = k::jobs;
-  const auto& mj = *m.jobs;
   ojson j;
   j[jb::total] = mj.total;
   j[jb::started] = mj.started;
@@ -383,7 +385,7 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
   }
   if (m.open_loop && s.workload().arrivals)
     j[k::top::arrivals] = arrivals_json(*s.workload().arrivals, m);
-  if (m.jobs) j[k::top::jobs] = jobs_json(m);
+  if (m.jobs) j[k::top::jobs] = jobs_json(*m.jobs);
   operations_json(s, m, j);
   j[k::top::models] = models_json(m);
   j[k::top::servers] = servers_json(m);

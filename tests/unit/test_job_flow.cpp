@@ -131,3 +131,45 @@ TEST_CASE("job flow: bad settings name the key, what was found and what is expec
   doc["workload"]["flow"]["events_per_job"] = 0;
   CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.events_per_job"));
 }
+
+TEST_CASE("job flow: each workload's own jobs, its last exit its time to insight",
+          "[engine][jobflow]") {
+  // Two analysts on the same servers: A's 10 jobs of 100 events start at once, B's 20 jobs of
+  // 50 events 10 minutes later, and a fixed population with no flow beside them.
+  auto a = flow(10, json::object(), 100)["workload"];
+  a["name"] = "analyst-a";
+  auto b = a;
+  b["name"] = "analyst-b";
+  b["jobs"] = 20;
+  b["flow"] = {{"events_per_job", 50}, {"start_times", json::array()}};
+  for (int k = 0; k < 20; ++k) b["flow"]["start_times"].push_back("10min");
+  auto steady = a;
+  steady.erase("flow");
+  steady["name"] = "reco";
+  steady["jobs"] = 2;
+  auto doc = flow(1, json::object());
+  doc.erase("workload");
+  doc["workloads"] = {a, b, steady};
+  const auto m = run(doc);
+  REQUIRE(m.workloads.size() == 3);
+  REQUIRE(m.workloads[0].jobs);
+  REQUIRE(m.workloads[1].jobs);
+  CHECK_FALSE(m.workloads[2].jobs);  // no flow, no block
+  const auto& ja = *m.workloads[0].jobs;
+  const auto& jb = *m.workloads[1].jobs;
+  CHECK(ja.total == 10);
+  CHECK(ja.finished == 10);
+  CHECK(jb.total == 20);
+  CHECK(jb.finished == 20);
+  CHECK(ja.peak_running == 10);
+  CHECK(jb.peak_running == 20);
+  // A's 100 events of about 0.91 s end after about 91 s; B's 50 after 600 s + 45.6 s.
+  CHECK(ja.last_exit == Approx(100 * 0.912).epsilon(0.02));
+  CHECK(jb.last_exit == Approx(600 + 50 * 0.912).epsilon(0.02));
+  // The run's own block is their sum, its last exit the later one.
+  REQUIRE(m.jobs);
+  CHECK(m.jobs->total == 30);
+  CHECK(m.jobs->finished == 30);
+  CHECK(m.jobs->last_exit == jb.last_exit);
+  CHECK(m.jobs->wall_time.count() == ja.wall_time.count() + jb.wall_time.count());
+}

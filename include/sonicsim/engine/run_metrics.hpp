@@ -64,6 +64,15 @@ struct RunMetrics {
   };
   Resilience resilience;
 
+  // Job flow (workload.flow) only; over the whole run, warm-up included: a job is one unit
+  // from its start to its exit, whenever those fall.
+  struct Jobs {
+    std::uint64_t total = 0, started = 0, finished = 0;  // started - finished run at the end
+    std::uint64_t peak_running = 0;
+    metrics::Histogram wall_time;  // finished jobs: from their start to their last event's end
+    double last_exit = 0.0;        // when the last finished job exited (0: none did)
+  };
+
   // Each workload's share of the figures above, counted the same way (its requests are those
   // its threads issue); the totals above are their sums.
   struct Workload {
@@ -77,6 +86,8 @@ struct RunMetrics {
     // CPU fallbacks), all threads together: what their cores' energy is counted from. Kept per
     // workload only (not per site); counted only when some workload has `core_power` (else 0).
     double cpu_busy_seconds = 0.0;
+    // Its job flow, when it has one: an analyst's jobs, whose last exit is the time to insight.
+    std::optional<Jobs> jobs;
   };
   std::vector<Workload> workloads;  // scenario order
   // With several sites: the same figures for the client nodes of each site (all workloads), in
@@ -218,15 +229,7 @@ struct RunMetrics {
   };
   std::optional<OpenLoop> open_loop;
 
-  // Job flow (workload.flow) only; over the whole run, warm-up included: a job is one unit
-  // from its start to its exit, whenever those fall.
-  struct Jobs {
-    std::uint64_t total = 0, started = 0, finished = 0;  // started - finished run at the end
-    std::uint64_t peak_running = 0;
-    metrics::Histogram wall_time;  // finished jobs: from their start to their last event's end
-    double last_exit = 0.0;        // when the last finished job exited (0: none did)
-  };
-  std::optional<Jobs> jobs;
+  std::optional<Jobs> jobs;  // all workloads with a flow together
   // Preemption (faults); whole run.
   struct Preemptions {
     std::uint64_t jobs = 0;         // preemptions of a job

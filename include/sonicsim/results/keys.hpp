@@ -120,6 +120,7 @@ inline constexpr char threads[] = "threads";
 inline constexpr char mode[] = "mode";
 inline constexpr char events[] = "events";      // keys::events
 inline constexpr char requests[] = "requests";  // keys::requests
+inline constexpr char job_flow[] = "job_flow";  // keys::jobs, its flow's jobs alone
 }  // namespace workload
 
 // An element of `sites`: the figures of the client nodes at the site (all workloads), and the
