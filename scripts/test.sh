@@ -35,8 +35,11 @@ if [[ $mode == asan ]]; then
   export SONICSIM_TEST_QUICK=1
   # Two CLI tests check numbers, not code paths: the golden set's bytes and the examples'
   # headline figures (the Release pass checks both); every shipped scenario still runs under the
-  # sanitizers in cli_shipped_scenarios. Leaving them out keeps CI within its 30 minutes.
-  EXCLUDE=(-E '^(cli_golden|cli_examples)$')
+  # sanitizers in cli_shipped_scenarios. Three check tools around the binary, not its code: the
+  # Python plots of analysis/, Slurm launching a sweep's tasks (cli_sweep runs the same shards),
+  # and Chromium drawing the HTML report (cli_report_html writes it under the sanitizers).
+  # Leaving them out keeps CI within its 30 minutes.
+  EXCLUDE=(-E '^(cli_golden|cli_examples|cli_analysis_plots|cli_sweep_slurm|cli_report_chromium)$')
   if [[ -f tests/lsan.supp ]]; then
     export LSAN_OPTIONS="suppressions=$SONICSIM_ROOT/tests/lsan.supp:print_suppressions=0"
   fi

@@ -123,7 +123,9 @@ class Checker {
       return e;
     }
     if (v.contains("metric")) return metric(v, path);
-    const auto& [name, operands] = *v.items().begin();
+    // The only member (items() is a temporary: its iterator's key must not outlive it).
+    const std::string name = v.begin().key();
+    const json& operands = v.begin().value();
     for (const Operation& op : kOperations) {
       if (name != op.name) continue;
       e.kind = op.kind;
