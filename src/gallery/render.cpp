@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <sonicsim/gallery/reproduce.hpp>
+#include <sonicsim/report/table.hpp>
 #include <sonicsim/util/format.hpp>
 
 namespace sonicsim::gallery {
@@ -70,30 +71,6 @@ std::string verdict_cell(const FigureResult& r) {
   return "";
 }
 
-// Markdown cells may not hold a bar or a line break.
-std::string cell(std::string s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|')
-      out += "\\|";
-    else if (c == '\n')
-      out += ' ';
-    else
-      out += c;
-  }
-  return out;
-}
-
-std::string row(const std::vector<std::string>& cells) {
-  std::string out = "|";
-  for (const std::string& c : cells) {
-    out += ' ';
-    out += cell(c);
-    out += " |";
-  }
-  return out + "\n";
-}
-
 // A vary value as a reader writes it: "100us" without JSON's quotes.
 std::string shown(const std::string& json_text) {
   if (json_text.size() >= 2 && json_text.front() == '"' && json_text.back() == '"')
@@ -105,12 +82,11 @@ std::string sweep_table(const FigureResult& r) {
   const Figure& f = r.figure;
   std::string out = "How `" + f.id + "` (" + f.figure + ") moves with " + f.vary->label + " (`" +
                     f.vary->set + "`):\n\n";
-  out += row({f.vary->label, "simulated", "formula"});
-  out += "|---|---|---|\n";
+  report::Table table{{f.vary->label, "simulated", "formula"}, {}};
   for (const SweepPoint& p : r.sweep)
-    out += row({shown(p.label), with_unit(p.simulated, f.unit),
-                std::isnan(p.formula) ? "" : with_unit(p.formula, f.unit)});
-  return out + "\n";
+    table.rows.push_back({shown(p.label), with_unit(p.simulated, f.unit),
+                          std::isnan(p.formula) ? "" : with_unit(p.formula, f.unit)});
+  return out + report::to_markdown(table) + "\n";
 }
 
 nlohmann::ordered_json number_or_null(double v) {
@@ -206,31 +182,31 @@ std::string to_json(const Reproduction& r) {
 }
 
 std::string validation_table(const Reproduction& r) {
-  std::string out =
-      row({"system", "figure", "published", "formula", "simulated", "error", "verdict", "command"});
-  out += "|---|---|---|---|---|---|---|---|\n";
+  report::Table table{
+      {"system", "figure", "published", "formula", "simulated", "error", "verdict", "command"}, {}};
   for (const SystemResult& s : r.systems)
     for (const FigureResult& f : s.figures)
       if (f.figure.published || !f.figure.published_text.empty())
-        out += row({"[" + s.system + "](../scenarios/gallery/" + s.folder + "/README.md)",
-                    f.figure.figure, published_cell(f),
-                    std::isnan(f.formula) ? "" : with_unit(f.formula, f.figure.unit),
-                    with_unit(f.simulated, f.figure.unit), signed_percent(f.error), verdict_cell(f),
-                    "`" + f.command + "`"});
-  return out;
+        table.rows.push_back({"[" + s.system + "](../scenarios/gallery/" + s.folder + "/README.md)",
+                              f.figure.figure, published_cell(f),
+                              std::isnan(f.formula) ? "" : with_unit(f.formula, f.figure.unit),
+                              with_unit(f.simulated, f.figure.unit), signed_percent(f.error),
+                              verdict_cell(f), "`" + f.command + "`"});
+  return report::to_markdown(table);
 }
 
 std::string system_block(const SystemResult& s) {
-  std::string out = row({"figure", "source", "published", "formula", "formula error", "simulated",
-                         "error", "verdict"});
-  out += "|---|---|---|---|---|---|---|---|\n";
+  report::Table table{{"figure", "source", "published", "formula", "formula error", "simulated",
+                       "error", "verdict"},
+                      {}};
   for (const FigureResult& f : s.figures)
-    out += row({"`" + f.figure.id + "`: " + f.figure.figure, f.figure.source, published_cell(f),
-                std::isnan(f.formula) ? "" : with_unit(f.formula, f.figure.unit),
-                signed_percent(f.formula_error), with_unit(f.simulated, f.figure.unit),
-                signed_percent(f.error), verdict_cell(f)});
-  out += "\nEvery figure: `" + (s.figures.empty() ? std::string() : s.figures[0].command);
-  out = out.substr(0, out.rfind(" --figure ")) + "`; one: add `--figure ID`.\n\n";
+    table.rows.push_back({"`" + f.figure.id + "`: " + f.figure.figure, f.figure.source,
+                          published_cell(f),
+                          std::isnan(f.formula) ? "" : with_unit(f.formula, f.figure.unit),
+                          signed_percent(f.formula_error), with_unit(f.simulated, f.figure.unit),
+                          signed_percent(f.error), verdict_cell(f)});
+  std::string out = report::to_markdown(table) + "\nEvery figure: `" + s.command +
+                    "`; one: add `--figure ID`.\n\n";
   for (const FigureResult& f : s.figures)
     if (!f.sweep.empty()) out += sweep_table(f);
   return out;

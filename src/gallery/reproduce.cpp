@@ -331,7 +331,12 @@ Reproduction reproduce(const ReproduceRequest& request,
 
   Evaluator eval(runs, problems);
   for (const FiguresFile& file : request.files) {
-    SystemResult s{file.file, file.folder, file.system, file.source, {}};
+    SystemResult s{file.file,
+                   file.folder,
+                   file.system,
+                   file.source,
+                   request.binary + " reproduce " + file.file,
+                   {}};
     for (const Figure& f : file.figures) {
       if (!wanted(f)) continue;
       FigureResult r;
@@ -350,7 +355,7 @@ Reproduction reproduce(const ReproduceRequest& request,
         r.formula_error = relative_error(f.published, r.formula);
       }
       r.verdict = judge(f, r.simulated);
-      r.command = request.binary + " reproduce " + file.file + " --figure " + f.id;
+      r.command = s.command + " --figure " + f.id;
       s.figures.push_back(std::move(r));
     }
     if (!s.figures.empty()) out.systems.push_back(std::move(s));

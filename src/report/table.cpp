@@ -34,11 +34,33 @@ std::string to_text(const Table& table) {
   return out;
 }
 
+namespace {
+
+// A Markdown cell may not hold a bar (it would end the cell) or a line break (the row).
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string to_markdown(const Table& table) {
   std::string out;
   auto line = [&](const std::vector<std::string>& cells) {
     out += "|";
-    for (const auto& c : cells) out += " " + c + " |";
+    for (const auto& c : cells) {
+      out += ' ';
+      out += markdown_cell(c);
+      out += " |";
+    }
     out += "\n";
   };
   line(table.headers);

@@ -42,6 +42,7 @@ struct FigureResult {
 
 struct SystemResult {
   std::string file, folder, system, source;
+  std::string command;  // the line that reproduces all its figures
   std::vector<FigureResult> figures;
 };
 
