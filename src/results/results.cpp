@@ -394,6 +394,8 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
   ojson net;
   net[k::network::transport] = m.transport;
   net[k::network::reason] = run.transport.reason;
+  if (run.transport.any_flow())
+    net[k::network::flow_solver] = runner::flow_solver_name(run.transport.solver);
   net[k::network::predicted_busiest_link_utilization] = run.transport.worst_link_utilization;
   j[k::top::network] = net;
   j[k::top::analytic] = analytic;
@@ -606,7 +608,12 @@ void summary_devices(Lines& out, const runner::RunOutput& run) {
         100.0 * l.peak_utilization());
   }
   for (const auto& w : overload_warnings(m)) out("WARNING    %s\n", w.c_str());
-  out("network    %s transport: %s\n", m.transport.c_str(), run.transport.reason.c_str());
+  if (run.transport.any_flow()) {
+    out("network    %s transport (%s flows): %s\n", m.transport.c_str(),
+        runner::flow_solver_name(run.transport.solver), run.transport.reason.c_str());
+  } else {
+    out("network    %s transport: %s\n", m.transport.c_str(), run.transport.reason.c_str());
+  }
 }
 
 void summary_perf(Lines& out, const runner::RunOutput& run) {

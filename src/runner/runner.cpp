@@ -10,6 +10,7 @@
 #include <limits>
 #include <string>
 
+#include <sonicsim/flows/fluid_network.hpp>
 #include <sonicsim/platform/flow_network.hpp>
 #include <sonicsim/runner/memory.hpp>
 #include <sonicsim/util/format.hpp>
@@ -19,6 +20,18 @@
 namespace sonicsim::runner {
 
 using detail::Load;
+
+namespace {
+// Why auto's flows are sonicsim's: the sharing is SimGrid's, checked against it, at a fraction
+// of the cost (docs/model.md).
+constexpr char kMaxMinWhy[] =
+    "flows by sonicsim's max-min solver (CM02 sharing as SimGrid's; network.flow_model = "
+    "simgrid runs SimGrid's own)";
+}  // namespace
+
+const char* flow_solver_name(FlowSolver s) {
+  return s == FlowSolver::SimGrid ? "simgrid" : "max-min";
+}
 
 TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Prediction& pr) {
   TransportChoice c;
@@ -126,7 +139,13 @@ TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Pr
 
   if (net.flow_model == scenario::FlowModel::Flow) {
     c.flow_to_servers = c.flow_to_clients = true;
-    c.reason = "network.flow_model = flow: every payload a flow";
+    c.reason = "network.flow_model = flow: every payload a flow (sonicsim's max-min solver)";
+    return c;
+  }
+  if (net.flow_model == scenario::FlowModel::SimGrid) {
+    c.flow_to_servers = c.flow_to_clients = true;
+    c.solver = FlowSolver::SimGrid;
+    c.reason = "network.flow_model = simgrid: every payload a SimGrid flow";
     return c;
   }
   if (net.flow_model == scenario::FlowModel::Analytic) {
@@ -153,12 +172,13 @@ TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Pr
   };
   if (!outage.empty()) {
     c.flow_to_servers = c.flow_to_clients = true;
-    c.reason = "an outage of " + outage + " (faults): the transfers it holds resume together";
+    c.reason = "an outage of " + outage + " (faults): the transfers it holds resume together; " +
+               kMaxMinWhy;
     return c;
   }
   c.reason = "contention (" + load + ") would change the remote time per event by " +
              pct(c.predicted_error) + ", above network.auto_tolerance; analytic error left: " +
-             (both ? std::string("none") : pct(error[1 - major]));
+             (both ? std::string("none") : pct(error[1 - major])) + "; " + kMaxMinWhy;
   return c;
 }
 
@@ -181,7 +201,12 @@ RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport
   engine::Simulation sim(s);
   sim.set_trace(trace);
   sim.set_watch(watch);
-  if (transport.any_flow()) {
+  if (transport.any_flow() && transport.solver == FlowSolver::MaxMin) {
+    flows::FluidNetwork network(s, sim, sim);
+    sim.set_transport(&network, transport.flow_to_servers, transport.flow_to_clients);
+    network.drive(s.duration);
+    out.metrics = sim.finish();
+  } else if (transport.any_flow()) {
     platform::FlowNetwork network(s, sim, sim);
     sim.set_transport(&network, transport.flow_to_servers, transport.flow_to_clients);
     network.drive(s.duration);

@@ -42,10 +42,11 @@ void Loader::network(const json& v, const std::string& path, Network& n) {
     if (const json* x = get(v, link_class_name(c)))
       n.link(c) = link(*x, key_path(path, link_class_name(c)));
   if (const json* x = get(v, "flow_model")) {
-    if (auto f = choice(*x, key_path(path, "flow_model"), {"auto", "flow", "analytic"}))
-      n.flow_model = *f == "auto"   ? FlowModel::Auto
-                     : *f == "flow" ? FlowModel::Flow
-                                    : FlowModel::Analytic;
+    if (auto f = choice(*x, key_path(path, "flow_model"), {"auto", "flow", "analytic", "simgrid"}))
+      n.flow_model = *f == "auto"      ? FlowModel::Auto
+                     : *f == "flow"    ? FlowModel::Flow
+                     : *f == "simgrid" ? FlowModel::SimGrid
+                                       : FlowModel::Analytic;
   }
   if (const json* x = get(v, "auto_tolerance")) {
     if (auto t = number(*x, key_path(path, "auto_tolerance"), Range::open(0, 1)))

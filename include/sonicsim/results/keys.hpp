@@ -313,6 +313,7 @@ inline constexpr char busiest_utilization[] = "busiest_utilization";
 namespace network {
 inline constexpr char transport[] = "transport";
 inline constexpr char reason[] = "reason";
+inline constexpr char flow_solver[] = "flow_solver";
 inline constexpr char predicted_busiest_link_utilization[] = "predicted_busiest_link_utilization";
 }  // namespace network
 

@@ -13,17 +13,24 @@ namespace sonicsim::runner {
 // How transfers are modelled, and why (SPEC: flows where links are shared and loaded).
 // Links are full duplex, so each direction is judged alone: the tiny responses of a loaded
 // uplink need no flow model when nothing else crosses their direction.
+// Who solves the flows' sharing: sonicsim's own max-min solver (flows/, the default) or SimGrid's
+// (platform/, the reference it is checked against). Both give CM02's sharing.
+enum class FlowSolver { MaxMin, SimGrid };
+const char* flow_solver_name(FlowSolver s);  // "max-min", "simgrid"
+
 struct TransportChoice {
   bool flow_to_servers = false;
   bool flow_to_clients = false;
+  FlowSolver solver = FlowSolver::MaxMin;  // when any direction is a flow
   std::string reason;
   double worst_link_utilization = 0.0;  // predicted, busiest link and direction
   double predicted_error = 0.0;  // of the analytic path, relative to the remote time per event
 
   bool any_flow() const { return flow_to_servers || flow_to_clients; }
-  static TransportChoice all_flows() {
+  static TransportChoice all_flows(FlowSolver solver = FlowSolver::MaxMin) {
     TransportChoice c;
     c.flow_to_servers = c.flow_to_clients = true;
+    c.solver = solver;
     c.reason = "every payload a flow";
     return c;
   }
@@ -43,7 +50,7 @@ struct RunOutput {
   double estimated_peak_rss_bytes = 0.0;  // what the budget was checked against (memory.hpp)
 };
 
-// Runs the simulation. With flows it starts SimGrid's engine: one run with flows per process.
+// Runs the simulation. With SimGrid's flows it starts SimGrid's engine: one such run per process.
 RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport,
                    const engine::TraceSettings& trace = {}, const engine::Watch& watch = {});
 

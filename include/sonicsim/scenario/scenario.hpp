@@ -338,13 +338,15 @@ struct ServerPool {
   ModelControl model_control = ModelControl::None;
 };
 
-enum class FlowModel { Auto, Flow, Analytic };
+enum class FlowModel { Auto, Flow, Analytic, SimGrid };
 
 struct Network {
   std::optional<LinkSpec> client_nic, site_uplink, wan, server_nic;
-  // auto: SimGrid's flow model only where contention would change the remote part of an event
-  // (network + queue + execution) by more than `auto_tolerance`; flow: every payload is a
-  // SimGrid flow; analytic: every transfer takes latency + size / its narrowest bandwidth.
+  // auto: flows only where contention would change the remote part of an event (network +
+  // queue + execution) by more than `auto_tolerance`; flow: every payload is a flow, shared as
+  // SimGrid's CM02 model shares it and solved by sonicsim's max-min solver; simgrid: every
+  // payload a flow of SimGrid's own engine (the reference, slower); analytic: every transfer
+  // takes latency + size / its narrowest bandwidth.
   FlowModel flow_model = FlowModel::Auto;
   double auto_tolerance = 0.01;
 

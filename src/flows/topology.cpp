@@ -1,0 +1,164 @@
+#include <sonicsim/flows/topology.hpp>
+#include <sonicsim/scenario/sites.hpp>
+
+namespace sonicsim::flows {
+
+using scenario::LinkClass;
+
+namespace {
+constexpr std::uint32_t up(std::int32_t link) {
+  return 2 * static_cast<std::uint32_t>(link);
+}
+constexpr std::uint32_t down(std::int32_t link) {
+  return up(link) + 1;
+}
+}  // namespace
+
+Topology::Topology(const scenario::Scenario& s) {
+  if (s.sites.empty()) {
+    one_site(s);
+  } else {
+    several_sites(s);
+  }
+}
+
+std::int32_t Topology::add_link(const scenario::LinkSpec& spec) {
+  links_.push_back({spec.latency});
+  bandwidth_.push_back(spec.bandwidth);  // up
+  bandwidth_.push_back(spec.bandwidth);  // down
+  return static_cast<std::int32_t>(links_.size() - 1);
+}
+
+void Topology::one_site(const scenario::Scenario& s) {
+  const auto& net = s.network;
+  std::vector<Degradable> by_class(scenario::kLinkClasses.size());
+  auto link = [&](LinkClass c) -> std::int32_t {
+    const auto& spec = net.link(c);
+    if (!spec) return -1;
+    const std::int32_t l = add_link(*spec);
+    auto& group = by_class[scenario::index_of(c)];
+    group.bandwidth = spec->bandwidth;
+    group.factors = s.faults.link_factors(c);
+    group.constraints.push_back(up(l));
+    group.constraints.push_back(down(l));
+    return l;
+  };
+  // Towards the servers a request climbs the uplink and the WAN (UP); a response comes down.
+  path_.resize(2);
+  path_latency_.assign(2, 0.0);
+  for (LinkClass c : {LinkClass::SiteUplink, LinkClass::Wan})
+    if (const std::int32_t l = link(c); l >= 0) {
+      path_[0].push_back(up(l));
+      path_[1].push_back(down(l));
+      path_latency_[0] += links_[l].latency;
+      path_latency_[1] += links_[l].latency;
+    }
+  const auto nodes = static_cast<std::size_t>(s.client_nodes());
+  for (std::size_t i = 0; i < nodes; ++i) node_nic_.push_back(link(LinkClass::ClientNic));
+  for (const auto& pool : s.servers)
+    for (int c = 0; c < pool.count; ++c) device_nic_.push_back(link(LinkClass::ServerNic));
+  node_site_.assign(node_nic_.size(), 0);
+  device_site_.assign(device_nic_.size(), 0);
+  for (auto& group : by_class)
+    if (!group.constraints.empty()) degradable_.push_back(std::move(group));
+}
+
+void Topology::several_sites(const scenario::Scenario& s) {
+  const auto n = static_cast<std::uint32_t>(s.sites.size());
+  sites_ = n;
+  several_ = true;
+  node_site_ = scenario::client_node_sites(s);
+  device_site_ = scenario::device_sites(s);
+  // [site][class]: a site's links of a class, degraded together.
+  std::vector<std::vector<Degradable>> site_links(n);
+  std::vector<std::int32_t> uplink(n, -1);
+  for (std::uint32_t a = 0; a < n; ++a) {
+    site_links[a].resize(scenario::kLinkClasses.size());
+    for (LinkClass c : scenario::kLinkClasses)
+      if (const auto& spec = s.sites[a].link(c)) {
+        auto& group = site_links[a][scenario::index_of(c)];
+        group.bandwidth = spec->bandwidth;
+        group.factors = s.faults.site_link_factors(static_cast<int>(a), c);
+      }
+    if (const auto& spec = s.sites[a].site_uplink) {
+      uplink[a] = add_link(*spec);
+      auto& group = site_links[a][scenario::index_of(LinkClass::SiteUplink)];
+      group.constraints = {up(uplink[a]), down(uplink[a])};
+    }
+  }
+  auto nic = [&](std::uint32_t site, LinkClass c) -> std::int32_t {
+    const auto& spec = s.sites[site].link(c);
+    if (!spec) return -1;
+    const std::int32_t l = add_link(*spec);
+    auto& group = site_links[site][scenario::index_of(c)];
+    group.constraints.push_back(up(l));
+    group.constraints.push_back(down(l));
+    return l;
+  };
+  for (std::uint32_t site : node_site_) node_nic_.push_back(nic(site, LinkClass::ClientNic));
+  for (std::uint32_t site : device_site_) device_nic_.push_back(nic(site, LinkClass::ServerNic));
+
+  std::vector<std::int32_t> wan;
+  for (std::size_t l = 0; l < s.wan.links.size(); ++l) {
+    const auto& link = s.wan.links[l];
+    wan.push_back(add_link(link.spec));
+    degradable_.push_back({{up(wan.back()), down(wan.back())},
+                           link.spec.bandwidth,
+                           s.faults.wan_link_factors(static_cast<int>(l))});
+  }
+  // Between two sites: out of a's uplink, the WAN links as the route walks them (a link is UP
+  // from its first end to its second), into b's uplink. Within a site: nothing but the NICs.
+  path_.resize(static_cast<std::size_t>(n) * n);
+  path_latency_.assign(path_.size(), 0.0);
+  for (std::uint32_t a = 0; a < n; ++a)
+    for (std::uint32_t b = 0; b < n; ++b) {
+      if (a == b) continue;
+      auto& p = path_[a * n + b];
+      double& latency = path_latency_[a * n + b];
+      if (uplink[a] >= 0) {
+        p.push_back(up(uplink[a]));
+        latency += links_[uplink[a]].latency;
+      }
+      std::size_t at = a;
+      for (std::size_t l : s.routes[a][b].wan_links) {
+        const auto& link = s.wan.links[l];
+        p.push_back(link.a == at ? up(wan[l]) : down(wan[l]));
+        latency += links_[wan[l]].latency;
+        at = link.a == at ? link.b : link.a;
+      }
+      if (uplink[b] >= 0) {
+        p.push_back(down(uplink[b]));
+        latency += links_[uplink[b]].latency;
+      }
+    }
+  for (auto& classes : site_links)
+    for (auto& group : classes)
+      if (!group.constraints.empty()) degradable_.push_back(std::move(group));
+}
+
+double Topology::route(std::uint32_t node, std::uint32_t device, engine::Direction dir,
+                       std::vector<std::uint32_t>& out) const {
+  out.clear();
+  const bool to_server = dir == engine::Direction::ToServer;
+  const std::int32_t from = to_server ? node_nic_[node] : device_nic_[device];
+  const std::int32_t to = to_server ? device_nic_[device] : node_nic_[node];
+  double latency = 0.0;
+  if (from >= 0) {
+    out.push_back(up(from));
+    latency += links_[from].latency;
+  }
+  std::size_t path = to_server ? 0 : 1;
+  if (several_) {
+    const std::uint32_t a = node_site_[node], b = device_site_[device];
+    path = to_server ? a * sites_ + b : b * sites_ + a;
+  }
+  out.insert(out.end(), path_[path].begin(), path_[path].end());
+  latency += path_latency_[path];
+  if (to >= 0) {
+    out.push_back(down(to));
+    latency += links_[to].latency;
+  }
+  return latency;
+}
+
+}  // namespace sonicsim::flows
