@@ -46,11 +46,25 @@ struct FluidNetwork::Impl {
   std::vector<Step> steps;
   std::size_t next_step = 0;
 
-  double next_finish = kInf;
+  // Each component's earliest finish, and the components by it (entries go stale when a
+  // component is solved again: the current one matches `finish`).
+  std::vector<double> finish;
+  using Due = std::pair<double, std::uint32_t>;
+  std::priority_queue<Due, std::vector<Due>, std::greater<>> due;
+  // Components that something happened to at the current event time, and those of them whose
+  // rates must be solved again.
+  std::vector<std::uint32_t> changed;
+  std::vector<char> is_changed, must_solve;
   std::vector<std::uint32_t> route, done;
 
   Impl(const scenario::Scenario& s, engine::TransferSink& arrivals, engine::EventCore& events)
-      : sink(arrivals), core(events), topology(s), flows(capacities(topology)) {
+      : sink(arrivals),
+        core(events),
+        topology(s),
+        flows(capacities(topology), topology.components()),
+        finish(topology.components(), kInf),
+        is_changed(topology.components(), 0),
+        must_solve(topology.components(), 0) {
     const auto& groups = topology.degradable();
     for (std::size_t g = 0; g < groups.size(); ++g)
       for (const auto& [at, factor] : groups[g].factors) {
@@ -67,44 +81,60 @@ struct FluidNetwork::Impl {
     return c;
   }
 
-  double next_event() const {
-    double t = next_finish;
+  double next_event() {
+    while (!due.empty() && due.top().first != finish[due.top().second]) due.pop();
+    double t = due.empty() ? kInf : due.top().first;
     if (!latent.empty()) t = std::min(t, latent.top().time);
     if (next_step < steps.size()) t = std::min(t, steps[next_step].time);
     return t;
   }
 
-  // Everything the network does at time t, then one solve for what changed.
+  void touch(std::uint32_t component, bool solve) {
+    if (!is_changed[component]) {
+      is_changed[component] = 1;
+      changed.push_back(component);
+    }
+    if (solve) must_solve[component] = 1;
+  }
+
+  // Everything the network does at time t, then one solve of each component whose rates it
+  // changed.
   void handle(double t) {
-    flows.advance(t);
     done.clear();
-    bool changed = false;
-    if (next_finish <= t) {
-      flows.take_finished(t, done);
-      changed = true;
+    while (!due.empty() && due.top().first <= t) {
+      const auto [at, component] = due.top();
+      due.pop();
+      if (at != finish[component]) continue;
+      touch(component, !flows.take_finished(component, t, done));
     }
     for (; next_step < steps.size() && steps[next_step].time <= t; ++next_step) {
       const auto& group = topology.degradable()[steps[next_step].group];
-      for (std::uint32_t c : group.constraints)
+      for (std::uint32_t c : group.constraints) {
+        touch(topology.component(c), true);
         flows.set_capacity(c, group.bandwidth * steps[next_step].factor);
-      changed = true;
+      }
     }
     while (!latent.empty() && latent.top().time <= t) {
       const Latent l = latent.top();
       latent.pop();
       const double latency = topology.route(l.node, l.device, l.dir, route);
-      if (l.bytes > 0.0) {
+      if (l.bytes > 0.0 && !route.empty()) {
+        const std::uint32_t component = topology.component(route.front());
         // SimGrid's CM02 sharing penalty: the route's latency.
-        flows.add(route, latency > 0.0 ? latency : 1.0, l.bytes, l.token);
-        changed = true;
+        const bool quiet = flows.add(component, route, latency > 0.0 ? latency : 1.0, l.bytes,
+                                     l.token, t, must_solve[component] != 0);
+        touch(component, !quiet);
       } else {
-        done.push_back(l.token);
+        done.push_back(l.token);  // nothing to share: through when its latency is paid
       }
     }
-    if (changed) {
-      flows.solve();
-      next_finish = flows.next_finish();
+    for (std::uint32_t component : changed) {
+      if (must_solve[component]) flows.solve(component, t);
+      is_changed[component] = must_solve[component] = 0;
+      finish[component] = flows.next_finish(component);
+      if (finish[component] < kInf) due.emplace(finish[component], component);
     }
+    changed.clear();
     std::sort(done.begin(), done.end());
     for (std::uint32_t token : done) sink.on_transfer_done(token, t);
   }

@@ -1,5 +1,4 @@
 #include <sonicsim/flows/max_min.hpp>
-#include <sonicsim/util/numbers.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -7,8 +6,11 @@
 
 namespace sonicsim::flows {
 
-MaxMinFlows::MaxMinFlows(std::vector<double> capacity)
+MaxMinFlows::MaxMinFlows(std::vector<double> capacity, std::size_t components)
     : capacity_(std::move(capacity)),
+      crossing_(capacity_.size(), 0),
+      load_(capacity_.size(), 0.0),
+      components_(components),
       count_(capacity_.size(), 0),
       begin_(capacity_.size(), 0),
       filled_(capacity_.size(), 0),
@@ -20,8 +22,16 @@ void MaxMinFlows::set_capacity(std::uint32_t constraint, double bytes_per_s) {
   capacity_[constraint] = bytes_per_s;
 }
 
-void MaxMinFlows::add(const std::vector<std::uint32_t>& route, double weight, double bytes,
-                      std::uint32_t token) {
+void MaxMinFlows::schedule(Component& k, std::uint32_t slot) {
+  const Flow& f = flows_[slot];
+  if (!(f.finish < kInf)) return;
+  k.due.push_back({f.finish, slot, f.generation});
+  std::push_heap(k.due.begin(), k.due.end(), std::greater<>());
+}
+
+bool MaxMinFlows::add(std::uint32_t component, const std::vector<std::uint32_t>& route,
+                      double weight, double bytes, std::uint32_t token, double now,
+                      bool solve_pending) {
   std::uint32_t slot;
   if (free_.empty()) {
     slot = static_cast<std::uint32_t>(flows_.size());
@@ -30,123 +40,193 @@ void MaxMinFlows::add(const std::vector<std::uint32_t>& route, double weight, do
     slot = free_.back();
     free_.pop_back();
   }
+  Component& k = components_[component];
   Flow& f = flows_[slot];
   f.route.assign(route.begin(), route.end());
   f.inverse_weight = 1.0 / weight;
   f.remaining = bytes;
+  f.since = now;
   f.rate = 0.0;
   f.finish = kInf;
   f.token = token;
-  active_.push_back(slot);
+  f.component = component;
+  f.position = static_cast<std::uint32_t>(k.active.size());
+  ++f.generation;
+  k.active.push_back(slot);
+
+  // Quiet when a link of its own bounds it and every link it shares has that much spare.
+  double own = kInf;
+  bool quiet = !solve_pending;
+  if (quiet) {
+    for (std::uint32_t c : route)
+      if (crossing_[c] == 0) own = std::min(own, capacity_[c]);
+    quiet = own < kInf;
+    for (std::uint32_t c : route)
+      if (quiet && crossing_[c] > 0 && !spare(c, own)) quiet = false;
+  }
+  for (std::uint32_t c : route) ++crossing_[c];
+  if (!quiet) return false;
+  ++counters_.quiet_changes;
+  f.rate = own;
+  for (std::uint32_t c : route) load_[c] += own;
+  f.finish = own > 0.0 ? now + bytes / own : kInf;
+  schedule(k, slot);
+  return true;
 }
 
-void MaxMinFlows::advance(double now) {
-  const double dt = now - now_;
-  if (!(dt > 0.0)) return;
-  for (std::uint32_t slot : active_) {
-    Flow& f = flows_[slot];
-    if (f.rate > 0.0) f.remaining = std::max(0.0, f.remaining - f.rate * dt);
+bool MaxMinFlows::take_finished(std::uint32_t component, double t,
+                                std::vector<std::uint32_t>& tokens) {
+  Component& k = components_[component];
+  bool quiet = true;
+  while (!k.due.empty() && k.due.front().finish <= t) {
+    const Due d = k.due.front();
+    std::pop_heap(k.due.begin(), k.due.end(), std::greater<>());
+    k.due.pop_back();
+    Flow& f = flows_[d.slot];
+    if (f.generation != d.generation) continue;
+    tokens.push_back(f.token);
+    // Quiet when no link it shared was saturated: no one else was held back there.
+    bool alone = true;
+    for (std::uint32_t c : f.route)
+      if (crossing_[c] >= 2 && !spare(c, 0.0)) alone = false;
+    for (std::uint32_t c : f.route) load_[c] = --crossing_[c] == 0 ? 0.0 : load_[c] - f.rate;
+    if (alone) ++counters_.quiet_changes;
+    quiet = quiet && alone;
+    ++f.generation;
+    k.active[f.position] = k.active.back();
+    flows_[k.active[f.position]].position = f.position;
+    k.active.pop_back();
+    free_.push_back(d.slot);
   }
-  now_ = now;
+  return quiet;
+}
+
+double MaxMinFlows::next_finish(std::uint32_t component) {
+  Component& k = components_[component];
+  while (!k.due.empty() && flows_[k.due.front().slot].generation != k.due.front().generation) {
+    std::pop_heap(k.due.begin(), k.due.end(), std::greater<>());
+    k.due.pop_back();
+  }
+  return k.due.empty() ? kInf : k.due.front().finish;
 }
 
 // Progressive filling, as SimGrid's lmm solver does it: the constraint whose level (what is left
 // of it over the inverse weights of its flows not yet fixed) is lowest fixes all its flows at
-// that level; their rates leave the other constraints they cross. A constraint's level only
-// rises as others fix its flows, so a level in the heap is a lower bound: a popped constraint
-// whose level has risen goes back in.
-void MaxMinFlows::solve() {
+// that level; their rates leave the other constraints they cross. A flow's own bound is a
+// constraint of its own, taken in the same order of levels. A constraint's level only rises as
+// flows are fixed below it, so a level in the heap is a lower bound: a constraint whose level
+// has risen since it was pushed goes back in.
+void MaxMinFlows::solve(std::uint32_t component, double now) {
+  Component& k = components_[component];
+  const std::vector<std::uint32_t>& active = k.active;
+  for (std::uint32_t slot : active) {
+    Flow& f = flows_[slot];
+    if (f.rate > 0.0 && now > f.since)
+      f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.since));
+    f.since = now;
+  }
   ++counters_.solves;
   ++solve_id_;
   touched_.clear();
-  for (std::uint32_t slot : active_) {
+  for (std::uint32_t slot : active) {
     const Flow& f = flows_[slot];
-    for (std::uint32_t c : f.route) {
-      if (count_[c]++ == 0) {
-        touched_.push_back(c);
-        usage_[c] = 0.0;
-      }
-      usage_[c] += f.inverse_weight;
-    }
+    for (std::uint32_t c : f.route)
+      if (count_[c]++ == 0) touched_.push_back(c);
     counters_.flow_visits += static_cast<std::int64_t>(f.route.size());
   }
   counters_.constraint_visits += static_cast<std::int64_t>(touched_.size());
   std::uint32_t at = 0;
-  heap_.clear();
   for (std::uint32_t c : touched_) {
-    begin_[c] = at;
-    filled_[c] = at;
+    if (count_[c] < 2) continue;
+    begin_[c] = filled_[c] = at;
     at += count_[c];
     unfixed_[c] = count_[c];
     left_[c] = capacity_[c];
-    heap_.push_back({std::max(0.0, left_[c]) / usage_[c], c});
+    usage_[c] = 0.0;
   }
   members_.resize(at);
-  for (std::uint32_t slot : active_)
-    for (std::uint32_t c : flows_[slot].route) members_[filled_[c]++] = slot;
-  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
-
-  while (!heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
-    const Level top = heap_.back();
-    heap_.pop_back();
-    const std::uint32_t c = top.constraint;
-    if (unfixed_[c] == 0) continue;
-    const double lambda = std::max(0.0, left_[c]) / usage_[c];
-    if (lambda > top.lambda) {
-      heap_.push_back({lambda, c});
-      std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
-      continue;
-    }
-    for (std::uint32_t i = begin_[c]; i < begin_[c] + count_[c]; ++i) {
-      Flow& f = flows_[members_[i]];
-      if (f.fixed_at == solve_id_) continue;
-      f.fixed_at = solve_id_;
-      f.rate = lambda * f.inverse_weight;
-      for (std::uint32_t other : f.route) {
-        left_[other] -= f.rate;
-        if (--unfixed_[other] == 0) {
-          usage_[other] = 0.0;
-        } else {
-          usage_[other] -= f.inverse_weight;
-        }
+  capped_.clear();
+  for (std::uint32_t slot : active) {
+    Flow& f = flows_[slot];
+    f.bound = kInf;
+    for (std::uint32_t c : f.route) {
+      if (count_[c] < 2) {
+        f.bound = std::min(f.bound, capacity_[c]);
+      } else {
+        members_[filled_[c]++] = slot;
+        usage_[c] += f.inverse_weight;
       }
     }
+    if (f.bound < kInf) capped_.emplace_back(f.bound / f.inverse_weight, slot);
   }
-  for (std::uint32_t c : touched_) count_[c] = 0;
+  std::sort(capped_.begin(), capped_.end());
+  heap_.clear();
+  for (std::uint32_t c : touched_)
+    if (count_[c] >= 2) heap_.push_back({std::max(0.0, left_[c]) / usage_[c], c});
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
 
-  for (std::uint32_t slot : active_) {
-    Flow& f = flows_[slot];
-    if (f.route.empty()) {  // crosses no link: nothing holds it back
-      f.rate = kInf;
-      f.finish = now_;
-    } else {
-      f.finish = f.rate > 0.0 ? now_ + f.remaining / f.rate : kInf;
+  const auto fix = [&](Flow& f, double rate) {
+    f.fixed_at = solve_id_;
+    f.rate = rate;
+    for (std::uint32_t c : f.route) {
+      if (count_[c] < 2) continue;
+      left_[c] -= rate;
+      if (--unfixed_[c] == 0) {
+        usage_[c] = 0.0;
+      } else {
+        usage_[c] -= f.inverse_weight;
+      }
+    }
+  };
+  std::size_t next_capped = 0;
+  while (true) {
+    // The lowest constraint level, its heap entry brought up to date.
+    double lambda = kInf;
+    while (!heap_.empty()) {
+      const Level top = heap_.front();
+      if (unfixed_[top.constraint] != 0) {
+        lambda = std::max(0.0, left_[top.constraint]) / usage_[top.constraint];
+        if (lambda <= top.lambda) break;
+      }
+      std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+      heap_.pop_back();
+      if (unfixed_[top.constraint] != 0) {
+        heap_.push_back({lambda, top.constraint});
+        std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+      }
+      lambda = kInf;
+    }
+    while (next_capped < capped_.size() &&
+           flows_[capped_[next_capped].second].fixed_at == solve_id_)
+      ++next_capped;
+    const bool capped_first = next_capped < capped_.size() && capped_[next_capped].first <= lambda;
+    if (capped_first) {
+      Flow& f = flows_[capped_[next_capped++].second];
+      fix(f, f.bound);
+      continue;
+    }
+    if (heap_.empty()) break;
+    const std::uint32_t c = heap_.front().constraint;
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    heap_.pop_back();
+    for (std::uint32_t i = begin_[c]; i < begin_[c] + count_[c]; ++i) {
+      Flow& f = flows_[members_[i]];
+      if (f.fixed_at != solve_id_) fix(f, lambda * f.inverse_weight);
     }
   }
-}
-
-double MaxMinFlows::next_finish() const {
-  double next = kInf;
-  for (std::uint32_t slot : active_) next = std::min(next, flows_[slot].finish);
-  return next;
-}
-
-void MaxMinFlows::take_finished(double t, std::vector<std::uint32_t>& tokens) {
-  const std::size_t first = tokens.size();
-  for (std::size_t i = 0; i < active_.size();) {
-    const std::uint32_t slot = active_[i];
-    Flow& f = flows_[slot];
-    if (f.finish <= t) {
-      tokens.push_back(f.token);
-      active_[i] = active_.back();
-      active_.pop_back();
-      free_.push_back(slot);
-    } else {
-      ++i;
-    }
+  for (std::uint32_t c : touched_) {
+    count_[c] = 0;
+    load_[c] = 0.0;
   }
-  std::sort(tokens.begin() + static_cast<std::ptrdiff_t>(first), tokens.end());
+  k.due.clear();
+  for (std::uint32_t slot : active) {
+    Flow& f = flows_[slot];
+    for (std::uint32_t c : f.route) load_[c] += f.rate;
+    ++f.generation;
+    f.finish = f.rate > 0.0 ? now + f.remaining / f.rate : kInf;
+    if (f.finish < kInf) k.due.push_back({f.finish, slot, f.generation});
+  }
+  std::make_heap(k.due.begin(), k.due.end(), std::greater<>());
 }
 
 }  // namespace sonicsim::flows

@@ -1,6 +1,9 @@
 #include <sonicsim/flows/topology.hpp>
 #include <sonicsim/scenario/sites.hpp>
 
+#include <array>
+#include <numeric>
+
 namespace sonicsim::flows {
 
 using scenario::LinkClass;
@@ -19,6 +22,65 @@ Topology::Topology(const scenario::Scenario& s) {
     one_site(s);
   } else {
     several_sites(s);
+  }
+  find_components();
+}
+
+// Union-find over every route a transfer can take: per site, all its client NICs in one
+// direction and all its device NICs in one direction are joined (more than needed when a site
+// serves no one: that only merges, it never separates flows that meet), then each pair of
+// sites joins its clients' side, the path between them and its devices' side.
+void Topology::find_components() {
+  std::vector<std::uint32_t> parent(bandwidth_.size());
+  std::iota(parent.begin(), parent.end(), 0U);
+  const auto find = [&](std::uint32_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  const auto join = [&](std::int64_t a, std::int64_t b) {
+    if (a < 0 || b < 0) return;
+    parent[find(static_cast<std::uint32_t>(a))] = find(static_cast<std::uint32_t>(b));
+  };
+  // [site][0: up, 1: down]: one constraint standing for the site's NICs of that direction.
+  const std::uint32_t n = several_ ? sites_ : 1;
+  std::vector<std::array<std::int64_t, 2>> client(n, {-1, -1}), device(n, {-1, -1});
+  const auto gather = [&](const std::vector<std::int32_t>& nics,
+                          const std::vector<std::uint32_t>& site,
+                          std::vector<std::array<std::int64_t, 2>>& rep) {
+    for (std::size_t i = 0; i < nics.size(); ++i) {
+      if (nics[i] < 0) continue;
+      const std::uint32_t at = several_ ? site[i] : 0;
+      for (int d = 0; d < 2; ++d) {
+        const std::int64_t c = d == 0 ? up(nics[i]) : down(nics[i]);
+        if (rep[at][d] < 0) rep[at][d] = c;
+        join(c, rep[at][d]);
+      }
+    }
+  };
+  gather(node_nic_, node_site_, client);
+  gather(device_nic_, device_site_, device);
+  const auto path_of = [&](std::uint32_t a, std::uint32_t b, bool to_server) {
+    return several_ ? (to_server ? a * n + b : b * n + a) : (to_server ? 0U : 1U);
+  };
+  for (std::uint32_t a = 0; a < n; ++a)
+    for (std::uint32_t b = 0; b < n; ++b)
+      for (bool to_server : {true, false}) {
+        // Requests leave the client's NIC (up) for the device's (down); responses the reverse.
+        const std::int64_t from = to_server ? client[a][0] : device[b][0];
+        const std::int64_t to = to_server ? device[b][1] : client[a][1];
+        std::int64_t last = from;
+        for (std::uint32_t c : path_[path_of(a, b, to_server)]) {
+          join(c, last);
+          last = c;
+        }
+        join(to, last);
+      }
+  component_.assign(bandwidth_.size(), 0);
+  std::vector<std::int64_t> number(bandwidth_.size(), -1);
+  for (std::uint32_t c = 0; c < bandwidth_.size(); ++c) {
+    const std::uint32_t root = find(c);
+    if (number[root] < 0) number[root] = static_cast<std::int64_t>(components_++);
+    component_[c] = static_cast<std::uint32_t>(number[root]);
   }
 }
 

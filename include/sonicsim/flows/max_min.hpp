@@ -2,11 +2,20 @@
 // CM02 model weights them: a flow of sharing weight w gets lambda / w of a link where lambda is
 // the link's level, so at a shared bottleneck the rates are in inverse proportion to the
 // weights (equal weights: equal shares). The allocation is the one SimGrid's lmm solver finds
-// (progressive filling), solved exactly.
+// (progressive filling), solved exactly; progress too: between two changes every flow moves at
+// its rate, and its finish time is its remaining bytes over its rate.
 //
-// Progress is exact too: between two solves every flow moves at its rate, and a flow's finish
-// time is its remaining bytes over its rate. The owner (fluid_network.cpp) advances the flows to
-// each event time, adds and removes flows, and solves once per event time.
+// Most changes move no other flow, and cost O(route + log n) instead of a solve:
+// - a flow that joins where it has a link direction of its own (its NIC, most of the time) and
+//   every link it shares keeps at least that bandwidth spare: it runs at its own link's
+//   bandwidth, and no one else's bottleneck is touched;
+// - a flow that leaves when every link it shared had bandwidth spare: no one was held there.
+// Anything else (a flow joining a saturated link, a link's bandwidth changing) solves its
+// component again.
+//
+// Flows are kept by component: a set of link directions that no flow of another component
+// crosses (the topology knows them: with one site, requests and responses never meet). A
+// change in one component leaves the others as they are.
 #pragma once
 
 #include <cstdint>
@@ -18,36 +27,34 @@ namespace sonicsim::flows {
 
 class MaxMinFlows {
  public:
-  explicit MaxMinFlows(std::vector<double> capacity);
+  MaxMinFlows(std::vector<double> capacity, std::size_t components);
 
-  // Takes effect at the next solve(); 0 holds every flow that crosses it.
+  // Takes effect at the component's next solve(); 0 holds every flow that crosses it.
   void set_capacity(std::uint32_t constraint, double bytes_per_s);
-  double capacity(std::uint32_t constraint) const { return capacity_[constraint]; }
 
-  // A flow that starts sharing at the current time (advance() has reached it). Its rate is 0
-  // until the next solve().
-  void add(const std::vector<std::uint32_t>& route, double weight, double bytes,
-           std::uint32_t token);
+  // A flow of `component` (the one of every constraint of `route`) that starts sharing at time
+  // `now`. Returns true when it moves no one else (it runs already); false when the component
+  // must be solved (its rate is 0 until then). `solve_pending`: the component will be solved
+  // anyway, try nothing.
+  bool add(std::uint32_t component, const std::vector<std::uint32_t>& route, double weight,
+           double bytes, std::uint32_t token, double now, bool solve_pending);
 
-  // Moves every flow on at its rate up to `now` (not before the last time).
-  void advance(double now);
+  // Removes the component's flows whose finish time is at or before `t`, appending their
+  // tokens. Returns true when their leaving moves no one else.
+  bool take_finished(std::uint32_t component, double t, std::vector<std::uint32_t>& tokens);
 
-  // The max-min allocation for the flows present, and each flow's finish time from now.
-  void solve();
+  // The max-min allocation of the component's flows at time `now`, and each flow's finish time.
+  void solve(std::uint32_t component, double now);
 
-  // The earliest finish time, +inf when no flow moves.
-  double next_finish() const;
+  // The component's earliest finish time, +inf when none of its flows moves.
+  double next_finish(std::uint32_t component);
 
-  // Removes the flows whose finish time is at or before `t` (advance(t) done), appending their
-  // tokens in ascending order.
-  void take_finished(double t, std::vector<std::uint32_t>& tokens);
+  std::size_t size(std::uint32_t component) const { return components_[component].active.size(); }
 
-  std::size_t size() const { return active_.size(); }
-  double now() const { return now_; }
-  // Solves so far, and the flows and constraints they touched: the solver's cost, for the
-  // benchmark's counts.
+  // What the flows cost: changes that moved no one else, solves, and the flows and links those
+  // visited (the benchmark's counts per flow event).
   struct Counters {
-    std::int64_t solves = 0, flow_visits = 0, constraint_visits = 0;
+    std::int64_t quiet_changes = 0, solves = 0, flow_visits = 0, constraint_visits = 0;
   };
   const Counters& counters() const { return counters_; }
 
@@ -55,20 +62,49 @@ class MaxMinFlows {
   struct Flow {
     std::vector<std::uint32_t> route;
     double inverse_weight = 1.0;
-    double remaining = 0.0;
+    double remaining = 0.0;  // bytes, as of `since`
+    double since = 0.0;
     double rate = 0.0;
     double finish = kInf;
     std::uint32_t token = 0;
-    std::uint64_t fixed_at = 0;  // the solve that fixed its rate
+    std::uint32_t component = 0;
+    std::uint32_t position = 0;    // in its component's `active`
+    std::uint32_t generation = 0;  // bumped when its finish changes or it leaves
+    std::uint64_t fixed_at = 0;    // the solve that fixed its rate
+    // Of one solve: the narrowest link direction this flow has to itself.
+    double bound = kInf;
   };
+  struct Due {
+    double finish;
+    std::uint32_t slot, generation;
+    bool operator>(const Due& o) const {
+      return finish > o.finish || (finish == o.finish && slot > o.slot);
+    }
+  };
+  struct Component {
+    std::vector<std::uint32_t> active;  // slots in the data phase
+    std::vector<Due> due;               // min-heap by finish; stale entries skipped
+  };
+  void schedule(Component& k, std::uint32_t slot);
+  // Whether `c` has bandwidth spare beyond `more` (within rounding: a saturated link never
+  // counts as spare).
+  bool spare(std::uint32_t c, double more) const {
+    return capacity_[c] - load_[c] - more > 1e-9 * capacity_[c];
+  }
+
   std::vector<double> capacity_;
-  std::vector<Flow> flows_;            // slots, reused
-  std::vector<std::uint32_t> free_;    // free slots
-  std::vector<std::uint32_t> active_;  // slots in the data phase
-  double now_ = 0.0;
+  // Per constraint, between changes: the flows that cross it and the sum of their rates.
+  std::vector<std::uint32_t> crossing_;
+  std::vector<double> load_;
+  std::vector<Flow> flows_;          // slots, reused
+  std::vector<std::uint32_t> free_;  // free slots
+  std::vector<Component> components_;
 
   // Per constraint, scratch of one solve: flows crossing it (a range of members_), what is
   // left of its capacity, the summed inverse weights and count of its flows not yet fixed.
+  // Only constraints that two flows or more cross are solved as constraints: one that a single
+  // flow crosses is a bound on that flow's rate (the same allocation, at a fraction of the cost:
+  // most NICs carry one transfer at a time).
   std::vector<std::uint32_t> count_, begin_, filled_, unfixed_;
   std::vector<double> left_, usage_;
   std::vector<std::uint32_t> touched_, members_;
@@ -80,6 +116,7 @@ class MaxMinFlows {
     }
   };
   std::vector<Level> heap_;
+  std::vector<std::pair<double, std::uint32_t>> capped_;  // (bound level, slot), ascending
   std::uint64_t solve_id_ = 0;
   Counters counters_;
 };

@@ -33,6 +33,11 @@ class Topology {
   double route(std::uint32_t node, std::uint32_t device, engine::Direction dir,
                std::vector<std::uint32_t>& out) const;
 
+  // Sets of constraints that no route joins: the flows of one never share a link with those of
+  // another (with one site, requests and responses), so each is solved alone.
+  std::size_t components() const { return components_; }
+  std::uint32_t component(std::uint32_t constraint) const { return component_[constraint]; }
+
   // Links that faults degrade together: their constraints, nominal bandwidth and factor steps
   // (Faults::link_factors: (time, factor), the first at time 0).
   struct Degradable {
@@ -50,7 +55,7 @@ class Topology {
   void several_sites(const scenario::Scenario& s);
   void one_site(const scenario::Scenario& s);
   // The part of the route between the two NICs, walked from site `from` to site `to`.
-  void site_path(std::uint32_t from, std::uint32_t to, std::vector<std::uint32_t>& out) const;
+  void find_components();
 
   std::vector<double> bandwidth_;  // by constraint
   std::vector<Link> links_;
@@ -62,6 +67,8 @@ class Topology {
   std::vector<std::vector<std::uint32_t>> path_;
   std::vector<double> path_latency_;
   std::vector<Degradable> degradable_;
+  std::vector<std::uint32_t> component_;  // by constraint
+  std::size_t components_ = 0;
 };
 
 }  // namespace sonicsim::flows
