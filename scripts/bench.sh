@@ -15,6 +15,11 @@
 #                                never one with sites)
 #   BENCH_SIMPY_DURATION=60s     simulated time of the SimPy run (short: SimPy is slow)
 #   BENCH_SIMPY=0                skip the SimPy comparison
+#   BENCH_SIMGRID=1              also run every scenario whose payloads are all flows
+#                                (network.flow_model "flow": sonicsim's max-min solver) on
+#                                SimGrid's flows, the reference, right after it: a row
+#                                "NAME (simgrid)" and the speed-up (adds ~35 min for the hour of
+#                                bandwidth-bound-10k; BENCH_ARGS shortens it)
 # Results: out/bench/<scenario>-<i>.json, summary in out/bench/summary.json.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$SONICSIM_ROOT"
@@ -46,19 +51,33 @@ PY
 
 declare -A RATE
 rows=()
-for s in "${scenarios[@]}"; do
-  name="$(basename "$s" .json)"
-  files=()
+speedups=()
+# bench SCENARIO NAME [ARGS...]: REPEAT runs; appends a row, prints nothing, sets LAST_RATE
+bench() {
+  local s="$1" name="$2" files=() f i rate rss
+  shift 2
   for ((i = 1; i <= REPEAT; i++)); do
     f="$OUTDIR/$name-$i.json"
     log "$name: run $i/$REPEAT"
-    "$BIN" run "$s" "${EXTRA[@]}" -o "$f" >"$OUTDIR/$name-$i.log" 2>&1 \
+    "$BIN" run "$s" "${EXTRA[@]}" "$@" -o "$f" >"$OUTDIR/$name-$i.log" 2>&1 \
       || { cat "$OUTDIR/$name-$i.log" >&2; die "sonicsim run $s failed"; }
     files+=("$f")
   done
   read -r rate rss < <(median "${files[@]}")
-  RATE[$s]="$rate"
   rows+=("$name $rate $rss")
+  LAST_RATE="$rate"
+}
+for s in "${scenarios[@]}"; do
+  name="$(basename "$s" .json)"
+  bench "$s" "$name"
+  RATE[$s]="$LAST_RATE"
+  if [[ "${BENCH_SIMGRID:-0}" != 0 ]] &&
+    [[ "$(jq -r '.network.flow_model // "auto"' "$s")" == flow ]]; then
+    ours="$LAST_RATE"
+    bench "$s" "$name-simgrid" --set 'network.flow_model="simgrid"'
+    speedups+=("$(printf '%s: max-min flows %.0f, SimGrid flows %.0f simulated requests/wall-s: %.2fx' \
+      "$name" "$ours" "$LAST_RATE" "$(awk -v a="$ours" -v b="$LAST_RATE" 'BEGIN{print a/b}')")")
+  fi
 done
 
 echo
@@ -67,6 +86,9 @@ for r in "${rows[@]}"; do
   read -r name rate rss <<<"$r"
   printf '%-40s %22.0f %14.1f\n' "$name" "$rate" "$(awk -v b="$rss" 'BEGIN{print b/1048576}')"
 done
+
+for line in "${speedups[@]}"; do printf '\n%s' "$line"; done
+((${#speedups[@]})) && echo
 
 simpy_json=null
 if [[ "${BENCH_SIMPY:-1}" != 0 ]]; then

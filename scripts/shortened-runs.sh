@@ -3,6 +3,7 @@
 # same code, and the memory that grows with the duration is part of the estimate either way).
 # Keys are paths under scenarios/ without .json; values are --set flags.
 declare -A SHORT=(
+  [bench/bandwidth-bound-100k]="--set duration=5s --set warmup=1s"
   [bench/bandwidth-bound-10k]="--set duration=10s --set warmup=1s"
   [bench/latency-bound-100k]="--set duration=10s --set warmup=1s"
   [bench/latency-bound-10k]="--set duration=30s --set warmup=3s"
