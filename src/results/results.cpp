@@ -337,6 +337,14 @@ ojson perf_json(const runner::RunOutput& run) {
                             : 0.0;
   perf[k::perf::peak_rss_bytes] = run.peak_rss_bytes;
   perf[k::perf::estimated_peak_rss_bytes] = run.estimated_peak_rss_bytes;
+  if (const auto& f = run.flow_solver) {
+    ojson flows;
+    flows[k::perf::quiet_changes] = f->quiet_changes;
+    flows[k::perf::solves] = f->solves;
+    flows[k::perf::flow_visits] = f->flow_visits;
+    flows[k::perf::link_visits] = f->link_visits;
+    perf[k::perf::flow_solver] = flows;
+  }
   return perf;
 }
 

@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <string>
 
@@ -206,11 +205,9 @@ RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport
     flows::FluidNetwork network(s, sim, sim);
     sim.set_transport(&network, transport.flow_to_servers, transport.flow_to_clients);
     network.drive(s.duration);
-    if (std::getenv("SONICSIM_FLOW_COUNTS")) {
-      const auto& c = network.counters();
-      std::fprintf(stderr, "quiet %lld solves %lld flow-visits %lld constraint-visits %lld\n",
-                   (long long)c.quiet_changes, (long long)c.solves, (long long)c.flow_visits, (long long)c.constraint_visits);
-    }
+    const auto& c = network.counters();
+    out.flow_solver = FlowSolverCounts{c.quiet_changes, c.solves, c.flow_visits,
+                                       c.constraint_visits};
     out.metrics = sim.finish();
   } else if (transport.any_flow()) {
     platform::FlowNetwork network(s, sim, sim);

@@ -243,3 +243,26 @@ TEST_CASE("the max-min transport gives SimGrid's answers on randomised topologie
   // The generator's point: most cases load a link enough for sharing to show.
   CHECK(contended >= static_cast<int>(docs.size()) / 2);
 }
+
+TEST_CASE("a run on the max-min flows reports its solver's work per flow event", "[flows]") {
+  auto doc = deterministic(40, 2);
+  doc["duration"] = 20.0;
+  doc["warmup"] = 2.0;
+  doc["network"]["site_uplink"]["bandwidth"] = "20Mbps";  // 10 kB requests: saturated
+  const auto s = scenario_of(doc);
+  const auto flows = sonicsim::runner::simulate(
+      s, sonicsim::runner::TransportChoice::all_flows(sonicsim::runner::FlowSolver::MaxMin));
+  REQUIRE(flows.flow_solver);
+  // A request's two transfers each join and leave once: four changes, each either quiet or
+  // part of a solve (changes at one time share it). Alone on the uplink, a transfer is quiet;
+  // with others there, it is solved.
+  const auto& c = *flows.flow_solver;
+  CHECK(c.quiet_changes > 0);
+  CHECK(c.solves > 0);
+  // (Requests finished, and at most one per thread still under way at the end.)
+  CHECK(c.quiet_changes + c.solves <= 4 * (flows.metrics.requests_simulated + 40));
+  CHECK(c.flow_visits >= c.solves);
+  CHECK(c.link_visits >= c.solves);
+  const auto analytic = sonicsim::runner::simulate(s, sonicsim::runner::TransportChoice{});
+  CHECK_FALSE(analytic.flow_solver);
+}

@@ -397,6 +397,11 @@ inline constexpr char simulated_requests[] = "simulated_requests";
 inline constexpr char simulated_requests_per_wall_s[] = "simulated_requests_per_wall_s";
 inline constexpr char peak_rss_bytes[] = "peak_rss_bytes";
 inline constexpr char estimated_peak_rss_bytes[] = "estimated_peak_rss_bytes";
+inline constexpr char flow_solver[] = "flow_solver";
+inline constexpr char quiet_changes[] = "quiet_changes";
+inline constexpr char solves[] = "solves";
+inline constexpr char flow_visits[] = "flow_visits";
+inline constexpr char link_visits[] = "link_visits";
 }  // namespace perf
 
 }  // namespace sonicsim::results::keys

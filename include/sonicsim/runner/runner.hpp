@@ -2,6 +2,8 @@
 // wires the event core to SimGrid when flows matter, and measures the run itself.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include <sonicsim/analytic/analytic.hpp>
@@ -42,8 +44,15 @@ struct TransportChoice {
 // requests experience, where contention shows first.
 TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Prediction& p);
 
+// What sonicsim's flow solver did (flows/max_min.hpp): flow events that moved no one else,
+// solves, and the flows and link directions those solves visited; the cost per flow event.
+struct FlowSolverCounts {
+  std::int64_t quiet_changes = 0, solves = 0, flow_visits = 0, link_visits = 0;
+};
+
 struct RunOutput {
   engine::RunMetrics metrics;
+  std::optional<FlowSolverCounts> flow_solver;  // runs on sonicsim's flows
   TransportChoice transport;
   double wall_time_s = 0.0;
   long peak_rss_bytes = 0;
