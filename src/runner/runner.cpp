@@ -206,8 +206,8 @@ RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport
     sim.set_transport(&network, transport.flow_to_servers, transport.flow_to_clients);
     network.drive(s.duration);
     const auto& c = network.counters();
-    out.flow_solver = FlowSolverCounts{c.quiet_changes, c.solves, c.flow_visits,
-                                       c.constraint_visits};
+    out.flow_solver =
+        FlowSolverCounts{c.quiet_changes, c.solves, c.flow_visits, c.constraint_visits};
     out.metrics = sim.finish();
   } else if (transport.any_flow()) {
     platform::FlowNetwork network(s, sim, sim);
