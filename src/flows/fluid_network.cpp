@@ -131,8 +131,11 @@ struct FluidNetwork::Impl {
     for (std::uint32_t component : changed) {
       if (must_solve[component]) flows.solve(component, t);
       is_changed[component] = must_solve[component] = 0;
-      finish[component] = flows.next_finish(component);
-      if (finish[component] < kInf) due.emplace(finish[component], component);
+      // Its entry in `due` still stands when its earliest finish has not moved (an entry that
+      // was due is gone, and what is left finishes later).
+      const double next = flows.next_finish(component);
+      if (next != finish[component] && next < kInf) due.emplace(next, component);
+      finish[component] = next;
     }
     changed.clear();
     std::sort(done.begin(), done.end());

@@ -1,8 +1,9 @@
-# cli_flow_queueing: on links far from loaded, SimGrid's flows and the analytic path time every
-# transfer alike, so where requests queue at the servers both transports must give the same
-# throughput, latency and queue time, and every traced request must be causal (nothing arrives
-# before it was sent). Small topologies, requests queueing or not, several seeds: the case where
-# flows once left before their time (a timer firing early started every pending flow).
+# cli_flow_queueing: on links far from loaded, flows (sonicsim's max-min solver and SimGrid's)
+# and the analytic path time every transfer alike, so where requests queue at the servers every
+# transport must give the same throughput, latency and queue time, and every traced request must
+# be causal (nothing arrives before it was sent). Small topologies, requests queueing or not,
+# several seeds: the case where SimGrid's flows once left before their time (a timer firing early
+# started every pending flow), and where the max-min transport's loop hands the clock over.
 source "$(dirname "$0")/lib.sh" "$@"
 
 base='{"name":"q","duration":"2s","warmup":"0.2s","seed":SEED,
@@ -23,16 +24,18 @@ for c in "${cases[@]}"; do
   s="${base//SEED/$seed}"; s="${s//JOBS/$jobs}"; s="${s//GPUS/$gpus}"; s="${s//CPU/$cpu}"
   s="${s//LAT/$lat}"; s="${s//NIC/$nic}"
   echo "$s" >"$TMP/q$seed.json"
-  for mode in flow analytic; do
+  for mode in flow simgrid analytic; do
     run timeout 60 "$SONICSIM" run "$TMP/q$seed.json" --set network.flow_model="\"$mode\"" \
       -o "$TMP/q$seed-$mode.json" --trace "$TMP/q$seed-$mode.trace" --trace-every 7 -q
     [[ $STATUS -eq 0 ]] || fail "case $c, $mode: exit $STATUS: $(cat "$ERR")"
   done
-  /usr/bin/python3 - "$TMP" "$seed" <<'PY' || fail "case $c: flows and the analytic path disagree"
+  for mode in flow simgrid; do
+  /usr/bin/python3 - "$TMP" "$seed" "$mode" <<'PY' || fail "case $c: $mode flows and the analytic path disagree"
 import json, sys
-d, seed = sys.argv[1], sys.argv[2]
-flow, ana = (json.load(open(f"{d}/q{seed}-{m}.json")) for m in ("flow", "analytic"))
+d, seed, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+flow, ana = (json.load(open(f"{d}/q{seed}-{m}.json")) for m in (mode, "analytic"))
 assert flow["network"]["transport"] == "flow", flow["network"]
+assert flow["network"]["flow_solver"] == {"flow": "max-min", "simgrid": "simgrid"}[mode], flow["network"]
 def close(a, b, rel, what):
     assert abs(a - b) <= rel * max(abs(b), 1e-12), f"{what}: flow {a} analytic {b}"
 close(flow["events"]["throughput_per_s"], ana["events"]["throughput_per_s"], 0.01, "throughput")
@@ -44,7 +47,7 @@ assert abs(fq - aq) <= 0.03 * max(aq, 1e-3), f"queue time: flow {fq} analytic {a
 for p in flow["servers"]:
     assert p["utilization_max"] <= 1.0 + 1e-9, f"a device busy {p['utilization_max']:.3f} of the time"
 # Causality in the trace: within a request, every span ends after it begins, in order.
-tr = json.load(open(f"{d}/q{seed}-flow.trace"))["traceEvents"]
+tr = json.load(open(f"{d}/q{seed}-{mode}.trace"))["traceEvents"]
 spans = {}
 for e in tr:
     if e.get("ph") in ("b", "e"):
@@ -54,6 +57,7 @@ for (rid, name), be in spans.items():
     if "b" in be and "e" in be:
         assert be["e"] >= be["b"] - 1e-6, f"request {rid}: {name} ends at {be['e']} before it begins at {be['b']}"
 PY
-  pass "case $c: flow = analytic, causal"
+  done
+  pass "case $c: max-min flows = SimGrid flows = analytic, causal"
 done
 finish
