@@ -201,23 +201,24 @@ RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport
   engine::Simulation sim(s);
   sim.set_trace(trace);
   sim.set_watch(watch);
-  if (transport.any_flow() && transport.solver == FlowSolver::MaxMin) {
-    flows::FluidNetwork network(s, sim, sim);
+  // Flows: the network drives the loop (it knows when the next transfer event is).
+  const auto drive = [&](auto& network) {
     sim.set_transport(&network, transport.flow_to_servers, transport.flow_to_clients);
     network.drive(s.duration);
+  };
+  if (!transport.any_flow()) {
+    sim.run();
+  } else if (transport.solver == FlowSolver::MaxMin) {
+    flows::FluidNetwork network(s, sim, sim);
+    drive(network);
     const auto& c = network.counters();
     out.flow_solver =
         FlowSolverCounts{c.quiet_changes, c.solves, c.flow_visits, c.constraint_visits};
-    out.metrics = sim.finish();
-  } else if (transport.any_flow()) {
-    platform::FlowNetwork network(s, sim, sim);
-    sim.set_transport(&network, transport.flow_to_servers, transport.flow_to_clients);
-    network.drive(s.duration);
-    out.metrics = sim.finish();
   } else {
-    sim.run();
-    out.metrics = sim.finish();
+    platform::FlowNetwork network(s, sim, sim);
+    drive(network);
   }
+  out.metrics = sim.finish();
   out.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.peak_rss_bytes = peak_rss_bytes();
   return out;
