@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <queue>
 #include <vector>
 
@@ -152,8 +151,7 @@ FluidNetwork::~FluidNetwork() = default;
 void FluidNetwork::send(double now, std::uint32_t client_node, std::uint32_t device,
                         engine::Direction dir, double bytes, std::uint32_t token) {
   Impl& im = *impl_;
-  const double latency = im.topology.route(client_node, device, dir, im.route);
-  const double t = now + latency;
+  const double t = now + im.topology.latency(client_node, device, dir);
   im.latent.push({t, im.sent++, client_node, device, token, dir, bytes});
   im.core.hold_at(before(t));
 }

@@ -49,7 +49,6 @@ bool MaxMinFlows::add(std::uint32_t component, const std::vector<std::uint32_t>&
   f.rate = 0.0;
   f.finish = kInf;
   f.token = token;
-  f.component = component;
   f.position = static_cast<std::uint32_t>(k.active.size());
   ++f.generation;
   k.active.push_back(slot);
@@ -134,7 +133,7 @@ void MaxMinFlows::solve(std::uint32_t component, double now) {
       if (count_[c]++ == 0) touched_.push_back(c);
     counters_.flow_visits += static_cast<std::int64_t>(f.route.size());
   }
-  counters_.constraint_visits += static_cast<std::int64_t>(touched_.size());
+  counters_.link_visits += static_cast<std::int64_t>(touched_.size());
   std::uint32_t at = 0;
   for (std::uint32_t c : touched_) {
     if (count_[c] < 2) continue;

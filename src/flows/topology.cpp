@@ -59,9 +59,6 @@ void Topology::find_components() {
   };
   gather(node_nic_, node_site_, client);
   gather(device_nic_, device_site_, device);
-  const auto path_of = [&](std::uint32_t a, std::uint32_t b, bool to_server) {
-    return several_ ? (to_server ? a * n + b : b * n + a) : (to_server ? 0U : 1U);
-  };
   for (std::uint32_t a = 0; a < n; ++a)
     for (std::uint32_t b = 0; b < n; ++b)
       for (bool to_server : {true, false}) {
@@ -85,10 +82,10 @@ void Topology::find_components() {
 }
 
 std::int32_t Topology::add_link(const scenario::LinkSpec& spec) {
-  links_.push_back({spec.latency});
+  link_latency_.push_back(spec.latency);
   bandwidth_.push_back(spec.bandwidth);  // up
   bandwidth_.push_back(spec.bandwidth);  // down
-  return static_cast<std::int32_t>(links_.size() - 1);
+  return static_cast<std::int32_t>(link_latency_.size() - 1);
 }
 
 void Topology::one_site(const scenario::Scenario& s) {
@@ -112,8 +109,8 @@ void Topology::one_site(const scenario::Scenario& s) {
     if (const std::int32_t l = link(c); l >= 0) {
       path_[0].push_back(up(l));
       path_[1].push_back(down(l));
-      path_latency_[0] += links_[l].latency;
-      path_latency_[1] += links_[l].latency;
+      path_latency_[0] += link_latency_[l];
+      path_latency_[1] += link_latency_[l];
     }
   const auto nodes = static_cast<std::size_t>(s.client_nodes());
   for (std::size_t i = 0; i < nodes; ++i) node_nic_.push_back(link(LinkClass::ClientNic));
@@ -175,22 +172,22 @@ void Topology::several_sites(const scenario::Scenario& s) {
   for (std::uint32_t a = 0; a < n; ++a)
     for (std::uint32_t b = 0; b < n; ++b) {
       if (a == b) continue;
-      auto& p = path_[a * n + b];
-      double& latency = path_latency_[a * n + b];
+      auto& p = path_[path_of(a, b, true)];
+      double& latency = path_latency_[path_of(a, b, true)];
       if (uplink[a] >= 0) {
         p.push_back(up(uplink[a]));
-        latency += links_[uplink[a]].latency;
+        latency += link_latency_[uplink[a]];
       }
       std::size_t at = a;
       for (std::size_t l : s.routes[a][b].wan_links) {
         const auto& link = s.wan.links[l];
         p.push_back(link.a == at ? up(wan[l]) : down(wan[l]));
-        latency += links_[wan[l]].latency;
+        latency += link_latency_[wan[l]];
         at = link.a == at ? link.b : link.a;
       }
       if (uplink[b] >= 0) {
         p.push_back(down(uplink[b]));
-        latency += links_[uplink[b]].latency;
+        latency += link_latency_[uplink[b]];
       }
     }
   for (auto& classes : site_links)
@@ -198,29 +195,29 @@ void Topology::several_sites(const scenario::Scenario& s) {
       if (!group.constraints.empty()) degradable_.push_back(std::move(group));
 }
 
+Topology::Ends Topology::ends(std::uint32_t node, std::uint32_t device,
+                              engine::Direction dir) const {
+  const bool to_server = dir == engine::Direction::ToServer;
+  const std::uint32_t client_site = several_ ? node_site_[node] : 0;
+  const std::uint32_t device_site = several_ ? device_site_[device] : 0;
+  return {to_server ? node_nic_[node] : device_nic_[device],
+          to_server ? device_nic_[device] : node_nic_[node],
+          path_of(client_site, device_site, to_server)};
+}
+
+double Topology::latency(std::uint32_t node, std::uint32_t device, engine::Direction dir) const {
+  const Ends e = ends(node, device, dir);
+  return nic_latency(e.from) + path_latency_[e.path] + nic_latency(e.to);
+}
+
 double Topology::route(std::uint32_t node, std::uint32_t device, engine::Direction dir,
                        std::vector<std::uint32_t>& out) const {
+  const Ends e = ends(node, device, dir);
   out.clear();
-  const bool to_server = dir == engine::Direction::ToServer;
-  const std::int32_t from = to_server ? node_nic_[node] : device_nic_[device];
-  const std::int32_t to = to_server ? device_nic_[device] : node_nic_[node];
-  double latency = 0.0;
-  if (from >= 0) {
-    out.push_back(up(from));
-    latency += links_[from].latency;
-  }
-  std::size_t path = to_server ? 0 : 1;
-  if (several_) {
-    const std::uint32_t a = node_site_[node], b = device_site_[device];
-    path = to_server ? a * sites_ + b : b * sites_ + a;
-  }
-  out.insert(out.end(), path_[path].begin(), path_[path].end());
-  latency += path_latency_[path];
-  if (to >= 0) {
-    out.push_back(down(to));
-    latency += links_[to].latency;
-  }
-  return latency;
+  if (e.from >= 0) out.push_back(up(e.from));
+  out.insert(out.end(), path_[e.path].begin(), path_[e.path].end());
+  if (e.to >= 0) out.push_back(down(e.to));
+  return nic_latency(e.from) + path_latency_[e.path] + nic_latency(e.to);
 }
 
 }  // namespace sonicsim::flows

@@ -211,9 +211,7 @@ RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport
   } else if (transport.solver == FlowSolver::MaxMin) {
     flows::FluidNetwork network(s, sim, sim);
     drive(network);
-    const auto& c = network.counters();
-    out.flow_solver =
-        FlowSolverCounts{c.quiet_changes, c.solves, c.flow_visits, c.constraint_visits};
+    out.flow_solver = network.counters();
   } else {
     platform::FlowNetwork network(s, sim, sim);
     drive(network);

@@ -49,12 +49,10 @@ class MaxMinFlows {
   // The component's earliest finish time, +inf when none of its flows moves.
   double next_finish(std::uint32_t component);
 
-  std::size_t size(std::uint32_t component) const { return components_[component].active.size(); }
-
   // What the flows cost: changes that moved no one else, solves, and the flows and links those
   // visited (the benchmark's counts per flow event).
   struct Counters {
-    std::int64_t quiet_changes = 0, solves = 0, flow_visits = 0, constraint_visits = 0;
+    std::int64_t quiet_changes = 0, solves = 0, flow_visits = 0, link_visits = 0;
   };
   const Counters& counters() const { return counters_; }
 
@@ -67,7 +65,6 @@ class MaxMinFlows {
     double rate = 0.0;
     double finish = kInf;
     std::uint32_t token = 0;
-    std::uint32_t component = 0;
     std::uint32_t position = 0;    // in its component's `active`
     std::uint32_t generation = 0;  // bumped when its finish changes or it leaves
     std::uint64_t fixed_at = 0;    // the solve that fixed its rate

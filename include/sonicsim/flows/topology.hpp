@@ -32,6 +32,8 @@ class Topology {
   // latency.
   double route(std::uint32_t node, std::uint32_t device, engine::Direction dir,
                std::vector<std::uint32_t>& out) const;
+  // Its one-way latency alone.
+  double latency(std::uint32_t node, std::uint32_t device, engine::Direction dir) const;
 
   // Sets of constraints that no route joins: the flows of one never share a link with those of
   // another (with one site, requests and responses), so each is solved alone.
@@ -48,17 +50,28 @@ class Topology {
   const std::vector<Degradable>& degradable() const { return degradable_; }
 
  private:
-  struct Link {
-    double latency = 0.0;
-  };
   std::int32_t add_link(const scenario::LinkSpec& spec);
   void several_sites(const scenario::Scenario& s);
   void one_site(const scenario::Scenario& s);
   // The part of the route between the two NICs, walked from site `from` to site `to`.
   void find_components();
+  // What a transfer crosses: the NIC it leaves by, the path between the NICs (an index in
+  // path_), the NIC it arrives by (-1: none).
+  struct Ends {
+    std::int32_t from, to;
+    std::size_t path;
+  };
+  Ends ends(std::uint32_t node, std::uint32_t device, engine::Direction dir) const;
+  // The path from the clients of site `client` to the devices of site `device` (to_server) or
+  // back; with one site, 0 up and 1 down.
+  std::size_t path_of(std::uint32_t client, std::uint32_t device, bool to_server) const {
+    if (!several_) return to_server ? 0 : 1;
+    return to_server ? client * sites_ + device : device * sites_ + client;
+  }
+  double nic_latency(std::int32_t link) const { return link >= 0 ? link_latency_[link] : 0.0; }
 
-  std::vector<double> bandwidth_;  // by constraint
-  std::vector<Link> links_;
+  std::vector<double> bandwidth_;                    // by constraint
+  std::vector<double> link_latency_;                 // by link
   std::vector<std::int32_t> node_nic_, device_nic_;  // link index, -1 without
   std::vector<std::uint32_t> node_site_, device_site_;
   std::uint32_t sites_ = 1;

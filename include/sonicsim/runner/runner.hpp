@@ -2,12 +2,12 @@
 // wires the event core to SimGrid when flows matter, and measures the run itself.
 #pragma once
 
-#include <cstdint>
 #include <optional>
 #include <string>
 
 #include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/engine/simulation.hpp>
+#include <sonicsim/flows/max_min.hpp>
 #include <sonicsim/scenario/scenario.hpp>
 
 namespace sonicsim::runner {
@@ -44,15 +44,10 @@ struct TransportChoice {
 // requests experience, where contention shows first.
 TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Prediction& p);
 
-// What sonicsim's flow solver did (flows/max_min.hpp): flow events that moved no one else,
-// solves, and the flows and link directions those solves visited; the cost per flow event.
-struct FlowSolverCounts {
-  std::int64_t quiet_changes = 0, solves = 0, flow_visits = 0, link_visits = 0;
-};
-
 struct RunOutput {
   engine::RunMetrics metrics;
-  std::optional<FlowSolverCounts> flow_solver;  // runs on sonicsim's flows
+  // Runs on sonicsim's flows: what the solver did, the cost per flow event.
+  std::optional<flows::MaxMinFlows::Counters> flow_solver;
   TransportChoice transport;
   double wall_time_s = 0.0;
   long peak_rss_bytes = 0;
