@@ -9,7 +9,8 @@
 #   BENCH_REPEAT=3               runs per scenario
 #   BENCH_ARGS='...'             extra `sonicsim run` arguments, split on spaces, e.g.
 #                                BENCH_ARGS='--set duration="10min"' for a quicker pass (the
-#                                full set takes ~50 min on 2 cores, mostly bandwidth-bound-10k)
+#                                full set takes ~50 min, most of it the 100k- and 1M-thread
+#                                benchmarks)
 #   BENCH_SIMPY_SCENARIO=FILE    scenario for the SimPy comparison (default: the bench file whose
 #                                name looks like latency-bound-10k, else *latency*, else *10k*;
 #                                never one with sites)

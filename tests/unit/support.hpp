@@ -56,7 +56,8 @@ inline std::string load_error(const json& doc) {
   return "";
 }
 
-// One simulation with the transport forced (flow = SimGrid; one such run per process).
+// One simulation with the transport forced (flow: every payload a flow of sonicsim's max-min
+// solver).
 inline sonicsim::engine::RunMetrics run(const json& doc, bool flow = false) {
   const auto s = scenario_of(doc);
   const auto choice =

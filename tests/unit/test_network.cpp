@@ -1,6 +1,6 @@
-// Transfers: literal latencies and bandwidths, bandwidth sharing by SimGrid's flow model, and
-// agreement between the analytic fast path and the flow path on lightly loaded links. Each
-// test case runs in its own process (ctest), as SimGrid allows one engine per process.
+// Transfers: literal latencies and bandwidths, bandwidth sharing by the flow model (sonicsim's
+// max-min flows; tests/unit/test_flows.cpp holds them to SimGrid's), and agreement between the
+// analytic fast path and the flow path on lightly loaded links.
 #include "support.hpp"
 
 #include <map>

@@ -1,7 +1,8 @@
-// Sites on SimGrid's flow transport (platform/platform_build.cpp) and link faults between sites:
+// Sites on the flow transport (flows/topology.cpp, the platform SimGrid's platform_build.cpp
+// builds) and link faults between sites:
 // a saturated WAN link caps throughput at its bandwidth over the bytes per event, the flows agree
 // with the analytic path where links are idle, and every request is accounted for when a WAN link
-// or a site's uplink fails. Each flow run is one test case (one SimGrid engine per process).
+// or a site's uplink fails.
 #include "support.hpp"
 
 #include <sonicsim/analytic/analytic.hpp>
