@@ -21,6 +21,8 @@ void Clients::issue_request(std::uint32_t t, std::uint32_t slot, const Step& st)
   Request& rq = requests[r];
   rq.first_sent = ctx_.now;
   rq.thread = t;
+  rq.node = node_of(t);
+  rq.level = static_cast<std::uint16_t>(level_of(t, st.model));
   rq.slot = slot;
   rq.kind = st.kind;
   rq.tries = 0;
@@ -90,7 +92,7 @@ void Clients::start_fallback(std::uint32_t r) {
   const Request& rq = ctx_.requests[r];
   const double seconds = fallback_seconds(r);
   if (!tenant_of(rq.thread).async) {
-    parts_.accounting.client_cpu(threads_[rq.thread].tenant, seconds);
+    parts_.accounting.client_cpu(tenant_index(rq.thread), seconds);
     ctx_.queue.push(ctx_.now + seconds, EventKind::FallbackDone, r, rq.gen);
     return;
   }
@@ -125,7 +127,7 @@ void Clients::finish_request(std::uint32_t r, Outcome outcome) {
   const std::uint32_t model = requests.model_of(r);
   const double latency = now - rq.first_sent;
   if (outcome == Outcome::Completed)
-    parts_.sampling.request_completed(model, threads_[rq.thread].tenant, latency);
+    parts_.sampling.request_completed(model, tenant_index(rq.thread), latency);
   if (auto* tr = ctx_.traced(r)) {
     tr->back = now;
     tr->failed = outcome != Outcome::Completed;

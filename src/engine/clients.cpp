@@ -23,6 +23,7 @@ void Clients::build() {
     tn.indep_fraction = w.async.independent_work_fraction;
     tn.slots_per_thread = tn.async ? static_cast<std::uint32_t>(w.async.events_in_flight) : 1;
     tn.threads_per_job = static_cast<std::uint32_t>(w.threads_per_job);
+    tn.jobs_per_node = static_cast<std::uint32_t>(w.jobs_per_node);
     tn.thread_base = thread_base;
     tn.job_base = job_base;
     tn.slot_base = slot_base;
@@ -90,16 +91,11 @@ void Clients::start_threads() {
     // Jobs do not start in lock-step: each thread's first event starts at a uniformly random
     // offset within one mean event time, so the closed loop begins in its steady state.
     const double spread = w.cpu_time_per_event.expected();
-    const auto tpj = tn.threads_per_job;
-    const auto jpn = static_cast<std::uint32_t>(w.jobs_per_node);
     for (std::uint32_t k = 0; k < static_cast<std::uint32_t>(w.n_threads()); ++k) {
       const std::uint32_t t = tn.thread_base + k;
       Thread& th = threads_[t];
       th.rng.reseed(derive_seed(ctx_.sc.seed, kThreadStream, t));
-      th.tenant = i;
-      th.job = tn.job_base + k / tpj;
-      th.node = tn.node_base + (k / tpj) / jpn;
-      const double at = (tn.flow ? jobs_[th.job].start : 0.0) + spread * th.rng.uniform01();
+      const double at = (tn.flow ? jobs_[job_of(t)].start : 0.0) + spread * th.rng.uniform01();
       if (at <= ctx_.end) ctx_.queue.push(at, EventKind::EventStart, t);
     }
   }
@@ -127,10 +123,10 @@ void Clients::start_jobs(const Tenant& tn) {
 // Job flow: whether thread t's slot begins another event; if not, the slot retires, and the
 // job exits with its last slot.
 bool Clients::take_event(std::uint32_t t) {
-  Job& job = jobs_[threads_[t].job];
+  Job& job = jobs_[job_of(t)];
   Tenant& tn = tenant_of(t);
   auto& mj = *ctx_.metrics.jobs;
-  auto& own = *ctx_.metrics.workloads[threads_[t].tenant].jobs;
+  auto& own = *ctx_.metrics.workloads[tenant_index(t)].jobs;
   if (!job.started) {
     job.started = true;
     ++mj.started;
@@ -181,7 +177,7 @@ std::uint64_t Clients::lose_job(std::uint32_t j, double restart_after) {
         ++lost;
         if (th.cpu_phase) {
           drop_fallbacks(t);
-          parts_.accounting.cpu_cancelled(th.tenant,
+          parts_.accounting.cpu_cancelled(tenant_index(t),
                                           th.event_start + (1.0 - tn.p_served) * th.t_cpu);
         }
       }
@@ -195,13 +191,13 @@ std::uint64_t Clients::lose_job(std::uint32_t j, double restart_after) {
       drop_fallbacks(t);
       s.in_event = false;
     }
-    if (cpus_[t].busy) parts_.accounting.cpu_cancelled(th.tenant, cpus_[t].until);
+    if (cpus_[t].busy) parts_.accounting.cpu_cancelled(tenant_index(t), cpus_[t].until);
     cpus_[t].ready.clear();
     cpus_[t].busy = false;
   }
   for (std::uint32_t r = 0; r < ctx_.requests.size(); ++r) {
     const Request& rq = ctx_.requests[r];
-    if (rq.live && !rq.orphan && threads_[rq.thread].job == j) drop_request(r);
+    if (rq.live && !rq.orphan && job_of(rq.thread) == j) drop_request(r);
   }
   if (tn.flow) {
     jobs_[j].events_left += static_cast<std::int64_t>(lost);
@@ -264,7 +260,7 @@ void Clients::start_event(std::uint32_t t, std::uint32_t slot) {
     th.t_cpu = t_cpu;
     th.step = 0;
     th.in_event = th.cpu_phase = true;
-    parts_.accounting.client_cpu(th.tenant, (1.0 - tn.p_served) * t_cpu);
+    parts_.accounting.client_cpu(tenant_index(t), (1.0 - tn.p_served) * t_cpu);
     ctx_.queue.push(ctx_.now + (1.0 - tn.p_served) * t_cpu, EventKind::CpuDone, t, th.epoch);
     return;
   }
@@ -281,8 +277,7 @@ void Clients::start_event(std::uint32_t t, std::uint32_t slot) {
 
 // The CPU fallback of unserved models ends with the event's CPU work: count those requests.
 RunMetrics::Workload& Clients::site_tally_of(std::uint32_t t) {
-  const Thread& th = threads_[t];
-  return parts_.accounting.at_site(th.tenant, parts_.sites.of_node(th.node));
+  return parts_.accounting.at_site(tenant_index(t), parts_.sites.of_node(node_of(t)));
 }
 
 void Clients::finish_fallbacks(std::uint32_t t) {
@@ -292,7 +287,7 @@ void Clients::finish_fallbacks(std::uint32_t t) {
 }
 
 void Clients::complete_event(std::uint32_t t, double started) {
-  parts_.sampling.event_completed(threads_[t].tenant);
+  parts_.sampling.event_completed(tenant_index(t));
   parts_.accounting.event_completed(tally_of(t), started);
 }
 
@@ -334,7 +329,7 @@ void Clients::run_piece(std::uint32_t t, const Piece& p) {
   AsyncCpu& cpu = cpus_[t];
   cpu.running = p;
   cpu.until = ctx_.now + p.seconds;
-  parts_.accounting.client_cpu(threads_[t].tenant, p.seconds);
+  parts_.accounting.client_cpu(tenant_index(t), p.seconds);
   ctx_.queue.push(cpu.until, EventKind::CpuDone, t, threads_[t].epoch);
 }
 

@@ -32,8 +32,15 @@ class Clients {
   bool open() const { return open_; }
 
   // What the other parts need to know of a request's client.
-  std::uint32_t job_of(std::uint32_t thread) const { return threads_[thread].job; }
-  std::uint32_t node_of(std::uint32_t thread) const { return threads_[thread].node; }
+  // Both follow from the thread's index: its record stays one cache line (see Thread).
+  std::uint32_t job_of(std::uint32_t thread) const {
+    const Tenant& tn = tenant_of(thread);
+    return tn.job_base + (thread - tn.thread_base) / tn.threads_per_job;
+  }
+  std::uint32_t node_of(std::uint32_t thread) const {
+    const Tenant& tn = tenant_of(thread);
+    return tn.node_base + (thread - tn.thread_base) / tn.threads_per_job / tn.jobs_per_node;
+  }
   Rng& rng_of(std::uint32_t thread) { return threads_[thread].rng; }
   // The batcher's priority level (0-based) the thread's requests wait at for `model`.
   std::uint32_t level_of(std::uint32_t thread, std::uint32_t model) const {
@@ -64,6 +71,7 @@ class Clients {
   // Events of the threads (clients.cpp). A thread's events carry its epoch: those of a job
   // preempted since are stale.
   bool current(std::uint32_t t, std::uint32_t stamp) const { return stamp == threads_[t].epoch; }
+  void prefetch(std::uint32_t t) const { __builtin_prefetch(&threads_[t]); }
   void start_events(std::uint32_t t);  // EventKind::EventStart: every slot of thread t
   void on_cpu_done(std::uint32_t t);
   void on_arrival();
@@ -91,24 +99,26 @@ class Clients {
     double p_served = 0.0, p_unserved = 0.0;
     bool async = false, flow = false;
     double indep_fraction = 1.0;
-    std::uint32_t slots_per_thread = 1, threads_per_job = 1;
+    std::uint32_t slots_per_thread = 1, threads_per_job = 1, jobs_per_node = 1;
     std::uint32_t thread_base = 0, job_base = 0, slot_base = 0, node_base = 0;
     std::vector<std::uint32_t> level;  // per model: the batcher's priority level (0-based)
     RunMetrics::Workload* tally = nullptr;
     std::uint64_t running_jobs = 0;  // job flow: started, not yet exited
   };
-  struct Thread {
+  // One cache line: at the whole grid's scale (a million threads, 64 MB of them) each request
+  // misses it at least twice (its CPU work ends; its answer is back), and a record that
+  // straddled two lines would miss twice as often. Its workload, job and node follow from its
+  // index.
+  struct alignas(64) Thread {
     Rng rng;
     double event_start = 0.0;
-    double t_cpu = 0.0;     // of the event in progress (sync): what a CPU fallback costs
-    std::uint32_t job = 0;  // global job index
-    std::uint32_t tenant = 0;
-    std::uint32_t node = 0;
+    double t_cpu = 0.0;  // of the event in progress (sync): what a CPU fallback costs
     std::uint32_t step = 0;
-    std::uint32_t epoch = 0;  // its job's preemptions: older CPU events are stale
-    bool in_event = false;    // sync: an event is in progress
-    bool cpu_phase = false;   // sync: ... and its CPU work is not done
+    std::uint32_t epoch : 24 = 0;  // its job's preemptions: older CPU events are stale
+    bool in_event : 1 = false;     // sync: an event is in progress
+    bool cpu_phase : 1 = false;    // sync: ... and its CPU work is not done
   };
+  static_assert(sizeof(Thread) == 64, "a thread's record is one cache line");
   // Async: each thread holds several events (slots) and one CPU that runs one piece at a time.
   struct Slot {
     double event_start = 0.0, t_cpu = 0.0;
@@ -144,8 +154,14 @@ class Clients {
     std::uint32_t pending;  // requests not back yet
   };
 
-  Tenant& tenant_of(std::uint32_t thread) { return tenants_[threads_[thread].tenant]; }
-  const Tenant& tenant_of(std::uint32_t thread) const { return tenants_[threads_[thread].tenant]; }
+  // The workload (its index) thread belongs to: the last whose threads begin at or before it.
+  std::uint32_t tenant_index(std::uint32_t thread) const {
+    auto i = static_cast<std::uint32_t>(tenants_.size()) - 1;
+    while (tenants_[i].thread_base > thread) --i;
+    return i;
+  }
+  Tenant& tenant_of(std::uint32_t thread) { return tenants_[tenant_index(thread)]; }
+  const Tenant& tenant_of(std::uint32_t thread) const { return tenants_[tenant_index(thread)]; }
   // Where the thread's requests and events are counted: its workload's record, or with several
   // sites its workload's record at the site of its node (Accounting::at_site).
   RunMetrics::Workload& tally_of(std::uint32_t thread) {

@@ -4,6 +4,7 @@
 // without the others.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include <sonicsim/engine/event_queue.hpp>
@@ -34,8 +35,18 @@ enum Stream : std::uint64_t {
   kSiteStream = 12,       // sites: the weighted policy's draws
 };
 
+// The far queue's bucket width: 1/1024 of the longest mean event time, so that its ring of
+// buckets reaches four mean event times ahead, where nearly all pending CPU work ends.
+inline double far_width_of(const scenario::Scenario& s) {
+  double longest = 0.0;
+  for (const scenario::Workload& w : s.workloads)
+    if (!w.open_loop()) longest = std::max(longest, w.cpu_time_per_event.expected());
+  return longest > 0.0 ? longest / 1024.0 : 1e-3;
+}
+
 struct Context {
-  explicit Context(const scenario::Scenario& s) : sc(s), end(s.duration), warmup(s.warmup) {
+  explicit Context(const scenario::Scenario& s)
+      : sc(s), queue(far_width_of(s)), end(s.duration), warmup(s.warmup) {
     metrics.duration = s.duration;
     metrics.warmup = s.warmup;
   }

@@ -87,7 +87,7 @@ void NetworkPath::send(std::uint32_t r, Direction dir, double bytes) {
   // A device inside the client's node: no network, no gRPC (attached_devices.hpp).
   if (parts_.attached.is_attached(rq.device))
     return ctx_.queue.push(now, EventKind::TransferDone, r);
-  const std::uint32_t node = parts_.clients.node_of(rq.thread);
+  const std::uint32_t node = rq.node;
   if (several_) return send_between_sites(r, dir, bytes, node);
   account_bytes(node, rq.device, dir, bytes);
   if (flow_dir_[dir == Direction::ToServer ? 0 : 1]) {

@@ -44,7 +44,11 @@ struct Request {
   double first_sent = 0.0;             // the request's first try: latency runs from here
   double lb_in = 0.0, lb_bytes = 0.0;  // its message in the load balancer: since, size
   std::uint32_t thread = 0, slot = 0, device = 0, batcher = 0;
-  std::uint32_t gen = 0;  // changes with every try: stale client timeouts are ignored
+  // Of its thread, copied here when it is issued: the server and the way back read them
+  // without touching the thread's record, which a million threads keep out of the cache.
+  std::uint32_t node = 0;   // the client's node
+  std::uint16_t level = 0;  // the batcher's priority level (0-based) it waits at
+  std::uint32_t gen = 0;    // changes with every try: stale client timeouts are ignored
   std::uint16_t kind = 0;
   std::uint16_t tries = 0;
   int items = 1;

@@ -172,7 +172,7 @@ void ServerPools::arrive(std::uint32_t r) {
   // Triton refuses a request larger than max_batch_size, or one that finds its priority level's
   // queue full (max_queue_size); the error travels back.
   if (!b.batcher.accepts(rq.items)) return reject(r, Rejection::TooLarge);
-  const std::uint32_t level = parts_.clients.level_of(rq.thread, b.model);
+  const std::uint32_t level = rq.level;
   if (!b.batcher.has_room(level)) return reject(r, Rejection::QueueFull);
   b.batcher.enqueue(r, rq.items, now, level);
   dispatch(rq.batcher);

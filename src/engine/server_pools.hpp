@@ -94,6 +94,14 @@ class ServerPools {
     return whole_busy_[d].busy_seconds(ctx_.now);
   }
 
+  // Prefetches of the records an event will read (Simulation::Impl::prefetch).
+  void prefetch_device(std::uint32_t d) const { prefetch_lines(&devices_[d]); }
+  void prefetch_batcher(std::uint32_t bi) const { prefetch_lines(&batchers_[bi]); }
+  void prefetch_arrival(std::uint32_t d, std::uint32_t bi) const {
+    __builtin_prefetch(&devices_[d]);
+    prefetch_batcher(bi);
+  }
+
   // Request r's message has reached its server.
   void arrive(std::uint32_t r);
   // The try fails; the error travels back to the client.
@@ -112,6 +120,11 @@ class ServerPools {
   void finish();
 
  private:
+  template <class T>
+  static void prefetch_lines(const T* p) {
+    const char* c = reinterpret_cast<const char*>(p);
+    for (std::size_t off = 0; off < sizeof(T); off += 64) __builtin_prefetch(c + off);
+  }
   void place(std::uint32_t di, Exec&& e);
   void end_execution(std::uint32_t di, const Exec& e);
   struct BatcherState {

@@ -91,6 +91,7 @@ struct Simulation::Impl {
   }
 
   void handle(const Event& e);
+  void prefetch(const Event& next);
   void process_through(double until) {
     Context& ctx = parts.ctx;
     if (stall) return;
@@ -104,6 +105,7 @@ struct Simulation::Impl {
         tick_end = e.time + Limits::clock_tick_s;
         same_tick = 0;
       }
+      if (!ctx.queue.empty()) prefetch(ctx.queue.peek());
       handle(e);
       if ((++events & (kWatchEvents - 1)) == 0 && watch) watch(e.time, events);
     }
@@ -143,6 +145,35 @@ bool Simulation::Impl::stalled(const Event& e) {
           "to it (events that take no time, such as requests no server can take with no CPU "
           "time per event), see docs/limits.md";
   return true;
+}
+
+// The records the next event will read, fetched while this one is handled: at the whole grid's
+// scale (a million threads, ten thousand devices) they are rarely in cache, and waiting for
+// them is most of an event's cost (docs/performance.md). Only addresses known without reading
+// other cold records: a prefetch that waits for a miss would stall like the miss itself.
+void Simulation::Impl::prefetch(const Event& next) {
+  switch (next.kind) {
+    case EventKind::CpuDone:
+    case EventKind::EventStart:
+      parts.clients.prefetch(next.id);
+      break;
+    case EventKind::TransferDone: {
+      const Request& rq = parts.ctx.requests[next.id];  // in flight: usually in cache
+      if (rq.dir == Direction::ToServer)
+        parts.servers.prefetch_arrival(rq.device, rq.batcher);
+      else
+        parts.clients.prefetch(rq.thread);
+      break;
+    }
+    case EventKind::BatcherWake:
+      parts.servers.prefetch_batcher(next.id);
+      break;
+    case EventKind::ExecutionDone:
+      parts.servers.prefetch_device(next.id);
+      break;
+    default:
+      break;
+  }
 }
 
 void Simulation::Impl::handle(const Event& e) {

@@ -1,0 +1,157 @@
+// Timed events sorted lazily: a ring of time buckets in front of a small heap.
+//
+// At the whole grid's scale (a million threads) every thread holds one pending CPU completion,
+// so a heap of them is 16 MB that each pop walks ten levels down, one cache miss a level: the
+// largest cost per request (docs/performance.md). Here an event is appended to the bucket of its
+// time (`width` seconds each, a ring of kBuckets ahead of the current one) and only sorted when
+// its bucket becomes current: it then moves into a small heap that stays in cache. Pushes and
+// pops touch a few cache lines, whatever the number of events queued.
+//
+// The order is exactly EventHeap's, (time, payload): a bucket's index is a monotone function of
+// the time, the current heap holds every event up to the current bucket, the ring the next
+// ones, and the overflow heap those beyond the ring. The width only decides the speed.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include <sonicsim/engine/event_heap.hpp>
+
+namespace sonicsim::engine {
+
+class BucketQueue {
+ public:
+  using Entry = EventHeap::Entry;
+  static constexpr std::size_t kBuckets = 4096;
+
+  // Seconds per bucket; positive and finite (else 1 ms).
+  explicit BucketQueue(double width = 1e-3) {
+    per_second_ = std::isfinite(width) && width > 0.0 ? 1.0 / width : 1e3;
+  }
+
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
+  // Valid while not empty: the current heap is never empty while anything is queued.
+  const Entry& top() const { return current_.top(); }
+  void push(const Entry& e) {
+    ++size_;
+    const std::uint64_t k = index_of(e.time);
+    if (k <= cur_) return current_.push(e);
+    if (k - cur_ < kBuckets) {
+      put(k, e);
+    } else {
+      overflow_.push(e);
+    }
+    if (current_.empty()) advance();
+  }
+  Entry pop() {
+    const Entry top = current_.pop();
+    --size_;
+    if (current_.empty() && size_ > 0) advance();
+    return top;
+  }
+
+ private:
+  static constexpr std::size_t kMask = kBuckets - 1;
+  static constexpr std::uint64_t kMaxIndex = std::uint64_t{1} << 62;
+
+  // Monotone in t: rounding a product by a positive constant never reverses an order.
+  std::uint64_t index_of(double t) const {
+    const double k = std::floor(t * per_second_);
+    if (!(k > 0.0)) return 0;
+    return k >= static_cast<double>(kMaxIndex) ? kMaxIndex : static_cast<std::uint64_t>(k);
+  }
+  void put(std::uint64_t k, const Entry& e) {
+    const std::size_t slot = k & kMask;
+    Bucket& b = buckets_[slot];
+    if (b.tail == kNil || b.fill == kChunkEntries) {
+      const std::uint32_t c = new_chunk();
+      if (b.tail == kNil) {
+        b.head = c;
+        occupied_[slot / 64] |= std::uint64_t{1} << (slot % 64);
+      } else {
+        chunks_[b.tail].next = c;
+      }
+      b.tail = c;
+      b.fill = 0;
+    }
+    chunks_[b.tail].entries[b.fill++] = e;
+    ++in_ring_;
+  }
+  std::uint32_t new_chunk() {
+    std::uint32_t c;
+    if (!free_.empty()) {
+      c = free_.back();
+      free_.pop_back();
+    } else {
+      c = static_cast<std::uint32_t>(chunks_.size());
+      chunks_.emplace_back();
+    }
+    chunks_[c].next = kNil;
+    return c;
+  }
+  // The ring's first non-empty bucket after the current one, as an absolute index.
+  std::uint64_t next_occupied() const {
+    const std::size_t from = (cur_ + 1) & kMask;
+    for (std::size_t step = 0; step <= kBuckets; step += 64) {
+      const std::size_t base = (from + step) & kMask;
+      const std::size_t word = base / 64, bit = base % 64;
+      std::uint64_t bits = occupied_[word] >> bit;
+      if (bit > 0) bits |= occupied_[(word + 1) % occupied_.size()] << (64 - bit);
+      if (bits != 0) return cur_ + 1 + step + static_cast<std::uint64_t>(std::countr_zero(bits));
+    }
+    return cur_;  // unreachable while in_ring_ > 0
+  }
+  // Makes the next events current: the ring's next bucket, or the overflow's first.
+  void advance() {
+    cur_ = in_ring_ > 0 ? next_occupied() : index_of(overflow_.top().time);
+    // The ring now reaches further: what the overflow holds within it moves in.
+    while (!overflow_.empty() && index_of(overflow_.top().time) - cur_ < kBuckets) {
+      const Entry e = overflow_.pop();
+      if (index_of(e.time) == cur_)
+        current_.push(e);
+      else
+        put(index_of(e.time), e);
+    }
+    const std::size_t slot = cur_ & kMask;
+    Bucket& b = buckets_[slot];
+    if (b.head == kNil) return;
+    for (std::uint32_t c = b.head; c != kNil; c = chunks_[c].next) {
+      const std::size_t n = c == b.tail ? b.fill : kChunkEntries;
+      current_.append(chunks_[c].entries.data(), n);
+      in_ring_ -= n;
+      free_.push_back(c);
+    }
+    current_.reorder();
+    b = Bucket{};
+    occupied_[slot / 64] &= ~(std::uint64_t{1} << (slot % 64));
+  }
+
+  // A bucket is a list of chunks of entries, taken from one pool: the ring's memory is what it
+  // holds, not the most each bucket ever held.
+  static constexpr std::uint32_t kChunkEntries = 64;  // 1 KB
+  static constexpr std::uint32_t kNil = UINT32_MAX;
+  struct Chunk {
+    std::array<Entry, kChunkEntries> entries;
+    std::uint32_t next;
+  };
+  struct Bucket {
+    std::uint32_t head = kNil, tail = kNil;
+    std::uint32_t fill = 0;  // entries in the tail chunk
+  };
+
+  double per_second_;
+  std::uint64_t cur_ = 0;  // the current bucket's absolute index
+  std::size_t size_ = 0, in_ring_ = 0;
+  EventHeap current_;   // every event up to the current bucket
+  EventHeap overflow_;  // beyond the ring
+  std::array<Bucket, kBuckets> buckets_;
+  std::vector<Chunk> chunks_;
+  std::vector<std::uint32_t> free_;
+  std::array<std::uint64_t, kBuckets / 64> occupied_{};
+};
+
+}  // namespace sonicsim::engine

@@ -1,0 +1,114 @@
+// The engine's clock: the event queue hands out events in exactly (time, payload) order, whatever
+// the mix of near and far events, the far queue's bucket width, ties, events pushed into the
+// past of its current bucket, and times far beyond its ring. Same seed, same bytes rests on it.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include <sonicsim/engine/bucket_queue.hpp>
+#include <sonicsim/engine/event_queue.hpp>
+
+using sonicsim::engine::BucketQueue;
+using sonicsim::engine::Event;
+using sonicsim::engine::EventHeap;
+using sonicsim::engine::EventKind;
+using sonicsim::engine::EventQueue;
+
+namespace {
+
+using Key = std::tuple<double, std::uint64_t>;
+
+// Random pushes and pops against an ordered set: `width` is the bucket's, `spread` how far
+// ahead the pushes go (in seconds), `ties` the chance a push repeats the current time.
+void check_against_set(double width, double spread, double ties, std::uint32_t seed) {
+  BucketQueue q(width);
+  std::multiset<Key> ref;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  double now = 0.0;
+  std::uint64_t payload = 0;
+  for (int step = 0; step < 20000; ++step) {
+    const bool push = ref.empty() || u(rng) < 0.52;
+    if (push) {
+      double t = now + spread * u(rng) * u(rng);  // most near, a tail far ahead
+      if (u(rng) < ties) t = now;
+      if (u(rng) < 0.01) t = now + 1e6 * spread;  // far beyond the ring
+      const std::uint64_t p = payload++ % 7;      // repeated payloads: equal keys
+      q.push({t, p});
+      ref.insert({t, p});
+    } else {
+      REQUIRE_FALSE(q.empty());
+      const Key want = *ref.begin();
+      ref.erase(ref.begin());
+      REQUIRE(q.top().time == std::get<0>(want));
+      const EventHeap::Entry got = q.pop();
+      REQUIRE(got.time == std::get<0>(want));
+      REQUIRE(got.payload == std::get<1>(want));
+      now = got.time;
+    }
+    REQUIRE(q.size() == ref.size());
+  }
+  while (!ref.empty()) {
+    const EventHeap::Entry got = q.pop();
+    REQUIRE(Key{got.time, got.payload} == *ref.begin());
+    ref.erase(ref.begin());
+  }
+  CHECK(q.empty());
+}
+
+}  // namespace
+
+TEST_CASE("bucket queue: pops in (time, payload) order for any bucket width", "[event-queue]") {
+  std::uint32_t seed = 1;
+  for (double width : {1e-9, 1e-4, 1e-2, 1.0, 1e3})
+    for (double spread : {1e-3, 1.0, 100.0})
+      for (double ties : {0.0, 0.3}) {
+        INFO("width " << width << " s, spread " << spread << " s, ties " << ties);
+        check_against_set(width, spread, ties, seed++);
+      }
+}
+
+TEST_CASE("bucket queue: events earlier than its current bucket still pop first", "[event-queue]") {
+  // A push makes the next bucket current (here the one of t = 5); an event pushed afterwards
+  // for t = 1 belongs before it.
+  BucketQueue q(0.5);
+  q.push({5.0, 1});
+  q.push({1.0, 2});
+  q.push({5.0, 0});
+  q.push({1e12, 3});   // beyond the ring: the overflow
+  q.push({1e300, 4});  // beyond any bucket index
+  std::vector<std::uint64_t> order;
+  while (!q.empty()) order.push_back(q.pop().payload);
+  CHECK(order == std::vector<std::uint64_t>{2, 0, 1, 3, 4});
+}
+
+TEST_CASE("event queue: near and far events interleave in one total order", "[event-queue]") {
+  EventQueue q(1e-3);
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0.0, 2.0);
+  // (time, payload) is (time, kind, stamp, id)
+  std::multiset<std::tuple<double, int, std::uint32_t, std::uint32_t>> ref;
+  for (std::uint32_t i = 0; i < 5000; ++i) {
+    const double t = std::round(u(rng) * 1e4) / 1e4;  // many equal times
+    const auto kind = (i % 3 == 0)   ? EventKind::CpuDone
+                      : (i % 3 == 1) ? EventKind::TransferDone
+                                     : EventKind::EventStart;
+    q.push(t, kind, i, i % 5);
+    ref.insert({t, static_cast<int>(kind), i % 5, i});
+  }
+  for (const auto& [t, kind, stamp, id] : ref) {
+    REQUIRE(q.top_time() == t);
+    const Event e = q.pop();
+    REQUIRE(e.time == t);
+    REQUIRE(static_cast<int>(e.kind) == kind);
+    REQUIRE(e.id == id);
+    REQUIRE(e.stamp == stamp);
+  }
+  CHECK(q.empty());
+}
