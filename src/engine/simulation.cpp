@@ -91,7 +91,9 @@ struct Simulation::Impl {
   }
 
   void handle(const Event& e);
-  void prefetch(const Event& next);
+  // Inlined: GCC deems a function of prefetches pure and drops a call to it whose result is
+  // unused; in place, the prefetches stay.
+  [[gnu::always_inline]] inline void prefetch(const Event& next);
   void process_through(double until) {
     Context& ctx = parts.ctx;
     if (stall) return;
@@ -151,7 +153,7 @@ bool Simulation::Impl::stalled(const Event& e) {
 // scale (a million threads, ten thousand devices) they are rarely in cache, and waiting for
 // them is most of an event's cost (docs/performance.md). Only addresses known without reading
 // other cold records: a prefetch that waits for a miss would stall like the miss itself.
-void Simulation::Impl::prefetch(const Event& next) {
+inline void Simulation::Impl::prefetch(const Event& next) {
   switch (next.kind) {
     case EventKind::CpuDone:
     case EventKind::EventStart:
