@@ -32,6 +32,11 @@ class NetworkPath {
   // Request r's message leaves in direction `dir`; its TransferDone follows when it has arrived
   // (with the transport: when the transport says so, see Simulation::on_transfer_done).
   void send(std::uint32_t r, Direction dir, double bytes);
+  // Prefetches the byte counter of a client node's NIC (Simulation::Impl::prefetch).
+  void prefetch_client_nic(std::uint32_t node, Direction d) const {
+    const auto& bytes = client_nic_bytes_[d == Direction::ToServer ? 0 : 1];
+    if (node < bytes.size()) __builtin_prefetch(&bytes[node]);
+  }
   // The request overhead of r's current direction, paid after its transfer.
   double overhead_after_transfer(std::uint32_t r);
   // Fixed latency of the path, one way (one site).

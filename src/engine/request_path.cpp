@@ -73,8 +73,8 @@ void RequestPath::send_try(std::uint32_t r) {
   rq.device = d;
   rq.routed = true;
   ++active_[d];
-  parts_.operations.note_active(servers.device(d).pool);
-  rq.batcher = servers.device(d).batcher_of_model[model];
+  parts_.operations.note_active(servers.pool_of(d));
+  rq.batcher = servers.batcher_for(d, model);
   if (auto* tr = ctx_.traced(r)) tr->device = d;
   parts_.network.send(r, Direction::ToServer,
                       rq.items * ctx_.sc.models[model].input_bytes_per_item);

@@ -67,6 +67,12 @@ void ServerPools::build() {
       devices_.push_back(std::move(dev));
     }
   }
+  models_ = nm;
+  for (const Device& dev : devices_) {
+    pool_of_.push_back(dev.pool);
+    batcher_table_.insert(batcher_table_.end(), dev.batcher_of_model.begin(),
+                          dev.batcher_of_model.end());
+  }
   up_hosts_ = hosts_;
   build_kinds();
 }

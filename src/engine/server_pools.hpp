@@ -69,6 +69,12 @@ class ServerPools {
   void build();
 
   std::uint32_t device_count() const { return static_cast<std::uint32_t>(devices_.size()); }
+  // A device's pool and its batcher for a model, from small arrays: routing a request reads
+  // them without the device's record (at 10,000 devices, rarely in cache).
+  std::uint32_t pool_of(std::uint32_t d) const { return pool_of_[d]; }
+  std::uint32_t batcher_for(std::uint32_t d, std::uint32_t model) const {
+    return batcher_table_[static_cast<std::size_t>(d) * models_ + model];
+  }
   Device& device(std::uint32_t d) { return devices_[d]; }
   const Device& device(std::uint32_t d) const { return devices_[d]; }
   // The devices that host a model, and those of them up: routing's choice.
@@ -98,7 +104,7 @@ class ServerPools {
   void prefetch_device(std::uint32_t d) const { prefetch_lines(&devices_[d]); }
   void prefetch_batcher(std::uint32_t bi) const { prefetch_lines(&batchers_[bi]); }
   void prefetch_arrival(std::uint32_t d, std::uint32_t bi) const {
-    __builtin_prefetch(&devices_[d]);
+    prefetch_device(d);
     prefetch_batcher(bi);
   }
 
@@ -171,6 +177,9 @@ class ServerPools {
   Context& ctx_;
   Parts& parts_;
   std::vector<Device> devices_;
+  std::vector<std::uint32_t> pool_of_;        // per device
+  std::vector<std::uint32_t> batcher_table_;  // [device * models_ + model]: batcher_of_model
+  std::size_t models_ = 0;
   std::vector<BatcherState> batchers_;
   bool load_on_demand_ = false;  // some pool has explicit model control (model_memory.hpp)
   std::vector<std::vector<std::uint32_t>> hosts_;     // devices per model

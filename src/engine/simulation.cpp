@@ -155,7 +155,9 @@ bool Simulation::Impl::stalled(const Event& e) {
 // other cold records: a prefetch that waits for a miss would stall like the miss itself.
 inline void Simulation::Impl::prefetch(const Event& next) {
   switch (next.kind) {
-    case EventKind::CpuDone:
+    case EventKind::CpuDone:  // its request leaves through its node's NIC
+      parts.network.prefetch_client_nic(parts.clients.node_of(next.id), Direction::ToServer);
+      [[fallthrough]];
     case EventKind::EventStart:
       parts.clients.prefetch(next.id);
       break;

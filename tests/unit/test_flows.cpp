@@ -261,7 +261,7 @@ TEST_CASE("a run on the max-min flows reports its solver's work per flow event",
   CHECK(c.solves > 0);
   // (Requests finished, and at most one per thread still under way at the end.)
   CHECK(c.quiet_changes + c.solves <=
-        4 * (static_cast<std::uint64_t>(flows.metrics.requests_simulated) + 40));
+        4 * (static_cast<std::int64_t>(flows.metrics.requests_simulated) + 40));
   CHECK(c.flow_visits >= c.solves);
   CHECK(c.link_visits >= c.solves);
   const auto analytic = sonicsim::runner::simulate(s, sonicsim::runner::TransportChoice{});
