@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <sonicsim/engine/event_heap.hpp>
+#include <sonicsim/engine/free_list.hpp>
 
 namespace sonicsim::engine {
 
@@ -82,14 +83,7 @@ class BucketQueue {
     ++in_ring_;
   }
   std::uint32_t new_chunk() {
-    std::uint32_t c;
-    if (!free_.empty()) {
-      c = free_.back();
-      free_.pop_back();
-    } else {
-      c = static_cast<std::uint32_t>(chunks_.size());
-      chunks_.emplace_back();
-    }
+    const std::uint32_t c = chunks_.add();
     chunks_[c].next = kNil;
     return c;
   }
@@ -123,7 +117,7 @@ class BucketQueue {
       const std::size_t n = c == b.tail ? b.fill : kChunkEntries;
       current_.append(chunks_[c].entries.data(), n);
       in_ring_ -= n;
-      free_.push_back(c);
+      chunks_.release(c);
     }
     current_.reorder();
     b = Bucket{};
@@ -149,8 +143,7 @@ class BucketQueue {
   EventHeap current_;   // every event up to the current bucket
   EventHeap overflow_;  // beyond the ring
   std::array<Bucket, kBuckets> buckets_;
-  std::vector<Chunk> chunks_;
-  std::vector<std::uint32_t> free_;
+  FreeList<Chunk> chunks_;
   std::array<std::uint64_t, kBuckets / 64> occupied_{};
 };
 
