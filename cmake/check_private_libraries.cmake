@@ -6,7 +6,7 @@
 #   cmake -DSOURCE_DIR=... -P cmake/check_private_libraries.cmake
 set(owners
   "simgrid/|platform" "xbt/|platform" "xbt.h|platform"
-  "google/protobuf/|triton" "model_config.pb.h|triton")
+  "google/protobuf/|triton" "model_config.pb.h|triton" "yaml-cpp/|deployment")
 file(GLOB_RECURSE files ${SOURCE_DIR}/src/*.cpp ${SOURCE_DIR}/src/*.hpp
   ${SOURCE_DIR}/include/*.hpp)
 set(problems "")

@@ -19,7 +19,8 @@ export DEBIAN_FRONTEND=noninteractive
 # CMakeLists.txt (catch2 is header-only and needed to configure the tests; protobuf-compiler
 # generates the reader of Triton's config.pbtxt).
 BUILD_PKGS=(g++ cmake ninja-build pkg-config libsimgrid-dev libboost-dev libeigen3-dev
-  nlohmann-json3-dev libcli11-dev catch2 libssl-dev libprotobuf-dev protobuf-compiler)
+  nlohmann-json3-dev libcli11-dev catch2 libssl-dev libprotobuf-dev protobuf-compiler
+  libyaml-cpp-dev)
 # Shell-level tests (tests/cli) read results JSON with jq; cli_shipped_scenarios checks the
 # scenarios against docs/scenario.schema.json with python3-jsonschema; cli_report_chromium loads
 # the HTML report in headless Chromium and reads its screenshot with python3-pil.
@@ -33,6 +34,9 @@ BENCH_PKGS=(jq python3 python3-simpy3)
 TEST_PKGS+=(python3-matplotlib python3-simpy3)
 # scripts/fuzz.sh (CI's short fuzz pass) builds the libFuzzer targets with clang.
 TEST_PKGS+=(clang libclang-rt-14-dev)
+# cli_openmetrics backfills a run into a Prometheus TSDB with promtool and queries it through a
+# Prometheus server on 127.0.0.1 (Debian's prometheus 2.42 ships both).
+TEST_PKGS+=(prometheus)
 
 log() { printf '[sonicsim] %s\n' "$*" >&2; }
 die() { printf '[sonicsim] error: %s\n' "$*" >&2; exit 1; }

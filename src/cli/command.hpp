@@ -50,5 +50,8 @@ void add_reproduce_command(CLI::App& app, Commands& out);                // repr
 void add_report_command(CLI::App& app, Commands& out);                   // report
 void add_plan_command(CLI::App& app, Commands& out);                     // plan
 void add_sweep_commands(CLI::App& app, Commands& out);                   // sweep, merge
+void add_import_commands(CLI::App& app, Commands& out);  // import supersonic|prometheus
+void add_import_supersonic_command(CLI::App* import, Commands& out);  // import supersonic
+void add_import_prometheus_command(CLI::App* import, Commands& out);  // import prometheus
 
 }  // namespace sonicsim::cli

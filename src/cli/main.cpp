@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
   cli::add_report_command(app, commands);
   cli::add_plan_command(app, commands);
   cli::add_sweep_commands(app, commands);
+  cli::add_import_commands(app, commands);
 
   try {
     app.parse(argc, argv);
