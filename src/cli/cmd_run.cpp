@@ -1,10 +1,14 @@
 // run, validate, analytic: one scenario, simulated or predicted (pipeline/scenario_run.hpp).
+#include <cmath>
+#include <ctime>
 #include <iostream>
 
 #include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/pipeline/scenario_run.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/runner/memory.hpp>
+#include <sonicsim/util/format.hpp>
+#include <sonicsim/util/wall_time.hpp>
 
 #include "checks.hpp"
 #include "command.hpp"
@@ -49,14 +53,37 @@ namespace {
 struct RunArgs {
   ScenarioArgs scenario;
   std::string output, prometheus, trace;
+  std::string openmetrics, openmetrics_start, release = "supersonic", namespace_name = "default";
   std::uint64_t trace_every = 100;
   std::size_t trace_max = 10000;
   bool json = false, quiet = false;
 };
 
+// Simulated time 0 on the wall clock: given, or the run's duration before now (whole minutes),
+// so that the simulated day ends about now and lies inside Prometheus' retention (blocks older
+// than it are deleted when Prometheus starts).
+double openmetrics_start(const RunArgs& a) {
+  if (!a.openmetrics_start.empty()) {
+    const auto t = util::parse_wall_time(a.openmetrics_start);
+    if (!t)
+      throw UsageError("--openmetrics-start: found '" + a.openmetrics_start +
+                       "', expected seconds since the epoch (1732665600) or RFC 3339 "
+                       "(2026-11-27T00:00:00Z)");
+    return *t;
+  }
+  const auto s = pipeline::load(a.scenario);
+  const double now = static_cast<double>(std::time(nullptr));
+  return std::floor((now - s.duration) / 60.0) * 60.0;
+}
+
 int cmd_run(const RunArgs& a) {
-  const auto run = pipeline::run(
-      a.scenario, {a.output, a.prometheus, a.trace, {a.trace_every, a.trace_max}}, !a.quiet);
+  pipeline::RunFiles files{
+      a.output, a.prometheus, a.trace, a.openmetrics, {a.trace_every, a.trace_max}, {}};
+  if (!a.openmetrics.empty())
+    files.openmetrics_labels = {openmetrics_start(a), a.release, a.namespace_name};
+  else if (!a.openmetrics_start.empty())
+    throw UsageError("--openmetrics-start needs --openmetrics FILE");
+  const auto run = pipeline::run(a.scenario, files, !a.quiet);
   if (a.json) {
     std::cout << run.results.dump(2) << "\n";
     for (const auto& w : results::overload_warnings(run.output.metrics))
@@ -65,6 +92,11 @@ int cmd_run(const RunArgs& a) {
     std::cout << results::summary(run.scenario, run.output, run.analytic);
     if (!a.output.empty()) std::cout << "results    written to " << a.output << "\n";
     if (!a.prometheus.empty()) std::cout << "metrics    written to " << a.prometheus << "\n";
+    if (!a.openmetrics.empty())
+      std::cout << "history    written to " << a.openmetrics << " (OpenMetrics, every "
+                << util::format_time(run.scenario.timeseries_interval) << " from "
+                << util::format_wall_time(files.openmetrics_labels.start_unix)
+                << "; load it with promtool tsdb create-blocks-from openmetrics)\n";
     if (!a.trace.empty())
       std::cout << "trace      " << run.output.metrics.trace.size() << " requests written to "
                 << a.trace << " (open it in https://ui.perfetto.dev or chrome://tracing)\n";
@@ -123,6 +155,18 @@ void add_run_commands(CLI::App& app, Commands& out) {
       ->capture_default_str();
   run->add_option("--trace-max", run_args.trace_max, "Trace at most this many requests")
       ->check(whole_number(1, 10000000))
+      ->capture_default_str();
+  run->add_option("--openmetrics", run_args.openmetrics,
+                  "Write the run's time series in OpenMetrics with timestamps, under Triton's, "
+                  "Envoy's and Kubernetes' metric names (docs/deployment.md)");
+  run->add_option("--openmetrics-start", run_args.openmetrics_start,
+                  "Wall-clock time of simulated time 0: seconds since the epoch or RFC 3339 "
+                  "(default: the duration before now, whole minutes)");
+  run->add_option("--release", run_args.release,
+                  "--openmetrics: the Helm release (label `release`, pod names)")
+      ->capture_default_str();
+  run->add_option("--namespace", run_args.namespace_name,
+                  "--openmetrics: the Kubernetes namespace (label `namespace`)")
       ->capture_default_str();
   run->add_flag("--json", run_args.json, "Print the results JSON on stdout instead of the summary");
   run->add_flag("-q,--quiet", run_args.quiet, "Print nothing on success");

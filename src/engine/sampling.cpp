@@ -29,7 +29,44 @@ void Sampling::start() {
   ts.pools.assign(sc.servers.size(), {});
   workload_window_.assign(sc.workloads.size(), {});
   ts.workloads.assign(sc.workloads.size(), {});
+  start_counters(ts);
   if (ts.interval <= ctx_.end) ctx_.queue.push(ts.interval, EventKind::Sample, 0);
+}
+
+// One Counters series per pool and model it hosts (and per device and model with
+// `timeseries.replicas`), in the scenario's order.
+void Sampling::start_counters(RunMetrics::TimeSeries& ts) {
+  const auto& sc = ctx_.sc;
+  models_ = static_cast<std::uint32_t>(sc.models.size());
+  const auto pools = static_cast<std::uint32_t>(sc.servers.size());
+  device_pool_.clear();
+  for (const auto& d : ts.devices) device_pool_.push_back(d.pool);
+  pair_index_.assign(static_cast<std::size_t>(pools) * models_, 0);
+  std::vector<std::vector<std::uint32_t>> hosted(pools);
+  for (std::uint32_t p = 0; p < pools; ++p)
+    for (const auto& name : sc.servers[p].models) {
+      const auto m = static_cast<std::uint32_t>(sc.model_index(name));
+      hosted[p].push_back(m);
+      pair_index_[p * models_ + m] = static_cast<std::uint32_t>(ts.servers.size());
+      ts.servers.push_back({p, m, -1, {}, {}, {}, {}, {}, {}});
+    }
+  pool_counts_.assign(ts.servers.size(), {});
+  if (!sc.timeseries_replicas) return;
+  replica_index_.assign(ts.devices.size() * models_, 0);
+  for (std::uint32_t d = 0; d < ts.devices.size(); ++d)
+    for (std::uint32_t m : hosted[ts.devices[d].pool]) {
+      replica_index_[d * models_ + m] = static_cast<std::uint32_t>(ts.replicas.size());
+      ts.replicas.push_back({ts.devices[d].pool,
+                             m,
+                             static_cast<std::int32_t>(ts.devices[d].index),
+                             {},
+                             {},
+                             {},
+                             {},
+                             {},
+                             {}});
+    }
+  replica_counts_.assign(ts.replicas.size(), {});
 }
 
 void Sampling::on_sample() {
@@ -61,7 +98,23 @@ void Sampling::on_sample() {
     ts.devices[di].utilization.push_back((busy - busy_before_[di]) / dt);
     busy_before_[di] = busy;
     ts.devices[di].queue_length.push_back(static_cast<double>(servers.queued_on(di)));
+    ts.devices[di].serving.push_back(servers.serving(di) ? 1 : 0);
   }
+  auto close = [](std::vector<Counts>& counts, std::vector<RunMetrics::TimeSeries::Counters>& to) {
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+      auto& c = counts[i];
+      auto& s = to[i];
+      s.requests.push_back(c.requests);
+      s.failures.push_back(c.failures);
+      s.inferences.push_back(c.inferences);
+      s.executions.push_back(c.executions);
+      s.queue_s.push_back(c.queue_s);
+      s.compute_s.push_back(c.compute_s);
+      c = Counts{};
+    }
+  };
+  close(pool_counts_, ts.servers);
+  close(replica_counts_, ts.replicas);
   for (std::size_t mi = 0; mi < model_window_.size(); ++mi) {
     auto& w = model_window_[mi];
     auto& sm = ts.models[mi];
@@ -71,6 +124,9 @@ void Sampling::on_sample() {
         w.executions ? static_cast<double>(w.items) / static_cast<double>(w.executions) : 0.0);
     sm.latency_p50_s.push_back(w.latency.quantile(0.50));
     sm.latency_p99_s.push_back(w.latency.quantile(0.99));
+    const auto completed = static_cast<double>(w.latency.count());
+    sm.completed.push_back(completed);
+    sm.latency_sum_s.push_back(w.latency.mean() * completed);
     w = ModelWindow{};
   }
   for (std::size_t li = 0; li < metrics.links.size(); ++li) {

@@ -36,11 +36,30 @@ class Sampling {
     model_window_[model].latency.add(latency);
     workload_window_[workload].latency.add(latency);
   }
-  void execution_done(std::uint32_t model, int items) {
+  // An execution of `requests` requests and `items` items ends on device `device`; their queue
+  // times sum to `queue_s`, the execution took `compute_s`.
+  void execution_done(std::uint32_t device, std::uint32_t model, int items, std::size_t requests,
+                      double queue_s, double compute_s) {
     if (!on_) return;
     auto& w = model_window_[model];
     w.items += static_cast<std::uint64_t>(items);
     ++w.executions;
+    const double n = static_cast<double>(requests);
+    auto add = [&](Counts& c) {
+      c.requests += n;
+      c.inferences += items;
+      c.executions += 1.0;
+      c.queue_s += queue_s;
+      c.compute_s += n * compute_s;
+    };
+    add(pool_counts_[pair_of(device, model)]);
+    if (!replica_counts_.empty()) add(replica_counts_[replica_of(device, model)]);
+  }
+  // Triton refused a request for `model` on `device` (queue full, queue timeout, too large).
+  void request_refused(std::uint32_t device, std::uint32_t model) {
+    if (!on_) return;
+    pool_counts_[pair_of(device, model)].failures += 1.0;
+    if (!replica_counts_.empty()) replica_counts_[replica_of(device, model)].failures += 1.0;
   }
   // Bytes on every link of the path, in direction dir (0: to the servers).
   void bytes_sent(int dir, double bytes) {
@@ -64,6 +83,8 @@ class Sampling {
   }
 
  private:
+  void start_counters(RunMetrics::TimeSeries& ts);
+
   Context& ctx_;
   Parts& parts_;
   bool on_ = false;
@@ -80,6 +101,22 @@ class Sampling {
   };
   std::vector<ModelWindow> model_window_;
   std::vector<std::array<double, 2>> link_window_bytes_;  // per RunMetrics::links entry
+  struct Counts {
+    double requests = 0.0, failures = 0.0, inferences = 0.0, executions = 0.0;
+    double queue_s = 0.0, compute_s = 0.0;
+  };
+  // Index of TimeSeries::servers (replicas) by pool (device) and model; only pairs where the
+  // pool hosts the model are ever looked up.
+  std::vector<std::uint32_t> pair_index_, replica_index_;
+  std::vector<Counts> pool_counts_, replica_counts_;
+  std::uint32_t pair_of(std::uint32_t device, std::uint32_t model) const {
+    return pair_index_[device_pool_[device] * models_ + model];
+  }
+  std::uint32_t replica_of(std::uint32_t device, std::uint32_t model) const {
+    return replica_index_[device * models_ + model];
+  }
+  std::vector<std::uint32_t> device_pool_;
+  std::uint32_t models_ = 0;
   std::uint64_t samples_ = 0;
 
   TraceSettings tracing_;

@@ -185,6 +185,9 @@ void ServerPools::arrive(std::uint32_t r) {
 }
 
 void ServerPools::reject(std::uint32_t r, Rejection why) {
+  if (why == Rejection::QueueFull || why == Rejection::Timeout || why == Rejection::TooLarge)
+    parts_.sampling.request_refused(ctx_.requests[r].device,
+                                    batchers_[ctx_.requests[r].batcher].model);
   ctx_.requests[r].failed = true;
   ctx_.requests[r].why = why;
   parts_.path.respond(r, 0.0);
@@ -319,8 +322,13 @@ void ServerPools::release_pending(Exec& e) {
     b.batcher.release_instance();
   Counters& c = counters_[pool];
   c.executions += 1.0;
-  for (const auto& q : e.batch) c.queue_seconds += e.start - q.enqueued;
-  parts_.sampling.execution_done(b.model, e.items);
+  double queued = 0.0;
+  for (const auto& q : e.batch) {
+    const double wait = e.start - q.enqueued;
+    c.queue_seconds += wait;  // one request at a time: the autoscaler's sums stay as they were
+    queued += wait;
+  }
+  parts_.sampling.execution_done(di, b.model, e.items, e.batch.size(), queued, ctx_.now - e.start);
   parts_.accounting.execution_done(b.model, pool, e.items, e.batch.size(), e.start);
   const auto& model = ctx_.sc.models[b.model];
   for (const auto& q : e.batch) {

@@ -92,6 +92,10 @@ class ServerPools {
   // execution: `model`'s service time at batch 1).
   double expected_wait(std::uint32_t d, std::uint32_t model) const;
   [[gnu::cold]] double shared_expected_wait(std::uint32_t server, std::uint32_t model) const;
+  // Up or draining: a Triton server whose metrics endpoint Prometheus would scrape.
+  bool serving(std::uint32_t d) const {
+    return devices_[d].state == State::Up || devices_[d].state == State::Draining;
+  }
   // Executing, queued, or in its host's hands (server_hosts.hpp).
   bool holds_work(std::uint32_t d) const;
   // Busy clocks over the whole run, warm-up included (for the autoscaler and the time series).

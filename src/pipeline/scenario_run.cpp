@@ -7,6 +7,7 @@
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/results/trace.hpp>
 #include <sonicsim/util/files.hpp>
+#include <sonicsim/util/format.hpp>
 
 namespace sonicsim::pipeline {
 
@@ -33,13 +34,45 @@ ScenarioRun simulate(scenario::Scenario s, const engine::TraceSettings& trace,
   return run;
 }
 
+void prepare_openmetrics(scenario::Scenario& s, const std::string& scenario_file) {
+  if (s.timeseries_interval <= 0.0) {
+    s.timeseries_interval = kScrapeInterval;
+    if (s.duration / s.timeseries_interval > 1e6)
+      throw InputError(
+          scenario_file,
+          {{"timeseries", "--openmetrics samples every " + util::format_time(kScrapeInterval) +
+                              " when the scenario sets no interval, which makes " +
+                              util::formatted("%.0f", s.duration / kScrapeInterval) +
+                              " windows for a duration of " + util::format_time(s.duration) +
+                              "; expected at most 1,000,000: set timeseries.interval "
+                              "(--set 'timeseries={\"interval\": \"1min\"}')"}});
+  }
+  s.timeseries_replicas = true;
+  // The file is built in memory and written all or none with the run's other outputs.
+  constexpr double kMaxBytes = 4.0 * (1ull << 30);
+  const double bytes = results::openmetrics_samples(s) * results::kOpenMetricsBytesPerSample;
+  if (bytes > kMaxBytes)
+    throw InputError(scenario_file,
+                     {{"timeseries.interval",
+                       "--openmetrics would write about " + util::format_bytes(bytes) + " (" +
+                           util::formatted("%.3g", results::openmetrics_samples(s)) +
+                           " samples), expected at most " + util::format_bytes(kMaxBytes) +
+                           ": lengthen timeseries.interval or shorten the duration"}});
+}
+
 ScenarioRun run(const ScenarioSource& source, const RunFiles& files, bool progress) {
   auto s = load(source);
-  check_distinct_outputs(
-      {{"-o", files.results}, {"--prometheus", files.prometheus}, {"--trace", files.trace}});
+  check_distinct_outputs({{"-o", files.results},
+                          {"--prometheus", files.prometheus},
+                          {"--trace", files.trace},
+                          {"--openmetrics", files.openmetrics}});
   if (!files.results.empty()) check_writable(files.results);
   if (!files.prometheus.empty()) check_writable(files.prometheus);
   if (!files.trace.empty()) check_writable(files.trace);
+  if (!files.openmetrics.empty()) {
+    check_writable(files.openmetrics);
+    prepare_openmetrics(s, source.scenario_path);
+  }
   StatusLine line(progress);
   const double total_s = s.duration;
   ScenarioRun done =
@@ -53,6 +86,9 @@ ScenarioRun run(const ScenarioSource& source, const RunFiles& files, bool progre
     out.emplace_back(files.prometheus, results::to_prometheus(done.scenario, done.output));
   if (!files.trace.empty())
     out.emplace_back(files.trace, results::to_chrome_trace(done.scenario, done.output.metrics));
+  if (!files.openmetrics.empty())
+    out.emplace_back(files.openmetrics,
+                     results::to_openmetrics(done.scenario, done.output, files.openmetrics_labels));
   write_all_or_none(out);
   return done;
 }

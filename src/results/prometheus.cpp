@@ -11,35 +11,15 @@
 #include <sonicsim/scenario/sites.hpp>
 #include <sonicsim/util/format.hpp>
 
+#include "exposition.hpp"
+
 namespace sonicsim::results {
 
 namespace {
 
-// Label values escape backslash, double quote and newline (exposition format 0.0.4).
-std::string label(const std::string& value) {
-  std::string out;
-  for (char c : value) {
-    if (c == '\\' || c == '"') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
-
-std::string number(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-  return util::exact_number(v);  // counters of requests print as integers
-}
-
-struct Family {
-  const char* name;
-  const char* type;
-  const char* help;
-};
+using exposition::Family;
+using exposition::label;
+using exposition::number;
 
 class Writer {
  public:
@@ -104,55 +84,28 @@ std::string to_prometheus(const scenario::Scenario& s, const runner::RunOutput& 
     labels_of_model.push_back(std::move(labels));
   }
   Writer w;
-  struct PerModel {
-    const char* name;
-    const char* type;
-    const char* help;
-    double (*value)(const engine::RunMetrics::Model&);
+  using Model = engine::RunMetrics::Model;
+  // Each of Triton's counters (exposition::kTriton, in its order) from a model's totals.
+  double (*const value[exposition::kTritonCounters])(const Model&) = {
+      [](const Model& mm) { return static_cast<double>(mm.requests); },
+      [](const Model& mm) { return static_cast<double>(mm.rejected()); },
+      [](const Model& mm) { return static_cast<double>(mm.items); },
+      [](const Model& mm) { return static_cast<double>(mm.executions); },
+      [](const Model& mm) {
+        return mm.queue_time.mean() * static_cast<double>(mm.queue_time.count()) * 1e6 +
+               mm.executed_request_seconds * 1e6;
+      },
+      [](const Model& mm) {
+        return mm.queue_time.mean() * static_cast<double>(mm.queue_time.count()) * 1e6;
+      },
+      [](const Model&) { return 0.0; },
+      [](const Model& mm) { return mm.executed_request_seconds * 1e6; },
+      [](const Model&) { return 0.0; },
   };
-  const PerModel per_model[] = {
-      {"nv_inference_request_success", "counter",
-       "Number of successful inference requests, all batch sizes",
-       [](const engine::RunMetrics::Model& mm) { return static_cast<double>(mm.requests); }},
-      {"nv_inference_request_failure", "counter",
-       "Number of failed inference requests, all batch sizes (rejected by the queue policy or "
-       "max_batch_size)",
-       [](const engine::RunMetrics::Model& mm) { return static_cast<double>(mm.rejected()); }},
-      {"nv_inference_count", "counter",
-       "Number of inferences performed (a batch of n items counts n; does not include cached "
-       "requests)",
-       [](const engine::RunMetrics::Model& mm) { return static_cast<double>(mm.items); }},
-      {"nv_inference_exec_count", "counter",
-       "Number of model executions performed (does not include cached requests)",
-       [](const engine::RunMetrics::Model& mm) { return static_cast<double>(mm.executions); }},
-      {"nv_inference_request_duration_us", "counter",
-       "Cumulative inference request duration in microseconds: queue and compute (sonicsim: "
-       "without the server-side request overhead)",
-       [](const engine::RunMetrics::Model& mm) {
-         return mm.queue_time.mean() * static_cast<double>(mm.queue_time.count()) * 1e6 +
-                mm.executed_request_seconds * 1e6;
-       }},
-      {"nv_inference_queue_duration_us", "counter",
-       "Cumulative inference queuing duration in microseconds",
-       [](const engine::RunMetrics::Model& mm) {
-         return mm.queue_time.mean() * static_cast<double>(mm.queue_time.count()) * 1e6;
-       }},
-      {"nv_inference_compute_input_duration_us", "counter",
-       "Cumulative compute input duration in microseconds (sonicsim: 0, all compute is infer)",
-       [](const engine::RunMetrics::Model&) { return 0.0; }},
-      {"nv_inference_compute_infer_duration_us", "counter",
-       "Cumulative compute inference duration in microseconds, each request charged its "
-       "execution's whole duration",
-       [](const engine::RunMetrics::Model& mm) { return mm.executed_request_seconds * 1e6; }},
-      {"nv_inference_compute_output_duration_us", "counter",
-       "Cumulative inference compute output duration in microseconds (sonicsim: 0, all compute "
-       "is infer)",
-       [](const engine::RunMetrics::Model&) { return 0.0; }},
-  };
-  for (const auto& f : per_model) {
-    w.family({f.name, f.type, f.help});
+  for (int f = 0; f < exposition::kTritonCounters; ++f) {
+    w.family(exposition::kTriton[f]);
     for (std::size_t i = 0; i < m.models.size(); ++i)
-      w.sample(f.name, labels_of_model[i], f.value(m.models[i]));
+      w.sample(exposition::kTriton[f].name, labels_of_model[i], value[f](m.models[i]));
   }
 
   // One GPU per device of every pool; Triton names them by UUID, sonicsim by pool and index.

@@ -576,6 +576,26 @@ void read_series_optional(const View& block, std::size_t n, Timeseries& ts) {
                           e.numbers(p::replicas, n), e.numbers(p::ready, n)});
     }
   }
+  auto counters = [&](const char* key, std::vector<Timeseries::Server>& out) {
+    if (!block.has(key)) return;
+    for (const View& v : block.elements(key)) {
+      namespace sv = k::timeseries::server;
+      const View e(v);
+      Timeseries::Server s;
+      s.pool = e.text(sv::pool).value_or("?");
+      s.model = e.text(sv::model).value_or("?");
+      if (e.has(sv::replica)) s.replica = static_cast<int>(e.number(sv::replica));
+      s.requests_per_s = e.numbers(sv::requests_per_s, n);
+      s.failures_per_s = e.numbers(sv::failures_per_s, n);
+      s.inferences_per_s = e.numbers(sv::inferences_per_s, n);
+      s.executions_per_s = e.numbers(sv::executions_per_s, n);
+      s.queue_time_s = e.numbers(sv::queue_time_s, n);
+      s.compute_time_s = e.numbers(sv::compute_time_s, n);
+      out.push_back(std::move(s));
+    }
+  };
+  counters(k::timeseries::servers, ts.servers);
+  counters(k::timeseries::replicas, ts.replicas);
 }
 
 }  // namespace

@@ -269,6 +269,38 @@ ojson links_json(const engine::RunMetrics& m) {
   return links;
 }
 
+// Triton's counters per window as rates and per-request times.
+ojson counters_json(const engine::RunMetrics& m,
+                    const std::vector<engine::RunMetrics::TimeSeries::Counters>& all, double dt) {
+  namespace sv = k::timeseries::server;
+  ojson out = ojson::array();
+  for (const auto& c : all) {
+    const std::size_t n = c.requests.size();
+    std::vector<double> requests(n), failures(n), inferences(n), executions(n), queue(n),
+        compute(n);
+    for (std::size_t w = 0; w < n; ++w) {
+      requests[w] = c.requests[w] / dt;
+      failures[w] = c.failures[w] / dt;
+      inferences[w] = c.inferences[w] / dt;
+      executions[w] = c.executions[w] / dt;
+      queue[w] = c.requests[w] > 0.0 ? c.queue_s[w] / c.requests[w] : 0.0;
+      compute[w] = c.requests[w] > 0.0 ? c.compute_s[w] / c.requests[w] : 0.0;
+    }
+    ojson o;
+    o[sv::pool] = m.pools.at(c.pool).name;
+    if (c.replica >= 0) o[sv::replica] = c.replica;
+    o[sv::model] = m.models.at(c.model).name;
+    o[sv::requests_per_s] = requests;
+    o[sv::failures_per_s] = failures;
+    o[sv::inferences_per_s] = inferences;
+    o[sv::executions_per_s] = executions;
+    o[sv::queue_time_s] = queue;
+    o[sv::compute_time_s] = compute;
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
 // The per-window series of the devices, pools, models and links.
 void timeseries_parts_json(const engine::RunMetrics& m, ojson& t) {
   namespace ts = k::timeseries;
@@ -306,6 +338,9 @@ void timeseries_parts_json(const engine::RunMetrics& m, ojson& t) {
                   {ts::link::utilization, sl.utilization}});
   }
   t[ts::links] = tl;
+  t[ts::servers] = counters_json(m, series.servers, series.interval);
+  if (!series.replicas.empty())
+    t[ts::replicas] = counters_json(m, series.replicas, series.interval);
 }
 
 ojson timeseries_json(const scenario::Scenario& s, const engine::RunMetrics& m) {

@@ -104,9 +104,10 @@ MemoryEstimate estimate_memory(const scenario::Scenario& s, const engine::TraceS
   const auto add = [&e](std::string what, double bytes) {
     if (bytes > 0.0) e.parts.push_back({std::move(what), bytes});
   };
-  double devices = 0.0, device_models = 0.0, operated = 0.0;
+  double devices = 0.0, device_models = 0.0, operated = 0.0, pool_models = 0.0;
   for (const auto& p : s.servers) {
     devices += p.count;
+    pool_models += static_cast<double>(p.models.size());
     device_models += static_cast<double>(p.count) * static_cast<double>(p.models.size());
     if (p.autoscaler) operated += 1.0;
   }
@@ -149,7 +150,11 @@ MemoryEstimate estimate_memory(const scenario::Scenario& s, const engine::TraceS
     const double windows = std::floor(s.duration / s.timeseries_interval);
     const double values = 2.0 + 3.0 * static_cast<double>(s.workloads.size()) + 2.0 * devices +
                           5.0 * static_cast<double>(s.models.size()) + 2.0 * links +
-                          2.0 * operated + (job_flow ? 1.0 : 0.0);
+                          2.0 * operated + (job_flow ? 1.0 : 0.0) +
+                          // Triton's counters per pool and model (and per replica), and whether
+                          // each device serves (one byte, counted as a value).
+                          6.0 * pool_models + (s.timeseries_replicas ? 6.0 * device_models : 0.0) +
+                          devices;
     add(count(windows) + " time-series windows of " + count(values) + " values",
         windows * values * c.per_series_value);
   }

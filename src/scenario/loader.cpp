@@ -97,11 +97,17 @@ void Loader::timeseries(const json& v, std::optional<double> duration, Scenario&
   if (v.is_boolean()) {
     s.timeseries_interval = v.get<bool>() ? kDefaultInterval : 0.0;
   } else if (expect_object(v, "timeseries", "true, false or an object {\"interval\": \"10s\"}")) {
-    check_keys(v, "timeseries", {"interval"});
+    check_keys(v, "timeseries", {"interval", "replicas"});
     s.timeseries_interval = kDefaultInterval;
     if (const json* i = get(v, "interval")) {
       if (auto t = quantity(*i, "timeseries.interval", Quantity::Time, Range::positive()))
         s.timeseries_interval = *t;
+    }
+    if (const json* r = get(v, "replicas"); r && !r->is_null()) {
+      if (r->is_boolean())
+        s.timeseries_replicas = r->get<bool>();
+      else
+        add("timeseries.replicas", "found " + describe(*r) + ", expected true or false");
     }
   }
   // A sample holds a few numbers per device; a million of them is past any plot.

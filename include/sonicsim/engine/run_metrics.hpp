@@ -191,11 +191,15 @@ struct RunMetrics {
       std::uint32_t pool = 0, index = 0;  // index within its pool
       std::vector<double> utilization;    // busy fraction of the window
       std::vector<double> queue_length;   // requests queued at the window's end, all models
+      std::vector<std::uint8_t> serving;  // 1: up or draining at the window's end
     };
     std::vector<Device> devices;
     struct Model {
       std::vector<double> inferences_per_s, executions_per_s, mean_batch_size;  // 0: none
       std::vector<double> latency_p50_s, latency_p99_s;  // completed requests; 0: none
+      // Requests completed at their clients and their latencies summed (what a proxy in front
+      // of the servers counts; not in the results file).
+      std::vector<double> completed, latency_sum_s;
     };
     std::vector<Model> models;  // scenario order
     struct Link {
@@ -214,6 +218,18 @@ struct RunMetrics {
       std::vector<double> latency_p50_s, latency_p99_s;  // completed requests; 0: none
     };
     std::vector<Workload> workloads;  // like RunMetrics::workloads
+    // What Triton's per-model counters (nv_inference_*) grew by in each window, on the servers
+    // of one pool (`servers`: every pool and model it hosts) or on one server (`replicas`: with
+    // `timeseries.replicas`, every device and model its pool hosts). Requests succeed and are
+    // charged their queue and compute time when their execution ends, as Triton counts them;
+    // failures are the requests Triton refuses (queue full, queue timeout, too large).
+    struct Counters {
+      std::uint32_t pool = 0, model = 0;
+      std::int32_t replica = -1;  // the device's index in its pool; -1: the whole pool
+      std::vector<double> requests, failures, inferences, executions;
+      std::vector<double> queue_s, compute_s;  // summed over the requests
+    };
+    std::vector<Counters> servers, replicas;
   };
   // The engine engages these optional blocks with emplace(T{}), not emplace(): clang 14 (the
   // Fuzz build) takes a nested struct with default member initializers as not default

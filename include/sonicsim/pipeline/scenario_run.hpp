@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <sonicsim/analytic/analytic.hpp>
+#include <sonicsim/results/openmetrics.hpp>
 #include <sonicsim/runner/runner.hpp>
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/scenario/scenario.hpp>
@@ -43,9 +44,16 @@ ScenarioRun simulate(scenario::Scenario s, const engine::TraceSettings& trace = 
 
 // The files `sonicsim run` writes, each only when its path is given.
 struct RunFiles {
-  std::string results, prometheus, trace;
+  std::string results, prometheus, trace, openmetrics;
   engine::TraceSettings trace_sample;  // which requests the trace holds, when it is asked for
+  results::OpenMetricsSettings openmetrics_labels;
 };
+
+// What `run --openmetrics` needs of a scenario: its time series, per replica. A scenario without
+// `timeseries` gets SuperSONIC's Prometheus scrape interval (5 s), so that the dashboards' 30 s
+// rates have samples to work on. Refuses (InputError, exit 2) a file that would not fit in memory.
+inline constexpr double kScrapeInterval = 5.0;
+void prepare_openmetrics(scenario::Scenario& s, const std::string& scenario_file);
 
 // `sonicsim run`: loads the scenario, checks that every file asked for can be written (before a
 // long simulation, not after), simulates and writes the files. With `progress`, a terminal's

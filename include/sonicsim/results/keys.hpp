@@ -355,6 +355,22 @@ inline constexpr char devices[] = "devices";
 inline constexpr char pools[] = "pools";    // pools with an autoscaler or faults only
 inline constexpr char models[] = "models";  // by model name
 inline constexpr char links[] = "links";
+inline constexpr char servers[] = "servers";    // Triton's counters per pool and model
+inline constexpr char replicas[] = "replicas";  // ... per replica and model (timeseries.replicas)
+
+// An element of `servers` or `replicas`: rates per second of the window; times per request
+// (0: no request in the window).
+namespace server {
+inline constexpr char pool[] = "pool";
+inline constexpr char replica[] = "replica";  // `replicas` only: the device's index in its pool
+inline constexpr char model[] = "model";
+inline constexpr char requests_per_s[] = "requests_per_s";
+inline constexpr char failures_per_s[] = "failures_per_s";
+inline constexpr char inferences_per_s[] = "inferences_per_s";
+inline constexpr char executions_per_s[] = "executions_per_s";
+inline constexpr char queue_time_s[] = "queue_time_s";
+inline constexpr char compute_time_s[] = "compute_time_s";
+}  // namespace server
 
 namespace workload {
 inline constexpr char events_per_s[] = "events_per_s";

@@ -259,6 +259,15 @@ struct Timeseries {
     std::vector<double> replicas, ready;
   };
   std::vector<Pool> pools;
+  // Triton's counters per pool and model (`servers`) and per replica (`replicas`, with
+  // timeseries.replicas): rates per second; times per request, 0 when none.
+  struct Server {
+    std::string pool, model;
+    int replica = -1;  // -1: the whole pool
+    std::vector<double> requests_per_s, failures_per_s, inferences_per_s, executions_per_s,
+        queue_time_s, compute_time_s;
+  };
+  std::vector<Server> servers, replicas;  // empty: results written before they existed
 };
 
 // A whole results document.

@@ -462,6 +462,9 @@ struct Scenario {
   Faults faults;
   // Time series of the run (`timeseries`), one sample per this many simulated seconds; 0: none.
   double timeseries_interval = 0.0;
+  // `timeseries.replicas`: also each replica's (device's) Triton counters per model, as
+  // `run --openmetrics` exports them.
+  bool timeseries_replicas = false;
 
   std::string source_file;     // where it was loaded from ("" for scenarios built in code)
   std::string canonical_json;  // the effective scenario (after --set), canonical form

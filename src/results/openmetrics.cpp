@@ -1,0 +1,220 @@
+#include <sonicsim/results/openmetrics.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "exposition.hpp"
+
+namespace sonicsim::results {
+
+namespace {
+
+using exposition::label;
+using exposition::number;
+using TimeSeries = engine::RunMetrics::TimeSeries;
+
+class TimelineWriter {
+ public:
+  TimelineWriter(const TimeSeries& ts, double start) {
+    stamps_.reserve(ts.t.size());
+    char buf[48];
+    // Prometheus keeps milliseconds; three decimals keep every window's stamp distinct.
+    for (double t : ts.t) {
+      std::snprintf(buf, sizeof buf, " %.3f\n", start + t);
+      stamps_.emplace_back(buf);
+    }
+  }
+  void family(const char* name, const char* type, const char* help) {
+    out_ += std::string("# TYPE ") + name + " " + type + "\n";
+    out_ += std::string("# HELP ") + name + " " + help + "\n";
+  }
+  void sample(const std::string& prefix, double value, std::size_t window) {
+    out_ += prefix;
+    out_ += number(value);
+    out_ += stamps_[window];
+  }
+  std::string take() {
+    out_ += "# EOF\n";
+    return std::move(out_);
+  }
+
+ private:
+  std::vector<std::string> stamps_;
+  std::string out_;
+};
+
+struct DeploymentLabels {
+  std::string common;  // app, release, namespace
+  std::string release;
+  std::string pod(const std::string& pool, std::int32_t replica) const {
+    return release + "-" + pool + "-" + std::to_string(replica);
+  }
+  std::string replica(const std::string& pool, std::int32_t replica) const {
+    return common + ",pool=\"" + label(pool) + "\",replica=\"" + std::to_string(replica) +
+           "\",pod=\"" + label(pod(pool, replica)) + "\"";
+  }
+};
+
+// The device numbers of each pool's replicas: devices are numbered pool after pool.
+std::vector<std::size_t> first_device_of_pools(const scenario::Scenario& s) {
+  std::vector<std::size_t> first;
+  std::size_t next = 0;
+  for (const auto& p : s.servers) {
+    first.push_back(next);
+    next += static_cast<std::size_t>(p.count);
+  }
+  return first;
+}
+
+// A replica's counter over the windows it serves: cumulative, from 0 at each (re)start.
+template <class Increment>
+void replica_counter(TimelineWriter& w, const std::string& prefix,
+                     const std::vector<std::uint8_t>& serving, std::size_t windows,
+                     Increment increment) {
+  double total = 0.0;
+  for (std::size_t k = 0; k < windows; ++k) {
+    if (!serving[k]) continue;
+    if (k == 0 || !serving[k - 1]) total = 0.0;
+    total += increment(k);
+    w.sample(prefix, total, k);
+  }
+}
+
+void triton(TimelineWriter& w, const scenario::Scenario& s, const engine::RunMetrics& m,
+            const DeploymentLabels& l) {
+  const TimeSeries& ts = *m.timeseries;
+  const auto first = first_device_of_pools(s);
+  const std::size_t windows = ts.t.size();
+  using C = TimeSeries::Counters;
+  double (*const increment[exposition::kTritonCounters])(const C&, std::size_t) = {
+      [](const C& c, std::size_t k) { return c.requests[k]; },
+      [](const C& c, std::size_t k) { return c.failures[k]; },
+      [](const C& c, std::size_t k) { return c.inferences[k]; },
+      [](const C& c, std::size_t k) { return c.executions[k]; },
+      [](const C& c, std::size_t k) { return (c.queue_s[k] + c.compute_s[k]) * 1e6; },
+      [](const C& c, std::size_t k) { return c.queue_s[k] * 1e6; },
+      [](const C&, std::size_t) { return 0.0; },
+      [](const C& c, std::size_t k) { return c.compute_s[k] * 1e6; },
+      [](const C&, std::size_t) { return 0.0; },
+  };
+  for (int f = 0; f < exposition::kTritonCounters; ++f) {
+    const auto& family = exposition::kTriton[f];
+    w.family(family.name, family.type, family.help);
+    for (const C& c : ts.replicas) {
+      const std::string& pool = m.pools.at(c.pool).name;
+      const auto& serving = ts.devices.at(first.at(c.pool) + c.replica).serving;
+      const std::string prefix = std::string(family.name) + "{" + l.replica(pool, c.replica) +
+                                 ",model=\"" + label(m.models.at(c.model).name) +
+                                 "\",version=\"1\"} ";
+      replica_counter(w, prefix, serving, windows,
+                      [&](std::size_t k) { return increment[f](c, k); });
+    }
+  }
+  w.family("nv_gpu_utilization", "gauge",
+           "GPU utilization rate [0.0 - 1.0), mean over the window (sonicsim: busy fraction)");
+  for (const auto& d : ts.devices) {
+    const std::string& pool = m.pools.at(d.pool).name;
+    const auto replica = static_cast<std::int32_t>(d.index);
+    const std::string prefix = "nv_gpu_utilization{" + l.replica(pool, replica) +
+                               ",gpu_uuid=\"GPU-" + label(l.pod(pool, replica)) + "\"} ";
+    for (std::size_t k = 0; k < windows; ++k)
+      if (d.serving[k]) w.sample(prefix, d.utilization[k], k);
+  }
+}
+
+// Envoy in front of the servers: the requests it saw complete, their time through it (the
+// clients' latency: sonicsim's clients sit next to the proxy), and the connected clients (each
+// job holds one gRPC connection).
+void envoy(TimelineWriter& w, const scenario::Scenario& s, const engine::RunMetrics& m,
+           const DeploymentLabels& l) {
+  const TimeSeries& ts = *m.timeseries;
+  const std::size_t windows = ts.t.size();
+  const std::string labels = "{" + l.common + ",pod=\"" + label(l.release) +
+                             "-envoy-0\",envoy_http_conn_manager_prefix=\"ingress_grpc\"} ";
+  auto cumulative = [&](const char* name, const char* help, auto per_model) {
+    w.family(name, "counter", help);
+    double total = 0.0;
+    for (std::size_t k = 0; k < windows; ++k) {
+      for (const auto& sm : ts.models) total += per_model(sm, k);
+      w.sample(std::string(name) + labels, total, k);
+    }
+  };
+  cumulative("envoy_http_downstream_rq_total", "Total requests (sonicsim: completed requests)",
+             [](const TimeSeries::Model& sm, std::size_t k) { return sm.completed[k]; });
+  cumulative("envoy_http_downstream_rq_time_sum",
+             "Request time in milliseconds, summed (sonicsim: the clients' latency)",
+             [](const TimeSeries::Model& sm, std::size_t k) { return sm.latency_sum_s[k] * 1e3; });
+  cumulative("envoy_http_downstream_rq_time_count", "Requests timed (sonicsim: completed)",
+             [](const TimeSeries::Model& sm, std::size_t k) { return sm.completed[k]; });
+  // Job flows count the jobs running; fixed populations run all their jobs throughout; an open
+  // loop has no clients that stay connected.
+  double population = 0.0;
+  for (const auto& wl : s.workloads)
+    if (!wl.open_loop()) population += static_cast<double>(wl.jobs);
+  if (m.jobs || population > 0.0) {
+    w.family("envoy_http_downstream_cx_active", "gauge",
+             "Active connections (sonicsim: client jobs running)");
+    for (std::size_t k = 0; k < windows; ++k)
+      w.sample("envoy_http_downstream_cx_active" + labels,
+               m.jobs ? ts.running_jobs.at(k) : population, k);
+  }
+}
+
+// The Triton Deployment's replicas as kube-state-metrics reports them: asked for (KEDA's and
+// the HorizontalPodAutoscaler's decision) and ready.
+void deployments(TimelineWriter& w, const scenario::Scenario& s, const engine::RunMetrics& m,
+                 const DeploymentLabels& l) {
+  const TimeSeries& ts = *m.timeseries;
+  const std::size_t windows = ts.t.size();
+  auto each_pool = [&](const char* name, const char* help, bool ready) {
+    w.family(name, "gauge", help);
+    for (std::size_t p = 0; p < m.pools.size(); ++p) {
+      const std::string prefix = std::string(name) + "{" + l.common + ",deployment=\"" +
+                                 label(l.release + "-" + m.pools[p].name) + "\"} ";
+      const auto& pool = ts.pools.at(p);
+      const auto& series = ready ? pool.ready : pool.replicas;
+      for (std::size_t k = 0; k < windows; ++k)
+        w.sample(prefix, series.empty() ? s.servers[p].count : series[k], k);
+    }
+  };
+  each_pool("kube_deployment_spec_replicas", "Replicas asked for (the autoscaler's decision)",
+            false);
+  each_pool("kube_deployment_status_replicas_ready", "Replicas up and serving", true);
+}
+
+}  // namespace
+
+double openmetrics_samples(const scenario::Scenario& s) {
+  if (s.timeseries_interval <= 0.0) return 0.0;
+  const double windows = std::floor(s.duration / s.timeseries_interval);
+  double devices = 0.0, device_models = 0.0;
+  for (const auto& p : s.servers) {
+    devices += p.count;
+    device_models += static_cast<double>(p.count) * static_cast<double>(p.models.size());
+  }
+  const double pools = static_cast<double>(s.servers.size());
+  return windows * (static_cast<double>(exposition::kTritonCounters) * device_models + devices +
+                    2.0 * pools + 4.0);
+}
+
+std::string to_openmetrics(const scenario::Scenario& s, const runner::RunOutput& run,
+                           const OpenMetricsSettings& settings) {
+  const auto& m = run.metrics;
+  if (!m.timeseries ||
+      (m.timeseries->replicas.empty() && !m.pools.empty() && !m.timeseries->servers.empty()))
+    throw std::logic_error("to_openmetrics: the run has no time series per replica");
+  DeploymentLabels l;
+  l.release = settings.release;
+  l.common = "app=\"supersonic\",release=\"" + label(settings.release) + "\",namespace=\"" +
+             label(settings.namespace_name) + "\"";
+  TimelineWriter w(*m.timeseries, settings.start_unix);
+  triton(w, s, m, l);
+  envoy(w, s, m, l);
+  deployments(w, s, m, l);
+  return w.take();
+}
+
+}  // namespace sonicsim::results
