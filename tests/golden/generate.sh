@@ -134,6 +134,13 @@ case_ok tier2-metrics "$BIN" run "$T2" --set duration=30min --prometheus "$SCRAT
   -o "$SCRATCH/r.json"
 results tier2-metrics
 keep "$SCRATCH/metrics.prom" tier2-metrics.prom
+# The simulated history for Prometheus (run --openmetrics): KEDA adding replicas, whose counters
+# start at 0; a fixed start makes the timestamps reproducible.
+case_ok tier2-openmetrics "$BIN" run "$T2" --set duration=15min --set 'timeseries={"interval":"30s"}' \
+  --openmetrics "$SCRATCH/history.om" --openmetrics-start 2026-11-26T00:00:00Z --release cms-t2 \
+  -o "$SCRATCH/r.json"
+results tier2-openmetrics
+keep "$SCRATCH/history.om" tier2-openmetrics.om
 # With sites: each device's `site`, and a model's counters at the one site that serves it.
 case_ok sites-metrics "$BIN" run scenarios/examples/sites-grid-to-gpu-site.json \
   --set duration=2min --set warmup=20s --prometheus "$SCRATCH/metrics.prom" -o "$SCRATCH/r.json"
