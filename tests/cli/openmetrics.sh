@@ -31,6 +31,9 @@ pass "labels: app, release, namespace, pool, replica, pod, model, version"
 run_ok "$SONICSIM" "${ARGS[@]}" --openmetrics "$TMP/again.om"
 same_bytes "$TMP/run.om" "$TMP/again.om"
 
+python3 "$SRC/analysis/grafana/make_dashboard.py" "$TMP/dashboard.json"
+same_bytes "$TMP/dashboard.json" "$SRC/analysis/grafana/supersonic-twin.json"
+
 # Backfill with promtool, serve with Prometheus, ask the KEDA metric.
 run_ok promtool tsdb create-blocks-from openmetrics "$TMP/run.om" "$TMP/tsdb"
 printf 'global:\n  scrape_interval: 5s\n' > "$TMP/prometheus.yml"
@@ -41,7 +44,7 @@ prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
   > "$TMP/prometheus.log" 2>&1 &
 PROM=$!
 trap 'kill $PROM 2>/dev/null; wait $PROM 2>/dev/null; rm -rf "$TMP"' EXIT
-python3 - "$PORT" "$TMP/r.json" "$START" "$TMP/run.om" <<'PY' || fail "the KEDA metric from Prometheus does not match the run (log: $(tail -3 "$TMP/prometheus.log"))"
+python3 - "$PORT" "$TMP/r.json" "$START" "$TMP/run.om" "$SRC/analysis/grafana/supersonic-twin.json" <<'PY' || fail "the KEDA metric from Prometheus does not match the run (log: $(tail -3 "$TMP/prometheus.log"))"
 import json, re, sys, time, urllib.parse, urllib.request
 port, results, start = sys.argv[1], sys.argv[2], float(sys.argv[3])
 # Each replica's exec counter as written: a replica that stops has no samples and starts again
@@ -105,6 +108,15 @@ serving = sum(1 for counter in written.values() if round(t[-1], 3) in counter)
 ready = ts["pools"][0]["ready"][-1]
 assert servers == serving >= ready >= 1, (servers, serving, ready)
 print(f"ok - count(nv_gpu_utilization) = {servers} servers serving at the end ({ready:g} ready, the others draining)")
+# Every query of the shipped dashboard has data from the simulated day.
+dashboard = json.load(open(sys.argv[5]))
+exprs = [(p["title"], t["expr"]) for p in dashboard["panels"] for t in p.get("targets", [])]
+for title, expr in exprs:
+    expr = expr.replace("$release", "cms-t2").replace("$namespace", "sonic")
+    q = urllib.parse.urlencode({"query": expr, "start": start + t[0], "end": start + t[-1], "step": 60})
+    answer = json.load(urllib.request.urlopen(f"{base}/api/v1/query_range?{q}", timeout=30))
+    assert answer["status"] == "success" and answer["data"]["result"], (title, expr, answer)
+print(f"ok - the {len(exprs)} queries of analysis/grafana/supersonic-twin.json all have data")
 PY
 pass "Prometheus over the backfilled TSDB answers SuperSONIC's queries"
 kill $PROM; wait $PROM 2>/dev/null
