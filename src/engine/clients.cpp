@@ -110,7 +110,13 @@ void Clients::start_jobs(const Tenant& tn) {
     Rng rng(derive_seed(ctx_.sc.seed, kJobStream, j));
     Job& job = jobs_[j];
     job.start = f.start_of(k, n);
-    job.events_left = std::max<std::int64_t>(1, std::llround(f.events_per_job.sample(rng)));
+    if (f.start == scenario::JobFlow::Start::Running) {
+      // The profile ends the job, not a budget: one it can never spend.
+      job.end = f.end_times[static_cast<std::size_t>(k)];
+      job.events_left = std::numeric_limits<std::int64_t>::max() / 2;
+    } else {
+      job.events_left = std::max<std::int64_t>(1, std::llround(f.events_per_job.sample(rng)));
+    }
     job.busy_slots = tn.threads_per_job * tn.slots_per_thread;
   }
   if (!ctx_.metrics.jobs) ctx_.metrics.jobs.emplace(RunMetrics::Jobs{});
@@ -134,7 +140,7 @@ bool Clients::take_event(std::uint32_t t) {
     mj.peak_running = std::max(mj.peak_running, ++running_jobs_);
     own.peak_running = std::max(own.peak_running, ++tn.running_jobs);
   }
-  if (job.events_left > 0) {
+  if (job.events_left > 0 && ctx_.now < job.end) {
     --job.events_left;
     return true;
   }

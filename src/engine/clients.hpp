@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <vector>
 
 #include <sonicsim/util/rng.hpp>
@@ -143,6 +144,7 @@ class Clients {
   // when it is spent, and the job exits when the last of them has finished its event.
   struct Job {
     double start = 0.0;
+    double end = std::numeric_limits<double>::infinity();  // flow.running: takes no event after
     std::int64_t events_left = 0;
     std::uint32_t busy_slots = 0;
     bool started = false;

@@ -1,6 +1,7 @@
 // The `workload` section (or `workloads`, named ones sharing the servers): client jobs and
 // threads, the job flow, open-loop arrivals, the client policy and the requests of an event.
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "loader_impl.hpp"
@@ -93,9 +94,13 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
   const std::string jobs_path = key_path(path, "jobs");
   const std::string threads_path = key_path(path, "threads_per_job");
   std::optional<std::int64_t> jobs, threads;
+  // A measured profile of running jobs (flow.running) says how many jobs there are.
+  const json* fv = get(v, "flow");
+  const bool profile =
+      fv && fv->is_object() && get(*fv, "running") && !get(*fv, "running")->is_null();
   if (const json* x = get(v, "jobs")) {
     jobs = integer(*x, jobs_path, 1, Limits::max_threads, "client jobs");
-  } else {
+  } else if (!profile) {
     missing(jobs_path, "an integer >= 1 (client jobs)");
   }
   if (const json* x = get(v, "threads_per_job")) {
@@ -148,6 +153,20 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
             "a time (t_CPU, e.g. \"1.03s\") or a distribution of times");
   }
   if (const json* x = get(v, "flow"); x && !x->is_null()) flow(*x, path, w);
+  if (profile && w.flow && w.flow->start == JobFlow::Start::Running) {
+    const auto starts = static_cast<std::int64_t>(w.flow->start_times.size());
+    if (jobs && *jobs != starts)
+      add(jobs_path, "found " + std::to_string(*jobs) + ", but flow.running starts " +
+                         std::to_string(starts) + " jobs: leave `jobs` out or set it to " +
+                         std::to_string(starts));
+    else if (starts * w.threads_per_job > Limits::max_threads)
+      add(key_path(key_path(path, "flow"), "running"),
+          "starts " + std::to_string(starts) + " jobs of " + std::to_string(w.threads_per_job) +
+              " threads, expected at most " + std::to_string(Limits::max_threads) +
+              " client threads in all");
+    else
+      w.jobs = std::max<std::int64_t>(starts, 1);
+  }
   if (const json* x = get(v, "core_power"); x && !x->is_null())
     w.core_power = power(*x, key_path(path, "core_power"));
   requests(v, path, w);
@@ -234,6 +253,67 @@ void Loader::client(const json& v, const std::string& wpath, Workload& w) {
   }
 }
 
+// `workload.flow.running`: {"t": [times], "jobs": [counts]}, the jobs running from each time on
+// (a measured client load). Where the count rises, new jobs start; where it falls, the oldest
+// running jobs end (they take no new event and exit when their threads finish the one they
+// hold).
+void Loader::running_profile(const json& v, const std::string& path, JobFlow& f) {
+  if (!expect_object(v, path,
+                     "an object {\"t\": [\"0s\", \"10min\", ...], \"jobs\": [100, 250, ...]}"))
+    return;
+  check_keys(v, path, {"t", "jobs"});
+  const json* t = get(v, "t");
+  const json* n = get(v, "jobs");
+  if (!t || !n) {
+    missing(key_path(path, t ? "jobs" : "t"),
+            t ? "the jobs running from each time on, integers >= 0"
+              : "the times the counts start at, increasing");
+    return;
+  }
+  if (!t->is_array() || !n->is_array() || t->size() != n->size() || t->empty()) {
+    add(path, "found t of " + describe(*t) + " and jobs of " + describe(*n) +
+                  ", expected two arrays of the same length, at least one point");
+    return;
+  }
+  if (t->size() > Limits::max_profile_points) {
+    add(key_path(path, "t"), "found " + std::to_string(t->size()) + " points, expected at most " +
+                                 std::to_string(Limits::max_profile_points));
+    return;
+  }
+  f.start = JobFlow::Start::Running;
+  f.start_times.clear();
+  f.end_times.clear();
+  std::vector<std::size_t> running;  // job indices, oldest first
+  std::size_t oldest = 0;            // running[oldest..] are still running
+  double previous = -1.0;
+  for (std::size_t i = 0; i < t->size(); ++i) {
+    const auto at =
+        quantity((*t)[i], index_path(key_path(path, "t"), i), Quantity::Time, Range::at_least(0));
+    const auto count =
+        integer((*n)[i], index_path(key_path(path, "jobs"), i), 0, Limits::max_threads, "jobs");
+    if (!at || !count) return;
+    if (*at <= previous) {
+      add(index_path(key_path(path, "t"), i), "found " + format_number(*at) + " s after " +
+                                                  format_number(previous) +
+                                                  " s, expected strictly increasing times");
+      return;
+    }
+    previous = *at;
+    const auto now_running = static_cast<std::int64_t>(running.size() - oldest);
+    for (std::int64_t k = now_running; k < *count; ++k) {
+      if (f.start_times.size() >= static_cast<std::size_t>(Limits::max_threads)) {
+        add(key_path(path, "jobs"), "starts more than " + std::to_string(Limits::max_threads) +
+                                        " jobs, expected at most that many");
+        return;
+      }
+      running.push_back(f.start_times.size());
+      f.start_times.push_back(*at);
+      f.end_times.push_back(std::numeric_limits<double>::infinity());
+    }
+    for (std::int64_t k = *count; k < now_running; ++k) f.end_times[running[oldest++]] = *at;
+  }
+}
+
 // `workload.flow`: when the jobs start (one of waves, ramp, start_times; none: all at 0) and how
 // many events each processes before it exits.
 void Loader::flow(const json& v, const std::string& wpath, Workload& w) {
@@ -242,8 +322,18 @@ void Loader::flow(const json& v, const std::string& wpath, Workload& w) {
                      "an object {\"events_per_job\": 1000, \"waves\": {\"size\": 50, "
                      "\"every\": \"10min\"}} (or ramp, start_times), or null"))
     return;
-  check_keys(v, path, {"events_per_job", "waves", "ramp", "start_times"});
+  check_keys(v, path, {"events_per_job", "waves", "ramp", "start_times", "running"});
   JobFlow f;
+  if (const json* x = get(v, "running"); x && !x->is_null()) {
+    for (const char* key : {"events_per_job", "waves", "ramp", "start_times"})
+      if (const json* other = get(v, key); other && !other->is_null())
+        add(key_path(path, key),
+            "found next to `running`, expected it alone: the measured profile says when jobs "
+            "start and when they end");
+    running_profile(*x, key_path(path, "running"), f);
+    w.flow = std::move(f);
+    return;
+  }
   if (const json* x = get(v, "events_per_job")) {
     if (auto d = distribution(*x, key_path(path, "events_per_job"),
                               DistSpec{false, 1.0, "a number of events"}))

@@ -93,6 +93,7 @@ class Loader : public Checker {
   void workload(const json& v, const std::string& path, Workload& w);
   void arrivals(const json& workload, const json& v, const std::string& wpath, Workload& w);
   void flow(const json& v, const std::string& wpath, Workload& w);
+  void running_profile(const json& v, const std::string& path, JobFlow& f);
   void requests(const json& v, const std::string& path, Workload& w);
   void client(const json& v, const std::string& wpath, Workload& w);
   void request(const json& v, const std::string& path, RequestSpec& r);

@@ -21,6 +21,7 @@ double JobFlow::start_of(std::int64_t job, std::int64_t jobs) const {
     case Start::Ramp:
       return jobs > 0 ? ramp_over * static_cast<double>(job) / static_cast<double>(jobs) : 0.0;
     case Start::Times:
+    case Start::Running:
       return static_cast<std::size_t>(job) < start_times.size() ? start_times[job] : 0.0;
   }
   return 0.0;

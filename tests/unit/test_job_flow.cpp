@@ -173,3 +173,76 @@ TEST_CASE("job flow: each workload's own jobs, its last exit its time to insight
   CHECK(m.jobs->last_exit == jb.last_exit);
   CHECK(m.jobs->wall_time.count() == ja.wall_time.count() + jb.wall_time.count());
 }
+
+namespace {
+
+// A measured client load: jobs running from each time on (workload.flow.running).
+json profile(const json& t, const json& jobs) {
+  auto doc = deterministic(1, 4, 1.0, 0.1, 0.01);
+  doc["duration"] = 7200.0;
+  doc["warmup"] = 0.0;
+  doc["workload"].erase("jobs");
+  doc["workload"]["flow"] = {{"running", {{"t", t}, {"jobs", jobs}}}};
+  doc["timeseries"] = {{"interval", "1min"}};
+  return doc;
+}
+
+}  // namespace
+
+TEST_CASE("job flow: a measured profile of running jobs is replayed", "[engine][jobflow]") {
+  // 30 jobs, then 80 at 20 min, 10 at 50 min, 0 at 90 min: 80 starts in all.
+  const auto doc = profile({"0s", "20min", "50min", "90min"}, {30, 80, 10, 0});
+  const auto s = sonicsim::scenario::load_json(doc);
+  CHECK(s.workload().jobs == 80);
+  const auto m = run(doc);
+  REQUIRE(m.jobs);
+  CHECK(m.jobs->total == 80);
+  CHECK(m.jobs->started == 80);
+  CHECK(m.jobs->finished == 80);  // all gone after 90 min
+  CHECK(m.jobs->peak_running == 80);
+  check_conservation(m);
+  // A job that ends finishes the event it holds (about 0.91 s) and one that starts takes its
+  // first event within a second: the count follows the profile within a second of each step, so
+  // every window's end sees the profile (at a step itself, still the count before it).
+  const auto& running = m.timeseries->running_jobs;
+  REQUIRE(running.size() == 120);
+  for (std::size_t k = 0; k < running.size(); ++k) {
+    const double t = 60.0 * static_cast<double>(k + 1);
+    INFO("window ending at " << t << " s");
+    const double expected = t <= 1200.0 ? 30 : t <= 3000.0 ? 80 : t <= 5400.0 ? 10 : 0;
+    CHECK(running[k] == expected);
+  }
+  // The oldest jobs end first: at 50 min the 30 started at 0 and the first 40 started at 20 min
+  // (30 min: the shortest), the 10 left are the last started at 20 min and run to 90 min (70 min:
+  // the longest).
+  CHECK(m.jobs->wall_time.quantile(0.0) == Approx(1800.0).margin(2.0));
+  CHECK(m.jobs->wall_time.max() == Approx(4200.0).margin(2.0));
+  CHECK(m.jobs->last_exit == Approx(5400.0).margin(2.0));
+}
+
+TEST_CASE("job flow: a bad running profile names the key, what was found and what is expected",
+          "[loader][jobflow]") {
+  auto doc = profile({"0s", "10min"}, {5});
+  CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.running") &&
+                                  Catch::Contains("two arrays of the same length"));
+  doc = profile({"10min", "5min"}, {5, 6});
+  CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.running.t[1]") &&
+                                  Catch::Contains("strictly increasing"));
+  doc = profile({"0s"}, {-1});
+  CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.running.jobs[0]"));
+  doc = profile({"0s", "1h"}, {5, 7});
+  doc["workload"]["jobs"] = 5;
+  CHECK_THAT(load_error(doc),
+             Catch::Contains("workload.jobs") && Catch::Contains("flow.running starts 7 jobs"));
+  doc = profile({"0s"}, {5});
+  doc["workload"]["flow"]["events_per_job"] = 10;
+  CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.events_per_job") &&
+                                  Catch::Contains("next to `running`"));
+  doc = profile({"0s"}, {5});
+  doc["workload"]["flow"]["running"]["jobs"] = json::array();
+  doc["workload"]["flow"]["running"]["t"] = json::array();
+  CHECK_THAT(load_error(doc), Catch::Contains("at least one point"));
+  doc = profile({"0s"}, {3'000'000});
+  doc["workload"]["threads_per_job"] = 4;
+  CHECK_THAT(load_error(doc), Catch::Contains("client threads"));
+}

@@ -15,6 +15,8 @@ namespace sonicsim::scenario {
 struct Limits : InputLimits {
   static constexpr std::int64_t max_threads = 10'000'000;
   static constexpr std::int64_t max_devices = 1'000'000;
+  // workload.flow.running: points of a measured profile (a year at 30 s is about 1.05e6).
+  static constexpr std::size_t max_profile_points = 2'000'000;
   static constexpr int max_items = 1'000'000;
   static constexpr double max_duration_s = 10.0 * 365 * 24 * 3600;
   static constexpr int max_instances = 1000;                 // model instances per device

@@ -58,14 +58,17 @@ struct Arrivals {
 //   together: 0;  waves: first + floor(j / wave_size) x every;  ramp: over x j / jobs;
 //   times: start_times[j].
 // Each thread's first event then begins within one mean event time of it, as for a population.
+//   running (a measured profile of running jobs): start_times[j], and job j takes no event from
+//   end_times[j] on.
 struct JobFlow {
-  enum class Start { Together, Waves, Ramp, Times };
+  enum class Start { Together, Waves, Ramp, Times, Running };
   Start start = Start::Together;
   Distribution events_per_job = Distribution::constant(1.0);  // sampled per job, rounded, >= 1
   std::int64_t wave_size = 1;
   double wave_every = 0.0, first = 0.0;
   double ramp_over = 0.0;
-  std::vector<double> start_times;  // seconds, one per job
+  std::vector<double> start_times;  // seconds, one per job (Times, Running)
+  std::vector<double> end_times;    // Running: seconds, one per job; infinity: runs to the end
   double start_of(std::int64_t job, std::int64_t jobs) const;
 };
 
