@@ -72,7 +72,7 @@ class ExportReader {
                      "\"status\" and \"data\")");
     const auto status = r.find("status");
     if (status == r.end() || !status->is_string())
-      fail(at("status"), "found " + (status == r.end() ? std::string("no key") : shown(*status)) +
+      fail(at("status"), "found " + (status == r.end() ? std::string("nothing") : shown(*status)) +
                              ", expected \"success\" (a response of /api/v1/query_range)");
     if (*status != "success") {
       std::string why;
@@ -85,14 +85,14 @@ class ExportReader {
     }
     const auto data = r.find("data");
     if (data == r.end() || !data->is_object())
-      fail(at("data"), "found " + (data == r.end() ? std::string("no key") : shown(*data)) +
+      fail(at("data"), "found " + (data == r.end() ? std::string("nothing") : shown(*data)) +
                            ", expected an object with \"resultType\" and \"result\"");
     const std::string dpath = at("data");
     const auto type = data->find("resultType");
     if (type == data->end() || !type->is_string())
-      fail(dpath + ".resultType", "found " +
-                                      (type == data->end() ? std::string("no key") : shown(*type)) +
-                                      ", expected \"matrix\"");
+      fail(dpath + ".resultType",
+           "found " + (type == data->end() ? std::string("nothing") : shown(*type)) +
+               ", expected \"matrix\"");
     if (*type != "matrix") {
       const std::string hint =
           *type == "vector"
@@ -103,9 +103,9 @@ class ExportReader {
     }
     const auto result = data->find("result");
     if (result == data->end() || !result->is_array())
-      fail(dpath + ".result", "found " +
-                                  (result == data->end() ? std::string("no key") : shown(*result)) +
-                                  ", expected an array of series");
+      fail(dpath + ".result",
+           "found " + (result == data->end() ? std::string("nothing") : shown(*result)) +
+               ", expected an array of series");
     for (std::size_t i = 0; i < result->size(); ++i)
       series((*result)[i], dpath + ".result[" + std::to_string(i) + "]");
   }
@@ -121,7 +121,7 @@ class ExportReader {
     const auto metric = x.find("metric");
     if (metric == x.end() || !metric->is_object())
       fail(path + ".metric", "found " +
-                                 (metric == x.end() ? std::string("no key") : shown(*metric)) +
+                                 (metric == x.end() ? std::string("nothing") : shown(*metric)) +
                                  ", expected the series' labels (an object)");
     for (auto it = metric->begin(); it != metric->end(); ++it)
       if (!it.value().is_string())
@@ -140,7 +140,7 @@ class ExportReader {
     const auto values = x.find("values");
     if (values == x.end() || !values->is_array())
       fail(path + ".values",
-           "found " + (values == x.end() ? std::string("no key") : shown(*values)) +
+           "found " + (values == x.end() ? std::string("nothing") : shown(*values)) +
                ", expected the samples [[unix seconds, \"value\"], ...] (native histograms are "
                "not read: export their _sum and _count)");
     const std::string metric_name = name->get<std::string>();

@@ -174,6 +174,20 @@ TEST_CASE("a day of two Triton replicas and Envoy: every derived number by hand"
   CHECK_THAT(summary_text(r), Catch::Contains("not a metric sonicsim uses"));
 }
 
+TEST_CASE("a series exported twice (overlapping files) counts once", "[prometheus]") {
+  test::ScratchDir dir("prom-overlap");
+  // The first half and the second half of one counter, sharing the sample at T0 + 30.
+  const auto a = dir.write("a.json", response("nv_inference_request_success",
+                                              {{kT0, "0"}, {kT0 + 15, "30"}, {kT0 + 30, "60"}}));
+  const auto b = dir.write(
+      "b.json", response("nv_inference_request_success", {{kT0 + 30, "60"}, {kT0 + 45, "90"}}));
+  const auto r = import_prometheus({a, b, a}, {});
+  const auto& pn = model(r.measurements, "r", "pn");
+  REQUIRE(pn.requests_per_s.size() == 3);
+  for (const auto& v : pn.requests_per_s) CHECK(*v == Approx(2.0));
+  CHECK(*r.measurements.pools[0].replicas[2] == 1.0);
+}
+
 TEST_CASE("without Envoy's export the clients are null and the metrics are listed as missing",
           "[prometheus]") {
   const auto r = import_files({"day.json"});
