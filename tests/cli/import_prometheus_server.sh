@@ -2,10 +2,10 @@
 # counter history is backfilled into a fresh Prometheus (promtool, OpenMetrics), the server is
 # started on a scratch folder and a local port, the history exported with /api/v1/query_range
 # as the docs say (curl), and imported; also the server's own answers to an instant query, a
-# rate() and a failed query are refused. Skipped without prometheus, promtool or curl.
+# rate() and a failed query are refused. Skipped without prometheus, promtool, curl or jq.
 source "$(dirname "$0")/lib.sh" "$@"
 need_json_tool
-for tool in prometheus promtool curl; do
+for tool in prometheus promtool curl jq; do
   command -v "$tool" >/dev/null || skip "$tool is not installed"
 done
 
