@@ -165,6 +165,9 @@ struct CalibrationOutcome {
 
 // The calibration file's sections shared with the emulated scenario.
 ojson overhead_json(const Overheads& o);
+// Every curve considered: parameters, 95% intervals (null: undetermined), errors in and out of
+// sample. Shared by every calibration that fits a service curve.
+ojson curve_candidates_json(const CurveChoice& choice);
 ojson batching_json(const ServerSettings& s);  // null without dynamic batching
 
 // A signed percent with one decimal: "+1.2%".

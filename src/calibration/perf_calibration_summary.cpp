@@ -85,31 +85,6 @@ void add_refinement_json(ojson& fit, const CalibrationOutcome& c) {
       {"iterations", history}};
 }
 
-ojson curve_candidates_json(const CurveChoice& choice) {
-  ojson candidates = ojson::array();
-  for (const auto& c : choice.candidates) {
-    ojson j{{"kind", to_string(c.kind)}, {"ok", c.ok}};
-    if (!c.note.empty()) j["note"] = c.note;
-    if (c.ok) {
-      ojson params, ci;
-      for (std::size_t i = 0; i < c.params.size(); ++i) {
-        params[c.param_names[i]] = c.params[i];
-        ci[c.param_names[i]] = std::isfinite(c.ci95[i]) ? ojson(c.ci95[i]) : ojson(nullptr);
-      }
-      if (!c.params.empty()) {
-        j["params"] = params;
-        j["ci95_halfwidth"] = ci;
-      }
-      j["rms_rel_error"] = c.rms_rel_error;
-      j["max_rel_error"] = c.max_rel_error;
-      j["loo_rms_rel_error"] =
-          std::isfinite(c.loo_rms_rel_error) ? ojson(c.loo_rms_rel_error) : ojson(nullptr);
-    }
-    candidates.push_back(j);
-  }
-  return candidates;
-}
-
 // Each row's point against the final curve and its correction.
 ojson fit_points_json(const CalibrationOutcome& c) {
   ojson points = ojson::array();
@@ -267,6 +242,31 @@ std::string round_trip_report(const CalibrationOutcome& c) {
 }
 
 }  // namespace
+
+ojson curve_candidates_json(const CurveChoice& choice) {
+  ojson candidates = ojson::array();
+  for (const auto& c : choice.candidates) {
+    ojson j{{"kind", to_string(c.kind)}, {"ok", c.ok}};
+    if (!c.note.empty()) j["note"] = c.note;
+    if (c.ok) {
+      ojson params, ci;
+      for (std::size_t i = 0; i < c.params.size(); ++i) {
+        params[c.param_names[i]] = c.params[i];
+        ci[c.param_names[i]] = std::isfinite(c.ci95[i]) ? ojson(c.ci95[i]) : ojson(nullptr);
+      }
+      if (!c.params.empty()) {
+        j["params"] = params;
+        j["ci95_halfwidth"] = ci;
+      }
+      j["rms_rel_error"] = c.rms_rel_error;
+      j["max_rel_error"] = c.max_rel_error;
+      j["loo_rms_rel_error"] =
+          std::isfinite(c.loo_rms_rel_error) ? ojson(c.loo_rms_rel_error) : ojson(nullptr);
+    }
+    candidates.push_back(j);
+  }
+  return candidates;
+}
 
 ojson overhead_json(const Overheads& o) {
   ojson j{{"client_send", phase_json(o.client_send)},

@@ -390,6 +390,7 @@ void add_calibrate_commands(CLI::App& app, Commands& out) {
 
   add_calibrate_scan_command(calibrate, out);
   add_calibrate_overlap_command(calibrate, out);
+  add_calibrate_prometheus_command(calibrate, out);
 }
 
 }  // namespace sonicsim::cli

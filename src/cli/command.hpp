@@ -41,15 +41,16 @@ using pipeline::load;
 using pipeline::overrides_of;
 
 void add_run_commands(CLI::App& app, Commands& out);        // run, validate, analytic
-void add_calibrate_commands(CLI::App& app, Commands& out);  // calibrate perf-analyzer|scan
-void add_calibrate_scan_command(CLI::App* calibrate, Commands& out);     // calibrate scan
-void add_calibrate_overlap_command(CLI::App* calibrate, Commands& out);  // calibrate overlap
-void add_perf_analyzer_command(CLI::App& app, Commands& out);            // perf-analyzer
-void add_compare_command(CLI::App& app, Commands& out);                  // compare
-void add_reproduce_command(CLI::App& app, Commands& out);                // reproduce
-void add_report_command(CLI::App& app, Commands& out);                   // report
-void add_plan_command(CLI::App& app, Commands& out);                     // plan
-void add_sweep_commands(CLI::App& app, Commands& out);                   // sweep, merge
+void add_calibrate_commands(CLI::App& app, Commands& out);  // calibrate perf-analyzer|scan|...
+void add_calibrate_scan_command(CLI::App* calibrate, Commands& out);        // calibrate scan
+void add_calibrate_overlap_command(CLI::App* calibrate, Commands& out);     // calibrate overlap
+void add_calibrate_prometheus_command(CLI::App* calibrate, Commands& out);  // calibrate prometheus
+void add_perf_analyzer_command(CLI::App& app, Commands& out);               // perf-analyzer
+void add_compare_command(CLI::App& app, Commands& out);                     // compare
+void add_reproduce_command(CLI::App& app, Commands& out);                   // reproduce
+void add_report_command(CLI::App& app, Commands& out);                      // report
+void add_plan_command(CLI::App& app, Commands& out);                        // plan
+void add_sweep_commands(CLI::App& app, Commands& out);                      // sweep, merge
 void add_import_commands(CLI::App& app, Commands& out);  // import supersonic|prometheus
 void add_import_supersonic_command(CLI::App* import, Commands& out);  // import supersonic
 void add_import_prometheus_command(CLI::App* import, Commands& out);  // import prometheus

@@ -1,0 +1,78 @@
+# cli_import_prometheus: `import prometheus` turns query_range exports into a measurements file
+# (and the measured client load into a scenario overlay), refuses bad exports with exit 2 naming
+# the file and the JSON path, refuses an unwritable output before reading anything; `calibrate
+# prometheus` fits a curve from the measurements that a scenario then loads.
+source "$(dirname "$0")/lib.sh" "$@"
+need_json_tool
+D=tests/data/prometheus
+
+run_ok "$SONICSIM" import prometheus "$D/day.json" "$D/envoy.json" -o "$TMP/m.json" \
+  --flow-overlay "$TMP/flow.json"
+assert_stdout_contains "8 windows"
+assert_stdout_contains "supersonic: 1 to 2 replicas; models deepmet v1, pn v1"
+assert_stdout_contains "ignored    nv_gpu_memory_used_bytes: 1 series (not a metric sonicsim uses)"
+assert_stdout_contains "measurements written to $TMP/m.json"
+assert_json_paths "$TMP/m.json" format version source.files.0.sha256 source.pool_label start \
+  step_s t pools.0.replicas pools.0.autoscaler_metric_ms pools.0.models.1.requests_per_s \
+  clients.connected
+[[ "$(json_get "$TMP/m.json" format)" == sonicsim-measurements ]] || fail "format"
+# 30 + 15 requests of pn in the last 15 s window: 3 per second.
+[[ "$(json_get "$TMP/m.json" pools.0.models.1.requests_per_s.7)" == 3 ]] ||
+  fail "pn requests_per_s[7] = $(json_get "$TMP/m.json" pools.0.models.1.requests_per_s.7), expected 3"
+pass "pn: 3 requests per second in the last window"
+[[ "$(json_get "$TMP/flow.json" workload.flow.running.jobs)" == "[15,15,15,17,17,17,17,17]" ]] ||
+  fail "flow overlay jobs $(json_get "$TMP/flow.json" workload.flow.running.jobs)"
+pass "the flow overlay holds Envoy's connections per window"
+
+run_ok "$SONICSIM" import prometheus "$D/day.json" -o "$TMP/m2.json" --json --step 30
+assert_json "$OUT"
+[[ "$(json_get "$OUT" windows)" == 4 ]] || fail "--step 30: $(json_get "$OUT" windows) windows"
+pass "--json summary: 4 windows of 30 s"
+json_get "$OUT" metrics_missing | grep -q envoy_http_downstream_cx_active ||
+  fail "Envoy's metrics not listed as missing"
+pass "missing metrics listed"
+
+# Refusals: exit 2, the file, the JSON path, and nothing written.
+RESULTS="$TMP/refused.json"
+refused "error.json: status: found the string \"error\": Prometheus said" \
+  "$SONICSIM" import prometheus "$D/error.json" -o "$RESULTS"
+refused "vector.json: data.resultType: found the string \"vector\", expected \"matrix\"" \
+  "$SONICSIM" import prometheus "$D/vector.json" -o "$RESULTS"
+refused "rate.json: data.result[0].metric: found a series without __name__" \
+  "$SONICSIM" import prometheus "$D/rate.json" -o "$RESULTS"
+refused "bad_value.json: data.result[0].values[2][1]: found the string \"thirty\"" \
+  "$SONICSIM" import prometheus "$D/day.json" "$D/bad_value.json" -o "$RESULTS"
+refused "unordered.json: data.result[0].values[2][0]" \
+  "$SONICSIM" import prometheus "$D/unordered.json" -o "$RESULTS"
+refused "--start: found \"noon\"" \
+  "$SONICSIM" import prometheus "$D/day.json" -o "$RESULTS" --start noon
+refused "no-such.json: cannot read" \
+  "$SONICSIM" import prometheus "$D/no-such.json" -o "$RESULTS"
+refused "--flow-overlay: found no Envoy connection counts" \
+  "$SONICSIM" import prometheus "$D/day.json" -o "$RESULTS" --flow-overlay "$TMP/flow2.json"
+assert_no_file "$TMP/flow2.json"
+refused "$TMP/no-such-dir/m.json" \
+  "$SONICSIM" import prometheus "$D/day.json" -o "$TMP/no-such-dir/m.json"
+unset RESULTS
+
+# calibrate prometheus: the curve of curve.json's windows, t(b) = 2 ms + 0.5 ms b, loads into a
+# scenario.
+run_ok "$SONICSIM" import prometheus "$D/curve.json" -o "$TMP/curve-m.json"
+run_ok "$SONICSIM" calibrate prometheus "$TMP/curve-m.json" --model pn -o "$TMP/pn.json"
+assert_stdout_contains "24 of 24 windows"
+assert_stdout_contains "batch sizes 1 to 32 only"
+got="$(json_get "$TMP/pn.json" service_time.seconds.0)"
+near "$got" 0.0025 0.01 || fail "t(1) = $got, expected 0.0025"
+pass "t(1) = $got (built from 2.5 ms)"
+run_ok "$SONICSIM" validate tests/data/valid_minimal.json \
+  --set 'workload.requests=[{"model": "pn", "offload_fraction": 0.1}]' \
+  --set "models={\"pn\": {\"input_bytes_per_item\": 100, \"output_bytes_per_item\": 10, \"service_time\": {\"GPU\": {\"calibration\": \"$TMP/pn.json\"}}}}" \
+  --set 'servers=[{"name": "g", "count": 1, "device": "GPU", "models": ["pn"]}]'
+RESULTS="$TMP/refused-cal.json"
+refused "curve-m.json: pools[0].models[0]: found 24 of 24 windows" \
+  "$SONICSIM" calibrate prometheus "$TMP/curve-m.json" --model pn --min-windows 40 -o "$RESULTS"
+refused "found no model \`nope\`" \
+  "$SONICSIM" calibrate prometheus "$TMP/curve-m.json" --model nope -o "$RESULTS"
+refused "flow.json: no key \`format\`, expected \"sonicsim-measurements\"" \
+  "$SONICSIM" calibrate prometheus "$TMP/flow.json" --model pn -o "$RESULTS"
+finish

@@ -1,0 +1,333 @@
+// import prometheus: the numbers a measurements file holds, checked against what the fixtures'
+// counters imply by hand (tests/data/prometheus/, written in the format of Prometheus'
+// /api/v1/query_range), Prometheus' counter-reset rule, the file's round trip, and every refusal
+// naming the file and the JSON path.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <string>
+
+#include <sonicsim/telemetry/measurements.hpp>
+#include <sonicsim/telemetry/prometheus_import.hpp>
+#include <sonicsim/util/errors.hpp>
+
+#include "support.hpp"
+
+using namespace sonicsim::telemetry;
+using sonicsim::InputError;
+
+namespace {
+
+const std::string kData = std::string(SONICSIM_TEST_DATA_DIR) + "/prometheus/";
+constexpr double kT0 = 1732700000;
+
+ImportResult import_files(const std::vector<std::string>& names, ImportOptions o = {}) {
+  std::vector<std::string> paths;
+  for (const auto& n : names) paths.push_back(kData + n);
+  return import_prometheus(paths, o);
+}
+
+std::string refusal(const std::vector<std::string>& paths, ImportOptions o = {}) {
+  try {
+    import_prometheus(paths, o);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const ModelSeries& model(const Measurements& m, const std::string& pool, const std::string& name) {
+  const PoolSeries* p = m.pool(pool);
+  REQUIRE(p);
+  for (const auto& mo : p->models)
+    if (mo.name == name) return mo;
+  FAIL("no model " << name);
+  throw;
+}
+
+// A query_range response holding one series of `metric` with these samples.
+nlohmann::json response(const std::string& metric,
+                        const std::vector<std::pair<double, std::string>>& s,
+                        const std::string& pod = "triton-a") {
+  nlohmann::json values = nlohmann::json::array();
+  for (const auto& [t, v] : s) values.push_back({t, v});
+  nlohmann::json series;
+  series["metric"] = {
+      {"__name__", metric}, {"model", "pn"}, {"version", "1"}, {"pod", pod}, {"release", "r"}};
+  series["values"] = values;
+  nlohmann::json r;
+  r["status"] = "success";
+  r["data"]["resultType"] = "matrix";
+  r["data"]["result"] = nlohmann::json::array({series});
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a counter going 0, 30, 60 over 15 s steps is 2 requests per second", "[prometheus]") {
+  test::ScratchDir dir("prom-rate");
+  const auto f = dir.write("c.json", response("nv_inference_request_success",
+                                              {{kT0, "0"}, {kT0 + 15, "30"}, {kT0 + 30, "60"}}));
+  const auto r = import_prometheus({f}, {});
+  const auto& m = r.measurements;
+  CHECK(m.step_s == 15.0);
+  CHECK(m.start == kT0);
+  REQUIRE(m.t == std::vector<double>{15.0, 30.0});
+  const auto& pn = model(m, "r", "pn");
+  CHECK(*pn.requests_per_s[0] == Approx(2.0));
+  CHECK(*pn.requests_per_s[1] == Approx(2.0));
+  // Nothing measured the executions: no batch size, and null rather than 0.
+  CHECK_FALSE(pn.batch_size[0]);
+  CHECK_FALSE(pn.executions_per_s[0]);
+  CHECK(r.report.missing.size() == recognized_metrics().size() - 1);
+}
+
+TEST_CASE("a counter that drops restarted from 0 (Prometheus' reset rule)", "[prometheus]") {
+  test::ScratchDir dir("prom-reset");
+  // 0, 30, 60, then the server restarts and has counted 20 since: the window gains 20, not -40.
+  const auto f = dir.write(
+      "c.json", response("nv_inference_request_success",
+                         {{kT0, "0"}, {kT0 + 10, "30"}, {kT0 + 20, "60"}, {kT0 + 30, "20"}}));
+  const auto r = import_prometheus({f}, {});
+  const auto& pn = model(r.measurements, "r", "pn");
+  REQUIRE(pn.requests_per_s.size() == 3);
+  CHECK(*pn.requests_per_s[2] == Approx(2.0));
+}
+
+TEST_CASE("an increase between samples farther apart than a window is spread over them",
+          "[prometheus]") {
+  test::ScratchDir dir("prom-spread");
+  const auto f = dir.write("c.json", response("nv_inference_request_success",
+                                              {{kT0, "0"}, {kT0 + 30, "60"}, {kT0 + 45, "90"}}));
+  ImportOptions o;
+  o.step_s = 15.0;
+  const auto r = import_prometheus({f}, o);
+  const auto& pn = model(r.measurements, "r", "pn");
+  REQUIRE(pn.requests_per_s.size() == 3);
+  for (const auto& v : pn.requests_per_s) CHECK(*v == Approx(2.0));
+}
+
+TEST_CASE("a day of two Triton replicas and Envoy: every derived number by hand", "[prometheus]") {
+  const auto r = import_files({"day.json", "envoy.json"});
+  const Measurements& m = r.measurements;
+  // Samples every 15 s from T0 to T0 + 120: 8 windows.
+  CHECK(m.start == kT0);
+  CHECK(m.step_s == 15.0);
+  REQUIRE(m.t.size() == 8);
+  CHECK(m.t.back() == 120.0);
+  REQUIRE(m.pools.size() == 1);
+  const PoolSeries& p = m.pools[0];
+  CHECK(p.name == "supersonic");
+  REQUIRE(p.models.size() == 2);
+
+  // Replica a from the start; b's first sample (T0 + 60) ends window 3: up there, but its
+  // counters only count from the next sample on (its first value is a baseline, not an
+  // increase).
+  for (std::size_t k = 0; k < 8; ++k) CHECK(*p.replicas[k] == (k < 3 ? 1.0 : 2.0));
+
+  const ModelSeries& pn = model(m, "supersonic", "pn");
+  CHECK(pn.version == "1");
+  for (std::size_t k = 0; k < 8; ++k) {
+    INFO("window " << k);
+    const bool both = k >= 4;
+    // a: 30 requests of 4 inferences in 15 executions per window (restarting at T0 + 75, where
+    // the reset rule keeps its 30); b: 15 requests, 60 inferences, 10 executions.
+    CHECK(*pn.requests_per_s[k] == Approx(both ? 45.0 / 15 : 30.0 / 15));
+    CHECK(*pn.failures_per_s[k] == 0.0);
+    CHECK(*pn.inferences_per_s[k] == Approx(both ? 180.0 / 15 : 120.0 / 15));
+    CHECK(*pn.executions_per_s[k] == Approx(both ? 25.0 / 15 : 15.0 / 15));
+    CHECK(*pn.batch_size[k] == Approx(both ? 180.0 / 25 : 8.0));
+    // Per request: a queues 1 ms, b 3 ms; both compute 5 ms; requests take 7 and 9 ms.
+    CHECK(*pn.queue_time_s[k] == Approx(both ? (30 * 1e-3 + 15 * 3e-3) / 45 : 1e-3));
+    CHECK(*pn.compute_infer_time_s[k] == Approx(5e-3));
+    CHECK(*pn.compute_input_time_s[k] == Approx(100e-6));
+    CHECK(*pn.compute_output_time_s[k] == Approx(50e-6));
+    CHECK(*pn.request_time_s[k] == Approx(both ? (30 * 7e-3 + 15 * 9e-3) / 45 : 7e-3));
+  }
+  const ModelSeries& deepmet = model(m, "supersonic", "deepmet");
+  for (std::size_t k = 0; k < 8; ++k) {
+    CHECK(*deepmet.requests_per_s[k] == Approx(1.0));
+    CHECK(*deepmet.batch_size[k] == Approx(1.0));
+    CHECK(*deepmet.compute_infer_time_s[k] == Approx(2e-3));
+  }
+  // KEDA's metric: queue microseconds / (executions x 1000), over the pool's models.
+  for (std::size_t k = 0; k < 8; ++k)
+    CHECK(*p.autoscaler_metric_ms[k] ==
+          Approx(k < 4 ? (30000.0 + 7500) / (30 * 1000) : (30000.0 + 45000 + 7500) / (40 * 1000)));
+  // GPUs: a at 0.5, b at 0.9 from window 3, except its NaN sample (T0 + 90, window 5), skipped.
+  const std::vector<double> gpu = {0.5, 0.5, 0.5, 0.7, 0.7, 0.5, 0.7, 0.7};
+  for (std::size_t k = 0; k < 8; ++k) CHECK(*p.gpu_utilization[k] == Approx(gpu[k]));
+  CHECK(r.report.non_finite_samples == 1);
+
+  // Envoy: 10 + 5 connections, 10 + 7 from T0 + 60; 45 + 15 requests per window taking 10 and
+  // 20 ms.
+  for (std::size_t k = 0; k < 8; ++k) {
+    CHECK(*m.clients.connected[k] == (k < 3 ? 15.0 : 17.0));
+    CHECK(*m.clients.requests_per_s[k] == Approx(4.0));
+    CHECK(*m.clients.request_time_s[k] == Approx((45 * 10e-3 + 15 * 20e-3) / 60));
+  }
+  CHECK(r.report.missing.empty());
+  // Reported, never silently dropped: the metrics sonicsim does not use.
+  std::string ignored;
+  for (const auto& i : r.report.ignored) ignored += i.metric + "=" + std::to_string(i.series) + " ";
+  CHECK(ignored == "envoy_http_downstream_rq_time_bucket=1 nv_gpu_memory_used_bytes=1 ");
+  CHECK_THAT(summary_text(r), Catch::Contains("not a metric sonicsim uses"));
+}
+
+TEST_CASE("a series exported twice (overlapping files) counts once", "[prometheus]") {
+  test::ScratchDir dir("prom-overlap");
+  // The first half and the second half of one counter, sharing the sample at T0 + 30.
+  const auto a = dir.write("a.json", response("nv_inference_request_success",
+                                              {{kT0, "0"}, {kT0 + 15, "30"}, {kT0 + 30, "60"}}));
+  const auto b = dir.write(
+      "b.json", response("nv_inference_request_success", {{kT0 + 30, "60"}, {kT0 + 45, "90"}}));
+  const auto r = import_prometheus({a, b, a}, {});
+  const auto& pn = model(r.measurements, "r", "pn");
+  REQUIRE(pn.requests_per_s.size() == 3);
+  for (const auto& v : pn.requests_per_s) CHECK(*v == Approx(2.0));
+  CHECK(*r.measurements.pools[0].replicas[2] == 1.0);
+}
+
+TEST_CASE("without Envoy's export the clients are null and the metrics are listed as missing",
+          "[prometheus]") {
+  const auto r = import_files({"day.json"});
+  for (const auto& v : r.measurements.clients.connected) CHECK_FALSE(v);
+  CHECK(r.report.missing == std::vector<std::string>{"envoy_http_downstream_rq_total",
+                                                     "envoy_http_downstream_rq_time_sum",
+                                                     "envoy_http_downstream_rq_time_count",
+                                                     "envoy_http_downstream_cx_active"});
+  CHECK_THROWS_WITH(flow_overlay(r.measurements, "--flow-overlay"),
+                    Catch::Contains("--flow-overlay") && Catch::Contains("cx_active"));
+}
+
+TEST_CASE("--start, --end and --step choose the windows; labels choose pools", "[prometheus]") {
+  ImportOptions o;
+  o.start = kT0 + 60;
+  o.end = kT0 + 120;
+  o.step_s = 30;
+  const auto r = import_files({"day.json"}, o);
+  REQUIRE(r.measurements.t == std::vector<double>{30.0, 60.0});
+  const auto& pn = model(r.measurements, "supersonic", "pn");
+  CHECK(*pn.requests_per_s[0] == Approx(3.0));
+  ImportOptions by_namespace;
+  by_namespace.pool_label = "namespace";
+  CHECK(import_files({"day.json"}, by_namespace).measurements.pools.front().name == "cms");
+  ImportOptions no_label;
+  no_label.pool_label = "cluster";
+  CHECK(import_files({"day.json"}, no_label).measurements.pools.front().name == "all");
+}
+
+TEST_CASE("the flow overlay is Envoy's connections as whole jobs", "[prometheus]") {
+  const auto r = import_files({"day.json", "envoy.json"});
+  const auto o = flow_overlay(r.measurements, "--flow-overlay");
+  const auto& running = o["workload"]["flow"]["running"];
+  CHECK(running["t"].size() == 8);
+  CHECK(running["jobs"][0] == 15);
+  CHECK(running["jobs"][7] == 17);
+}
+
+TEST_CASE("a measurements file round-trips: read(write(x)) == x", "[prometheus]") {
+  test::ScratchDir dir("prom-roundtrip");
+  const auto r = import_files({"day.json", "envoy.json"});
+  const auto path = (dir.path / "m.json").string();
+  std::ofstream(path) << to_json(r.measurements).dump(1);
+  const Measurements back = read_measurements(path);
+  CHECK(back == r.measurements);
+  CHECK(back.source.files.size() == 2);
+  CHECK(back.source.files[0].sha256.size() == 64);
+  // A null stays null (not 0) through the file.
+  CHECK_FALSE(import_files({"day.json"}).measurements.clients.connected[0]);
+}
+
+TEST_CASE("a measurements file that is wrong names the JSON path", "[prometheus]") {
+  test::ScratchDir dir("prom-bad-measurements");
+  auto doc = nlohmann::json::parse(to_json(import_files({"day.json"}).measurements).dump());
+  auto message = [&](const nlohmann::json& d) {
+    const auto path = dir.write("m.json", d);
+    try {
+      read_measurements(path);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  auto short_series = doc;
+  short_series["pools"][0]["models"][1]["batch_size"].erase(0);
+  CHECK_THAT(message(short_series),
+             Catch::Contains("m.json: pools[0].models[1].batch_size: found 7 values, expected "
+                             "one per window (8)"));
+  auto negative = doc;
+  negative["clients"]["connected"][2] = -1;
+  CHECK_THAT(message(negative), Catch::Contains("clients.connected[2]: found the number -1"));
+  auto other = doc;
+  other["format"] = "sonicsim-results";
+  CHECK_THAT(message(other), Catch::Contains("format: found \"sonicsim-results\""));
+  auto no_t = doc;
+  no_t.erase("t");
+  CHECK_THAT(message(no_t), Catch::Contains("no key `t`"));
+}
+
+TEST_CASE("refusals name the file, the JSON path, what was found and what is expected",
+          "[prometheus]") {
+  CHECK_THAT(refusal({kData + "error.json"}),
+             Catch::Contains("error.json: status: found the string \"error\": Prometheus said "
+                             "\"invalid parameter") &&
+                 Catch::Contains("(bad_data)"));
+  CHECK_THAT(refusal({kData + "vector.json"}),
+             Catch::Contains("vector.json: data.resultType: found the string \"vector\", "
+                             "expected \"matrix\"") &&
+                 Catch::Contains("query_range"));
+  CHECK_THAT(refusal({kData + "rate.json"}),
+             Catch::Contains("rate.json: data.result[0].metric: found a series without "
+                             "__name__") &&
+                 Catch::Contains("export the raw counter"));
+  CHECK_THAT(refusal({kData + "bad_value.json"}),
+             Catch::Contains("bad_value.json: data.result[0].values[2][1]: found the string "
+                             "\"thirty\", expected a number"));
+  CHECK_THAT(refusal({kData + "unordered.json"}),
+             Catch::Contains("unordered.json: data.result[0].values[2][0]: found 1732700015 "
+                             "after 1732700030, expected times that increase"));
+  // In an array of responses the path starts at the response.
+  test::ScratchDir dir("prom-refusals");
+  auto two = nlohmann::json::array(
+      {response("nv_inference_count", {{kT0, "1"}}), response("nv_inference_count", {{kT0, "1"}})});
+  two[1]["data"]["resultType"] = "scalar";
+  CHECK_THAT(refusal({dir.write("two.json", two)}),
+             Catch::Contains("two.json: [1].data.resultType: found the string \"scalar\""));
+  CHECK_THAT(refusal({dir.write("negative.json",
+                                response("nv_inference_count", {{kT0, "3"}, {kT0 + 5, "-5"}}))}),
+             Catch::Contains("negative.json: data.result[0].values[1][1]: found the string "
+                             "\"-5\", expected a value >= 0"));
+  CHECK_THAT(refusal({dir.write("text.json", nlohmann::json("x")) + ".missing"}),
+             Catch::Contains("cannot read"));
+  // An end before the start, and a single instant, leave no window.
+  ImportOptions backwards;
+  backwards.start = kT0 + 100;
+  backwards.end = kT0;
+  CHECK_THAT(refusal({kData + "day.json"}, backwards),
+             Catch::Contains("--start/--end") && Catch::Contains("expected an end after"));
+}
+
+TEST_CASE("too many series are refused up front", "[prometheus]") {
+  test::ScratchDir dir("prom-caps");
+  const std::string path = (dir.path / "many.json").string();
+  {
+    std::ofstream out(path);
+    out << R"({"status":"success","data":{"resultType":"matrix","result":[)";
+    for (std::size_t i = 0; i <= PrometheusLimits::max_series; ++i)
+      out << (i ? "," : "") << R"({"metric":{"__name__":"x"},"values":[]})";
+    out << "]}}";
+  }
+  CHECK_THAT(refusal({path}), Catch::Contains("many.json: data.result[100000]: found more than "
+                                              "100000 series"));
+}
+
+TEST_CASE("timestamps are unix seconds or RFC 3339", "[prometheus]") {
+  CHECK(*parse_timestamp("1732700000") == 1732700000.0);
+  CHECK(*parse_timestamp("1732700000.25") == 1732700000.25);
+  CHECK(*parse_timestamp("2024-11-27T10:00:00Z") == 1732701600.0);
+  CHECK(*parse_timestamp("2024-11-27T11:00:00.5+01:00") == 1732701600.5);
+  CHECK_FALSE(parse_timestamp("2024-11-27"));
+  CHECK_FALSE(parse_timestamp("yesterday"));
+  CHECK(format_timestamp(1732701600.0) == "2024-11-27T10:00:00Z");
+}
