@@ -36,7 +36,7 @@ TEST_PKGS+=(python3-matplotlib python3-simpy3)
 TEST_PKGS+=(clang libclang-rt-14-dev)
 # cli_openmetrics backfills a run into a Prometheus TSDB with promtool and queries it through a
 # Prometheus server on 127.0.0.1 (Debian's prometheus 2.42 ships both).
-TEST_PKGS+=(prometheus)
+TEST_PKGS+=(prometheus curl)
 
 log() { printf '[sonicsim] %s\n' "$*" >&2; }
 die() { printf '[sonicsim] error: %s\n' "$*" >&2; exit 1; }

@@ -18,9 +18,6 @@ namespace sonicsim::calibration {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-using telemetry::Measurements;
-using telemetry::ModelSeries;
-using telemetry::PoolSeries;
 
 std::string listed(const std::vector<std::string>& v) {
   std::string s;
@@ -29,12 +26,12 @@ std::string listed(const std::vector<std::string>& v) {
 }
 
 struct Found {
-  const PoolSeries* pool = nullptr;
-  const ModelSeries* model = nullptr;
+  const telemetry::PoolSeries* pool = nullptr;
+  const telemetry::ModelSeries* model = nullptr;
   std::string path;  // JSON path of the model in the file
 };
 
-Found find_model(const Measurements& m, const PrometheusCalibrationInput& in) {
+Found find_model(const telemetry::Measurements& m, const PrometheusCalibrationInput& in) {
   const std::string& file = in.measurements_path;
   std::vector<Found> hits;
   std::vector<std::string> names, pools;
@@ -83,9 +80,9 @@ struct Bin {
 }  // namespace
 
 PrometheusCalibration calibrate_prometheus(const PrometheusCalibrationInput& in) {
-  const Measurements m = telemetry::read_measurements(in.measurements_path);
+  const telemetry::Measurements m = telemetry::read_measurements(in.measurements_path);
   const Found f = find_model(m, in);
-  const ModelSeries& mo = *f.model;
+  const telemetry::ModelSeries& mo = *f.model;
   // The copies are part of the execution, as in perf_analyzer's Server Compute; a file without
   // them gives the inference alone, and says so.
   const bool with_input = any_value(mo.compute_input_time_s);

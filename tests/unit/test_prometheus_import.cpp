@@ -13,7 +13,9 @@
 
 #include "support.hpp"
 
-using namespace sonicsim::telemetry;
+// Named one by one: a using-directive would leak into the unity build's other test files, where
+// calibration has a tel::Measurements of its own.
+namespace tel = sonicsim::telemetry;
 using sonicsim::InputError;
 
 namespace {
@@ -21,23 +23,24 @@ namespace {
 const std::string kData = std::string(SONICSIM_TEST_DATA_DIR) + "/prometheus/";
 constexpr double kT0 = 1732700000;
 
-ImportResult import_files(const std::vector<std::string>& names, ImportOptions o = {}) {
+tel::ImportResult import_files(const std::vector<std::string>& names, tel::ImportOptions o = {}) {
   std::vector<std::string> paths;
   for (const auto& n : names) paths.push_back(kData + n);
-  return import_prometheus(paths, o);
+  return tel::import_prometheus(paths, o);
 }
 
-std::string refusal(const std::vector<std::string>& paths, ImportOptions o = {}) {
+std::string refusal(const std::vector<std::string>& paths, tel::ImportOptions o = {}) {
   try {
-    import_prometheus(paths, o);
+    tel::import_prometheus(paths, o);
   } catch (const InputError& e) {
     return e.what();
   }
   return "";
 }
 
-const ModelSeries& model(const Measurements& m, const std::string& pool, const std::string& name) {
-  const PoolSeries* p = m.pool(pool);
+const tel::ModelSeries& model(const tel::Measurements& m, const std::string& pool,
+                              const std::string& name) {
+  const tel::PoolSeries* p = m.pool(pool);
   REQUIRE(p);
   for (const auto& mo : p->models)
     if (mo.name == name) return mo;
@@ -68,7 +71,7 @@ TEST_CASE("a counter going 0, 30, 60 over 15 s steps is 2 requests per second", 
   test::ScratchDir dir("prom-rate");
   const auto f = dir.write("c.json", response("nv_inference_request_success",
                                               {{kT0, "0"}, {kT0 + 15, "30"}, {kT0 + 30, "60"}}));
-  const auto r = import_prometheus({f}, {});
+  const auto r = tel::import_prometheus({f}, {});
   const auto& m = r.measurements;
   CHECK(m.step_s == 15.0);
   CHECK(m.start == kT0);
@@ -79,7 +82,7 @@ TEST_CASE("a counter going 0, 30, 60 over 15 s steps is 2 requests per second", 
   // Nothing measured the executions: no batch size, and null rather than 0.
   CHECK_FALSE(pn.batch_size[0]);
   CHECK_FALSE(pn.executions_per_s[0]);
-  CHECK(r.report.missing.size() == recognized_metrics().size() - 1);
+  CHECK(r.report.missing.size() == tel::recognized_metrics().size() - 1);
 }
 
 TEST_CASE("a counter that drops restarted from 0 (Prometheus' reset rule)", "[prometheus]") {
@@ -88,7 +91,7 @@ TEST_CASE("a counter that drops restarted from 0 (Prometheus' reset rule)", "[pr
   const auto f = dir.write(
       "c.json", response("nv_inference_request_success",
                          {{kT0, "0"}, {kT0 + 10, "30"}, {kT0 + 20, "60"}, {kT0 + 30, "20"}}));
-  const auto r = import_prometheus({f}, {});
+  const auto r = tel::import_prometheus({f}, {});
   const auto& pn = model(r.measurements, "r", "pn");
   REQUIRE(pn.requests_per_s.size() == 3);
   CHECK(*pn.requests_per_s[2] == Approx(2.0));
@@ -99,9 +102,9 @@ TEST_CASE("an increase between samples farther apart than a window is spread ove
   test::ScratchDir dir("prom-spread");
   const auto f = dir.write("c.json", response("nv_inference_request_success",
                                               {{kT0, "0"}, {kT0 + 30, "60"}, {kT0 + 45, "90"}}));
-  ImportOptions o;
+  tel::ImportOptions o;
   o.step_s = 15.0;
-  const auto r = import_prometheus({f}, o);
+  const auto r = tel::import_prometheus({f}, o);
   const auto& pn = model(r.measurements, "r", "pn");
   REQUIRE(pn.requests_per_s.size() == 3);
   for (const auto& v : pn.requests_per_s) CHECK(*v == Approx(2.0));
@@ -109,14 +112,14 @@ TEST_CASE("an increase between samples farther apart than a window is spread ove
 
 TEST_CASE("a day of two Triton replicas and Envoy: every derived number by hand", "[prometheus]") {
   const auto r = import_files({"day.json", "envoy.json"});
-  const Measurements& m = r.measurements;
+  const tel::Measurements& m = r.measurements;
   // Samples every 15 s from T0 to T0 + 120: 8 windows.
   CHECK(m.start == kT0);
   CHECK(m.step_s == 15.0);
   REQUIRE(m.t.size() == 8);
   CHECK(m.t.back() == 120.0);
   REQUIRE(m.pools.size() == 1);
-  const PoolSeries& p = m.pools[0];
+  const tel::PoolSeries& p = m.pools[0];
   CHECK(p.name == "supersonic");
   REQUIRE(p.models.size() == 2);
 
@@ -125,7 +128,7 @@ TEST_CASE("a day of two Triton replicas and Envoy: every derived number by hand"
   // increase).
   for (std::size_t k = 0; k < 8; ++k) CHECK(*p.replicas[k] == (k < 3 ? 1.0 : 2.0));
 
-  const ModelSeries& pn = model(m, "supersonic", "pn");
+  const tel::ModelSeries& pn = model(m, "supersonic", "pn");
   CHECK(pn.version == "1");
   for (std::size_t k = 0; k < 8; ++k) {
     INFO("window " << k);
@@ -144,7 +147,7 @@ TEST_CASE("a day of two Triton replicas and Envoy: every derived number by hand"
     CHECK(*pn.compute_output_time_s[k] == Approx(50e-6));
     CHECK(*pn.request_time_s[k] == Approx(both ? (30 * 7e-3 + 15 * 9e-3) / 45 : 7e-3));
   }
-  const ModelSeries& deepmet = model(m, "supersonic", "deepmet");
+  const tel::ModelSeries& deepmet = model(m, "supersonic", "deepmet");
   for (std::size_t k = 0; k < 8; ++k) {
     CHECK(*deepmet.requests_per_s[k] == Approx(1.0));
     CHECK(*deepmet.batch_size[k] == Approx(1.0));
@@ -171,7 +174,7 @@ TEST_CASE("a day of two Triton replicas and Envoy: every derived number by hand"
   std::string ignored;
   for (const auto& i : r.report.ignored) ignored += i.metric + "=" + std::to_string(i.series) + " ";
   CHECK(ignored == "envoy_http_downstream_rq_time_bucket=1 nv_gpu_memory_used_bytes=1 ");
-  CHECK_THAT(summary_text(r), Catch::Contains("not a metric sonicsim uses"));
+  CHECK_THAT(tel::summary_text(r), Catch::Contains("not a metric sonicsim uses"));
 }
 
 TEST_CASE("a series exported twice (overlapping files) counts once", "[prometheus]") {
@@ -181,7 +184,7 @@ TEST_CASE("a series exported twice (overlapping files) counts once", "[prometheu
                                               {{kT0, "0"}, {kT0 + 15, "30"}, {kT0 + 30, "60"}}));
   const auto b = dir.write(
       "b.json", response("nv_inference_request_success", {{kT0 + 30, "60"}, {kT0 + 45, "90"}}));
-  const auto r = import_prometheus({a, b, a}, {});
+  const auto r = tel::import_prometheus({a, b, a}, {});
   const auto& pn = model(r.measurements, "r", "pn");
   REQUIRE(pn.requests_per_s.size() == 3);
   for (const auto& v : pn.requests_per_s) CHECK(*v == Approx(2.0));
@@ -196,12 +199,12 @@ TEST_CASE("without Envoy's export the clients are null and the metrics are liste
                                                      "envoy_http_downstream_rq_time_sum",
                                                      "envoy_http_downstream_rq_time_count",
                                                      "envoy_http_downstream_cx_active"});
-  CHECK_THROWS_WITH(flow_overlay(r.measurements, "--flow-overlay"),
+  CHECK_THROWS_WITH(tel::flow_overlay(r.measurements, "--flow-overlay"),
                     Catch::Contains("--flow-overlay") && Catch::Contains("cx_active"));
 }
 
 TEST_CASE("--start, --end and --step choose the windows; labels choose pools", "[prometheus]") {
-  ImportOptions o;
+  tel::ImportOptions o;
   o.start = kT0 + 60;
   o.end = kT0 + 120;
   o.step_s = 30;
@@ -209,17 +212,17 @@ TEST_CASE("--start, --end and --step choose the windows; labels choose pools", "
   REQUIRE(r.measurements.t == std::vector<double>{30.0, 60.0});
   const auto& pn = model(r.measurements, "supersonic", "pn");
   CHECK(*pn.requests_per_s[0] == Approx(3.0));
-  ImportOptions by_namespace;
+  tel::ImportOptions by_namespace;
   by_namespace.pool_label = "namespace";
   CHECK(import_files({"day.json"}, by_namespace).measurements.pools.front().name == "cms");
-  ImportOptions no_label;
+  tel::ImportOptions no_label;
   no_label.pool_label = "cluster";
   CHECK(import_files({"day.json"}, no_label).measurements.pools.front().name == "all");
 }
 
 TEST_CASE("the flow overlay is Envoy's connections as whole jobs", "[prometheus]") {
   const auto r = import_files({"day.json", "envoy.json"});
-  const auto o = flow_overlay(r.measurements, "--flow-overlay");
+  const auto o = tel::flow_overlay(r.measurements, "--flow-overlay");
   const auto& running = o["workload"]["flow"]["running"];
   CHECK(running["t"].size() == 8);
   CHECK(running["jobs"][0] == 15);
@@ -230,8 +233,8 @@ TEST_CASE("a measurements file round-trips: read(write(x)) == x", "[prometheus]"
   test::ScratchDir dir("prom-roundtrip");
   const auto r = import_files({"day.json", "envoy.json"});
   const auto path = (dir.path / "m.json").string();
-  std::ofstream(path) << to_json(r.measurements).dump(1);
-  const Measurements back = read_measurements(path);
+  std::ofstream(path) << tel::to_json(r.measurements).dump(1);
+  const tel::Measurements back = tel::read_measurements(path);
   CHECK(back == r.measurements);
   CHECK(back.source.files.size() == 2);
   CHECK(back.source.files[0].sha256.size() == 64);
@@ -241,11 +244,11 @@ TEST_CASE("a measurements file round-trips: read(write(x)) == x", "[prometheus]"
 
 TEST_CASE("a measurements file that is wrong names the JSON path", "[prometheus]") {
   test::ScratchDir dir("prom-bad-measurements");
-  auto doc = nlohmann::json::parse(to_json(import_files({"day.json"}).measurements).dump());
+  auto doc = nlohmann::json::parse(tel::to_json(import_files({"day.json"}).measurements).dump());
   auto message = [&](const nlohmann::json& d) {
     const auto path = dir.write("m.json", d);
     try {
-      read_measurements(path);
+      tel::read_measurements(path);
     } catch (const InputError& e) {
       return std::string(e.what());
     }
@@ -301,7 +304,7 @@ TEST_CASE("refusals name the file, the JSON path, what was found and what is exp
   CHECK_THAT(refusal({dir.write("text.json", nlohmann::json("x")) + ".missing"}),
              Catch::Contains("cannot read"));
   // An end before the start, and a single instant, leave no window.
-  ImportOptions backwards;
+  tel::ImportOptions backwards;
   backwards.start = kT0 + 100;
   backwards.end = kT0;
   CHECK_THAT(refusal({kData + "day.json"}, backwards),
@@ -314,7 +317,7 @@ TEST_CASE("too many series are refused up front", "[prometheus]") {
   {
     std::ofstream out(path);
     out << R"({"status":"success","data":{"resultType":"matrix","result":[)";
-    for (std::size_t i = 0; i <= PrometheusLimits::max_series; ++i)
+    for (std::size_t i = 0; i <= tel::PrometheusLimits::max_series; ++i)
       out << (i ? "," : "") << R"({"metric":{"__name__":"x"},"values":[]})";
     out << "]}}";
   }
@@ -323,11 +326,11 @@ TEST_CASE("too many series are refused up front", "[prometheus]") {
 }
 
 TEST_CASE("timestamps are unix seconds or RFC 3339", "[prometheus]") {
-  CHECK(*parse_timestamp("1732700000") == 1732700000.0);
-  CHECK(*parse_timestamp("1732700000.25") == 1732700000.25);
-  CHECK(*parse_timestamp("2024-11-27T10:00:00Z") == 1732701600.0);
-  CHECK(*parse_timestamp("2024-11-27T11:00:00.5+01:00") == 1732701600.5);
-  CHECK_FALSE(parse_timestamp("2024-11-27"));
-  CHECK_FALSE(parse_timestamp("yesterday"));
-  CHECK(format_timestamp(1732701600.0) == "2024-11-27T10:00:00Z");
+  CHECK(*tel::parse_timestamp("1732700000") == 1732700000.0);
+  CHECK(*tel::parse_timestamp("1732700000.25") == 1732700000.25);
+  CHECK(*tel::parse_timestamp("2024-11-27T10:00:00Z") == 1732701600.0);
+  CHECK(*tel::parse_timestamp("2024-11-27T11:00:00.5+01:00") == 1732701600.5);
+  CHECK_FALSE(tel::parse_timestamp("2024-11-27"));
+  CHECK_FALSE(tel::parse_timestamp("yesterday"));
+  CHECK(tel::format_timestamp(1732701600.0) == "2024-11-27T10:00:00Z");
 }
