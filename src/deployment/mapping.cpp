@@ -222,15 +222,15 @@ void Mapper::map_device() {
             gpu_node = &amount;
           }
         } else if (name == "cpu" && amount.file != chart_defaults_name()) {
+          // A note more than a mapping: the pod's share of a node says nothing of the CPU work
+          // a request costs the host, which is what servers[0].host models.
           const json* cores = overlay_at("servers[0].host.cores");
-          report().not_mapped.push_back(
-              {"", key, amount.text, amount.where(),
-               cores ? "a pod's CPU share; the overlay models host cores "
-                       "(servers[0].host.cores = " +
-                           cores->dump() + "), which stay"
-                     : "a pod's CPU share: sonicsim models the servers' host CPU only with "
-                       "servers[0].host.cores and models' host_cost (give them in the overlay)",
-               key});
+          not_relevant(key, amount.text, &amount,
+                       cores ? "a pod's CPU share; the overlay models the host's cores "
+                               "(servers[0].host.cores = " +
+                                   cores->dump() + "), which stay"
+                             : "a pod's CPU share; host CPU work is modelled only with "
+                               "servers[0].host.cores and the models' host_cost (the overlay)");
         } else if (amount.file != chart_defaults_name()) {
           not_relevant(key, amount.text, &amount,
                        name == "memory" ? "memory for the pod; the models' footprints are "
@@ -449,13 +449,11 @@ void Mapper::map_triton_args() {
            exit_timeout ? flag_of_timeout : "(no --exit-timeout-secs)",
            exit_timeout ? args : nullptr,
            exit_timeout ? where_default : "tritonserver's default --exit-timeout-secs 30");
-  if (!repositories.empty()) {
+  if (!repositories.empty() && args->file != chart_defaults_name()) {
     std::string list;
     for (const auto& r : repositories) list += (list.empty() ? "" : ", ") + r;
-    report().not_mapped.push_back(
-        {"", "triton.args", "--model-repository=" + list, args ? args->where() : "",
-         "where the models are; which models a pool serves is servers[0].models (the overlay)",
-         "triton.args"});
+    note("model repositories (triton.args): " + list +
+         "; which models the pool serves is servers[0].models (the overlay)");
   }
 }
 

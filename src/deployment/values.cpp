@@ -18,7 +18,8 @@ ValueNode* ValueNode::find(std::string_view key) {
 }
 
 std::string ValueNode::where() const {
-  return line > 0 ? file + ":" + std::to_string(line) : file;
+  // The chart's defaults are text of sonicsim's own: their lines would point nowhere.
+  return line > 0 && file.rfind("chart ", 0) != 0 ? file + ":" + std::to_string(line) : file;
 }
 
 std::string join_key(const std::string& parent, std::string_view key) {

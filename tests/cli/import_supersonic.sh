@@ -60,8 +60,9 @@ run_ok "$SONICSIM" import supersonic "$D/typos.yaml" --overlay "$D/overlay.json"
 assert_stdout_contains "triton.replica = 4: did you mean \`replicas\`?"
 refused "$D/typos.yaml: triton.replica: line 3: found an unknown key (did you mean \`replicas\`?) (--strict)" \
   "$SONICSIM" import supersonic "$D/typos.yaml" --overlay "$D/overlay.json" --strict -o "$RESULTS"
-run_ok "$SONICSIM" import supersonic "$D/minimal.yaml" --overlay "$D/overlay.json" -o "$SC"
-refused "not mapped" "$SONICSIM" import supersonic "$D/minimal.yaml" --overlay "$D/overlay.json" --strict -o "$RESULTS"
+run_ok "$SONICSIM" import supersonic "$D/minimal.yaml" --overlay "$D/overlay.json" --strict -o "$SC"
+refused "triton.affinity: line 28: found NVIDIA-A100-80GB-PCIe, not mapped: other GPU products" \
+  "$SONICSIM" import supersonic "$D/keda.yaml" --overlay "$D/overlay.json" --strict -o "$RESULTS"
 unset RESULTS
 
 # Output paths: a folder that does not exist is refused before the work (exit 2); a full disk

@@ -101,7 +101,8 @@ TEST_CASE("supersonic: a fixed pool, its GPU by node selector, Envoy's policy", 
   // The overlay's pool said otherwise: the values win, and it is said.
   CHECK(find_scenario(rep.conflicts, "servers[0].startup_delay"));
   CHECK(find_scenario(rep.conflicts, "servers[0].name"));
-  CHECK(find(rep.not_mapped, "triton.resources.limits.cpu"));
+  CHECK_THAT(find(rep.not_relevant, "triton.resources.limits.cpu")->reason,
+             Catch::Contains("host.cores"));
   CHECK(find(rep.not_relevant, "triton.resources.limits.memory"));
   CHECK(rep.unknown.empty());
   // What was written loads with sonicsim's own loader.
@@ -143,7 +144,7 @@ TEST_CASE("supersonic: KEDA, both rate limiters, explicit model control, GPU by 
   const auto* other = find(rep.not_mapped, "triton.affinity");
   REQUIRE(other);
   CHECK(other->value == "NVIDIA-A100-80GB-PCIe");
-  CHECK(find(rep.not_mapped, "triton.args"));    // the model repository, listed
+  CHECK(has_note(rep.notes, "model repositories (triton.args): /cvmfs/cms.cern.ch/models/"));
   CHECK(find(rep.not_relevant, "triton.args"));  // --log-verbose
   CHECK(find(rep.not_relevant, "triton.image"));
   CHECK(find(rep.not_relevant, "triton.readinessProbe.periodSeconds"));
@@ -237,6 +238,41 @@ TEST_CASE("supersonic: Helm's `default` takes 0 for unset; switches that change 
                                         "keda: {enabled: true}\n")});
     CHECK(r.scenario["servers"][0]["autoscaler"]["metric"] == "queue_time");
     CHECK(find(r.report.not_mapped, "serverLoadMetric"));
+  }
+  SECTION("the probes bound the start from below; reset is Kubernetes' 0") {
+    const auto later =
+        import_values({write("s.yaml", "triton:\n  startupProbe: {initialDelaySeconds: 40}\n")});
+    CHECK(later.scenario["servers"][0]["startup_delay"] == "40s");
+    // Both reset: the bound is 0 and the overlay's 5 s stands.
+    const auto reset = import_values({write(
+        "r.yaml", "triton:\n  startupProbe: {reset: true}\n  readinessProbe: {reset: true}\n")});
+    CHECK(reset.scenario["servers"][0]["startup_delay"] == "5s");
+    CHECK(find_scenario(reset.report.defaulted, "servers[0].startup_delay"));
+  }
+  SECTION("poll is none; two GPUs per server are not mapped; no exit timeout is Triton's 30 s") {
+    const auto r =
+        import_values({write("g.yaml",
+                             "triton:\n  args: [\"tritonserver --model-control-mode poll\"]\n"
+                             "  resources: {limits: {nvidia.com/gpu: 2}}\n"
+                             "  nodeSelector: {nvidia.com/gpu.product: Tesla-T4}\n")});
+    CHECK(r.scenario["servers"][0]["model_control"] == "none");
+    CHECK(r.scenario["servers"][0]["drain_timeout"] == "30s");
+    CHECK(find(r.report.not_mapped, "triton.resources.limits.\"nvidia.com/gpu\""));
+  }
+  SECTION("the route timeout goes to every workload") {
+    nlohmann::json overlay;
+    std::ifstream(fixture("overlay.json")) >> overlay;
+    auto w = overlay["workload"];
+    w["name"] = "a";
+    auto w2 = w;
+    w2["name"] = "b";
+    overlay.erase("workload");
+    overlay["workloads"] = {w, w2};
+    const auto r = import_supersonic(
+        with({fixture("minimal.yaml"), write("t.yaml", "envoy: {grpc_route_timeout: 1m30s}\n")},
+             dir.write("w.json", overlay)));
+    CHECK(r.scenario["workloads"][0]["client"]["timeout"] == "90s");
+    CHECK(r.scenario["workloads"][1]["client"]["timeout"] == "90s");
   }
   SECTION("an overlay autoscaler goes when KEDA is off") {
     nlohmann::json overlay;
