@@ -33,7 +33,8 @@ class Mapper {
   void run();
 
   json scenario;  // the overlay with the values written over it
-  std::vector<ValuesProblem> problems;
+  // Found while reading; `at` finds some from const lookups (a map where a value was expected).
+  mutable std::vector<ValuesProblem> problems;
 
   // --- typed reads: nullopt (and a problem) when the value has the wrong type ---
   const ValueNode* at(const std::string& dotted) const;  // "keda.scaleUp.periodSeconds"
@@ -43,7 +44,7 @@ class Mapper {
   std::optional<std::string> text(const std::string& key);
   // A Go / protobuf duration as the chart writes them ("12s", "500ms", "1m30s"), in seconds.
   std::optional<double> duration(const std::string& key);
-  void bad(const std::string& key, const std::string& found, const std::string& expected);
+  void bad(const std::string& key, const std::string& found, const std::string& expected) const;
 
   // --- writes ---
   // Sets `scenario_key` (servers[0].count) to `value`, reported as filled from values key `key`

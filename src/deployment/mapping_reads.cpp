@@ -76,10 +76,9 @@ const ValueNode* Mapper::at(const std::string& dotted) const {
   for (const auto& part : split_dots(dotted)) {
     if (!node->is_map()) {
       // A key the chart expects a map at holds something else: said once, at that key.
-      auto* self = const_cast<Mapper*>(this);
       bool said = false;
       for (const auto& p : problems) said = said || p.problem.path == walked;
-      if (!said) self->bad(walked, describe(*node), "a map");
+      if (!said) bad(walked, describe(*node), "a map");
       return nullptr;
     }
     node = node->find(part);
@@ -89,7 +88,8 @@ const ValueNode* Mapper::at(const std::string& dotted) const {
   return node;
 }
 
-void Mapper::bad(const std::string& key, const std::string& found, const std::string& expected) {
+void Mapper::bad(const std::string& key, const std::string& found,
+                 const std::string& expected) const {
   // The node is looked up without `at`, which reports through here.
   const ValueNode* node = &values_;
   for (const auto& part : split_dots(key)) {
