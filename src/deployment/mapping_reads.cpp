@@ -139,6 +139,11 @@ std::optional<double> Mapper::number(const std::string& key, double lo_exclusive
 std::optional<bool> Mapper::boolean(const std::string& key) {
   const ValueNode* n = at(key);
   if (!n) return std::nullopt;
+  if (n->kind == ValueNode::Kind::scalar && n->quoted) {
+    bad(key, "the string \"" + n->text + "\"",
+        "true or false without quotes (the chart's `if` takes any non-empty string as true)");
+    return std::nullopt;
+  }
   if (n->kind == ValueNode::Kind::scalar) {
     std::string t;
     for (char c : n->text) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

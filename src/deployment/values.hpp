@@ -25,7 +25,8 @@ struct ValuesLimits {
 struct ValueNode {
   enum class Kind { null, scalar, list, map };
   Kind kind = Kind::null;
-  std::string text;                                    // a scalar as written (quotes removed)
+  std::string text;     // a scalar as written (quotes removed)
+  bool quoted = false;  // "false" is a string to Helm's templates, false is a boolean
   std::vector<std::pair<std::string, ValueNode>> map;  // in file order
   std::vector<ValueNode> list;
   std::string file;  // where it was written: a values file, or the chart's defaults

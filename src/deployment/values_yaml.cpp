@@ -39,6 +39,7 @@ class Builder {
       case YAML::NodeType::Scalar:
         out.kind = ValueNode::Kind::scalar;
         out.text = node.Scalar();
+        out.quoted = node.Tag() == "!";  // yaml-cpp's tag of a quoted (non-plain) scalar
         break;
       case YAML::NodeType::Sequence:
         out.kind = ValueNode::Kind::list;

@@ -315,6 +315,10 @@ TEST_CASE("supersonic: bad values are refused with file, key path, line, found, 
 
   CHECK_THAT(refusal(with({write("n.yaml", "triton:\n  replicas: -2\n")})),
              Catch::Contains("triton.replicas: line 2, column 13: found \"-2\""));
+  // Quoted, "false" is a non-empty string, which the chart's `if keda.enabled` takes as true.
+  CHECK_THAT(refusal(with({write("q.yaml", "keda:\n  enabled: \"false\"\n")})),
+             Catch::Contains("keda.enabled: line 2, column 12: found the string \"false\", "
+                             "expected true or false without quotes"));
   CHECK_THAT(refusal(with({write("l.yaml", "- a\n- b\n")})),
              Catch::Contains("found a list at the top level, expected a map"));
   CHECK_THAT(refusal(with({write("d.yaml", "keda:\n  enabled: true\n  enabled: false\n")})),
