@@ -259,6 +259,15 @@ TEST_CASE("supersonic: Helm's `default` takes 0 for unset; switches that change 
     CHECK(r.scenario["servers"][0]["drain_timeout"] == "30s");
     CHECK(find(r.report.not_mapped, "triton.resources.limits.\"nvidia.com/gpu\""));
   }
+  SECTION("a pod's CPU share is a note, which names the overlay's host cores when it has them") {
+    nlohmann::json overlay;
+    std::ifstream(fixture("overlay.json")) >> overlay;
+    overlay["servers"][0]["host"] = {{"cores", 8}};
+    const auto r = import_supersonic(with({fixture("minimal.yaml")}, dir.write("h.json", overlay)));
+    CHECK_THAT(find(r.report.not_relevant, "triton.resources.requests.cpu")->reason,
+               Catch::Contains("servers[0].host.cores = 8"));
+    CHECK(r.scenario["servers"][0]["host"]["cores"] == 8);
+  }
   SECTION("the route timeout goes to every workload") {
     nlohmann::json overlay;
     std::ifstream(fixture("overlay.json")) >> overlay;
