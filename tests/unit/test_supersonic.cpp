@@ -181,7 +181,7 @@ TEST_CASE("supersonic: files merge as Helm merges them", "[supersonic]") {
   CHECK(back.scenario["servers"][0]["model_control"] == "explicit");
 }
 
-TEST_CASE("supersonic: Helm's `default` takes 0 for unset; switches that change the mapping",
+TEST_CASE("supersonic: Helm's `default` takes 0 for unset, and switches that change the mapping",
           "[supersonic]") {
   test::ScratchDir dir("supersonic-zero");
   const auto write = [&](const std::string& name, const std::string& text) {
@@ -360,7 +360,7 @@ TEST_CASE("supersonic: what the values cannot say must come from the overlay", "
   CHECK_THAT(refusal(o), Catch::Contains("do not load as a scenario"));
 }
 
-TEST_CASE("supersonic: unknown keys get a hint; --strict refuses them", "[supersonic]") {
+TEST_CASE("supersonic: unknown keys get a hint, and --strict refuses them", "[supersonic]") {
   const auto r = import_values({"typos.yaml"});
   const auto& u = r.report.unknown;
   REQUIRE(find(u, "triton.replica"));
