@@ -30,6 +30,7 @@ int cmd_import_supersonic(const ImportSupersonicArgs& a) {
   options.release = a.release;
   options.device = a.device;
   options.strict = a.strict;
+  options.output = a.output;
   const auto imported = deployment::import_supersonic(options);
   std::vector<std::pair<std::string, std::string>> files{
       {a.output, imported.scenario.dump(2) + "\n"}};

@@ -187,10 +187,11 @@ SupersonicImport import_supersonic(const SupersonicOptions& options) {
     throw_problems(std::move(problems));
   }
 
-  // The file written must run: sonicsim's own loader decides, as `sonicsim validate` would.
-  const std::string base = options.overlay.empty()
-                               ? std::string(".")
-                               : std::filesystem::path(options.overlay).parent_path().string();
+  // The file written must run: sonicsim's own loader decides, as `sonicsim validate` would,
+  // with relative paths resolved from the folder the file is written to.
+  const std::string anchor = !options.output.empty() ? options.output : options.overlay;
+  const std::string base =
+      anchor.empty() ? std::string(".") : std::filesystem::path(anchor).parent_path().string();
   try {
     scenario::load_json(mapper.scenario, source, base.empty() ? "." : base);
   } catch (const InputError& e) {

@@ -65,6 +65,19 @@ refused "triton.affinity: line 28: found NVIDIA-A100-80GB-PCIe, not mapped: othe
   "$SONICSIM" import supersonic "$D/keda.yaml" --overlay "$D/overlay.json" --strict -o "$RESULTS"
 unset RESULTS
 
+# Relative paths the overlay holds (a calibration file) must resolve from where the scenario is
+# written, as `run` will resolve them there.
+mkdir -p "$TMP/site" "$TMP/elsewhere"
+printf '{"service_time": {"batch": [1, 64], "seconds": [0.001, 0.01]}}\n' >"$TMP/site/pn.json"
+sed 's|"Tesla-T4": {"batch": \[1, 16, 64\], "seconds": \[0.0012, 0.0034, 0.0118\]}|"Tesla-T4": {"calibration": "pn.json"}|' \
+  "$D/overlay.json" >"$TMP/site/overlay.json"
+grep -q '"calibration": "pn.json"' "$TMP/site/overlay.json" || fail "the overlay was not rewritten"
+run_ok "$SONICSIM" import supersonic "$D/minimal.yaml" --overlay "$TMP/site/overlay.json" -o "$TMP/site/twin.json"
+run_ok "$SONICSIM" validate "$TMP/site/twin.json"
+RESULTS="$TMP/elsewhere/twin.json"
+refused "pn.json" "$SONICSIM" import supersonic "$D/minimal.yaml" --overlay "$TMP/site/overlay.json" -o "$RESULTS"
+unset RESULTS
+
 # Output paths: a folder that does not exist is refused before the work (exit 2); a full disk
 # is a failed write (exit 1); -o and --report may not name the same file.
 run_status 2 "$SONICSIM" import supersonic "$D/minimal.yaml" --overlay "$D/overlay.json" -o "$TMP/no/such/dir/s.json"

@@ -24,6 +24,10 @@ struct SupersonicOptions {
   std::string release = "supersonic";  // Helm's release name, the pool's name without nameOverride
   std::string device;                  // --device: the pool's device name, over the values'
   bool strict = false;                 // unknown and not-mapped keys are errors
+  // Where the scenario will be written: the relative paths it takes from the overlay (calibration
+  // files, Triton configs) are checked from that folder, as a later `run` resolves them. Empty:
+  // from the overlay's folder.
+  std::string output;
 };
 
 // One line of the report. Which fields are set depends on the list it is in.
