@@ -190,15 +190,18 @@ SupersonicImport import_supersonic(const SupersonicOptions& options) {
   // The file written must run: sonicsim's own loader decides, as `sonicsim validate` would,
   // with relative paths resolved from the folder the file is written to.
   const std::string anchor = !options.output.empty() ? options.output : options.overlay;
-  const std::string base =
-      anchor.empty() ? std::string(".") : std::filesystem::path(anchor).parent_path().string();
+  const std::string base = anchor.empty() || std::filesystem::path(anchor).parent_path().empty()
+                               ? std::string(".")
+                               : std::filesystem::path(anchor).parent_path().string();
   try {
-    scenario::load_json(mapper.scenario, source, base.empty() ? "." : base);
+    scenario::load_json(mapper.scenario, source, base);
   } catch (const InputError& e) {
     std::vector<Problem> problems = e.problems();
     problems.push_back({"",
                         "the values mapped over the overlay do not load as a scenario: fix "
-                        "the overlay, or the values key the report maps onto that path"});
+                        "the overlay, or the values key the report maps onto that path (relative "
+                        "paths resolve from " +
+                            base + ", the folder the scenario is written to)"});
     throw InputError(source, std::move(problems));
   }
   out.scenario = std::move(mapper.scenario);
