@@ -1,0 +1,211 @@
+// `import supersonic` end to end: the values files read and classified key by key, merged over
+// chart 0.3.1's defaults as Helm does, mapped over the overlay, and the result loaded by
+// sonicsim's own scenario loader before anyone writes it.
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include <sonicsim/deployment/supersonic.hpp>
+#include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/util/files.hpp>
+#include <sonicsim/util/json_text.hpp>
+
+#include "chart_keys.hpp"
+#include "mapping.hpp"
+
+namespace sonicsim::deployment {
+namespace {
+
+std::string shown(const ValueNode& n) {
+  switch (n.kind) {
+    case ValueNode::Kind::scalar:
+      return n.text;
+    case ValueNode::Kind::map:
+      return "{...}";
+    case ValueNode::Kind::list:
+      return "[...]";
+    case ValueNode::Kind::null:
+      return "null";
+  }
+  return "";
+}
+
+// Every key a file sets lands in one list: mapped keys are reported by the Mapper (filled or
+// not mapped); the others here, as not relevant, not mapped or unknown.
+void classify_file(const ValueNode& map, std::vector<std::string>& segments,
+                   SupersonicReport& report, std::map<std::string, std::size_t>& seen) {
+  for (const auto& [key, value] : map.map) {
+    segments.push_back(key);
+    if (value.is_map() && has_listed_children(segments)) {
+      classify_file(value, segments, report, seen);
+    } else {
+      const Classified c = classify(segments);
+      std::string path;
+      for (const auto& s : segments) path = join_key(path, s);
+      ReportEntry e{"", path, shown(value), value.where(), c.reason, c.family};
+      std::vector<ReportEntry>* list = c.kind == KeyClass::not_relevant ? &report.not_relevant
+                                       : c.kind == KeyClass::not_mapped ? &report.not_mapped
+                                       : c.kind == KeyClass::unknown    ? &report.unknown
+                                                                        : nullptr;
+      if (list) {
+        // A later file setting the same key replaces the line: it is the value Helm uses.
+        const std::string id = std::to_string(static_cast<int>(c.kind)) + path;
+        if (const auto it = seen.find(id); it != seen.end())
+          (*list)[it->second] = e;
+        else {
+          seen[id] = list->size();
+          list->push_back(e);
+        }
+      }
+    }
+    segments.pop_back();
+  }
+}
+
+[[noreturn]] void throw_problems(std::vector<ValuesProblem> problems) {
+  // One InputError names one file: problems of later files carry theirs in the path.
+  const std::string file = problems.front().file;
+  std::vector<Problem> out;
+  for (auto& p : problems) {
+    // A key read in several places is reported once.
+    const bool twice = std::any_of(out.begin(), out.end(), [&](const Problem& q) {
+      return q.message == p.problem.message && q.path.ends_with(p.problem.path);
+    });
+    if (twice) continue;
+    if (p.file != file) p.problem.path = p.file + ": " + p.problem.path;
+    out.push_back(std::move(p.problem));
+  }
+  throw InputError(file, std::move(out));
+}
+
+nlohmann::json read_overlay(const std::string& path) {
+  std::string error;
+  const std::string text = read_text(path, error);
+  if (!error.empty()) throw InputError(path, {{"", "cannot read the overlay: " + error}});
+  auto doc = parse_json(text, path);
+  if (!doc)
+    throw InputError(path, {{"",
+                             "found text that is not JSON, expected a (partial) "
+                             "scenario: a JSON object"}});
+  if (!doc->is_object())
+    throw InputError(path, {{"", "found " + std::string(doc->type_name()) +
+                                     ", expected a (partial) scenario: a JSON object"}});
+  if (doc->contains("servers") && !(*doc)["servers"].is_array())
+    throw InputError(path, {{"servers", "found " + std::string((*doc)["servers"].type_name()) +
+                                            ", expected an array of pools"}});
+  if (doc->contains("servers") && !(*doc)["servers"].empty() && !(*doc)["servers"][0].is_object())
+    throw InputError(path,
+                     {{"servers[0]", "found " + std::string((*doc)["servers"][0].type_name()) +
+                                         ", expected a pool (an object)"}});
+  for (const char* section : {"load_balancer", "workload"})
+    if (doc->contains(section) && !(*doc)[section].is_object() && !(*doc)[section].is_null())
+      throw InputError(path, {{section, "found " + std::string((*doc)[section].type_name()) +
+                                            ", expected an object"}});
+  return *doc;
+}
+
+// What the values cannot say and the scenario needs: named part by part.
+std::vector<Problem> missing_parts(const nlohmann::json& s, bool have_overlay) {
+  std::vector<Problem> out;
+  const std::string give = have_overlay ? "give it in the overlay" : "give it with --overlay";
+  if (!s.contains("duration"))
+    out.push_back({"duration", "missing: how long to simulate (\"1h\"); " + give});
+  if (!s.contains("workload") && !s.contains("workloads"))
+    out.push_back({"workload",
+                   "missing: the client jobs (jobs, threads_per_job, "
+                   "cpu_time_per_event, requests) or arrivals; " +
+                       give});
+  if (!s.contains("models") || !s["models"].is_object() || s["models"].empty())
+    out.push_back({"models",
+                   "missing: the models the pool serves, with service_time for its "
+                   "device; " +
+                       give});
+  const auto& pool = s["servers"][0];
+  if (!pool.contains("models"))
+    out.push_back({"servers[0].models", "missing: which models the pool serves; " + give});
+  if (!pool.contains("device"))
+    out.push_back({"servers[0].device",
+                   "missing: the values name no GPU product (nvidia.com/gpu.product in "
+                   "triton.nodeSelector or triton.affinity); give --device NAME or " +
+                       give});
+  return out;
+}
+
+}  // namespace
+
+SupersonicImport import_supersonic(const SupersonicOptions& options) {
+  SupersonicImport out;
+  SupersonicReport& report = out.report;
+  report.files = options.values_files;
+  report.overlay = options.overlay;
+
+  ValueNode merged = chart_defaults();
+  std::map<std::string, std::size_t> seen;
+  for (const auto& file : options.values_files) {
+    const ValueNode values = read_values_file(file);
+    std::vector<std::string> segments;
+    classify_file(values, segments, report, seen);
+    coalesce(merged, values);
+  }
+
+  const nlohmann::json overlay =
+      options.overlay.empty() ? nlohmann::json::object() : read_overlay(options.overlay);
+  for (const auto& [key, value] : overlay.items()) report.from_overlay.push_back(key);
+
+  Mapper mapper(merged, options, overlay, report);
+  if (!mapper.scenario.contains("servers") || mapper.scenario["servers"].empty())
+    mapper.scenario["servers"] = nlohmann::json::array({nlohmann::json::object()});
+  if (overlay.contains("servers") && overlay["servers"].size() > 1)
+    mapper.note(
+        "the overlay's servers[1..] stay as they are: the values describe one pool, "
+        "servers[0]");
+  mapper.run();
+  if (!mapper.problems.empty()) throw_problems(std::move(mapper.problems));
+  if (!mapper.scenario.contains("description"))
+    mapper.scenario["description"] = std::string("imported from SuperSONIC values (chart ") +
+                                     supersonic_chart_version + ") by sonicsim import supersonic";
+
+  const std::string source =
+      options.overlay.empty() ? "the imported scenario" : options.overlay + " + values";
+  if (auto missing = missing_parts(mapper.scenario, !options.overlay.empty()); !missing.empty())
+    throw InputError(source, std::move(missing));
+
+  if (options.strict && (!report.unknown.empty() || !report.not_mapped.empty())) {
+    std::vector<ValuesProblem> problems;
+    const auto add = [&](const ReportEntry& e, const std::string& what) {
+      // `where` is FILE:LINE: the problem names the file and says the line.
+      const auto colon = e.where.rfind(':');
+      const bool located = colon != std::string::npos && colon + 1 < e.where.size();
+      problems.push_back(
+          {located ? e.where.substr(0, colon) : options.values_files.front(),
+           {e.values_key, (located ? "line " + e.where.substr(colon + 1) + ": " : "") + what}});
+    };
+    for (const auto& e : report.unknown) add(e, "found an unknown key (" + e.reason + ")");
+    for (const auto& e : report.not_mapped)
+      add(e, "found " + e.value + ", not mapped: " + e.reason);
+    for (auto& p : problems) p.problem.message += " (--strict)";
+    throw_problems(std::move(problems));
+  }
+
+  // The file written must run: sonicsim's own loader decides, as `sonicsim validate` would,
+  // with relative paths resolved from the folder the file is written to.
+  const std::string anchor = !options.output.empty() ? options.output : options.overlay;
+  const std::string base = anchor.empty() || std::filesystem::path(anchor).parent_path().empty()
+                               ? std::string(".")
+                               : std::filesystem::path(anchor).parent_path().string();
+  try {
+    scenario::load_json(mapper.scenario, source, base);
+  } catch (const InputError& e) {
+    std::vector<Problem> problems = e.problems();
+    problems.push_back({"",
+                        "the values mapped over the overlay do not load as a scenario: fix "
+                        "the overlay, or the values key the report maps onto that path (relative "
+                        "paths resolve from " +
+                            base + ", the folder the scenario is written to)"});
+    throw InputError(source, std::move(problems));
+  }
+  out.scenario = std::move(mapper.scenario);
+  return out;
+}
+
+}  // namespace sonicsim::deployment
