@@ -28,7 +28,7 @@ constexpr const char* reason = "reason";
 constexpr const char* family = "family";
 }  // namespace key
 
-nlohmann::json entries(const std::vector<ReportEntry>& list) {
+nlohmann::json entry_list(const std::vector<ReportEntry>& list) {
   auto out = nlohmann::json::array();
   for (const auto& e : list) {
     nlohmann::json j = nlohmann::json::object();
@@ -49,13 +49,13 @@ nlohmann::json to_json(const SupersonicReport& r) {
   return {{key::chart, {{"name", "supersonic"}, {key::chart_version, supersonic_chart_version}}},
           {key::files, r.files},
           {key::overlay, r.overlay},
-          {key::filled, entries(r.filled)},
-          {key::defaulted, entries(r.defaulted)},
-          {key::conflicts, entries(r.conflicts)},
+          {key::filled, entry_list(r.filled)},
+          {key::defaulted, entry_list(r.defaulted)},
+          {key::conflicts, entry_list(r.conflicts)},
           {key::from_overlay, r.from_overlay},
-          {key::not_mapped, entries(r.not_mapped)},
-          {key::not_relevant, entries(r.not_relevant)},
-          {key::unknown, entries(r.unknown)},
+          {key::not_mapped, entry_list(r.not_mapped)},
+          {key::not_relevant, entry_list(r.not_relevant)},
+          {key::unknown, entry_list(r.unknown)},
           {key::notes, r.notes}};
 }
 
