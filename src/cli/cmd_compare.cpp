@@ -6,7 +6,9 @@
 
 #include <sonicsim/compare/compare.hpp>
 #include <sonicsim/compare/evaluate.hpp>
+#include <sonicsim/compare/history.hpp>
 #include <sonicsim/results/results.hpp>
+#include <sonicsim/scenario/units.hpp>
 #include <sonicsim/util/files.hpp>
 
 #include "checks.hpp"
@@ -18,14 +20,52 @@ namespace {
 
 struct CompareArgs {
   ScenarioArgs scenario;
-  std::string measurements, vary, metric, x_column, output, csv;
+  std::string measurements, vary, metric, x_column, output, csv, from;
+  std::vector<std::string> pools;
   int workers = 0;
 };
+
+// A measured day (import prometheus): one simulation over its span, series against series.
+int cmd_compare_history(const CompareArgs& a) {
+  for (const auto& [flag, given] : {std::pair<const char*, bool>{"--vary", !a.vary.empty()},
+                                    {"--metric", !a.metric.empty()},
+                                    {"--x", !a.x_column.empty()},
+                                    {"--workers", a.workers != 0}})
+    if (given)
+      throw UsageError(std::string(flag) + " is for measured scans (CSV); " + a.measurements +
+                       " is a measured history, compared window by window over its span");
+  compare::HistoryRequest q{a.scenario, a.measurements, a.pools, -1.0};
+  if (!a.from.empty()) {
+    std::string error;
+    const auto t =
+        scenario::parse_quantity(nlohmann::json(a.from), scenario::Quantity::Time, error);
+    if (!t || *t < 0.0)
+      throw UsageError("--from: found '" + a.from + "', expected a time >= 0 (\"10min\")" +
+                       (error.empty() ? "" : ": " + error));
+    q.from_s = *t;
+  }
+  const auto report = compare::compare_history(q);
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!a.output.empty()) out.emplace_back(a.output, compare::to_json(report).dump(2) + "\n");
+  if (!a.csv.empty()) out.emplace_back(a.csv, compare::to_csv(report));
+  write_all_or_none(out);
+  std::cout << compare::to_text(report);
+  if (!a.output.empty()) std::cout << "report written to " << a.output << "\n";
+  if (!a.csv.empty()) std::cout << "table written to " << a.csv << "\n";
+  return 0;
+}
 
 int cmd_compare(const CompareArgs& a) {
   check_distinct_outputs({{"-o", a.output}, {"--csv", a.csv}});
   if (!a.output.empty()) check_writable(a.output);
   if (!a.csv.empty()) check_writable(a.csv);
+  if (compare::is_history_file(a.measurements)) return cmd_compare_history(a);
+  if (a.vary.empty())
+    throw UsageError(
+        "--vary is required with a measured scan (CSV): the scenario path its x "
+        "column sets");
+  if (!a.pools.empty() || !a.from.empty())
+    throw UsageError("--pool and --from are for a measured history (import prometheus)");
   const compare::Request request{a.scenario, a.measurements, a.vary,
                                  a.metric,   a.x_column,     a.workers};
   const auto report = compare::evaluate(request, [](std::size_t points, int workers) {
@@ -55,11 +95,18 @@ void add_compare_command(CLI::App& app, Commands& out) {
   cmd->add_option("measurements", args.measurements,
                   "Measurements CSV: a header row, the x column and one metric column "
                   "(per_job_throughput_per_s, throughput_per_s, time_per_event_s or "
-                  "thread_time_per_event_s), optional <metric>_stddev")
+                  "thread_time_per_event_s), optional <metric>_stddev; or a measured history "
+                  "(sonicsim import prometheus), compared window by window")
       ->required();
   cmd->add_option("--vary", args.vary,
-                  "Scenario path the x column sets at each point (workload.jobs, servers.0.count)")
-      ->required();
+                  "Scenario path the x column sets at each point (workload.jobs, servers.0.count); "
+                  "measured scans only");
+  cmd->add_option("--pool", args.pools,
+                  "History: MEASURED=SIMULATED pool names, when they differ and either side has "
+                  "several");
+  cmd->add_option("--from", args.from,
+                  "History: compare the windows ending after this time (default: the scenario's "
+                  "warm-up)");
   cmd->add_option("--metric", args.metric, "The metric column to compare, when there are several");
   cmd->add_option("--x", args.x_column,
                   "The x column's name (default: the last part of --vary, or --vary itself)");

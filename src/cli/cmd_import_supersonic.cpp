@@ -14,7 +14,8 @@ namespace {
 
 struct ImportSupersonicArgs {
   std::vector<std::string> values, more_values;
-  std::string overlay, output, report, release = "supersonic", device;
+  std::vector<std::string> overlays;
+  std::string output, report, release = "supersonic", device;
   bool strict = false;
 };
 
@@ -26,7 +27,10 @@ int cmd_import_supersonic(const ImportSupersonicArgs& a) {
   options.values_files = a.values;
   options.values_files.insert(options.values_files.end(), a.more_values.begin(),
                               a.more_values.end());
-  options.overlay = a.overlay;
+  if (!a.overlays.empty()) {
+    options.overlay = a.overlays.front();
+    options.more_overlays.assign(a.overlays.begin() + 1, a.overlays.end());
+  }
   options.release = a.release;
   options.device = a.device;
   options.strict = a.strict;
@@ -56,9 +60,11 @@ void add_import_supersonic_command(CLI::App* import, Commands& out) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--values,-f", args.more_values, "More values files, after the positional ones")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--overlay", args.overlay,
+  cmd->add_option("--overlay", args.overlays,
                   "A partial scenario (JSON) for what the values cannot say: workload, models, "
-                  "service times, network, duration; its servers[0] is the pool's template")
+                  "service times, network, duration; its servers[0] is the pool's template. "
+                  "Several: each laid over the ones before (JSON merge patch), e.g. the measured "
+                  "client load of import prometheus --flow-overlay")
       ->check(CLI::ExistingFile);
   cmd->add_option("-o,--output", args.output, "The scenario JSON to write")->required();
   cmd->add_option("--report", args.report, "Also write the report as JSON here");

@@ -148,8 +148,12 @@ SupersonicImport import_supersonic(const SupersonicOptions& options) {
     coalesce(merged, values);
   }
 
-  const nlohmann::json overlay =
+  nlohmann::json overlay =
       options.overlay.empty() ? nlohmann::json::object() : read_overlay(options.overlay);
+  for (const auto& more : options.more_overlays) {
+    overlay.merge_patch(read_overlay(more));
+    report.overlay += " + " + more;
+  }
   for (const auto& [key, value] : overlay.items()) report.from_overlay.push_back(key);
 
   Mapper mapper(merged, options, overlay, report);

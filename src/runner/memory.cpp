@@ -149,7 +149,7 @@ MemoryEstimate estimate_memory(const scenario::Scenario& s, const engine::TraceS
   if (s.timeseries_interval > 0.0) {
     const double windows = std::floor(s.duration / s.timeseries_interval);
     const double values = 2.0 + 3.0 * static_cast<double>(s.workloads.size()) + 2.0 * devices +
-                          5.0 * static_cast<double>(s.models.size()) + 2.0 * links +
+                          7.0 * static_cast<double>(s.models.size()) + 2.0 * links +
                           2.0 * operated + (job_flow ? 1.0 : 0.0) +
                           // Triton's counters per pool and model (and per replica), and whether
                           // each device serves (one byte, counted as a value).

@@ -98,7 +98,7 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
   const json* fv = get(v, "flow");
   const bool profile =
       fv && fv->is_object() && get(*fv, "running") && !get(*fv, "running")->is_null();
-  if (const json* x = get(v, "jobs")) {
+  if (const json* x = get(v, "jobs"); x && !(profile && x->is_null())) {
     jobs = integer(*x, jobs_path, 1, Limits::max_threads, "client jobs");
   } else if (!profile) {
     missing(jobs_path, "an integer >= 1 (client jobs)");

@@ -194,9 +194,10 @@ nlohmann::ordered_json summary_json(const ImportResult& r) {
 
 nlohmann::ordered_json flow_overlay(const Measurements& m, const std::string& flag) {
   ojson t = ojson::array(), jobs = ojson::array();
+  // A window's count holds from the window's start: the replay runs it during the window.
   for (std::size_t k = 0; k < m.t.size(); ++k)
     if (const auto& c = m.clients.connected[k]) {
-      t.push_back(m.t[k]);
+      t.push_back(std::max(0.0, m.t[k] - m.step_s));
       jobs.push_back(static_cast<long long>(std::llround(*c)));
     }
   if (t.empty())
@@ -205,7 +206,16 @@ nlohmann::ordered_json flow_overlay(const Measurements& m, const std::string& fl
                                     "(envoy_http_downstream_cx_active) in the windows, "
                                     "expected them: the measured client load is the "
                                     "connections Envoy held"}});
-  return {{"workload", {{"flow", {{"running", {{"t", t}, {"jobs", jobs}}}}}}}};
+  // Laid over a scenario as a JSON merge patch (import supersonic --overlay A --overlay B), the
+  // nulls take out what the profile replaces: the workload's own job count and flow.
+  return {{"workload",
+           {{"jobs", nullptr},
+            {"flow",
+             {{"events_per_job", nullptr},
+              {"waves", nullptr},
+              {"ramp", nullptr},
+              {"start_times", nullptr},
+              {"running", {{"t", t}, {"jobs", jobs}}}}}}}};
 }
 
 }  // namespace sonicsim::telemetry

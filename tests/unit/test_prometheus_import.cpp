@@ -203,7 +203,8 @@ TEST_CASE("without Envoy's export the clients are null and the metrics are liste
                     Catch::Contains("--flow-overlay") && Catch::Contains("cx_active"));
 }
 
-TEST_CASE("--start, --end and --step choose the windows; labels choose pools", "[prometheus]") {
+TEST_CASE("prometheus import: --start, --end and --step choose the windows; labels choose pools",
+          "[prometheus]") {
   tel::ImportOptions o;
   o.start = kT0 + 60;
   o.end = kT0 + 120;

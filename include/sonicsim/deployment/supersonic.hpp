@@ -21,6 +21,9 @@ inline constexpr const char* supersonic_chart_version = "0.3.1";
 struct SupersonicOptions {
   std::vector<std::string> values_files;  // in order: a later file wins
   std::string overlay;                    // a partial scenario (JSON), may be empty
+  // Laid over `overlay` in order as JSON merge patches (RFC 7386: objects merge, null deletes,
+  // anything else replaces), e.g. the measured client load of `import prometheus --flow-overlay`.
+  std::vector<std::string> more_overlays;
   std::string release = "supersonic";  // Helm's release name, the pool's name without nameOverride
   std::string device;                  // --device: the pool's device name, over the values'
   bool strict = false;                 // unknown and not-mapped keys are errors
