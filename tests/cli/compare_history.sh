@@ -44,4 +44,7 @@ refused "--from: found 'yesterday'" "$SONICSIM" compare "$TMP/twin.json" "$TMP/d
 # A broken measurements file names itself and the path.
 jq '.step_s = -1' "$TMP/day.json" > "$TMP/bad.json"
 refused "bad.json" "$SONICSIM" compare "$TMP/twin.json" "$TMP/bad.json"
+echo '{"a": 1}' > "$TMP/other.json"
+refused "other.json: no key \`format\`, expected \"sonicsim-measurements\"" "$SONICSIM" compare "$TMP/twin.json" "$TMP/other.json"
+refused "missing.json: cannot read" "$SONICSIM" compare "$TMP/twin.json" "$TMP/missing.json"
 finish
