@@ -7,16 +7,7 @@ command -v jq >/dev/null || skip "jq is required (scripts/test.sh installs it)"
 
 run_ok "$SONICSIM" import prometheus tests/data/prometheus/day.json tests/data/prometheus/envoy.json \
   -o "$TMP/day.json" --flow-overlay "$TMP/load.json"
-# A twin of the fixture's day: its two models on one pool, its measured client load.
-cat > "$TMP/twin.json" <<'JSON'
-{"name": "day-twin", "duration": "2min", "seed": 3,
- "workload": {"threads_per_job": 1, "cpu_time_per_event": "100ms",
-              "requests": [{"model": "pn", "offload_fraction": 0.2}, {"model": "deepmet", "offload_fraction": 0.1}],
-              "flow": {"running": {"t": ["0s"], "jobs": [1]}}},
- "models": {"pn": {"service_time": {"batch": [1, 8], "seconds": ["2ms", "5ms"]}},
-            "deepmet": {"service_time": {"batch": [1, 8], "seconds": ["1ms", "3ms"]}}},
- "servers": [{"name": "gpu", "count": 2, "device": "T4", "models": ["pn", "deepmet"]}]}
-JSON
+cp tests/data/twin/day-twin.json "$TMP/twin.json"
 run_ok "$SONICSIM" compare "$TMP/twin.json" "$TMP/day.json" -o "$TMP/cmp.json" --csv "$TMP/cmp.csv"
 assert_stdout_contains "pool       supersonic (measured) = gpu (simulated)"
 assert_stdout_contains "verdict    "

@@ -246,4 +246,26 @@ errors bad-sweep "$BIN" sweep "$K" --param workload.jobs=5:1:1 -o "$SCRATCH/s.cs
 errors bad-plan "$BIN" plan "$PK" max-cpu --slowdown -1
 errors bad-set "$BIN" run "$D" --set 'servers.7.count=1'
 
+# ---- a deployment's own files: the twin of docs/deployment.md ------------------------------
+# SuperSONIC values mapped over an overlay (the scenario and the report), a day of Prometheus
+# exports as a measurements file and its client load, and the twin held against that day.
+case_ok import-supersonic "$BIN" import supersonic tests/data/supersonic/keda.yaml \
+  -f tests/data/supersonic/later.yaml --overlay tests/data/supersonic/overlay.json \
+  -o "$SCRATCH/twin.json" --report "$SCRATCH/twin-report.json"
+keep "$SCRATCH/twin.json" import-supersonic.json
+keep "$SCRATCH/twin-report.json" import-supersonic-report.json
+case_ok import-prometheus "$BIN" import prometheus tests/data/prometheus/day.json \
+  tests/data/prometheus/envoy.json -o "$SCRATCH/day.json" --flow-overlay "$SCRATCH/load.json"
+keep "$SCRATCH/day.json" import-prometheus.json
+keep "$SCRATCH/load.json" import-prometheus-load.json
+case_ok import-supersonic-load "$BIN" import supersonic tests/data/twin/site.yaml \
+  --overlay tests/data/twin/base.json --overlay tests/data/twin/truth-load.json -o "$SCRATCH/site.json"
+keep "$SCRATCH/site.json" import-supersonic-load.json
+case_ok compare-history "$BIN" compare tests/data/twin/day-twin.json "$SCRATCH/day.json" \
+  -o "$SCRATCH/cmp.json"
+keep "$SCRATCH/cmp.json" compare-history.json
+errors bad-supersonic "$BIN" import supersonic tests/data/supersonic/wrong_types.yaml \
+  --overlay tests/data/supersonic/overlay.json -o "$SCRATCH/x.json"
+errors bad-prometheus "$BIN" import prometheus tests/data/prometheus/rate.json -o "$SCRATCH/x.json"
+
 exit $FAILED
