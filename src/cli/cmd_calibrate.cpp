@@ -292,13 +292,7 @@ int cmd_perf(const PerfArgs& a) {
   auto cal = calibration::calibrate_perf_analyzer(in);
   if (!a.triton_config.empty())
     cal.doc["server"]["triton_config"] = {{"path", a.triton_config}, {"sha256", config_sha256}};
-  if (!a.output.empty()) write_atomically(a.output, cal.doc.dump(2) + "\n");
-  if (a.json)
-    std::cout << cal.doc.dump(2) << "\n";
-  else
-    std::cout << cal.report
-              << (a.output.empty() ? "" : "calibration written to " + a.output + "\n");
-  return 0;
+  return write_calibration(cal, a.output, a.json);
 }
 
 }  // namespace

@@ -39,13 +39,7 @@ int cmd_calibrate_prometheus(const PromCalArgs& a, const std::string& command_li
     in.curve = k;
   }
   const auto cal = calibration::calibrate_prometheus(in);
-  if (!a.output.empty()) write_atomically(a.output, cal.doc.dump(2) + "\n");
-  if (a.json)
-    std::cout << cal.doc.dump(2) << "\n";
-  else
-    std::cout << cal.report
-              << (a.output.empty() ? "" : "calibration written to " + a.output + "\n");
-  return 0;
+  return write_calibration(cal, a.output, a.json);
 }
 
 }  // namespace

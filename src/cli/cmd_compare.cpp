@@ -25,6 +25,19 @@ struct CompareArgs {
   int workers = 0;
 };
 
+// The report as JSON (-o) and CSV (--csv), all or none, then as text: a scan's or a history's.
+template <class Report>
+int write_report(const CompareArgs& a, const Report& report) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!a.output.empty()) out.emplace_back(a.output, compare::to_json(report).dump(2) + "\n");
+  if (!a.csv.empty()) out.emplace_back(a.csv, compare::to_csv(report));
+  write_all_or_none(out);
+  std::cout << compare::to_text(report);
+  if (!a.output.empty()) std::cout << "report written to " << a.output << "\n";
+  if (!a.csv.empty()) std::cout << "table written to " << a.csv << "\n";
+  return 0;
+}
+
 // A measured day (import prometheus): one simulation over its span, series against series.
 int cmd_compare_history(const CompareArgs& a) {
   for (const auto& [flag, given] : {std::pair<const char*, bool>{"--vary", !a.vary.empty()},
@@ -45,14 +58,7 @@ int cmd_compare_history(const CompareArgs& a) {
     q.from_s = *t;
   }
   const auto report = compare::compare_history(q);
-  std::vector<std::pair<std::string, std::string>> out;
-  if (!a.output.empty()) out.emplace_back(a.output, compare::to_json(report).dump(2) + "\n");
-  if (!a.csv.empty()) out.emplace_back(a.csv, compare::to_csv(report));
-  write_all_or_none(out);
-  std::cout << compare::to_text(report);
-  if (!a.output.empty()) std::cout << "report written to " << a.output << "\n";
-  if (!a.csv.empty()) std::cout << "table written to " << a.csv << "\n";
-  return 0;
+  return write_report(a, report);
 }
 
 int cmd_compare(const CompareArgs& a) {
@@ -75,14 +81,7 @@ int cmd_compare(const CompareArgs& a) {
     if (::isatty(2))
       std::cerr << "simulating " << points << " points, " << workers << " at a time...\n";
   });
-  std::vector<std::pair<std::string, std::string>> out;
-  if (!a.output.empty()) out.emplace_back(a.output, compare::to_json(report).dump(2) + "\n");
-  if (!a.csv.empty()) out.emplace_back(a.csv, compare::to_csv(report));
-  write_all_or_none(out);
-  std::cout << compare::to_text(report);
-  if (!a.output.empty()) std::cout << "report written to " << a.output << "\n";
-  if (!a.csv.empty()) std::cout << "table written to " << a.csv << "\n";
-  return 0;
+  return write_report(a, report);
 }
 
 }  // namespace

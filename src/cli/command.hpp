@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <iostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include <sonicsim/pipeline/scenario_run.hpp>
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/util/errors.hpp>
+#include <sonicsim/util/files.hpp>
 
 namespace sonicsim::cli {
 
@@ -39,6 +41,18 @@ void add_scenario_args(CLI::App* cmd, ScenarioArgs& a, bool positional = true);
 void add_memory_budget(CLI::App* cmd);
 using pipeline::load;
 using pipeline::overrides_of;
+
+// A calibration's file (-o, written atomically) and its report on stdout, or with --json the file
+// itself: what `calibrate perf-analyzer` and `calibrate prometheus` end with.
+template <class Calibration>
+int write_calibration(const Calibration& cal, const std::string& output, bool json) {
+  if (!output.empty()) write_atomically(output, cal.doc.dump(2) + "\n");
+  if (json)
+    std::cout << cal.doc.dump(2) << "\n";
+  else
+    std::cout << cal.report << (output.empty() ? "" : "calibration written to " + output + "\n");
+  return 0;
+}
 
 void add_run_commands(CLI::App& app, Commands& out);        // run, validate, analytic
 void add_calibrate_commands(CLI::App& app, Commands& out);  // calibrate perf-analyzer|scan|...
