@@ -259,9 +259,9 @@ class GrafanaReader {
     }
     if (numbers.empty()) return;
     if (!time)
-      in_.fail(fpath0, "found a frame without a time field (" + std::to_string(n) +
-                           " number fields), expected a \"time\" field beside them: export a "
-                           "time series query's frames");
+      in_.fail(fpath0,
+               "found a frame without a time field (only numbers), expected a \"time\" "
+               "field beside them: export a time series query's frames");
     const auto& tvalues = *values[*time];
     const std::size_t rows = tvalues.size();
     for (const auto k : numbers)
