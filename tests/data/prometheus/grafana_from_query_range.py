@@ -11,7 +11,11 @@ tests can hold `import prometheus` of each against the query_range form (same me
   grafana_panel_data.json the JSON tab's "Panel data": {"state", "series": [frames with values
                           inline], "timeRange", ...}
 
-NaN and infinities become null, listed in `entities`, as Grafana writes them.
+NaN and infinities become null, listed in `entities` where Grafana lists them: the Go SDK's frames
+(data.entities) and the browser's fields (field.entities); the JSON tab's DataFrame JSON loses the
+list (dataFrameToJSON drops it), its nulls unmarked. (Checked against @grafana/data 11: its
+dataFrameFromJSON / dataFrameToJSON / JSON.stringify of grafana_ds_query.json's frames give files
+that import to the same measurements.)
 Run from this folder: python3 grafana_from_query_range.py
 """
 import json
@@ -71,7 +75,8 @@ def main():
             value_field = {"name": "Value", "type": "number", "typeInfo": {"frame": "float64"},
                            "labels": labels, "config": {"displayNameFromDS": name}}
             frames.append({"schema": {"refId": ref, "meta": meta(metric), "name": name,
-                                      "fields": [time_field, value_field]}, "data": data})
+                                      "fields": [time_field, value_field]},
+                           "data": {"values": [times, values]}})
             series_inline.append({"refId": ref, "meta": meta(metric), "name": name, "fields": [
                 dict(time_field, values=times, entities={}),
                 dict(value_field, values=values, entities=ent)], "length": len(times)})
