@@ -86,15 +86,9 @@ class GrafanaReader {
   void document(const nlohmann::json& doc) {
     if (doc.is_array()) return frame_list(doc, "");
     if (const auto* r = grafana_find(doc, key::results)) return results(*r, key::results);
-    if (const auto* r = grafana_find(doc, key::response)) {
-      const std::string rpath = key::response;
-      const auto* inner = grafana_find(*r, key::results);
-      if (!inner)
-        in_.fail(rpath, "found " + shown(*r) +
-                            ", expected Grafana's answer {\"results\": ...} (the query "
-                            "inspector's copy of a /api/ds/query response)");
-      return results(*inner, grafana_at(rpath, key::results));
-    }
+    // The query inspector's copy: {"request", "response": {"results"}}.
+    if (const auto* r = grafana_find(doc, key::response); r && r->contains(key::results))
+      return results((*r)[key::results], grafana_at(key::response, key::results));
     if (const auto* f = grafana_find(doc, key::frames)) return frame_list(*f, key::frames);
     if (grafana_find(doc, key::series)) return panel_data(doc);
     if (is_grafana_frame(doc)) return frame(doc, "");
@@ -124,7 +118,8 @@ class GrafanaReader {
         in_.fail(rpath, "found " + shown(r) + ", expected a query's result {status, frames}");
       const auto* status = grafana_find(r, key::status);
       const auto* error = grafana_find(r, key::error);
-      if (error && !(error->is_string() && error->get<std::string>().empty())) {
+      if (error && !error->is_null() &&
+          !(error->is_string() && error->get<std::string>().empty())) {
         const std::string said = error->is_string() ? error->get<std::string>() : error->dump();
         in_.fail(grafana_at(rpath, key::error),
                  "found the error \"" + said + "\"" +
@@ -223,6 +218,8 @@ class GrafanaReader {
     } else {
       for (std::size_t i = 0; i < n; ++i) {
         const std::string fp = grafana_item(fpath0, i);
+        if (!(*fields)[i].is_object())
+          in_.fail(fp, "found " + shown((*fields)[i]) + ", expected a field");
         vpaths[i] = grafana_at(fp, key::values);
         values[i] = grafana_find((*fields)[i], key::values);
         if (!values[i]) in_.fail(vpaths[i], "found nothing, expected the field's values");
