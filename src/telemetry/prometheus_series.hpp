@@ -1,6 +1,6 @@
-// The series of query_range exports as the import works on them: read and checked file by file
-// (prometheus_read.cpp), then laid on the windows (prometheus_import.cpp). Private to
-// src/telemetry.
+// The series of the exports as the import works on them: read and checked file by file
+// (prometheus_read.cpp for Prometheus' query_range, prometheus_grafana.cpp for Grafana's data
+// frames), then laid on the windows (prometheus_import.cpp). Private to src/telemetry.
 #pragma once
 
 #include <cstddef>
@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include <sonicsim/telemetry/prometheus_import.hpp>
 
@@ -35,8 +37,53 @@ struct ReadState {
   std::vector<SourceFile> files;  // read, with their SHA-256
 };
 
-// Reads one file (a response or an array of responses) into `state`; throws InputError naming
-// the file and the JSON path.
+// Reads one file (a query_range response or an array of them, or one of Grafana's exports) into
+// `state`; throws InputError naming the file and the JSON path.
 void read_export(const std::string& path, const ImportOptions& o, ReadState& state);
+
+// A JSON value as a message shows it: "null", "an object", "the string \"x\"", ...
+std::string shown(const nlohmann::json& v);
+
+// Where every format's series enter the state, so that the caps, the checks of values and
+// times, the labels the import uses and the merging of a series exported twice are the same
+// whatever the file's format.
+class SeriesIntake {
+ public:
+  SeriesIntake(const std::string& file, const ImportOptions& o, ReadState& s)
+      : file_(file), o_(o), s_(s) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& message) const;
+
+  // One more series or sample read at `path`; refused past the caps.
+  void count_series(const std::string& path);
+  void count_sample(const std::string& path);
+  void count_non_finite() { ++s_.report.non_finite_samples; }
+
+  // Refuses a negative value of a metric sonicsim uses (`found` is how the file wrote it), and
+  // a time not after the series' previous one.
+  void check_value(double v, const std::string& metric, const std::string& path,
+                   const std::string& found) const;
+  void check_order(double t, double& last_t, const std::string& path) const;
+
+  // The message for a series without __name__ (an expression's result), naming its labels.
+  static std::string no_name_message(const nlohmann::json& labels);
+
+  // A checked series with its labels (an object of strings); kept when it is a metric sonicsim
+  // uses with the labels it needs, counted as unused otherwise.
+  void store(const nlohmann::json& labels, const std::string& metric, std::vector<Sample> samples);
+
+ private:
+  std::string label(const nlohmann::json& labels, const std::string& name) const;
+
+  const std::string& file_;
+  const ImportOptions& o_;
+  ReadState& s_;
+};
+
+// Grafana's exports (prometheus_grafana.cpp): whether `doc` has the shape of one (a
+// /api/ds/query response, the query inspector's copy of it, "DataFrame JSON (from Query)",
+// "Panel data", a frame), and reading it.
+bool is_grafana_export(const nlohmann::json& doc);
+void read_grafana(const nlohmann::json& doc, SeriesIntake& in);
 
 }  // namespace sonicsim::telemetry::prom

@@ -75,4 +75,37 @@ refused "found no model \`nope\`" \
   "$SONICSIM" calibrate prometheus "$TMP/curve-m.json" --model nope -o "$RESULTS"
 refused "flow.json: no key \`format\`, expected \"sonicsim-measurements\"" \
   "$SONICSIM" calibrate prometheus "$TMP/flow.json" --model pn -o "$RESULTS"
+# From Grafana: day.json's series as /api/ds/query answers them, as the panel inspector's
+# "DataFrame JSON (from Query)" and "Panel data" hold them (grafana_from_query_range.py): the
+# same measurements as the query_range export (but for the files read, named in source.files).
+run_ok "$SONICSIM" import prometheus "$D/day.json" -o "$TMP/q.json"
+json_edit "$TMP/q.json" "$TMP/q-nofiles.json" -source.files
+for g in grafana_ds_query grafana_frames grafana_panel_data; do
+  run_ok "$SONICSIM" import prometheus "$D/$g.json" -o "$TMP/$g.json"
+  assert_stdout_contains "8 windows"
+  json_edit "$TMP/$g.json" "$TMP/$g-nofiles.json" -source.files
+  diff <(json_canon "$TMP/q-nofiles.json") <(json_canon "$TMP/$g-nofiles.json") >/dev/null ||
+    fail "$g.json gives other measurements than day.json"
+  pass "$g.json gives day.json's measurements"
+done
+# A mix of both, the same series in each: merged, not counted twice.
+run_ok "$SONICSIM" import prometheus "$D/day.json" "$D/grafana_ds_query.json" -o "$TMP/mix.json"
+json_edit "$TMP/mix.json" "$TMP/mix-nofiles.json" -source.files
+diff <(json_canon "$TMP/q-nofiles.json") <(json_canon "$TMP/mix-nofiles.json") >/dev/null ||
+  fail "day.json with its Grafana form gives other measurements than day.json"
+pass "day.json and its Grafana form: one history"
+
+RESULTS="$TMP/refused-grafana.json"
+refused "grafana_error.json: results.A.error: found the error \"bad_data: invalid parameter" \
+  "$SONICSIM" import prometheus "$D/grafana_error.json" -o "$RESULTS"
+refused "grafana_rate.json: [0].schema.fields[1].labels: found a series without __name__" \
+  "$SONICSIM" import prometheus "$D/grafana_rate.json" -o "$RESULTS"
+assert_stderr_contains "(the panel's query is \`rate(nv_inference_count[1m])\`)"
+refused "grafana_no_time.json: [0].schema.fields: found a frame without a time field" \
+  "$SONICSIM" import prometheus "$D/grafana_no_time.json" -o "$RESULTS"
+refused "grafana_lengths.json: results.A.frames[0].data.values[1]: found 2 values, expected 3" \
+  "$SONICSIM" import prometheus "$D/grafana_lengths.json" -o "$RESULTS"
+refused "grafana_text_value.json: results.A.frames[0].data.values[1][2]: found the string \"240\"" \
+  "$SONICSIM" import prometheus "$D/day.json" "$D/grafana_text_value.json" -o "$RESULTS"
+unset RESULTS
 finish

@@ -1,5 +1,6 @@
-// Fuzz target: a Prometheus query_range export as `import prometheus` reads it, and the
-// measurements file it writes as `calibrate prometheus` reads it back.
+// Fuzz target: a Prometheus query_range export or one of Grafana's (corpus grafana_*.json) as
+// `import prometheus` reads it, and the measurements file it writes as `calibrate prometheus`
+// reads it back.
 #include <sonicsim/telemetry/measurements.hpp>
 #include <sonicsim/telemetry/prometheus_import.hpp>
 

@@ -1,6 +1,8 @@
 // `sonicsim import prometheus`: Prometheus query_range exports (the HTTP API's JSON, one file per
-// query, or a JSON array of such responses) of Triton's and Envoy's metrics, turned into a
-// measurements file on a regular grid of windows (docs/deployment.md#2-import-a-day-of-metrics).
+// query, or a JSON array of such responses), or Grafana's exports of the same queries (the
+// /api/ds/query response, a panel's data frames: docs/deployment.md#from-grafana), of Triton's
+// and Envoy's metrics, turned into a measurements file on a regular grid of windows
+// (docs/deployment.md#2-import-a-day-of-metrics).
 //
 // Counters become the increase within each window, series by series (a drop means the counter
 // restarted from 0, Prometheus' rule), the increase between two samples spread evenly over the
@@ -63,8 +65,9 @@ const std::vector<std::string>& recognized_metrics();
 
 // Reads the files and builds the measurements. Bad input throws InputError naming the file and
 // the JSON path (a failed query, an instant vector, a series without __name__, a value that is
-// not a number, timestamps that do not increase, a cap exceeded); a --start/--end/--step that
-// leaves no window throws InputError naming the flag.
+// not a number, timestamps that do not increase, a cap exceeded; in Grafana's frames also a
+// frame without a time field, a field neither time nor number, value arrays of unequal length); a
+// --start/--end/--step that leaves no window throws InputError naming the flag.
 ImportResult import_prometheus(const std::vector<std::string>& files, const ImportOptions& o);
 
 // Unix seconds ("1732700000", "1732700000.5") or RFC 3339 ("2024-11-27T10:00:00Z",
