@@ -7,6 +7,7 @@
 #include <string>
 
 #include <sonicsim/util/format.hpp>
+#include <sonicsim/util/service_metrics.hpp>
 
 namespace sonicsim::results::exposition {
 
@@ -16,41 +17,30 @@ struct Family {
   const char* help;
 };
 
-// Triton's per-model counters, in the order Triton lists them.
-enum TritonCounter {
-  kRequestSuccess,
-  kRequestFailure,
-  kInferenceCount,
-  kExecCount,
-  kRequestDuration,
-  kQueueDuration,
-  kComputeInput,
-  kComputeInfer,
-  kComputeOutput,
-  kTritonCounters
-};
+// Triton's per-model counters (util/service_metrics.hpp's order and names) with their help.
+using service_metrics::kTritonCounters;
 inline constexpr Family kTriton[kTritonCounters] = {
-    {"nv_inference_request_success", "counter",
+    {service_metrics::kTritonCounterNames[0], "counter",
      "Number of successful inference requests, all batch sizes"},
-    {"nv_inference_request_failure", "counter",
+    {service_metrics::kTritonCounterNames[1], "counter",
      "Number of failed inference requests, all batch sizes (rejected by the queue policy or "
      "max_batch_size)"},
-    {"nv_inference_count", "counter",
+    {service_metrics::kTritonCounterNames[2], "counter",
      "Number of inferences performed (a batch of n items counts n; does not include cached "
      "requests)"},
-    {"nv_inference_exec_count", "counter",
+    {service_metrics::kTritonCounterNames[3], "counter",
      "Number of model executions performed (does not include cached requests)"},
-    {"nv_inference_request_duration_us", "counter",
+    {service_metrics::kTritonCounterNames[4], "counter",
      "Cumulative inference request duration in microseconds: queue and compute (sonicsim: "
      "without the server-side request overhead)"},
-    {"nv_inference_queue_duration_us", "counter",
+    {service_metrics::kTritonCounterNames[5], "counter",
      "Cumulative inference queuing duration in microseconds"},
-    {"nv_inference_compute_input_duration_us", "counter",
+    {service_metrics::kTritonCounterNames[6], "counter",
      "Cumulative compute input duration in microseconds (sonicsim: 0, all compute is infer)"},
-    {"nv_inference_compute_infer_duration_us", "counter",
+    {service_metrics::kTritonCounterNames[7], "counter",
      "Cumulative compute inference duration in microseconds, each request charged its "
      "execution's whole duration"},
-    {"nv_inference_compute_output_duration_us", "counter",
+    {service_metrics::kTritonCounterNames[8], "counter",
      "Cumulative inference compute output duration in microseconds (sonicsim: 0, all compute "
      "is infer)"},
 };

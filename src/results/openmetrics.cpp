@@ -113,13 +113,14 @@ void triton(TimelineWriter& w, const scenario::Scenario& s, const engine::RunMet
                       [&](std::size_t k) { return increment[f](c, k); });
     }
   }
-  w.family("nv_gpu_utilization", "gauge",
+  w.family(service_metrics::kGpuUtilization, "gauge",
            "GPU utilization rate [0.0 - 1.0), mean over the window (sonicsim: busy fraction)");
   for (const auto& d : ts.devices) {
     const std::string& pool = m.pools.at(d.pool).name;
     const auto replica = static_cast<std::int32_t>(d.index);
-    const std::string prefix = "nv_gpu_utilization{" + l.replica(pool, replica) +
-                               ",gpu_uuid=\"GPU-" + label(l.pod(pool, replica)) + "\"} ";
+    const std::string prefix = std::string(service_metrics::kGpuUtilization) + "{" +
+                               l.replica(pool, replica) + ",gpu_uuid=\"GPU-" +
+                               label(l.pod(pool, replica)) + "\"} ";
     for (std::size_t k = 0; k < windows; ++k)
       if (d.serving[k]) w.sample(prefix, d.utilization[k], k);
   }
@@ -142,12 +143,12 @@ void envoy(TimelineWriter& w, const scenario::Scenario& s, const engine::RunMetr
       w.sample(std::string(name) + labels, total, k);
     }
   };
-  cumulative("envoy_http_downstream_rq_total", "Total requests (sonicsim: completed requests)",
+  cumulative(service_metrics::kEnvoyRequests, "Total requests (sonicsim: completed requests)",
              [](const TimeSeries::Model& sm, std::size_t k) { return sm.completed[k]; });
-  cumulative("envoy_http_downstream_rq_time_sum",
+  cumulative(service_metrics::kEnvoyTimeSum,
              "Request time in milliseconds, summed (sonicsim: the clients' latency)",
              [](const TimeSeries::Model& sm, std::size_t k) { return sm.latency_sum_s[k] * 1e3; });
-  cumulative("envoy_http_downstream_rq_time_count", "Requests timed (sonicsim: completed)",
+  cumulative(service_metrics::kEnvoyTimeCount, "Requests timed (sonicsim: completed)",
              [](const TimeSeries::Model& sm, std::size_t k) { return sm.completed[k]; });
   // Job flows count the jobs running; fixed populations run all their jobs throughout; an open
   // loop has no clients that stay connected.
@@ -155,10 +156,10 @@ void envoy(TimelineWriter& w, const scenario::Scenario& s, const engine::RunMetr
   for (const auto& wl : s.workloads)
     if (!wl.open_loop()) population += static_cast<double>(wl.jobs);
   if (m.jobs || population > 0.0) {
-    w.family("envoy_http_downstream_cx_active", "gauge",
+    w.family(service_metrics::kEnvoyConnections, "gauge",
              "Active connections (sonicsim: client jobs running)");
     for (std::size_t k = 0; k < windows; ++k)
-      w.sample("envoy_http_downstream_cx_active" + labels,
+      w.sample(service_metrics::kEnvoyConnections + labels,
                m.jobs ? ts.running_jobs.at(k) : population, k);
   }
 }

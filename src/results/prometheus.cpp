@@ -109,7 +109,7 @@ std::string to_prometheus(const scenario::Scenario& s, const runner::RunOutput& 
   }
 
   // One GPU per device of every pool; Triton names them by UUID, sonicsim by pool and index.
-  w.family({"nv_gpu_utilization", "gauge",
+  w.family({service_metrics::kGpuUtilization, "gauge",
             "GPU utilization rate [0.0 - 1.0), mean over the measured span"});
   std::size_t first = 0;  // the pool's first device in device_sites' numbering
   for (std::size_t p = 0; p < m.pools.size(); ++p) {
@@ -117,7 +117,7 @@ std::string to_prometheus(const scenario::Scenario& s, const runner::RunOutput& 
     for (std::size_t d = 0; d < pool.utilization.size(); ++d) {
       std::string labels = "gpu_uuid=\"" + label(pool.name + "-" + std::to_string(d)) + "\"";
       if (sites) labels += "," + site_label(s, device_site[first + d]);
-      w.sample("nv_gpu_utilization", labels, pool.utilization[d]);
+      w.sample(service_metrics::kGpuUtilization, labels, pool.utilization[d]);
     }
     first += static_cast<std::size_t>(s.servers[p].count);
   }

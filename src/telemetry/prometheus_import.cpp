@@ -12,6 +12,7 @@
 
 #include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/format.hpp>
+#include <sonicsim/util/service_metrics.hpp>
 
 #include "prometheus_series.hpp"
 
@@ -19,37 +20,10 @@ namespace sonicsim::telemetry {
 
 namespace {
 
+namespace svc = service_metrics;
+
 using prom::Sample;
 using prom::StoredSeries;
-
-// Triton's counters, per model, in the order of `TritonCounter`.
-enum TritonCounter {
-  kSuccess,
-  kFailure,
-  kCount,
-  kExec,
-  kRequestDuration,
-  kQueueDuration,
-  kComputeInput,
-  kComputeInfer,
-  kComputeOutput,
-  kTritonCounters
-};
-constexpr std::array<const char*, kTritonCounters> kTritonCounterNames = {
-    "nv_inference_request_success",
-    "nv_inference_request_failure",
-    "nv_inference_count",
-    "nv_inference_exec_count",
-    "nv_inference_request_duration_us",
-    "nv_inference_queue_duration_us",
-    "nv_inference_compute_input_duration_us",
-    "nv_inference_compute_infer_duration_us",
-    "nv_inference_compute_output_duration_us"};
-constexpr const char* kGpuUtilization = "nv_gpu_utilization";
-constexpr const char* kEnvoyRequests = "envoy_http_downstream_rq_total";
-constexpr const char* kEnvoyTimeSum = "envoy_http_downstream_rq_time_sum";  // ms
-constexpr const char* kEnvoyTimeCount = "envoy_http_downstream_rq_time_count";
-constexpr const char* kEnvoyConnections = "envoy_http_downstream_cx_active";
 
 // A counter's increase per window, and whether any series spoke for the window at all.
 struct CounterAcc {
@@ -123,8 +97,8 @@ struct Grid {
 };
 
 struct ModelAcc {
-  std::array<CounterAcc, kTritonCounters> c;
-  std::array<bool, kTritonCounters> present{};
+  std::array<CounterAcc, svc::kTritonCounters> c;
+  std::array<bool, svc::kTritonCounters> present{};
 };
 
 struct PoolAcc {
@@ -168,7 +142,7 @@ Grid grid_of(const prom::ReadState& s, const ImportOptions& o,
   }
   if (!std::isfinite(lo))
     no_windows(files, "found no sample of a metric sonicsim uses, expected series of " +
-                          std::string(kTritonCounterNames[kSuccess]) +
+                          std::string(svc::kTritonCounterNames[svc::kRequestSuccess]) +
                           " and the other Triton or Envoy metrics (docs/deployment.md)");
   Grid g;
   if (o.step_s) {
@@ -210,9 +184,10 @@ Grid grid_of(const prom::ReadState& s, const ImportOptions& o,
 
 const std::vector<std::string>& recognized_metrics() {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> v(kTritonCounterNames.begin(), kTritonCounterNames.end());
-    for (const char* x :
-         {kGpuUtilization, kEnvoyRequests, kEnvoyTimeSum, kEnvoyTimeCount, kEnvoyConnections})
+    std::vector<std::string> v(std::begin(svc::kTritonCounterNames),
+                               std::end(svc::kTritonCounterNames));
+    for (const char* x : {svc::kGpuUtilization, svc::kEnvoyRequests, svc::kEnvoyTimeSum,
+                          svc::kEnvoyTimeCount, svc::kEnvoyConnections})
       v.emplace_back(x);
     return v;
   }();
@@ -239,14 +214,14 @@ ImportResult import_prometheus(const std::vector<std::string>& files, const Impo
     const double end = g.start + g.step * static_cast<double>(g.n);
     if (st.samples.empty() || st.samples.back().t <= g.start || st.samples.front().t > end)
       ++outside[st.metric];
-    if (st.metric == kEnvoyConnections) {
+    if (st.metric == svc::kEnvoyConnections) {
       g.add_gauge(st.samples, connected);
       continue;
     }
     if (st.metric.rfind("envoy_", 0) == 0) {
-      CounterAcc& a = st.metric == kEnvoyRequests  ? rq
-                      : st.metric == kEnvoyTimeSum ? time_sum
-                                                   : time_count;
+      CounterAcc& a = st.metric == svc::kEnvoyRequests  ? rq
+                      : st.metric == svc::kEnvoyTimeSum ? time_sum
+                                                        : time_count;
       if (a.inc.empty()) a.init(g.n);
       g.add_counter(st.samples, a);
       continue;
@@ -257,13 +232,14 @@ ImportResult import_prometheus(const std::vector<std::string>& files, const Impo
     if (up.empty()) up.assign(g.n, 0);
     for (const auto& x : st.samples)
       if (const auto k = g.window_of(x.t)) up[*k] = 1;
-    if (st.metric == kGpuUtilization) {
+    if (st.metric == svc::kGpuUtilization) {
       g.add_gauge(st.samples, p.gpu);
       continue;
     }
-    const auto which = static_cast<std::size_t>(
-        std::find(kTritonCounterNames.begin(), kTritonCounterNames.end(), st.metric) -
-        kTritonCounterNames.begin());
+    const auto which =
+        static_cast<std::size_t>(std::find(std::begin(svc::kTritonCounterNames),
+                                           std::end(svc::kTritonCounterNames), st.metric) -
+                                 std::begin(svc::kTritonCounterNames));
     ModelAcc& m = p.models[{st.model, st.version}];
     if (!m.present[which]) {
       m.c[which].init(g.n);
@@ -295,19 +271,23 @@ ImportResult import_prometheus(const std::vector<std::string>& files, const Impo
         if (c.inc.empty()) c.init(g.n);  // absent: never covered, every value null
       for (std::size_t k = 0; k < g.n; ++k) {
         const auto& c = m.c;
-        ms.requests_per_s.push_back(rate(c[kSuccess], k, g.step));
-        ms.failures_per_s.push_back(rate(c[kFailure], k, g.step));
-        ms.inferences_per_s.push_back(rate(c[kCount], k, g.step));
-        ms.executions_per_s.push_back(rate(c[kExec], k, g.step));
-        ms.batch_size.push_back(ratio(c[kCount], c[kExec], k, 1.0));
-        ms.queue_time_s.push_back(ratio(c[kQueueDuration], c[kSuccess], k, us));
-        ms.compute_input_time_s.push_back(ratio(c[kComputeInput], c[kSuccess], k, us));
-        ms.compute_infer_time_s.push_back(ratio(c[kComputeInfer], c[kSuccess], k, us));
-        ms.compute_output_time_s.push_back(ratio(c[kComputeOutput], c[kSuccess], k, us));
-        ms.request_time_s.push_back(ratio(c[kRequestDuration], c[kSuccess], k, us));
-        if (c[kQueueDuration].covered[k] && c[kExec].covered[k]) {
-          queue_all.inc[k] += c[kQueueDuration].inc[k];
-          exec_all.inc[k] += c[kExec].inc[k];
+        ms.requests_per_s.push_back(rate(c[svc::kRequestSuccess], k, g.step));
+        ms.failures_per_s.push_back(rate(c[svc::kRequestFailure], k, g.step));
+        ms.inferences_per_s.push_back(rate(c[svc::kInferenceCount], k, g.step));
+        ms.executions_per_s.push_back(rate(c[svc::kExecCount], k, g.step));
+        ms.batch_size.push_back(ratio(c[svc::kInferenceCount], c[svc::kExecCount], k, 1.0));
+        ms.queue_time_s.push_back(ratio(c[svc::kQueueDuration], c[svc::kRequestSuccess], k, us));
+        ms.compute_input_time_s.push_back(
+            ratio(c[svc::kComputeInput], c[svc::kRequestSuccess], k, us));
+        ms.compute_infer_time_s.push_back(
+            ratio(c[svc::kComputeInfer], c[svc::kRequestSuccess], k, us));
+        ms.compute_output_time_s.push_back(
+            ratio(c[svc::kComputeOutput], c[svc::kRequestSuccess], k, us));
+        ms.request_time_s.push_back(
+            ratio(c[svc::kRequestDuration], c[svc::kRequestSuccess], k, us));
+        if (c[svc::kQueueDuration].covered[k] && c[svc::kExecCount].covered[k]) {
+          queue_all.inc[k] += c[svc::kQueueDuration].inc[k];
+          exec_all.inc[k] += c[svc::kExecCount].inc[k];
           queue_all.covered[k] = exec_all.covered[k] = 1;
         }
       }
