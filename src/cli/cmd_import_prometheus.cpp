@@ -5,6 +5,7 @@
 
 #include <sonicsim/telemetry/prometheus_import.hpp>
 #include <sonicsim/util/files.hpp>
+#include <sonicsim/util/wall_time.hpp>
 
 #include "checks.hpp"
 #include "command.hpp"
@@ -23,7 +24,7 @@ struct PromArgs {
 
 std::optional<double> time_flag(const std::string& flag, const std::string& text) {
   if (text.empty()) return std::nullopt;
-  const auto t = telemetry::parse_timestamp(text);
+  const auto t = util::parse_wall_time(text);
   if (!t)
     throw UsageError(flag + ": found \"" + text +
                      "\", expected unix seconds (1732700000) or RFC 3339 "

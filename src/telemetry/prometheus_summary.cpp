@@ -10,32 +10,13 @@
 #include <sonicsim/telemetry/prometheus_import.hpp>
 #include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/format.hpp>
+#include <sonicsim/util/wall_time.hpp>
 
 namespace sonicsim::telemetry {
 
 namespace {
 
 using ojson = nlohmann::ordered_json;
-
-// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-long long days_from_civil(long long y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const long long era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<long long>(doe) - 719468;
-}
-
-bool digits(std::string_view s, std::size_t at, std::size_t n, int& out) {
-  if (at + n > s.size()) return false;
-  out = 0;
-  for (std::size_t i = at; i < at + n; ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
-    out = out * 10 + (s[i] - '0');
-  }
-  return true;
-}
 
 struct Totals {
   double requests = 0.0;
@@ -67,56 +48,6 @@ std::string joined(const std::vector<std::string>& v) {
 
 }  // namespace
 
-std::optional<double> parse_timestamp(std::string_view text) {
-  if (const auto v = util::parse_number(text)) return v;
-  // RFC 3339: YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM)
-  int y, mo, d, h, mi, sec;
-  if (!digits(text, 0, 4, y) || text.size() < 20 || text[4] != '-' || !digits(text, 5, 2, mo) ||
-      text[7] != '-' || !digits(text, 8, 2, d) ||
-      (text[10] != 'T' && text[10] != 't' && text[10] != ' ') || !digits(text, 11, 2, h) ||
-      text[13] != ':' || !digits(text, 14, 2, mi) || text[16] != ':' || !digits(text, 17, 2, sec))
-    return std::nullopt;
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) return std::nullopt;
-  std::size_t i = 19;
-  double frac = 0.0;
-  if (i < text.size() && text[i] == '.') {
-    double scale = 0.1;
-    ++i;
-    const std::size_t first = i;
-    for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
-      frac += (text[i] - '0') * scale;
-      scale /= 10.0;
-    }
-    if (i == first) return std::nullopt;
-  }
-  double offset = 0.0;
-  if (i < text.size() && (text[i] == 'Z' || text[i] == 'z')) {
-    ++i;
-  } else if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
-    int oh, om;
-    if (!digits(text, i + 1, 2, oh) || i + 3 >= text.size() || text[i + 3] != ':' ||
-        !digits(text, i + 4, 2, om) || oh > 23 || om > 59)
-      return std::nullopt;
-    offset = (text[i] == '+' ? 1.0 : -1.0) * (oh * 3600.0 + om * 60.0);
-    i += 6;
-  } else {
-    return std::nullopt;
-  }
-  if (i != text.size()) return std::nullopt;
-  const double days =
-      static_cast<double>(days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)));
-  return days * 86400.0 + h * 3600.0 + mi * 60.0 + sec + frac - offset;
-}
-
-std::string format_timestamp(double unix_seconds) {
-  const auto t = static_cast<std::time_t>(std::floor(unix_seconds));
-  std::tm tm{};
-  if (!gmtime_r(&t, &tm)) return util::exact_number(unix_seconds);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 std::string summary_text(const ImportResult& r) {
   const Measurements& m = r.measurements;
   const ImportReport& rep = r.report;
@@ -130,9 +61,9 @@ std::string summary_text(const ImportResult& r) {
   if (rep.non_finite_samples)
     s += " (" + std::to_string(rep.non_finite_samples) + " NaN or infinite, skipped)";
   s += "\n";
-  s += "span       " + format_timestamp(m.start) + " to " + format_timestamp(m.start + span) +
-       " (" + util::format_time(span) + "), step " + util::format_time(m.step_s) + ", " +
-       std::to_string(m.t.size()) + " windows\n";
+  s += "span       " + util::format_wall_time(m.start) + " to " +
+       util::format_wall_time(m.start + span) + " (" + util::format_time(span) + "), step " +
+       util::format_time(m.step_s) + ", " + std::to_string(m.t.size()) + " windows\n";
   for (const auto& p : m.pools) {
     std::vector<std::string> models;
     for (const auto& mo : p.models)

@@ -10,6 +10,7 @@
 #include <sonicsim/telemetry/measurements.hpp>
 #include <sonicsim/telemetry/prometheus_import.hpp>
 #include <sonicsim/util/errors.hpp>
+#include <sonicsim/util/wall_time.hpp>
 
 #include "support.hpp"
 
@@ -327,11 +328,11 @@ TEST_CASE("too many series are refused up front", "[prometheus]") {
 }
 
 TEST_CASE("timestamps are unix seconds or RFC 3339", "[prometheus]") {
-  CHECK(*tel::parse_timestamp("1732700000") == 1732700000.0);
-  CHECK(*tel::parse_timestamp("1732700000.25") == 1732700000.25);
-  CHECK(*tel::parse_timestamp("2024-11-27T10:00:00Z") == 1732701600.0);
-  CHECK(*tel::parse_timestamp("2024-11-27T11:00:00.5+01:00") == 1732701600.5);
-  CHECK_FALSE(tel::parse_timestamp("2024-11-27"));
-  CHECK_FALSE(tel::parse_timestamp("yesterday"));
-  CHECK(tel::format_timestamp(1732701600.0) == "2024-11-27T10:00:00Z");
+  CHECK(*sonicsim::util::parse_wall_time("1732700000") == 1732700000.0);
+  CHECK(*sonicsim::util::parse_wall_time("1732700000.25") == 1732700000.25);
+  CHECK(*sonicsim::util::parse_wall_time("2024-11-27T10:00:00Z") == 1732701600.0);
+  CHECK(*sonicsim::util::parse_wall_time("2024-11-27T11:00:00.5+01:00") == 1732701600.5);
+  CHECK_FALSE(sonicsim::util::parse_wall_time("2024-11-27"));
+  CHECK_FALSE(sonicsim::util::parse_wall_time("yesterday"));
+  CHECK(sonicsim::util::format_wall_time(1732701600.0) == "2024-11-27T10:00:00Z");
 }

@@ -70,11 +70,7 @@ const std::vector<std::string>& recognized_metrics();
 // --start/--end/--step that leaves no window throws InputError naming the flag.
 ImportResult import_prometheus(const std::vector<std::string>& files, const ImportOptions& o);
 
-// Unix seconds ("1732700000", "1732700000.5") or RFC 3339 ("2024-11-27T10:00:00Z",
-// "2024-11-27T11:00:00.5+01:00"); none when the text is neither.
-std::optional<double> parse_timestamp(std::string_view text);
-// RFC 3339 in UTC, to the second ("2024-11-27T10:00:00Z"), for people.
-std::string format_timestamp(double unix_seconds);
+// (Times on the command line and in summaries: util/wall_time.hpp.)
 
 std::string summary_text(const ImportResult& r);
 nlohmann::ordered_json summary_json(const ImportResult& r);
