@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <sonicsim/scenario/sites.hpp>
+
 #include "exposition.hpp"
 
 namespace sonicsim::results {
@@ -52,9 +54,13 @@ struct DeploymentLabels {
   std::string pod(const std::string& pool, std::int32_t replica) const {
     return release + "-" + pool + "-" + std::to_string(replica);
   }
-  std::string replica(const std::string& pool, std::int32_t replica) const {
-    return common + ",pool=\"" + label(pool) + "\",replica=\"" + std::to_string(replica) +
-           "\",pod=\"" + label(pod(pool, replica)) + "\"";
+  // With sites, each device's site (as a scrape config per site would label its servers).
+  std::vector<std::string> site_of_device;
+  std::string replica(const std::string& pool, std::int32_t replica, std::size_t device) const {
+    std::string out = common + ",pool=\"" + label(pool) + "\",replica=\"" +
+                      std::to_string(replica) + "\",pod=\"" + label(pod(pool, replica)) + "\"";
+    if (!site_of_device.empty()) out += ",site=\"" + label(site_of_device.at(device)) + "\"";
+    return out;
   }
 };
 
@@ -105,21 +111,23 @@ void triton(TimelineWriter& w, const scenario::Scenario& s, const engine::RunMet
     w.family(family.name, family.type, family.help);
     for (const C& c : ts.replicas) {
       const std::string& pool = m.pools.at(c.pool).name;
-      const auto& serving = ts.devices.at(first.at(c.pool) + c.replica).serving;
-      const std::string prefix = std::string(family.name) + "{" + l.replica(pool, c.replica) +
-                                 ",model=\"" + label(m.models.at(c.model).name) +
-                                 "\",version=\"1\"} ";
+      const std::size_t device = first.at(c.pool) + static_cast<std::size_t>(c.replica);
+      const auto& serving = ts.devices.at(device).serving;
+      const std::string prefix = std::string(family.name) + "{" +
+                                 l.replica(pool, c.replica, device) + ",model=\"" +
+                                 label(m.models.at(c.model).name) + "\",version=\"1\"} ";
       replica_counter(w, prefix, serving, windows,
                       [&](std::size_t k) { return increment[f](c, k); });
     }
   }
   w.family(service_metrics::kGpuUtilization, "gauge",
            "GPU utilization rate [0.0 - 1.0), mean over the window (sonicsim: busy fraction)");
-  for (const auto& d : ts.devices) {
+  for (std::size_t device = 0; device < ts.devices.size(); ++device) {
+    const auto& d = ts.devices[device];
     const std::string& pool = m.pools.at(d.pool).name;
     const auto replica = static_cast<std::int32_t>(d.index);
     const std::string prefix = std::string(service_metrics::kGpuUtilization) + "{" +
-                               l.replica(pool, replica) + ",gpu_uuid=\"GPU-" +
+                               l.replica(pool, replica, device) + ",gpu_uuid=\"GPU-" +
                                label(l.pod(pool, replica)) + "\"} ";
     for (std::size_t k = 0; k < windows; ++k)
       if (d.serving[k]) w.sample(prefix, d.utilization[k], k);
@@ -211,6 +219,9 @@ std::string to_openmetrics(const scenario::Scenario& s, const runner::RunOutput&
   l.release = settings.release;
   l.common = "app=\"supersonic\",release=\"" + label(settings.release) + "\",namespace=\"" +
              label(settings.namespace_name) + "\"";
+  if (!s.sites.empty())
+    for (const auto site : scenario::device_sites(s))
+      l.site_of_device.push_back(s.sites[site].name);
   TimelineWriter w(*m.timeseries, settings.start_unix);
   triton(w, s, m, l);
   envoy(w, s, m, l);

@@ -6,9 +6,9 @@
 //
 // One sample per series per time-series window, stamped at the window's end. Each replica is a
 // Triton server with its own counters, labelled as SuperSONIC's scrape config labels them (app,
-// release, namespace, pod) and with sonicsim's pool and replica; a replica that is not serving
-// (starting, off, crashed) has no samples, and its counters start again from 0 when it comes back,
-// as a new pod's would.
+// release, namespace, pod) and with sonicsim's pool and replica (and its site, with sites); a
+// replica that is not serving (starting, off, crashed) has no samples, and its counters start again
+// from 0 when it comes back, as a new pod's would.
 #pragma once
 
 #include <cstdint>
