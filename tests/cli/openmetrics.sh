@@ -123,7 +123,7 @@ kill $PROM; wait $PROM 2>/dev/null
 pass "Prometheus stopped"
 
 # With sites, each server carries its site, as a scrape config per site would label it.
-run_ok "$SONICSIM" run scenarios/examples/sites-grid-to-gpu-site.json --set duration=1min -q \
+run_ok "$SONICSIM" run scenarios/examples/sites-grid-to-gpu-site.json --set duration=1min --set warmup=0 -q \
   --openmetrics "$TMP/sites.om" --openmetrics-start "$START"
 grep -q '^nv_gpu_utilization{.*,site="fnal",gpu_uuid=' "$TMP/sites.om" || fail "no site label on the GPUs"
 pass "with sites, the servers' samples carry their site"
