@@ -514,3 +514,21 @@ TEST_CASE("supersonic: the report as JSON lists every section", "[supersonic]") 
   CHECK_THAT(text, Catch::Contains("servers[0].count <- keda.maxReplicaCount = 6"));
   CHECK_THAT(text, Catch::Contains("triton.replica = 4: did you mean `replicas`?"));
 }
+
+TEST_CASE("supersonic: later overlays are merge patches: the measured load replaces the jobs",
+          "[supersonic]") {
+  SupersonicOptions o = with({std::string(SONICSIM_TEST_DATA_DIR) + "/twin/site.yaml"},
+                             std::string(SONICSIM_TEST_DATA_DIR) + "/twin/base.json");
+  o.more_overlays = {std::string(SONICSIM_TEST_DATA_DIR) + "/twin/truth-load.json"};
+  const auto r = import_supersonic(o);
+  // base.json's 40 jobs are gone (null); the profile starts 40 + 360 jobs and the loader counts
+  // them; the rest of base.json stays.
+  CHECK_FALSE(r.scenario["workload"].contains("jobs"));
+  CHECK(r.scenario["workload"]["flow"]["running"]["jobs"] == nlohmann::json({40, 400, 150, 60}));
+  CHECK(r.scenario["workload"]["threads_per_job"] == 4);
+  CHECK(sonicsim::scenario::load_json(r.scenario).workload().jobs == 400);
+  CHECK_THAT(r.report.overlay, Catch::EndsWith("base.json + " + o.more_overlays[0]));
+  // A later overlay that is not a (partial) scenario names itself.
+  o.more_overlays = {fixture("malformed.yaml")};
+  CHECK_THAT(refusal(o), Catch::Contains("malformed.yaml"));
+}
