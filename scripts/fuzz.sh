@@ -21,7 +21,8 @@ esac
 SECONDS_ALL="${1:-60}"
 [[ "$SECONDS_ALL" =~ ^[0-9]+$ ]] || die "SECONDS must be a whole number, found '$SECONDS_ALL'"
 shift $(($# > 0 ? 1 : 0))
-ALL_TARGETS=(scenario units perf_analyzer measurements triton_config calibration results sweep figures)
+ALL_TARGETS=(scenario units perf_analyzer measurements triton_config calibration results sweep figures
+  prometheus supersonic)
 TARGETS=("$@")
 ((${#TARGETS[@]} > 0)) || TARGETS=("${ALL_TARGETS[@]}")
 BUILD_DIR="${SONICSIM_FUZZ_BUILD_DIR:-build-fuzz}"
