@@ -19,10 +19,6 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 using telemetry::Series;
 
-double value_or_nan(const std::optional<double>& v) {
-  return v ? *v : kNaN;
-}
-
 // What a metric is called in the report, its unit and its scale for printing.
 struct MetricInfo {
   const char* name;
@@ -71,7 +67,7 @@ std::string series_verdict(const HistorySeries& s) {
 class Holder {
  public:
   Holder(const telemetry::Measurements& m, const results::Timeseries& sim, double from_s)
-      : m_(m), sim_(sim), from_s_(from_s), map_(window_map(m.t, sim.t_s, m.step_s)) {}
+      : m_(m), from_s_(from_s), map_(window_map(m.t, sim.t_s, m.step_s)) {}
 
   // Adds the series if any window has both values; `sim_at(j)` is the simulated value of
   // simulated window j (NaN: none).
@@ -120,7 +116,6 @@ class Holder {
 
  private:
   const telemetry::Measurements& m_;
-  const results::Timeseries& sim_;
   double from_s_;
   std::vector<long> map_;
 };
@@ -183,7 +178,9 @@ HistoryReport hold_history(const telemetry::Measurements& m, const results::Time
   r.pools = pools;
   Holder h(m, sim, from_s);
   const std::size_t n = sim.t_s.size();
-  for (const auto& [measured_name, sim_name] : pools) {
+  for (const auto& pair : pools) {
+    const std::string& measured_name = pair.first;  // not a structured binding: lambdas use them
+    const std::string& sim_name = pair.second;
     const telemetry::PoolSeries* mp = m.pool(measured_name);
     if (!mp) continue;
     // The simulated pool's devices, and its replicas serving per window.

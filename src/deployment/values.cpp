@@ -5,6 +5,13 @@
 
 namespace sonicsim::deployment {
 
+ValueNode::ValueNode() = default;
+ValueNode::ValueNode(const ValueNode&) = default;
+ValueNode::ValueNode(ValueNode&&) noexcept = default;
+ValueNode& ValueNode::operator=(const ValueNode&) = default;
+ValueNode& ValueNode::operator=(ValueNode&&) noexcept = default;
+ValueNode::~ValueNode() = default;
+
 const ValueNode* ValueNode::find(std::string_view key) const {
   for (const auto& [k, v] : map)
     if (k == key) return &v;
@@ -44,7 +51,10 @@ ValueNode without_nulls(const ValueNode& node) {
 }  // namespace
 
 void coalesce(ValueNode& base, const ValueNode& over) {
-  for (const auto& [key, value] : over.map) {
+  for (const auto& entry : over.map) {
+    // Not a structured binding: clang 14 (the fuzz build) cannot capture one in the lambda.
+    const std::string& key = entry.first;
+    const ValueNode& value = entry.second;
     if (value.is_null()) {
       std::erase_if(base.map, [&](const auto& kv) { return kv.first == key; });
       continue;

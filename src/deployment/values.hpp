@@ -32,6 +32,15 @@ struct ValueNode {
   std::string file;  // where it was written: a values file, or the chart's defaults
   int line = 0, column = 0;
 
+  // Defined in values.cpp, where ValueNode is complete: a vector of pairs holding the type being
+  // defined may not be destroyed or copied inside its own definition (clang refuses it).
+  ValueNode();
+  ValueNode(const ValueNode&);
+  ValueNode(ValueNode&&) noexcept;
+  ValueNode& operator=(const ValueNode&);
+  ValueNode& operator=(ValueNode&&) noexcept;
+  ~ValueNode();
+
   bool is_map() const { return kind == Kind::map; }
   bool is_null() const { return kind == Kind::null; }
   const ValueNode* find(std::string_view key) const;
