@@ -1,6 +1,9 @@
 // Reading a values file with yaml-cpp (private to this folder) into a ValueNode tree. yaml-cpp
 // keeps an alias as one shared node, so the tree is built by a walk that counts every node it
 // visits, expansions included: a billion-laughs file stops at ValuesLimits::max_nodes.
+#include <algorithm>
+#include <cstdio>
+
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
@@ -13,6 +16,43 @@ namespace {
 
 std::string at(const YAML::Mark& mark) {
   return "line " + std::to_string(mark.line + 1) + ", column " + std::to_string(mark.column + 1);
+}
+
+// Where the first byte that is not well-formed UTF-8 is (std::string::npos: none). YAML is
+// UTF-8, and every key and value ends in JSON, which refuses anything else.
+std::size_t first_non_utf8(const std::string& text) {
+  const auto* b = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned char c = b[i];
+    std::size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range (overlongs, surrogates out)
+    if (c < 0x80)
+      len = 1;
+    else if (c >= 0xC2 && c <= 0xDF)
+      len = 2;
+    else if (c == 0xE0)
+      len = 3, lo = 0xA0;
+    else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF)
+      len = 3;
+    else if (c == 0xED)
+      len = 3, hi = 0x9F;
+    else if (c == 0xF0)
+      len = 4, lo = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3)
+      len = 4;
+    else if (c == 0xF4)
+      len = 4, hi = 0x8F;
+    else
+      return i;
+    if (i + len > n) return i;
+    for (std::size_t k = 1; k < len; ++k) {
+      const unsigned char lo_k = k == 1 ? lo : 0x80, hi_k = k == 1 ? hi : 0xBF;
+      if (b[i + k] < lo_k || b[i + k] > hi_k) return i;
+    }
+    i += len;
+  }
+  return std::string::npos;
 }
 
 class Builder {
@@ -99,6 +139,18 @@ class Builder {
 }  // namespace
 
 ValueNode parse_values(const std::string& text, const std::string& name) {
+  if (const std::size_t bad = first_non_utf8(text); bad != std::string::npos) {
+    const std::size_t line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
+    const std::size_t line =
+        1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + bad, '\n'));
+    const std::size_t column =
+        line_start == std::string::npos || bad == 0 ? bad + 1 : bad - line_start;
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
+    throw InputError(name, {{"", "line " + std::to_string(line) + ", column " +
+                                     std::to_string(column) + ": found the byte " + byte +
+                                     ", which is not UTF-8, expected UTF-8 text (YAML is UTF-8)"}});
+  }
   std::vector<YAML::Node> documents;
   try {
     documents = YAML::LoadAll(text);

@@ -77,6 +77,11 @@ run_ok "$SONICSIM" validate "$TMP/site/twin.json"
 RESULTS="$TMP/elsewhere/twin.json"
 refused "pn.json" "$SONICSIM" import supersonic "$D/minimal.yaml" --overlay "$TMP/site/overlay.json" -o "$RESULTS"
 unset RESULTS
+# Bytes that are not UTF-8 (YAML is UTF-8; every key ends in JSON): refused with their place
+# (found by the fuzzer: tests/fuzz/corpus/supersonic/crash-6d66d0...).
+printf 'triton:\n  replicas: 2\nenvoy: caf\xc3\xa9 \xc4\xc4\n' > "$TMP/latin1.yaml"
+refused "latin1.yaml: line 3, column 14: found the byte 0xC4, which is not UTF-8, expected UTF-8 text" \
+  "$SONICSIM" import supersonic "$TMP/latin1.yaml" --overlay "$D/overlay.json" -o "$TMP/latin1.json"
 
 # Output paths: a folder that does not exist is refused before the work (exit 2); a full disk
 # is a failed write (exit 1); -o and --report may not name the same file.
