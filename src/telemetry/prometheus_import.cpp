@@ -168,14 +168,15 @@ Grid grid_of(const prom::ReadState& s, const ImportOptions& o,
                                       " s over a span of " + util::exact_number(end - g.start) +
                                       " s, expected at least one finite window"}});
   const double cells = windows * static_cast<double>(std::max<std::size_t>(groups, 1));
-  if (cells > static_cast<double>(PrometheusLimits::max_cells))
+  const std::size_t max_cells = std::min(o.max_cells, PrometheusLimits::max_cells);
+  if (cells > static_cast<double>(max_cells))
     throw InputError(
-        "--step", {Problem{"", "found " + util::exact_number(windows) + " windows of " +
-                                   util::exact_number(g.step) + " s for " + std::to_string(groups) +
-                                   " pool/model pairs, expected at most " +
-                                   std::to_string(PrometheusLimits::max_cells) +
-                                   " cells: give a larger --step or a shorter "
-                                   "--start/--end"}});
+        "--step",
+        {Problem{"", "found " + util::exact_number(windows) + " windows of " +
+                         util::exact_number(g.step) + " s for " + std::to_string(groups) +
+                         " pool/model pairs, expected at most " + std::to_string(max_cells) +
+                         " cells: give a larger --step or a shorter "
+                         "--start/--end"}});
   g.n = static_cast<std::size_t>(windows);
   return g;
 }
