@@ -1,8 +1,10 @@
 // import prometheus: Prometheus query_range exports of Triton's and Envoy's metrics into a
 // measurements file (telemetry/prometheus_import.hpp), and optionally the measured client load
 // as a partial scenario.
+#include <cmath>
 #include <iostream>
 
+#include <sonicsim/scenario/units.hpp>
 #include <sonicsim/telemetry/prometheus_import.hpp>
 #include <sonicsim/util/files.hpp>
 #include <sonicsim/util/wall_time.hpp>
@@ -18,7 +20,7 @@ struct PromArgs {
   std::vector<std::string> files;
   std::string output, flow_overlay, start, end;
   std::string pool_label = "release", replica_label = "pod";
-  double step = 0.0;
+  std::string step;
   bool json = false;
 };
 
@@ -41,7 +43,19 @@ int cmd_import_prometheus(const PromArgs& a) {
   o.replica_label = a.replica_label;
   o.start = time_flag("--start", a.start);
   o.end = time_flag("--end", a.end);
-  if (a.step > 0.0) o.step_s = a.step;
+  if (!a.step.empty()) {
+    // Seconds, or a time with its unit as the scenario takes them ("15s", "1min").
+    std::string error;
+    const auto t = scenario::parse_quantity(
+        nlohmann::json::parse(a.step, nullptr, false).is_number() ? nlohmann::json::parse(a.step)
+                                                                  : nlohmann::json(a.step),
+        scenario::Quantity::Time, error);
+    if (!t || !std::isfinite(*t) || *t <= 0.0)
+      throw UsageError("--step: found \"" + a.step +
+                       "\", expected a time > 0 (15, \"15s\", \"1min\")" +
+                       (error.empty() ? "" : ": " + error));
+    o.step_s = *t;
+  }
   const auto r = telemetry::import_prometheus(a.files, o);
   std::vector<std::pair<std::string, std::string>> out = {
       {a.output, telemetry::to_json(r.measurements).dump(1) + "\n"}};
@@ -74,8 +88,8 @@ void add_import_prometheus_command(CLI::App* import, Commands& out) {
   cmd->add_option("-o,--output", args.output, "Write the measurements file (JSON) here")
       ->required();
   cmd->add_option("--step", args.step,
-                  "Window length in seconds (default: the smallest sample spacing, to the ms)")
-      ->check(positive());
+                  "Window length: seconds or a time with its unit (15, 15s, 1min; default: the "
+                  "smallest sample spacing, to the ms)");
   cmd->add_option("--start", args.start,
                   "First window's start: unix seconds or RFC 3339 (default: the first sample)");
   cmd->add_option("--end", args.end,

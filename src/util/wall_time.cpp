@@ -101,7 +101,7 @@ std::string format_wall_time(double unix_seconds) {
   const auto t = static_cast<std::time_t>(whole);
   std::tm tm{};
   ::gmtime_r(&t, &tm);
-  char buf[40];
+  char buf[96];  // the widest years tm_year can hold
   const int ms = static_cast<int>(std::lround((unix_seconds - whole) * 1000.0));
   if (ms > 0 && ms < 1000)
     std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,

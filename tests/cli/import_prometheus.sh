@@ -108,4 +108,9 @@ refused "grafana_lengths.json: results.A.frames[0].data.values[1]: found 2 value
 refused "grafana_text_value.json: results.A.frames[0].data.values[1][2]: found the string \"240\"" \
   "$SONICSIM" import prometheus "$D/day.json" "$D/grafana_text_value.json" -o "$RESULTS"
 unset RESULTS
+# --step takes seconds or a time with its unit.
+run_ok "$SONICSIM" import prometheus tests/data/prometheus/day.json -o "$TMP/step.json" --step 1min
+assert_stdout_contains "step 1.00 min, 2 windows"
+run_status 2 "$SONICSIM" import prometheus tests/data/prometheus/day.json -o "$TMP/step.json" --step soon
+assert_stderr_contains '--step: found "soon", expected a time > 0'
 finish

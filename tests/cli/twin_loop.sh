@@ -49,7 +49,7 @@ for q in nv_inference_request_success nv_inference_request_failure nv_inference_
 done
 pass "exported 14 metrics with curl"
 kill $PROM; wait $PROM 2>/dev/null
-run_ok "$SONICSIM" import prometheus "$TMP"/export/*.json --start "$START" --step 5 \
+run_ok "$SONICSIM" import prometheus "$TMP"/export/*.json --start "$START" --step 5s \
   -o "$TMP/day.json" --flow-overlay "$TMP/load.json"
 assert_stdout_contains "sonic: 1 to 6 replicas"
 
