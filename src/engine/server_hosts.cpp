@@ -36,14 +36,7 @@ void ServerHosts::build() {
 }
 
 std::uint32_t ServerHosts::new_job(Work kind, std::uint32_t device, double work) {
-  std::uint32_t j;
-  if (!free_jobs_.empty()) {
-    j = free_jobs_.back();
-    free_jobs_.pop_back();
-  } else {
-    j = static_cast<std::uint32_t>(jobs_.size());
-    jobs_.emplace_back();
-  }
+  const std::uint32_t j = jobs_.add();  // a reused record keeps its gen, which moves on below
   Job& job = jobs_[j];
   job.kind = kind;
   job.device = device;
@@ -137,7 +130,7 @@ void ServerHosts::on_work_done(std::uint32_t job, std::uint32_t stamp) {
 void ServerHosts::retire(std::uint32_t j) {
   jobs_[j].live = false;
   --jobs_of_[jobs_[j].device];
-  free_jobs_.push_back(j);
+  jobs_.release(j);
 }
 
 void ServerHosts::complete(std::uint32_t j) {
@@ -189,8 +182,8 @@ void ServerHosts::drop(std::uint32_t d, std::vector<Batcher::Queued>& lost) {
   // Recount the cores in use from the jobs still live on this host.
   account(h);
   int busy = 0;
-  for (const Job& job : jobs_)
-    if (job.live && host_of_[job.device] == host_of_[d]) ++busy;
+  for (std::uint32_t j = 0; j < jobs_.size(); ++j)
+    if (jobs_[j].live && host_of_[jobs_[j].device] == host_of_[d]) ++busy;
   h.busy = busy - static_cast<int>(h.waiting.size());
   while (h.busy < h.cores && !h.waiting.empty()) {
     const std::uint32_t next = h.waiting.front();

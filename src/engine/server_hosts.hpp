@@ -10,6 +10,8 @@
 #include <deque>
 #include <vector>
 
+#include <sonicsim/engine/free_list.hpp>
+
 #include "context.hpp"
 #include "server_pools.hpp"
 
@@ -78,8 +80,7 @@ class ServerHosts {
   std::vector<int> jobs_of_;            // per device: its live jobs
   std::vector<std::uint32_t> pool_of_host_;
   std::vector<Host> hosts_;
-  std::vector<Job> jobs_;
-  std::vector<std::uint32_t> free_jobs_;
+  FreeList<Job> jobs_;
   // Host time of the requests that reached a host after the warm-up, per pool: seconds in the
   // host stage (queue and work, every stage) and the requests.
   std::vector<double> host_seconds_;
