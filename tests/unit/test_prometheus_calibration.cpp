@@ -135,16 +135,18 @@ TEST_CASE("calibrate prometheus refuses too few windows, and a model it cannot f
   in.measurements_path = measurements_of_curve(dir);
   in.model = "pn";
   in.min_windows = 30;
-  CHECK_THAT(calibration_refusal(in), Catch::Contains("curve-measurements.json: pools[0].models[0]: found 24 "
-                                          "of 24 windows with at least 100 executions") &&
-                              Catch::Contains("expected at least 30"));
+  CHECK_THAT(calibration_refusal(in),
+             Catch::Contains("curve-measurements.json: pools[0].models[0]: found 24 "
+                             "of 24 windows with at least 100 executions") &&
+                 Catch::Contains("expected at least 30"));
   in.min_windows = 10;
   in.min_executions = 5000;  // each window holds 1200
   CHECK_THAT(calibration_refusal(in), Catch::Contains("found 0 of 24 windows"));
   in.min_executions = 100;
   in.model = "deepmet";
-  CHECK_THAT(calibration_refusal(in), Catch::Contains("found no model `deepmet`, expected one of pn "
-                                          "(version 1) in supersonic"));
+  CHECK_THAT(calibration_refusal(in),
+             Catch::Contains("found no model `deepmet`, expected one of pn "
+                             "(version 1) in supersonic"));
   in.model = "pn";
   in.pool = "elsewhere";
   CHECK_THAT(calibration_refusal(in), Catch::Contains("found no pool `elsewhere` (--pool)"));
