@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 
+#include <sonicsim/scenario/limits.hpp>
 #include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/files.hpp>
 #include <sonicsim/util/format.hpp>
@@ -187,6 +188,9 @@ HistoryReport hold_history(const telemetry::Measurements& m, const results::Time
     std::vector<const results::Timeseries::Device*> devices;
     for (const auto& d : sim.devices)
       if (d.pool == sim_name) devices.push_back(&d);
+    std::vector<const results::Timeseries::Server*> servers;  // its models' counters
+    for (const auto& s : sim.servers)
+      if (s.pool == sim_name) servers.push_back(&s);
     const results::Timeseries::Pool* operated = nullptr;
     for (const auto& p : sim.pools)
       if (p.name == sim_name) operated = &p;
@@ -195,8 +199,8 @@ HistoryReport hold_history(const telemetry::Measurements& m, const results::Time
     };
     for (const auto& mo : mp->models) {
       const results::Timeseries::Server* ss = nullptr;
-      for (const auto& s : sim.servers)
-        if (s.pool == sim_name && s.model == mo.name) ss = &s;
+      for (const auto* s : servers)
+        if (s->model == mo.name) ss = s;
       if (!ss) {
         r.notes.push_back("model " + mo.name + " of pool " + measured_name +
                           " is not served by simulated pool " + sim_name + ": not compared");
@@ -223,11 +227,10 @@ HistoryReport hold_history(const telemetry::Measurements& m, const results::Time
     });
     h.add(r, measured_name, "", kAutoscaler, mp->autoscaler_metric_ms, [&](std::size_t j) {
       double queued = 0.0, executions = 0.0;
-      for (const auto& s : sim.servers)
-        if (s.pool == sim_name) {
-          queued += s.queue_time_s[j] * s.requests_per_s[j];
-          executions += s.executions_per_s[j];
-        }
+      for (const auto* s : servers) {
+        queued += s->queue_time_s[j] * s->requests_per_s[j];
+        executions += s->executions_per_s[j];
+      }
       return executions > 0.0 ? queued / executions * 1e3 : kNaN;
     });
   }
@@ -278,7 +281,7 @@ HistoryReport compare_history(const HistoryRequest& q) {
   s.duration = m.t.back();
   s.timeseries_interval = m.step_s;
   if (s.warmup >= s.duration) s.warmup = 0.0;
-  if (s.duration / s.timeseries_interval > 1e6)
+  if (s.duration / s.timeseries_interval > scenario::Limits::max_timeseries_windows)
     throw InputError(q.measurements,
                      {{"step_s", "found " + util::format_time(m.step_s) + " windows over " +
                                      util::format_time(s.duration) +

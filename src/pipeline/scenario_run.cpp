@@ -6,6 +6,7 @@
 #include <sonicsim/results/prometheus.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/results/trace.hpp>
+#include <sonicsim/scenario/limits.hpp>
 #include <sonicsim/util/files.hpp>
 #include <sonicsim/util/format.hpp>
 
@@ -37,7 +38,7 @@ ScenarioRun simulate(scenario::Scenario s, const engine::TraceSettings& trace,
 void prepare_openmetrics(scenario::Scenario& s, const std::string& scenario_file) {
   if (s.timeseries_interval <= 0.0) {
     s.timeseries_interval = kScrapeInterval;
-    if (s.duration / s.timeseries_interval > 1e6)
+    if (s.duration / s.timeseries_interval > scenario::Limits::max_timeseries_windows)
       throw InputError(
           scenario_file,
           {{"timeseries", "--openmetrics samples every " + util::format_time(kScrapeInterval) +

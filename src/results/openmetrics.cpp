@@ -145,10 +145,11 @@ void envoy(TimelineWriter& w, const scenario::Scenario& s, const engine::RunMetr
                              "-envoy-0\",envoy_http_conn_manager_prefix=\"ingress_grpc\"} ";
   auto cumulative = [&](const char* name, const char* help, auto per_model) {
     w.family(name, "counter", help);
+    const std::string prefix = name + labels;
     double total = 0.0;
     for (std::size_t k = 0; k < windows; ++k) {
       for (const auto& sm : ts.models) total += per_model(sm, k);
-      w.sample(std::string(name) + labels, total, k);
+      w.sample(prefix, total, k);
     }
   };
   cumulative(service_metrics::kEnvoyRequests, "Total requests (sonicsim: completed requests)",
@@ -166,9 +167,9 @@ void envoy(TimelineWriter& w, const scenario::Scenario& s, const engine::RunMetr
   if (m.jobs || population > 0.0) {
     w.family(service_metrics::kEnvoyConnections, "gauge",
              "Active connections (sonicsim: client jobs running)");
+    const std::string prefix = service_metrics::kEnvoyConnections + labels;
     for (std::size_t k = 0; k < windows; ++k)
-      w.sample(service_metrics::kEnvoyConnections + labels,
-               m.jobs ? ts.running_jobs.at(k) : population, k);
+      w.sample(prefix, m.jobs ? ts.running_jobs.at(k) : population, k);
   }
 }
 

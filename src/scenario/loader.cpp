@@ -110,13 +110,15 @@ void Loader::timeseries(const json& v, std::optional<double> duration, Scenario&
         add("timeseries.replicas", "found " + describe(*r) + ", expected true or false");
     }
   }
-  // A sample holds a few numbers per device; a million of them is past any plot.
-  if (duration && s.timeseries_interval > 0.0 && *duration / s.timeseries_interval > 1e6)
+  // At most Limits::max_timeseries_windows samples.
+  if (duration && s.timeseries_interval > 0.0 &&
+      *duration / s.timeseries_interval > Limits::max_timeseries_windows)
     add("timeseries.interval", "found " + util::format_time(s.timeseries_interval) +
                                    " for a duration of " + util::format_time(*duration) +
                                    ", expected at most 1,000,000 samples (an interval of at "
                                    "least " +
-                                   util::format_time(*duration / 1e6) + ")");
+                                   util::format_time(*duration / Limits::max_timeseries_windows) +
+                                   ")");
 }
 
 }  // namespace detail

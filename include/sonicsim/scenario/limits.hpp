@@ -18,6 +18,9 @@ struct Limits : InputLimits {
   // workload.flow.running: points of a measured profile (a year at 30 s is about 1.05e6).
   static constexpr std::size_t max_profile_points = 2'000'000;
   static constexpr int max_items = 1'000'000;
+  // Time-series windows of one run (timeseries.interval, run --openmetrics, compare's history):
+  // a sample holds a few numbers per device, and a million of them is past any plot.
+  static constexpr double max_timeseries_windows = 1e6;
   static constexpr double max_duration_s = 10.0 * 365 * 24 * 3600;
   static constexpr int max_instances = 1000;                 // model instances per device
   static constexpr int max_host_cores = 100'000;             // cores of one server host
