@@ -144,6 +144,16 @@ std::vector<std::string> split(const char* path) {
   return out;
 }
 
+// Every entry's path in segments, split once: the report classifies each key of a file.
+const std::vector<std::vector<std::string>>& entry_parts() {
+  static const std::vector<std::vector<std::string>> parts = [] {
+    std::vector<std::vector<std::string>> out;
+    for (const auto& e : entries) out.push_back(split(e.path));
+    return out;
+  }();
+  return parts;
+}
+
 bool starts_with(const std::vector<std::string>& whole, const std::vector<std::string>& prefix) {
   return prefix.size() <= whole.size() && std::equal(prefix.begin(), prefix.end(), whole.begin());
 }
@@ -165,20 +175,18 @@ ValueNode chart_defaults() {
 }
 
 bool has_listed_children(const std::vector<std::string>& segments) {
-  for (const auto& e : entries) {
-    const auto parts = split(e.path);
+  for (const auto& parts : entry_parts())
     if (parts.size() > segments.size() && starts_with(parts, segments)) return true;
-  }
   return false;
 }
 
 Classified classify(const std::vector<std::string>& segments) {
   const Entry* best = nullptr;
   std::size_t best_size = 0;
-  for (const auto& e : entries) {
-    const auto parts = split(e.path);
+  for (std::size_t i = 0; i < std::size(entries); ++i) {
+    const auto& parts = entry_parts()[i];
     if (starts_with(segments, parts) && parts.size() > best_size) {
-      best = &e;
+      best = &entries[i];
       best_size = parts.size();
     }
   }
@@ -186,8 +194,7 @@ Classified classify(const std::vector<std::string>& segments) {
   // Unknown: the hint is the closest name the chart has beside it.
   std::vector<std::string> siblings;
   const std::vector<std::string> parent(segments.begin(), segments.end() - 1);
-  for (const auto& e : entries) {
-    const auto parts = split(e.path);
+  for (const auto& parts : entry_parts()) {
     if (parts.size() > parent.size() && starts_with(parts, parent) &&
         std::find(siblings.begin(), siblings.end(), parts[parent.size()]) == siblings.end())
       siblings.push_back(parts[parent.size()]);

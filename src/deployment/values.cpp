@@ -1,5 +1,7 @@
 // The values tree's plain operations: lookups, key paths and Helm's coalesce.
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "values.hpp"
 
@@ -51,15 +53,17 @@ ValueNode without_nulls(const ValueNode& node) {
 }  // namespace
 
 void coalesce(ValueNode& base, const ValueNode& over) {
-  for (const auto& entry : over.map) {
-    // Not a structured binding: clang 14 (the fuzz build) cannot capture one in the lambda.
-    const std::string& key = entry.first;
-    const ValueNode& value = entry.second;
+  // Indices, not a find per key: a file of many keys merges in linear time.
+  std::unordered_map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < base.map.size(); ++i) index.emplace(base.map[i].first, i);
+  std::unordered_set<std::string> deleted;
+  for (const auto& [key, value] : over.map) {
+    const auto it = index.find(key);
     if (value.is_null()) {
-      std::erase_if(base.map, [&](const auto& kv) { return kv.first == key; });
+      if (it != index.end()) deleted.insert(key);
       continue;
     }
-    ValueNode* existing = base.find(key);
+    ValueNode* existing = it == index.end() ? nullptr : &base.map[it->second].second;
     if (existing && existing->is_map() && value.is_map()) {
       // The map is now (also) the file's: a report names where the user wrote it.
       existing->file = value.file;
@@ -68,9 +72,13 @@ void coalesce(ValueNode& base, const ValueNode& over) {
       coalesce(*existing, value);
     } else if (existing)
       *existing = without_nulls(value);
-    else
+    else {
+      index.emplace(key, base.map.size());
       base.map.emplace_back(key, without_nulls(value));
+    }
   }
+  if (!deleted.empty())
+    std::erase_if(base.map, [&](const auto& kv) { return deleted.count(kv.first) > 0; });
 }
 
 }  // namespace sonicsim::deployment

@@ -3,8 +3,12 @@
 // visits, expansions included: a billion-laughs file stops at ValuesLimits::max_nodes.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <sstream>
+#include <unordered_map>
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <sonicsim/util/files.hpp>
@@ -55,6 +59,79 @@ std::size_t first_non_utf8(const std::string& text) {
   return std::string::npos;
 }
 
+// A first pass over the stream's documents with yaml-cpp's event parser, before LoadAll builds
+// them. On a stray comma (`,` alone), yaml-cpp 0.7 (Debian 12) hands out null documents forever
+// without reading on (fixed upstream after 0.8.0 by jbeder/yaml-cpp#1319): LoadAll would collect
+// them until memory runs out. Here a document that starts where the one before it started is that
+// loop, refused as malformed. The pass also finds a second document with content, which sonicsim
+// refuses anyway, without building either.
+class DocumentScout : public YAML::EventHandler {
+ public:
+  struct Document {
+    YAML::Mark start, root;
+    bool empty = true;
+  };
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    current_ = Document{mark, mark, true};
+    at_root_ = true;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { root_event(mark, false); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { root_event(mark, true); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    root_event(mark, true);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    root_event(mark, true);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    root_event(mark, true);
+  }
+  void OnMapEnd() override {}
+
+  const Document& current() const { return current_; }
+
+ private:
+  void root_event(const YAML::Mark& mark, bool content) {
+    if (!at_root_) return;
+    at_root_ = false;
+    current_.root = mark;
+    current_.empty = !content;
+  }
+
+  Document current_;
+  bool at_root_ = false;
+};
+
+// Throws InputError for a stream LoadAll cannot finish or that holds a second document with
+// content; otherwise LoadAll reads the same events again, and ends.
+void scout_documents(const std::string& text, const std::string& name) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentScout scout;
+  std::optional<YAML::Mark> first_content;
+  int previous_start = -1;
+  while (parser.HandleNextDocument(scout)) {
+    const auto& doc = scout.current();
+    if (doc.start.pos <= previous_start)
+      throw InputError(
+          name, {{"", at(doc.start) + ": malformed YAML: the parser reads no further here (a "
+                                      "stray `,` outside a list or map?)"}});
+    previous_start = doc.start.pos;
+    if (doc.empty) continue;
+    if (first_content)
+      throw InputError(name,
+                       {{"", at(doc.root) + ": found a second YAML document, expected one map of "
+                                            "values"}});
+    first_content = doc.root;
+  }
+}
+
 class Builder {
  public:
   explicit Builder(std::string name) : name_(std::move(name)) {}
@@ -78,7 +155,7 @@ class Builder {
         break;
       case YAML::NodeType::Scalar:
         out.kind = ValueNode::Kind::scalar;
-        out.text = node.Scalar();
+        out.text = utf8(node.Scalar(), path, node.Mark());
         out.quoted = node.Tag() == "!";  // yaml-cpp's tag of a quoted (non-plain) scalar
         break;
       case YAML::NodeType::Sequence:
@@ -88,32 +165,43 @@ class Builder {
         break;
       case YAML::NodeType::Map:
         out.kind = ValueNode::Kind::map;
+        // Each key's line, for the duplicate check: a map of many keys stays linear.
+        std::unordered_map<std::string, int> lines;
         for (auto it = node.begin(); it != node.end(); ++it) {
           if (!it->first.IsScalar())
             fail(path, at(it->first.Mark()) + ": found a map or list as a key, expected a name");
-          const std::string key = it->first.Scalar();
+          const std::string key = utf8(it->first.Scalar(), path, it->first.Mark());
           const std::string child_path = join_key(path, key);
           ValueNode child = build(it->second, child_path, depth + 1);
           if (key == "<<" && (child.is_map() || child.kind == ValueNode::Kind::list)) {
             merge_keys_.push_back({&out, std::move(child)});
             continue;
           }
-          if (const ValueNode* twin = out.find(key))
+          if (const auto [twin, fresh] = lines.emplace(key, child.line); !fresh)
             fail(child_path, at(it->first.Mark()) +
                                  ": found the key a second time (first at line " +
-                                 std::to_string(twin->line) + "), expected each key once");
+                                 std::to_string(twin->second) + "), expected each key once");
           out.map.emplace_back(key, std::move(child));
         }
-        apply_merge_keys(out);
+        apply_merge_keys(out, lines);
         break;
     }
     return out;
   }
 
  private:
+  // Every name and value ends in JSON, which takes UTF-8 only: the file was checked before
+  // yaml-cpp read it, and this checks what yaml-cpp made of it (escapes decoded).
+  const std::string& utf8(const std::string& text, const std::string& path,
+                          const YAML::Mark& mark) {
+    if (first_non_utf8(text) != std::string::npos)
+      fail(path, at(mark) + ": found a name or value that is not UTF-8 once read, expected text");
+    return text;
+  }
+
   // YAML's merge key (`<<: *defaults`), which Helm's parser honours and yaml-cpp does not: the
   // merged map's keys that the map does not set itself.
-  void apply_merge_keys(ValueNode& map) {
+  void apply_merge_keys(ValueNode& map, std::unordered_map<std::string, int>& lines) {
     for (auto& [target, merged] : merge_keys_) {
       if (target != &map) continue;
       std::vector<const ValueNode*> sources;
@@ -122,7 +210,7 @@ class Builder {
         if (item.is_map()) sources.push_back(&item);
       for (const ValueNode* source : sources)
         for (const auto& [key, value] : source->map)
-          if (!map.find(key)) map.map.emplace_back(key, value);
+          if (lines.emplace(key, value.line).second) map.map.emplace_back(key, value);
     }
     std::erase_if(merge_keys_, [&](const auto& m) { return m.first == &map; });
   }
@@ -138,8 +226,21 @@ class Builder {
 
 }  // namespace
 
+// Where the first control character other than tab, line feed and carriage return is (npos:
+// none). YAML allows none in a file, and from a NUL byte yaml-cpp 0.7 made a key that is not
+// UTF-8 (found by fuzzing).
+std::size_t first_control(const std::string& text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) return i;
+  }
+  return std::string::npos;
+}
+
 ValueNode parse_values(const std::string& text, const std::string& name) {
-  if (const std::size_t bad = first_non_utf8(text); bad != std::string::npos) {
+  const std::size_t non_utf8 = first_non_utf8(text);
+  const std::size_t control = first_control(text);
+  if (const std::size_t bad = std::min(non_utf8, control); bad != std::string::npos) {
     const std::size_t line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
     const std::size_t line =
         1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + bad, '\n'));
@@ -149,10 +250,14 @@ ValueNode parse_values(const std::string& text, const std::string& name) {
     std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
     throw InputError(name, {{"", "line " + std::to_string(line) + ", column " +
                                      std::to_string(column) + ": found the byte " + byte +
-                                     ", which is not UTF-8, expected UTF-8 text (YAML is UTF-8)"}});
+                                     (bad == control ? ", a control character, expected text "
+                                                       "(YAML allows tabs and line ends only)"
+                                                     : ", which is not UTF-8, expected UTF-8 "
+                                                       "text (YAML is UTF-8)")}});
   }
   std::vector<YAML::Node> documents;
   try {
+    scout_documents(text, name);
     documents = YAML::LoadAll(text);
   } catch (const YAML::DeepRecursion& e) {
     throw InputError(
@@ -164,10 +269,7 @@ ValueNode parse_values(const std::string& text, const std::string& name) {
   std::vector<YAML::Node> present;
   for (const auto& d : documents)
     if (!d.IsNull()) present.push_back(d);
-  if (present.size() > 1)
-    throw InputError(name,
-                     {{"", at(present[1].Mark()) +
-                               ": found a second YAML document, expected one map of values"}});
+  // scout_documents refused a second document with content.
   if (present.empty()) {
     ValueNode empty;
     empty.kind = ValueNode::Kind::map;

@@ -328,6 +328,20 @@ TEST_CASE("supersonic: bad values are refused with file, key path, line, found, 
   CHECK_THAT(refusal(with({write("q.yaml", "keda:\n  enabled: \"false\"\n")})),
              Catch::Contains("keda.enabled: line 2, column 12: found the string \"false\", "
                              "expected true or false without quotes"));
+  // yaml-cpp 0.7's LoadAll hands out null documents forever on a stray comma: refused instead.
+  for (const std::string text : {",\n", "a: 1\n,\n", ",-a:`6\nb3:p*"})
+    CHECK_THAT(refusal(with({write("c.yaml", text)})),
+               Catch::Contains("c.yaml: line ") && Catch::Contains("malformed YAML"));
+  // From a NUL byte, yaml-cpp made a key that is not UTF-8, which JSON cannot hold.
+  CHECK_THAT(refusal(with({write("z.yaml", std::string("ri\0_:", 5))})),
+             Catch::Contains("z.yaml: line 1, column 3: found the byte 0x00, a control character"));
+  CHECK(
+      import_values({write("crlf.yaml", "triton:\r\n  replicas: 2\t# two\r\n")}).scenario.dump() ==
+      import_values({write("lf.yaml", "triton:\n  replicas: 2\n")}).scenario.dump());
+  CHECK_THAT(refusal(with({write("t.yaml", "a: 1\n---\n---\nb: 2\n")})),
+             Catch::Contains("t.yaml: line 4, column 1: found a second YAML document"));
+  CHECK(import_values({write("e1.yaml", "---\n---\ntriton: {replicas: 2}\n")}).scenario.dump() ==
+        import_values({write("e2.yaml", "triton: {replicas: 2}\n")}).scenario.dump());
   CHECK_THAT(refusal(with({write("l.yaml", "- a\n- b\n")})),
              Catch::Contains("found a list at the top level, expected a map"));
   CHECK_THAT(refusal(with({write("d.yaml", "keda:\n  enabled: true\n  enabled: false\n")})),
