@@ -3,7 +3,6 @@
 // visits, expansions included: a billion-laughs file stops at ValuesLimits::max_nodes.
 #include <algorithm>
 #include <cstdio>
-#include <optional>
 #include <sstream>
 #include <unordered_map>
 
@@ -114,7 +113,7 @@ void scout_documents(const std::string& text, const std::string& name) {
   std::istringstream in(text);
   YAML::Parser parser(in);
   DocumentScout scout;
-  std::optional<YAML::Mark> first_content;
+  bool had_content = false;
   int previous_start = -1;
   while (parser.HandleNextDocument(scout)) {
     const auto& doc = scout.current();
@@ -124,11 +123,11 @@ void scout_documents(const std::string& text, const std::string& name) {
                                       "stray `,` outside a list or map?)"}});
     previous_start = doc.start.pos;
     if (doc.empty) continue;
-    if (first_content)
+    if (had_content)
       throw InputError(name,
                        {{"", at(doc.root) + ": found a second YAML document, expected one map of "
                                             "values"}});
-    first_content = doc.root;
+    had_content = true;
   }
 }
 
