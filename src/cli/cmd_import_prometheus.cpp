@@ -7,6 +7,7 @@
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/telemetry/prometheus_import.hpp>
 #include <sonicsim/util/files.hpp>
+#include <sonicsim/util/json_text.hpp>
 #include <sonicsim/util/wall_time.hpp>
 
 #include "checks.hpp"
@@ -46,10 +47,10 @@ int cmd_import_prometheus(const PromArgs& a) {
   if (!a.step.empty()) {
     // Seconds, or a time with its unit as the scenario takes them ("15s", "1min").
     std::string error;
-    const auto t = scenario::parse_quantity(
-        nlohmann::json::parse(a.step, nullptr, false).is_number() ? nlohmann::json::parse(a.step)
-                                                                  : nlohmann::json(a.step),
-        scenario::Quantity::Time, error);
+    nlohmann::json value = a.step;
+    if (const auto number = parse_json_value(a.step); number && number->is_number())
+      value = *number;
+    const auto t = scenario::parse_quantity(value, scenario::Quantity::Time, error);
     if (!t || !std::isfinite(*t) || *t <= 0.0)
       throw UsageError("--step: found \"" + a.step +
                        "\", expected a time > 0 (15, \"15s\", \"1min\")" +

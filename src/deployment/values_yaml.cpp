@@ -11,6 +11,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <sonicsim/util/files.hpp>
+#include <sonicsim/util/json_text.hpp>
 
 #include "values.hpp"
 
@@ -240,15 +241,9 @@ ValueNode parse_values(const std::string& text, const std::string& name) {
   const std::size_t non_utf8 = first_non_utf8(text);
   const std::size_t control = first_control(text);
   if (const std::size_t bad = std::min(non_utf8, control); bad != std::string::npos) {
-    const std::size_t line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
-    const std::size_t line =
-        1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + bad, '\n'));
-    const std::size_t column =
-        line_start == std::string::npos || bad == 0 ? bad + 1 : bad - line_start;
     char byte[8];
     std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
-    throw InputError(name, {{"", "line " + std::to_string(line) + ", column " +
-                                     std::to_string(column) + ": found the byte " + byte +
+    throw InputError(name, {{"", line_column(text, bad + 1) + ": found the byte " + byte +
                                      (bad == control ? ", a control character, expected text "
                                                        "(YAML allows tabs and line ends only)"
                                                      : ", which is not UTF-8, expected UTF-8 "
@@ -265,22 +260,21 @@ ValueNode parse_values(const std::string& text, const std::string& name) {
   } catch (const YAML::Exception& e) {
     throw InputError(name, {{"", at(e.mark) + ": malformed YAML: " + e.msg}});
   }
-  std::vector<YAML::Node> present;
-  for (const auto& d : documents)
-    if (!d.IsNull()) present.push_back(d);
-  // scout_documents refused a second document with content.
-  if (present.empty()) {
+  // The one document with content (scout_documents refused a second).
+  const auto root = std::find_if(documents.begin(), documents.end(),
+                                 [](const YAML::Node& d) { return !d.IsNull(); });
+  if (root == documents.end()) {
     ValueNode empty;
     empty.kind = ValueNode::Kind::map;
     empty.file = name;
     return empty;
   }
-  if (!present[0].IsMap())
-    throw InputError(name, {{"", at(present[0].Mark()) + ": found a " +
-                                     (present[0].IsSequence() ? "list" : "single value") +
+  if (!root->IsMap())
+    throw InputError(name, {{"", at(root->Mark()) + ": found a " +
+                                     (root->IsSequence() ? "list" : "single value") +
                                      " at the top level, expected a map of values (key: value)"}});
   try {
-    return Builder(name).build(present[0], "", 0);
+    return Builder(name).build(*root, "", 0);
   } catch (const YAML::Exception& e) {
     throw InputError(name, {{"", at(e.mark) + ": malformed YAML: " + e.msg}});
   }
