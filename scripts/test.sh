@@ -37,9 +37,10 @@ if [[ $mode == asan ]]; then
   # headline figures (the Release pass checks both); every shipped scenario still runs under the
   # sanitizers in cli_shipped_scenarios. Three check tools around the binary, not its code: the
   # Python plots of analysis/, Slurm launching a sweep's tasks (cli_sweep runs the same shards),
-  # and Chromium drawing the HTML report (cli_report_html writes it under the sanitizers).
+  # and Chromium drawing the HTML report (cli_report_html writes it under the sanitizers). The
+  # plan oracle checks answers, not code paths: its plans and runs are those of cli_plan.
   # Leaving them out keeps CI within its 30 minutes.
-  EXCLUDE=(-E '^(cli_golden|cli_examples|cli_analysis_plots|cli_sweep_slurm|cli_report_chromium)$')
+  EXCLUDE=(-E '^(cli_golden|cli_examples|cli_analysis_plots|cli_sweep_slurm|cli_report_chromium|cli_plan_oracle)$')
   if [[ -f tests/lsan.supp ]]; then
     export LSAN_OPTIONS="suppressions=$SONICSIM_ROOT/tests/lsan.supp:print_suppressions=0"
   fi

@@ -86,7 +86,7 @@ int cmd_run(const RunArgs& a) {
   const auto run = pipeline::run(a.scenario, files, !a.quiet);
   if (a.json) {
     std::cout << run.results.dump(2) << "\n";
-    for (const auto& w : results::overload_warnings(run.output.metrics))
+    for (const auto& w : results::overload_warnings(run.scenario, run.output))
       std::cerr << "sonicsim: warning: " << w << "\n";
   } else if (!a.quiet) {
     std::cout << results::summary(run.scenario, run.output, run.analytic);

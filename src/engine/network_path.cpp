@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "link_windows.hpp"
 #include "parts.hpp"
 
 namespace sonicsim::engine {
@@ -34,8 +35,10 @@ void NetworkPath::build(std::size_t devices) {
     l.latency = spec->latency;
     const double span = ctx_.end - ctx_.warmup;
     l.window = span >= 100.0 ? 1.0 : span / 100.0;
-    for (auto& w : l.window_bytes)
-      w.assign(static_cast<std::size_t>(std::ceil(span / l.window)) + 1, 0.0);
+    for (int d = 0; d < 2; ++d) {
+      l.window_bytes[d].assign(static_cast<std::size_t>(std::ceil(span / l.window)) + 1, 0.0);
+      l.offered_window_bytes[d].assign(l.window_bytes[d].size(), 0.0);
+    }
     link_slot_[scenario::index_of(c)] = static_cast<int>(metrics.links.size());
     metrics.links.push_back(std::move(l));
   };
@@ -62,22 +65,43 @@ void NetworkPath::set_transport(Transport* t, bool to_servers, bool to_clients) 
                                       : "analytic";
 }
 
-inline void NetworkPath::account_bytes(std::uint32_t node, std::uint32_t device, Direction d,
-                                       double bytes) {
+void NetworkPath::offer_on(int slot, int direction, double bytes) {
+  const double now = ctx_.now;
+  if (now < ctx_.warmup) return;
+  RunMetrics::Link& l = ctx_.metrics.links[slot];
+  l.offered[direction] += bytes;
+  const auto w = static_cast<std::size_t>((now - ctx_.warmup) / l.window);
+  if (w < l.offered_window_bytes[direction].size()) l.offered_window_bytes[direction][w] += bytes;
+}
+
+double NetworkPath::carry_on(int slot, int direction, double from, double to, double bytes) {
+  parts_.sampling.bytes_carried(static_cast<std::size_t>(slot), direction, from, to, bytes);
+  const double counted = bytes * share_within(from, to, ctx_.warmup, ctx_.end);
+  if (counted <= 0.0) return 0.0;
+  RunMetrics::Link& l = ctx_.metrics.links[slot];
+  l.bytes[direction] += counted;
+  spread_over_windows(l.window_bytes[direction], ctx_.warmup, l.window, std::max(from, ctx_.warmup),
+                      std::min(to, ctx_.end), counted);
+  return counted;
+}
+
+inline void NetworkPath::offer(Direction d, double bytes) {
   if (bytes <= 0.0) return;
   const int dir = d == Direction::ToServer ? 0 : 1;
-  const double now = ctx_.now;
-  parts_.sampling.bytes_sent(dir, bytes);
-  if (now < ctx_.warmup) return;
-  for (int s : link_slot_) {
-    if (s < 0) continue;
-    RunMetrics::Link& l = ctx_.metrics.links[s];
-    l.bytes[dir] += bytes;
-    const auto w = static_cast<std::size_t>((now - ctx_.warmup) / l.window);
-    if (w < l.window_bytes[dir].size()) l.window_bytes[dir][w] += bytes;
-  }
-  if (!client_nic_bytes_[dir].empty()) client_nic_bytes_[dir][node] += bytes;
-  if (!server_nic_bytes_[dir].empty()) server_nic_bytes_[dir][device] += bytes;
+  for (int s : link_slot_)
+    if (s >= 0) offer_on(s, dir, bytes);
+}
+
+void NetworkPath::carry(std::uint32_t node, std::uint32_t device, Direction d, double from,
+                        double to, double bytes) {
+  if (bytes <= 0.0) return;
+  const int dir = d == Direction::ToServer ? 0 : 1;
+  double counted = 0.0;
+  for (int s : link_slot_)
+    if (s >= 0) counted = carry_on(s, dir, from, to, bytes);
+  if (counted <= 0.0) return;
+  if (!client_nic_bytes_[dir].empty()) client_nic_bytes_[dir][node] += counted;
+  if (!server_nic_bytes_[dir].empty()) server_nic_bytes_[dir][device] += counted;
 }
 
 void NetworkPath::send(std::uint32_t r, Direction dir, double bytes) {
@@ -89,15 +113,27 @@ void NetworkPath::send(std::uint32_t r, Direction dir, double bytes) {
     return ctx_.queue.push(now, EventKind::TransferDone, r);
   const std::uint32_t node = rq.node;
   if (several_) return send_between_sites(r, dir, bytes, node);
-  account_bytes(node, rq.device, dir, bytes);
+  offer(dir, bytes);
   if (flow_dir_[dir == Direction::ToServer ? 0 : 1]) {
     transport_->send(now, node, rq.device, dir, bytes, r);
   } else {
+    // Its bytes pass the narrowest link from now on, as fast as that link lets them.
+    const double through = bandwidth_steps_.empty()
+                               ? now + (bytes > 0.0 ? bytes / path_bandwidth_ : 0.0)
+                               : degraded_transfer_end(bytes, bandwidth_steps_);
+    carry(node, rq.device, dir, now, through, bytes);
     const double t = bandwidth_steps_.empty()
                          ? now + path_latency_ + (bytes > 0.0 ? bytes / path_bandwidth_ : 0.0)
-                         : degraded_transfer_end(bytes, bandwidth_steps_) + path_latency_;
+                         : through + path_latency_;
     ctx_.queue.push(t + overhead_after_transfer(r), EventKind::TransferDone, r);
   }
+}
+
+void NetworkPath::delivered(std::uint32_t r, double from, double to, double bytes) {
+  const Request& rq = ctx_.requests[r];
+  if (several_)
+    return carry_sites(rq.node, rq.device, route_of(rq.node, rq.device), rq.dir, from, to, bytes);
+  carry(rq.node, rq.device, rq.dir, from, to, bytes);
 }
 
 // When `bytes` sent now have passed the narrowest link as its bandwidth changes: an outage

@@ -32,6 +32,8 @@ class NetworkPath {
   // Request r's message leaves in direction `dir`; its TransferDone follows when it has arrived
   // (with the transport: when the transport says so, see Simulation::on_transfer_done).
   void send(std::uint32_t r, Direction dir, double bytes);
+  // The transport's word that `bytes` of r's current message passed between `from` and `to`.
+  void delivered(std::uint32_t r, double from, double to, double bytes);
   // Prefetches the byte counter of a client node's NIC (Simulation::Impl::prefetch).
   void prefetch_client_nic(std::uint32_t node, Direction d) const {
     const auto& bytes = client_nic_bytes_[d == Direction::ToServer ? 0 : 1];
@@ -61,12 +63,23 @@ class NetworkPath {
   void build_sites(std::size_t devices);
   void degrade_routes();
   void send_between_sites(std::uint32_t r, Direction dir, double bytes, std::uint32_t node);
-  void account_sites(std::uint32_t node, std::uint32_t device, const SiteRoute& route, Direction d,
-                     double bytes);
-  void add_to(RunMetrics::Link& l, int direction, double bytes);
+  // Bytes offered (counted when sent) and carried (counted as they pass, from `from` to `to`),
+  // with several sites.
+  void offer_sites(std::uint32_t node, std::uint32_t device, const SiteRoute& route, Direction d,
+                   double bytes);
+  void carry_sites(std::uint32_t node, std::uint32_t device, const SiteRoute& route, Direction d,
+                   double from, double to, double bytes);
+  const SiteRoute& route_of(std::uint32_t node, std::uint32_t device) const;
   void finish_sites();
 
-  void account_bytes(std::uint32_t node, std::uint32_t device, Direction d, double bytes);
+  // The same on one site's path.
+  void offer(Direction d, double bytes);
+  void carry(std::uint32_t node, std::uint32_t device, Direction d, double from, double to,
+             double bytes);
+  // Into link `slot`'s carried bytes, physical direction `direction`; returns the bytes counted
+  // after warm-up (0 before it).
+  double carry_on(int slot, int direction, double from, double to, double bytes);
+  void offer_on(int slot, int direction, double bytes);
   double degraded_transfer_end(double bytes,
                                const std::vector<std::pair<double, double>>& steps) const;
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "link_windows.hpp"
 #include "network_path.hpp"
 #include "parts.hpp"
 
@@ -26,8 +27,10 @@ void NetworkPath::build_sites(std::size_t devices) {
     l.bandwidth = spec->bandwidth;
     l.latency = spec->latency;
     l.window = span >= 100.0 ? 1.0 : span / 100.0;
-    for (auto& w : l.window_bytes)
-      w.assign(static_cast<std::size_t>(std::ceil(span / l.window)) + 1, 0.0);
+    for (int d = 0; d < 2; ++d) {
+      l.window_bytes[d].assign(static_cast<std::size_t>(std::ceil(span / l.window)) + 1, 0.0);
+      l.offered_window_bytes[d].assign(l.window_bytes[d].size(), 0.0);
+    }
     metrics.links.push_back(std::move(l));
     return static_cast<int>(metrics.links.size() - 1);
   };
@@ -102,51 +105,68 @@ void NetworkPath::degrade_routes() {
     }
 }
 
-inline void NetworkPath::add_to(RunMetrics::Link& l, int direction, double bytes) {
-  l.bytes[direction] += bytes;
-  const auto w = static_cast<std::size_t>((ctx_.now - ctx_.warmup) / l.window);
-  if (w < l.window_bytes[direction].size()) l.window_bytes[direction][w] += bytes;
+const NetworkPath::SiteRoute& NetworkPath::route_of(std::uint32_t node,
+                                                    std::uint32_t device) const {
+  const auto& sites = parts_.sites;
+  return site_routes_[sites.of_node(node) * sites.count() + sites.of_device(device)];
 }
 
-void NetworkPath::account_sites(std::uint32_t node, std::uint32_t device, const SiteRoute& route,
-                                Direction d, double bytes) {
+// What the links of the route are offered (counted when sent).
+void NetworkPath::offer_sites(std::uint32_t node, std::uint32_t device, const SiteRoute& route,
+                              Direction d, double bytes) {
+  if (bytes <= 0.0 || ctx_.now < ctx_.warmup) return;
+  const int dir = d == Direction::ToServer ? 0 : 1;
+  // NICs: their directions are the payload's (out of the client node is towards the servers).
+  for (int slot : {client_nic_slot_[parts_.sites.of_node(node)],
+                   server_nic_slot_[parts_.sites.of_device(device)]})
+    if (slot >= 0) offer_on(slot, dir, bytes);
+  for (const auto& [slot, forward] : route.shared)
+    offer_on(slot, dir == 0 ? forward : 1 - forward, bytes);
+}
+
+void NetworkPath::carry_sites(std::uint32_t node, std::uint32_t device, const SiteRoute& route,
+                              Direction d, double from, double to, double bytes) {
   if (bytes <= 0.0) return;
   const int dir = d == Direction::ToServer ? 0 : 1;
-  parts_.sampling.bytes_sent(dir, bytes);
-  if (ctx_.now < ctx_.warmup) return;
   auto& links = ctx_.metrics.links;
-  // NICs: their directions are the payload's (out of the client node is towards the servers).
+  double counted = 0.0;
   for (int slot : {client_nic_slot_[parts_.sites.of_node(node)],
                    server_nic_slot_[parts_.sites.of_device(device)]}) {
     if (slot < 0) continue;
-    add_to(links[slot], dir, bytes);
-    links[slot].payload[dir] += bytes;
+    counted = carry_on(slot, dir, from, to, bytes);
+    links[slot].payload[dir] += counted;
   }
   for (const auto& [slot, forward] : route.shared) {
-    add_to(links[slot], dir == 0 ? forward : 1 - forward, bytes);
-    links[slot].payload[dir] += bytes;
+    counted = carry_on(slot, dir == 0 ? forward : 1 - forward, from, to, bytes);
+    links[slot].payload[dir] += counted;
   }
-  client_nic_bytes_[dir][node] += bytes;
-  server_nic_bytes_[dir][device] += bytes;
-  const std::uint32_t from = parts_.sites.of_node(node), to = parts_.sites.of_device(device);
-  if (from != to) {
+  // The share after warm-up, whichever link counted it; the WAN egress it is charged is what
+  // left its site, as the links count it.
+  counted = bytes * share_within(from, to, ctx_.warmup, ctx_.end);
+  if (counted <= 0.0) return;
+  client_nic_bytes_[dir][node] += counted;
+  server_nic_bytes_[dir][device] += counted;
+  const std::uint32_t at = parts_.sites.of_node(node), serving = parts_.sites.of_device(device);
+  if (at != serving) {
     auto& egress = ctx_.metrics.egress_bytes;
-    (dir == 0 ? egress[from][to] : egress[to][from]) += bytes;
+    (dir == 0 ? egress[at][serving] : egress[serving][at]) += counted;
   }
 }
 
 void NetworkPath::send_between_sites(std::uint32_t r, Direction dir, double bytes,
                                      std::uint32_t node) {
   const Request& rq = ctx_.requests[r];
-  const auto& sites = parts_.sites;
-  const SiteRoute& route =
-      site_routes_[sites.of_node(node) * sites.count() + sites.of_device(rq.device)];
-  account_sites(node, rq.device, route, dir, bytes);
+  const SiteRoute& route = route_of(node, rq.device);
+  offer_sites(node, rq.device, route, dir, bytes);
   if (flow_dir_[dir == Direction::ToServer ? 0 : 1])
     return transport_->send(ctx_.now, node, rq.device, dir, bytes, r);
+  const double through = route.bandwidth_steps.empty()
+                             ? ctx_.now + (bytes > 0.0 ? bytes / route.bandwidth : 0.0)
+                             : degraded_transfer_end(bytes, route.bandwidth_steps);
+  carry_sites(node, rq.device, route, dir, ctx_.now, through, bytes);
   const double t = route.bandwidth_steps.empty()
                        ? ctx_.now + route.latency + (bytes > 0.0 ? bytes / route.bandwidth : 0.0)
-                       : degraded_transfer_end(bytes, route.bandwidth_steps) + route.latency;
+                       : through + route.latency;
   ctx_.queue.push(t + overhead_after_transfer(r), EventKind::TransferDone, r);
 }
 

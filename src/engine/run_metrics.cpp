@@ -22,12 +22,22 @@ double RunMetrics::Pool::mean_utilization() const {
   return utilization.empty() ? 0.0 : sum / static_cast<double>(utilization.size());
 }
 
-double RunMetrics::Link::peak_utilization() const {
+namespace {
+double peak_of(const std::vector<double> (&windows)[2], const RunMetrics::Link& l) {
   double peak = 0.0;
-  for (const auto& dir : window_bytes)
+  for (const auto& dir : windows)
     for (double b : dir) peak = std::max(peak, b);
   // A class with no link (a server NIC when no pool has a device) carried nothing.
-  return count > 0 ? peak / (window * bandwidth * count) : 0.0;
+  return l.count > 0 ? peak / (l.window * l.bandwidth * l.count) : 0.0;
+}
+}  // namespace
+
+double RunMetrics::Link::peak_utilization() const {
+  return peak_of(window_bytes, *this);
+}
+
+double RunMetrics::Link::offered_peak_utilization() const {
+  return peak_of(offered_window_bytes, *this);
 }
 
 }  // namespace sonicsim::engine

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "link_windows.hpp"
 #include "parts.hpp"
 
 namespace sonicsim::engine {
@@ -24,8 +25,11 @@ void Sampling::start() {
   busy_before_.assign(servers.device_count(), 0.0);
   model_window_.assign(sc.models.size(), {});
   ts.models.assign(sc.models.size(), {});
-  link_window_bytes_.assign(metrics.links.size(), {0.0, 0.0});
+  // Bytes per window for now, every window of the run (rates at finish()).
+  const auto windows = static_cast<std::size_t>(ctx_.end / ts.interval * (1.0 + 1e-12)) + 1;
   ts.links.assign(metrics.links.size(), {});
+  for (auto& l : ts.links)
+    for (auto& dir : l.bytes_per_s) dir.assign(windows, 0.0);
   ts.pools.assign(sc.servers.size(), {});
   workload_window_.assign(sc.workloads.size(), {});
   ts.workloads.assign(sc.workloads.size(), {});
@@ -129,18 +133,36 @@ void Sampling::on_sample() {
     sm.latency_sum_s.push_back(w.latency.mean() * completed);
     w = ModelWindow{};
   }
-  for (std::size_t li = 0; li < metrics.links.size(); ++li) {
-    auto& sl = ts.links[li];
-    const auto& l = metrics.links[li];
-    for (int dir = 0; dir < 2; ++dir)
-      sl.bytes_per_s[dir].push_back(link_window_bytes_[li][dir] / dt);
-    const double busier = std::max(link_window_bytes_[li][0], link_window_bytes_[li][1]);
-    sl.utilization.push_back(busier / (dt * l.bandwidth * l.count));
-    link_window_bytes_[li] = {0.0, 0.0};
-  }
   // The k-th sample at k x interval, not a running sum: no drift over long runs.
   const double next = static_cast<double>(++samples_ + 1) * dt;
   if (next <= ctx_.end * (1.0 + 1e-12)) ctx_.queue.push(next, EventKind::Sample, 0);
+}
+
+void Sampling::bytes_carried(std::size_t link, int dir, double from, double to, double bytes) {
+  if (!on_) return;
+  auto& ts = *ctx_.metrics.timeseries;
+  spread_over_windows(ts.links[link].bytes_per_s[dir], 0.0, ts.interval, from, to, bytes);
+}
+
+void Sampling::finish() {
+  if (!on_) return;
+  auto& metrics = ctx_.metrics;
+  auto& ts = *metrics.timeseries;
+  const double dt = ts.interval;
+  for (std::size_t li = 0; li < metrics.links.size(); ++li) {
+    auto& sl = ts.links[li];
+    const auto& l = metrics.links[li];
+    for (auto& dir : sl.bytes_per_s) {
+      dir.resize(ts.t.size());
+      dir.shrink_to_fit();
+    }
+    sl.utilization.resize(ts.t.size());
+    for (std::size_t k = 0; k < ts.t.size(); ++k) {
+      const double busier = std::max(sl.bytes_per_s[0][k], sl.bytes_per_s[1][k]);
+      sl.utilization[k] = busier / (dt * l.bandwidth * l.count);
+      for (auto& dir : sl.bytes_per_s) dir[k] /= dt;
+    }
+  }
 }
 
 void Sampling::set_trace(const TraceSettings& t) {

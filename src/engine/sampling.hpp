@@ -61,11 +61,12 @@ class Sampling {
     pool_counts_[pair_of(device, model)].failures += 1.0;
     if (!replica_counts_.empty()) replica_counts_[replica_of(device, model)].failures += 1.0;
   }
-  // Bytes on every link of the path, in direction dir (0: to the servers).
-  void bytes_sent(int dir, double bytes) {
-    if (!on_) return;
-    for (auto& w : link_window_bytes_) w[dir] += bytes;
-  }
+  // Bytes that passed link `link` (RunMetrics::links) in direction dir (0: to the servers)
+  // evenly from `from` to `to`: counted in the windows they passed in, which a flow reports
+  // after they have closed (the link series are filled in at finish()).
+  void bytes_carried(std::size_t link, int dir, double from, double to, double bytes);
+  // The end of the run: the link series from the bytes they carried.
+  void finish();
 
   // Before the run: which requests to trace.
   void set_trace(const TraceSettings& t);
@@ -100,7 +101,6 @@ class Sampling {
     metrics::Histogram latency;
   };
   std::vector<ModelWindow> model_window_;
-  std::vector<std::array<double, 2>> link_window_bytes_;  // per RunMetrics::links entry
   struct Counts {
     double requests = 0.0, failures = 0.0, inferences = 0.0, executions = 0.0;
     double queue_s = 0.0, compute_s = 0.0;

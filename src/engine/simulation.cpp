@@ -248,6 +248,7 @@ RunMetrics Simulation::Impl::finish() {
   parts.hosts.finish();
   parts.memory.finish();
   parts.network.finish();
+  parts.sampling.finish();
   return std::move(ctx.metrics);
 }
 
@@ -284,6 +285,10 @@ void Simulation::run() {
 }
 RunMetrics Simulation::finish() {
   return impl_->finish();
+}
+
+void Simulation::on_delivered(std::uint32_t token, double from, double to, double bytes) {
+  impl_->parts.network.delivered(token, from, to, bytes);
 }
 
 void Simulation::on_transfer_done(std::uint32_t token, double now) {

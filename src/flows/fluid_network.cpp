@@ -55,6 +55,7 @@ struct FluidNetwork::Impl {
   std::vector<std::uint32_t> changed;
   std::vector<char> is_changed, must_solve;
   std::vector<std::uint32_t> route, done;
+  std::vector<MaxMinFlows::Delivery> delivered;  // bytes through since the last handle()
 
   Impl(const scenario::Scenario& s, engine::TransferSink& arrivals, engine::EventCore& events)
       : sink(arrivals),
@@ -72,6 +73,13 @@ struct FluidNetwork::Impl {
       }
     std::stable_sort(steps.begin(), steps.end(),
                      [](const Step& a, const Step& b) { return a.time < b.time; });
+    flows.set_delivery_log(&delivered);
+  }
+
+  // The bytes that passed, before the transfers they complete are reported done.
+  void report_delivered() {
+    for (const auto& d : delivered) sink.on_delivered(d.token, d.from, d.to, d.bytes);
+    delivered.clear();
   }
 
   static std::vector<double> capacities(const Topology& t) {
@@ -137,6 +145,7 @@ struct FluidNetwork::Impl {
       finish[component] = next;
     }
     changed.clear();
+    report_delivered();
     std::sort(done.begin(), done.end());
     for (std::uint32_t token : done) sink.on_transfer_done(token, t);
   }
@@ -167,6 +176,9 @@ void FluidNetwork::drive(double end) {
     if (!(t_net <= end)) break;
     im.handle(t_net);
   }
+  // Transfers still under way: what they delivered up to the end counts.
+  im.flows.flush(end);
+  im.report_delivered();
 }
 
 const MaxMinFlows::Counters& FluidNetwork::counters() const {

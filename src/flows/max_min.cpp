@@ -47,6 +47,10 @@ bool MaxMinFlows::add(std::uint32_t component, const std::vector<std::uint32_t>&
   f.remaining = bytes;
   f.since = now;
   f.rate = 0.0;
+  f.total = bytes;
+  f.logged = 0.0;
+  f.rate_since = now;
+  f.logged_rate = 0.0;
   f.finish = kInf;
   f.token = token;
   f.position = static_cast<std::uint32_t>(k.active.size());
@@ -67,6 +71,7 @@ bool MaxMinFlows::add(std::uint32_t component, const std::vector<std::uint32_t>&
   if (!quiet) return false;
   ++counters_.quiet_changes;
   f.rate = own;
+  f.logged_rate = own;
   for (std::uint32_t c : route) load_[c] += own;
   f.finish = own > 0.0 ? now + bytes / own : kInf;
   schedule(k, slot);
@@ -84,6 +89,7 @@ bool MaxMinFlows::take_finished(std::uint32_t component, double t,
     Flow& f = flows_[d.slot];
     if (f.generation != d.generation) continue;
     tokens.push_back(f.token);
+    log_delivery(f, f.finish, true);
     // Quiet when no link it shared was saturated: no one else was held back there.
     bool alone = true;
     for (std::uint32_t c : f.route)
@@ -98,6 +104,26 @@ bool MaxMinFlows::take_finished(std::uint32_t component, double t,
     free_.push_back(d.slot);
   }
   return quiet;
+}
+
+void MaxMinFlows::log_delivery(Flow& f, double now, bool finished) {
+  if (log_ != nullptr) {
+    // The rate's bytes, bounded by what is left: rounding never logs more than the flow holds.
+    const double bytes =
+        finished ? f.total - f.logged
+                 : std::min(f.total - f.logged, f.logged_rate * std::max(0.0, now - f.rate_since));
+    if (bytes > 0.0) log_->push_back({f.token, f.rate_since, std::max(now, f.rate_since), bytes});
+    f.logged += std::max(0.0, bytes);
+  }
+  f.rate_since = now;
+}
+
+void MaxMinFlows::flush(double now) {
+  for (Component& k : components_)
+    for (std::uint32_t slot : k.active) {
+      Flow& f = flows_[slot];
+      if (f.logged_rate > 0.0 && now > f.rate_since) log_delivery(f, now, false);
+    }
 }
 
 double MaxMinFlows::next_finish(std::uint32_t component) {
@@ -220,6 +246,10 @@ void MaxMinFlows::solve(std::uint32_t component, double now) {
   k.due.clear();
   for (std::uint32_t slot : active) {
     Flow& f = flows_[slot];
+    if (f.rate != f.logged_rate) {
+      log_delivery(f, now, false);
+      f.logged_rate = f.rate;
+    }
     for (std::uint32_t c : f.route) load_[c] += f.rate;
     ++f.generation;
     f.finish = f.rate > 0.0 ? now + f.remaining / f.rate : kInf;

@@ -29,8 +29,7 @@ ScenarioRun simulate(scenario::Scenario s, const engine::TraceSettings& trace,
   run.scenario = std::move(s);
   const auto prediction = analytic::predict(run.scenario);
   run.analytic = analytic::to_json(prediction);
-  run.output = runner::simulate(run.scenario, runner::choose_transport(run.scenario, prediction),
-                                trace, watch);
+  run.output = runner::run_checked(run.scenario, prediction, trace, watch);
   run.results = results::to_json(run.scenario, run.output, run.analytic);
   return run;
 }

@@ -42,6 +42,10 @@ struct FlowNetwork::Impl {
   // without waking SimGrid; it stops early when it wants to start a flow (hold_at).
   std::set<std::pair<double, std::uint32_t>> earliest;  // (lower bound of arrival, token)
   std::vector<double> earliest_of;                      // by token
+  // By token: when its bytes start to move (after the route's latency), and how many. SimGrid
+  // gives no history of a flow's rate, so its bytes are counted evenly over that span: a
+  // window's figure can then differ from what passed in it, not the run's (docs/model.md).
+  std::vector<double> moving_from, bytes_of;
   struct Pending {
     double time;
     std::uint32_t node, device, token;
@@ -128,7 +132,11 @@ struct FlowNetwork::Impl {
     if (token >= live.size()) {
       live.resize(static_cast<std::size_t>(token) * 2 + 16);
       earliest_of.resize(live.size(), kInf);
+      moving_from.resize(live.size(), 0.0);
+      bytes_of.resize(live.size(), 0.0);
     }
+    moving_from[token] = sg4::Engine::get_clock() + platform.bound_latency(node, device);
+    bytes_of[token] = bytes;
     const double bound = sg4::Engine::get_clock() + platform.bound_latency(node, device) +
                          bytes / platform.bound_bandwidth(node, device);
     earliest_of[token] = bound;
@@ -148,6 +156,8 @@ struct FlowNetwork::Impl {
     live[token] = nullptr;
     earliest.erase({earliest_of[token], token});
     const double now = sg4::Engine::get_clock();
+    if (bytes_of[token] > 0.0)
+      sink.on_delivered(token, std::min(moving_from[token], now), now, bytes_of[token]);
     sink.on_transfer_done(token, now);
     arm(now);
   }

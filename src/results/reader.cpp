@@ -361,6 +361,12 @@ double Link::mean_utilization() const {
 double Link::peak_utilization() const {
   return number(k::link::peak_utilization);
 }
+double Link::offered_mean_utilization() const {
+  return number(k::link::offered_mean_utilization, Presence::Optional);
+}
+double Link::offered_peak_utilization() const {
+  return number(k::link::offered_peak_utilization, Presence::Optional);
+}
 
 double Analytic::n_cpu() const {
   return number(k::analytic::n_cpu);

@@ -264,6 +264,9 @@ ojson links_json(const engine::RunMetrics& m) {
     o[ln::peak_utilization] = l.peak_utilization();
     o[ln::peak_window_s] = l.window;
     o[ln::busiest_utilization] = l.busiest_utilization(span);
+    o[ln::offered_mean_utilization] =
+        std::max(l.offered[0], l.offered[1]) / span / links_of_class / l.bandwidth;
+    o[ln::offered_peak_utilization] = l.offered_peak_utilization();
     links.push_back(o);
   }
   return links;
@@ -440,6 +443,10 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
   if (run.transport.any_flow())
     net[k::network::flow_solver] = runner::flow_solver_name(run.transport.solver);
   net[k::network::predicted_busiest_link_utilization] = run.transport.worst_link_utilization;
+  if (run.transport.observed_link_utilization) {
+    net[k::network::observed_busiest_link_utilization] = *run.transport.observed_link_utilization;
+    net[k::network::runs] = run.transport.runs;
+  }
   j[k::top::network] = net;
   j[k::top::analytic] = analytic;
   if (m.timeseries) j[k::top::timeseries] = timeseries_json(s, m);
@@ -606,7 +613,7 @@ void summary_trouble(Lines& out, const engine::RunMetrics& m, bool open) {
 }
 
 // Models, servers, links, the transport and how long the simulation took.
-void summary_devices(Lines& out, const runner::RunOutput& run) {
+void summary_devices(Lines& out, const scenario::Scenario& s, const runner::RunOutput& run) {
   const auto& m = run.metrics;
   const double span = m.span();
   for (const auto& mm : m.models) {
@@ -645,12 +652,17 @@ void summary_devices(Lines& out, const runner::RunOutput& run) {
           static_cast<unsigned long long>(p.model_unloads));
   }
   for (const auto& l : m.links) {
-    out("link       %-20s %s  mean %s per link  peak %.1f%%\n", l.name.c_str(),
+    // The demand, where it was more than the link carried (flows hold the rest back).
+    const double offered = l.offered_peak_utilization(), peak = l.peak_utilization();
+    const std::string demand = offered > 1.01 * peak && offered > 1e-3
+                                   ? util::formatted(" (offered %.1f%%)", 100.0 * offered)
+                                   : std::string();
+    out("link       %-20s %s  mean %s per link  peak %.1f%%%s\n", l.name.c_str(),
         util::format_bytes(l.total_bytes()).c_str(),
-        util::format_bandwidth(l.total_bytes() / span / l.count).c_str(),
-        100.0 * l.peak_utilization());
+        util::format_bandwidth(l.total_bytes() / span / l.count).c_str(), 100.0 * peak,
+        demand.c_str());
   }
-  for (const auto& w : overload_warnings(m)) out("WARNING    %s\n", w.c_str());
+  for (const auto& w : overload_warnings(s, run)) out("WARNING    %s\n", w.c_str());
   if (run.transport.any_flow()) {
     out("network    %s transport (%s flows): %s\n", m.transport.c_str(),
         runner::flow_solver_name(run.transport.solver), run.transport.reason.c_str());
@@ -670,17 +682,27 @@ void summary_perf(Lines& out, const runner::RunOutput& run) {
 
 }  // namespace
 
-std::vector<std::string> overload_warnings(const engine::RunMetrics& m) {
+std::vector<std::string> overload_warnings(const scenario::Scenario& s,
+                                           const runner::RunOutput& run) {
   std::vector<std::string> warnings;
+  const auto& m = run.metrics;
   const double span = m.span();
-  if (span <= 0.0) return warnings;
+  // Flows never carry more than a link's bandwidth: only a direction left to the analytic path
+  // can, and the advice names what would change that for this scenario.
+  if (span <= 0.0 || (run.transport.flow_to_servers && run.transport.flow_to_clients))
+    return warnings;
+  const bool user_chose = s.network.flow_model == scenario::FlowModel::Analytic;
   for (const auto& l : m.links) {
     const double u = l.busiest_utilization(span);
     if (u > 1.0)
-      warnings.push_back(l.name + " carried " + util::percent(u, "%.0f") +
-                         " of its bandwidth on average (busiest link, busier direction): more "
-                         "than it can; the analytic transport does not slow transfers for "
-                         "contention, set network.flow_model to \"flow\" or \"auto\"");
+      warnings.push_back(
+          l.name + " carried " + util::percent(u, "%.0f") +
+          " of its bandwidth on average (busiest link, busier direction): more than it can; the "
+          "analytic transport does not slow transfers for contention, so this run's times are "
+          "too short; " +
+          (user_chose ? std::string("network.flow_model is \"analytic\": set it to \"auto\" "
+                                    "or \"flow\"")
+                      : std::string("set network.flow_model to \"flow\"")));
   }
   return warnings;
 }
@@ -693,7 +715,7 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
   summary_head(out, s, m, analytic, open);
   summary_requests(out, s, m);
   summary_trouble(out, m, open);
-  summary_devices(out, run);
+  summary_devices(out, s, run);
   for (const std::string& line : energy_summary(s, m)) out("%s\n", line.c_str());
   summary_perf(out, run);
   return out.str();

@@ -37,8 +37,9 @@ struct MemoryCosts {
   // window (2 series), ~69 B per value: the sample, its JSON value and its text in the results.
   double per_series_value = 69.0;
   // duration 1e6 -> 3e6 s with three links: 16 B per link and second (a byte counter per
-  // direction and 1 s window, for the peak utilization).
-  double per_link_window = 16.0;
+  // direction and 1 s window, for the peak utilization), twice since links keep the bytes
+  // offered beside those carried (issue 33).
+  double per_link_window = 32.0;
   // --trace-max 10,000 -> 30,000 (every request traced): 18.4 KiB per request, mostly the Chrome
   // trace's JSON events.
   double per_traced_request = 18832.0;

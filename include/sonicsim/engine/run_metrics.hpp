@@ -169,10 +169,17 @@ struct RunMetrics {
     double busiest_bytes = 0.0;  // the busiest direction of the busiest single link of the class
     double window = 1.0;
     std::vector<double> window_bytes[2];  // bytes per window, class total
+    // `bytes`, `payload`, `busiest_bytes` and `window_bytes` are carried: counted as they pass
+    // (with flows, as the flows deliver them; so never more than the bandwidth allows). What
+    // was offered, counted when sent (the demand, which the analytic transport lets through
+    // whole): the same per direction and window.
+    double offered[2] = {0.0, 0.0};
+    std::vector<double> offered_window_bytes[2];
 
     double total_bytes() const { return bytes[0] + bytes[1]; }
-    // Busiest window of the busier direction, over the class's capacity.
+    // Busiest window of the busier direction, over the class's capacity: carried, offered.
     double peak_utilization() const;
+    double offered_peak_utilization() const;
     double busiest_utilization(double span) const { return busiest_bytes / (span * bandwidth); }
   };
   std::vector<Link> links;

@@ -48,6 +48,7 @@ class Simulation final : public TransferSink, public EventCore {
   RunMetrics finish();                     // closes the books at the end time
 
   void on_transfer_done(std::uint32_t token, double now) override;
+  void on_delivered(std::uint32_t token, double from, double to, double bytes) override;
 
  private:
   struct Impl;

@@ -14,6 +14,10 @@ class TransferSink {
   virtual ~TransferSink() = default;
   // A transfer started with `token` has fully arrived at simulated time `now`.
   virtual void on_transfer_done(std::uint32_t token, double now) = 0;
+  // `bytes` of the transfer `token` passed its links evenly between `from` and `to` (reported
+  // before its on_transfer_done; links count what they carried from these).
+  virtual void on_delivered(std::uint32_t /*token*/, double /*from*/, double /*to*/,
+                            double /*bytes*/) {}
 };
 
 // Whatever owns the events: the platform wakes it at its next event time and lets it process

@@ -49,6 +49,18 @@ class MaxMinFlows {
   // The component's earliest finish time, +inf when none of its flows moves.
   double next_finish(std::uint32_t component);
 
+  // Bytes as they pass: a flow's bytes between two changes of its rate, (token, from, to,
+  // bytes), appended to `log` (when set) as each rate ends: at a solve that changes it, when the
+  // flow finishes, and at flush(). A link's delivered bytes in any interval are then exact, and
+  // never more than its bandwidth allows (links count them: engine/network_path.cpp).
+  struct Delivery {
+    std::uint32_t token;
+    double from, to, bytes;
+  };
+  void set_delivery_log(std::vector<Delivery>* log) { log_ = log; }
+  // The end of the run: every flow's bytes through `now`, logged.
+  void flush(double now);
+
   // What the flows cost: changes that moved no one else, solves, and the flows and links those
   // visited (the benchmark's counts per flow event).
   struct Counters {
@@ -63,6 +75,8 @@ class MaxMinFlows {
     double remaining = 0.0;  // bytes, as of `since`
     double since = 0.0;
     double rate = 0.0;
+    // Delivery: bytes logged so far of `total`, and the current rate's start and value.
+    double total = 0.0, logged = 0.0, rate_since = 0.0, logged_rate = 0.0;
     double finish = kInf;
     std::uint32_t token = 0;
     std::uint32_t position = 0;    // in its component's `active`
@@ -83,6 +97,8 @@ class MaxMinFlows {
     std::vector<Due> due;               // min-heap by finish; stale entries skipped
   };
   void schedule(Component& k, std::uint32_t slot);
+  // Logs f's bytes from its rate's start to `now` (all that is left when it finishes).
+  void log_delivery(Flow& f, double now, bool finished);
   // Whether `c` has bandwidth spare beyond `more` (within rounding: a saturated link never
   // counts as spare).
   bool spare(std::uint32_t c, double more) const {
@@ -116,6 +132,7 @@ class MaxMinFlows {
   std::vector<std::pair<double, std::uint32_t>> capped_;  // (bound level, slot), ascending
   std::uint64_t solve_id_ = 0;
   Counters counters_;
+  std::vector<Delivery>* log_ = nullptr;
 };
 
 }  // namespace sonicsim::flows

@@ -308,6 +308,8 @@ inline constexpr char mean_utilization[] = "mean_utilization";
 inline constexpr char peak_utilization[] = "peak_utilization";
 inline constexpr char peak_window_s[] = "peak_window_s";
 inline constexpr char busiest_utilization[] = "busiest_utilization";
+inline constexpr char offered_mean_utilization[] = "offered_mean_utilization";
+inline constexpr char offered_peak_utilization[] = "offered_peak_utilization";
 }  // namespace link
 
 namespace network {
@@ -315,6 +317,8 @@ inline constexpr char transport[] = "transport";
 inline constexpr char reason[] = "reason";
 inline constexpr char flow_solver[] = "flow_solver";
 inline constexpr char predicted_busiest_link_utilization[] = "predicted_busiest_link_utilization";
+inline constexpr char observed_busiest_link_utilization[] = "observed_busiest_link_utilization";
+inline constexpr char runs[] = "runs";
 }  // namespace network
 
 // The keys of `analytic` that readers use. The block itself is analytic::to_json's

@@ -207,9 +207,12 @@ class Link : public View {
  public:
   explicit Link(View v) : View(std::move(v)) {}
   std::optional<std::string> name() const;
-  double bytes() const;  // both directions, both payloads
-  double mean_utilization() const;
+  double bytes() const;             // both directions, both payloads
+  double mean_utilization() const;  // carried: bytes as they passed
   double peak_utilization() const;  // of the busiest window
+  // Offered: bytes as they were sent (results written before issue 33 lack them: NaN).
+  double offered_mean_utilization() const;
+  double offered_peak_utilization() const;
 };
 
 // `analytic`: the formula's and MVA's view of the scenario (docs/analytic.md).

@@ -20,7 +20,9 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
 
 // One line per link that carried more than its bandwidth on average (possible only where the
 // analytic transport timed its transfers): the summary prints them, and `run --json` on stderr,
-// so that an impossible load cannot pass unseen.
-std::vector<std::string> overload_warnings(const engine::RunMetrics& m);
+// so that an impossible load cannot pass unseen. The advice depends on who chose the analytic
+// path (network.flow_model).
+std::vector<std::string> overload_warnings(const scenario::Scenario& s,
+                                           const runner::RunOutput& run);
 
 }  // namespace sonicsim::results

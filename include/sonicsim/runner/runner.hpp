@@ -27,6 +27,10 @@ struct TransportChoice {
   std::string reason;
   double worst_link_utilization = 0.0;  // predicted, busiest link and direction
   double predicted_error = 0.0;  // of the analytic path, relative to the remote time per event
+  // `auto` only: the busiest link direction's utilization at the event rates the run had
+  // (check_transport), and how many runs it took (a run its own loads contradicted is redone).
+  std::optional<double> observed_link_utilization;
+  int runs = 1;
 
   bool any_flow() const { return flow_to_servers || flow_to_clients; }
   static TransportChoice all_flows(FlowSolver solver = FlowSolver::MaxMin) {
@@ -38,11 +42,22 @@ struct TransportChoice {
   }
 };
 
-// The load comes from the analytic prediction: MVA's throughput and time per event (the
-// formula's without MVA, in async mode) and its bytes per event. The error of the analytic path
-// is judged against the remote part of an event (time per event less its CPU work): what
-// requests experience, where contention shows first.
+// The load comes from the analytic prediction, bounded towards more traffic: the largest
+// throughput the formula, MVA and MVA's asymptotic bound allow, the shortest time per event, and
+// the bytes per event. The error of the analytic path is judged against the remote part of an
+// event (time per event less its CPU work): what requests experience, where contention shows
+// first. Code: transport_choice.cpp.
 TransportChoice choose_transport(const scenario::Scenario& s, const analytic::Prediction& p);
+
+// `auto` after a run: the same judgement at the event rates the run had. When a direction the
+// run kept analytic fails it there, `rerun` is the choice to run again with (those directions
+// flows too); the run's figures must not be reported.
+struct TransportCheck {
+  std::optional<double> observed_utilization;  // busiest link direction; none unless `auto`
+  std::optional<TransportChoice> rerun;
+};
+TransportCheck check_transport(const scenario::Scenario& s, const analytic::Prediction& p,
+                               const TransportChoice& used, const engine::RunMetrics& m);
 
 struct RunOutput {
   engine::RunMetrics metrics;
@@ -57,6 +72,12 @@ struct RunOutput {
 // Runs the simulation. With SimGrid's flows it starts SimGrid's engine: one such run per process.
 RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport,
                    const engine::TraceSettings& trace = {}, const engine::Watch& watch = {});
+
+// The run as `network.flow_model` asks: the choice above, the simulation, and with `auto` the
+// check after it; a run that its own loads contradict is run again (at most twice, the second
+// time with every payload a flow). The wall time is that of every run.
+RunOutput run_checked(const scenario::Scenario& s, const analytic::Prediction& p,
+                      const engine::TraceSettings& trace = {}, const engine::Watch& watch = {});
 
 long peak_rss_bytes();
 
