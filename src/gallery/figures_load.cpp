@@ -32,6 +32,9 @@ constexpr Operation kOperations[] = {
     {"jain", Expression::Kind::Jain, 1, 4096},
 };
 
+constexpr Construction::Kind kConstructionKinds[] = {
+    Construction::Kind::Input, Construction::Kind::Identity, Construction::Kind::Solved};
+
 std::string found(const json& v) {
   std::string text = v.dump();
   if (text.size() > 60) text = text.substr(0, 57) + "...";
@@ -204,6 +207,28 @@ class Checker {
     return t;
   }
 
+  Construction construction(const json& fig, const std::string& path) {
+    Construction c;
+    if (!fig.contains("by_construction")) return c;
+    const std::string at = join(path, "by_construction");
+    const json& v = fig.at("by_construction");
+    if (!v.is_object()) {
+      fail(at, found(v) + "; expected {\"kind\": \"input\", \"identity\" or \"solved\", " +
+                   "\"why\": one sentence}");
+      return c;
+    }
+    keys(v, at, {"kind", "why"});
+    const std::string kind = text(v, at, "kind", true);
+    for (const auto k : kConstructionKinds)
+      if (kind == kind_name(k)) c.kind = k;
+    if (!kind.empty() && c.kind == Construction::Kind::None)
+      fail(join(at, "kind"), found(v.at("kind")) + "; expected \"input\" (it reproduces an " +
+                                 "input), \"identity\" or \"solved\" (an input solved from " +
+                                 "the published figure)");
+    c.why = text(v, at, "why", true);
+    return c;
+  }
+
   std::optional<Vary> vary(const json& fig, const std::string& path) {
     if (!fig.contains("vary")) return std::nullopt;
     const std::string at = join(path, "vary");
@@ -270,7 +295,7 @@ class Checker {
     }
     keys(v, path,
          {"id", "figure", "source", "published", "published_text", "unit", "tolerance", "miss",
-          "scenario", "set", "simulated", "formula", "vary"});
+          "by_construction", "scenario", "set", "simulated", "formula", "vary"});
     f.id = text(v, path, "id", true);
     if (!f.id.empty() &&
         f.id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
@@ -282,6 +307,12 @@ class Checker {
     f.miss = text(v, path, "miss", false);
     if (!f.miss.empty() && v.contains("published") && v.at("published").is_null())
       fail(join(path, "miss"), "a prediction (published null) cannot miss; expected no `miss`");
+    f.by_construction = construction(v, path);
+    // Its value is what went in: outside its tolerance it is a bug, never an accepted miss.
+    if (!f.miss.empty() && v.contains("by_construction"))
+      fail(join(path, "by_construction"),
+           "a figure that holds by construction cannot be a known miss (leaving its tolerance "
+           "reveals a bug); expected `miss` or `by_construction`, not both");
     if (!v.contains("published"))
       fail(join(path, "published"), "missing; expected a number, or null for a prediction");
     else if (const json& p = v.at("published"); p.is_number() && std::isfinite(p.get<double>()))
@@ -336,6 +367,20 @@ const char* kind_name(Expression::Kind kind) {
   if (kind == Expression::Kind::Metric) return "metric";
   for (const Operation& op : kOperations)
     if (op.kind == kind) return op.name;
+  return "?";
+}
+
+const char* kind_name(Construction::Kind kind) {
+  switch (kind) {
+    case Construction::Kind::None:
+      return "";
+    case Construction::Kind::Input:
+      return "input";
+    case Construction::Kind::Identity:
+      return "identity";
+    case Construction::Kind::Solved:
+      return "solved";
+  }
   return "?";
 }
 

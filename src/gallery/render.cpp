@@ -56,13 +56,39 @@ std::string published_cell(const FigureResult& r) {
   return published_of(r);
 }
 
+// "within ±5%", "holds >= 1x", or "" without a tolerance.
+std::string holding(const Tolerance& t, const std::string& unit) {
+  const std::string tol = describe(t, unit);
+  if (tol.empty()) return "";
+  return (is_bound(t) ? "holds " : "within ") + tol;
+}
+
+std::string construction_words(Construction::Kind k) {
+  return std::string("by construction (") +
+         (k == Construction::Kind::Solved ? "solved for" : kind_name(k)) + ")";
+}
+
+// "by construction (input), within ±7.7%": what the figure is, then what it holds.
+std::string by_construction(const FigureResult& r) {
+  const std::string held = holding(r.figure.tolerance, r.figure.unit);
+  return construction_words(r.figure.by_construction.kind) + (held.empty() ? "" : ", " + held);
+}
+
+// A figure that reproduces what went in and still leaves its tolerance: the code is wrong.
+std::string bug_note(const FigureResult& r) {
+  if (r.figure.by_construction.kind == Construction::Kind::None) return "";
+  return ": " + construction_words(r.figure.by_construction.kind) + ", so a bug";
+}
+
 std::string verdict_cell(const FigureResult& r) {
   const std::string tol = describe(r.figure.tolerance, r.figure.unit);
   switch (r.verdict) {
     case Verdict::Within:
-      return (is_bound(r.figure.tolerance) ? "holds " : "within ") + tol;
+      return holding(r.figure.tolerance, r.figure.unit);
+    case Verdict::ByConstruction:
+      return by_construction(r) + ": " + r.figure.by_construction.why;
     case Verdict::Outside:
-      return "**OUTSIDE** " + tol;
+      return "**OUTSIDE** " + tol + bug_note(r);
     case Verdict::KnownMiss:
       return "known miss (" + tol + "): " + r.figure.miss;
     case Verdict::Prediction:
@@ -99,23 +125,42 @@ nlohmann::ordered_json number_or_null(const std::optional<double>& v) {
 
 }  // namespace
 
+std::string rollup(const Reproduction& r) {
+  const Tally t = tally(r);
+  const auto count = [](std::size_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  std::string kinds;
+  if (t.by_construction > 0)
+    kinds = " (" + count(t.inputs, "input", "inputs") + ", " +
+            count(t.identities, "identity", "identities") + ", " + std::to_string(t.solved) +
+            " solved for)";
+  return count(t.total, "figure", "figures") + ": " + std::to_string(t.within) +
+         " within tolerance (evidence), " + std::to_string(t.by_construction) + " by construction" +
+         kinds + ", " + std::to_string(t.outside) + " outside, " + std::to_string(t.known_misses) +
+         " known misses, " + std::to_string(t.predictions) + " predictions (" +
+         std::to_string(r.runs_simulated) + " simulations, " + std::to_string(r.runs_predicted) +
+         " formula-only runs)";
+}
+
 std::string to_text(const Reproduction& r) {
   std::string out;
-  std::size_t within = 0, misses = 0, predictions = 0;
   for (const SystemResult& s : r.systems) {
     out += s.system + " (" + s.file + ")\n";
     for (const FigureResult& f : s.figures) {
-      within += f.verdict == Verdict::Within;
-      misses += f.verdict == Verdict::KnownMiss;
-      predictions += f.verdict == Verdict::Prediction;
       out += "  " + f.figure.id + ": " + f.figure.figure + "\n";
       out += "    published " + published_of(f) + "; formula " +
              (std::isnan(f.formula) ? std::string("-") : with_unit(f.formula, f.figure.unit)) +
              (f.formula_error ? " (" + signed_percent(f.formula_error) + ")" : "") +
              "; simulated " + with_unit(f.simulated, f.figure.unit) +
-             (f.error ? " (" + signed_percent(f.error) + ")" : "") + "; " + verdict_name(f.verdict);
-      const std::string tol = describe(f.figure.tolerance, f.figure.unit);
-      out += tol.empty() ? "\n" : " " + tol + "\n";
+             (f.error ? " (" + signed_percent(f.error) + ")" : "") + "; ";
+      if (f.verdict == Verdict::ByConstruction) {
+        out += by_construction(f) + "\n    (not evidence: " + f.figure.by_construction.why + ")\n";
+      } else {
+        const std::string tol = describe(f.figure.tolerance, f.figure.unit);
+        out += verdict_name(f.verdict) + (tol.empty() ? "" : " " + tol) +
+               (f.verdict == Verdict::Outside ? bug_note(f) : "") + "\n";
+      }
       if (!f.sweep.empty()) {
         out += "    against " + f.figure.vary->label + ":";
         for (const SweepPoint& p : f.sweep)
@@ -126,18 +171,19 @@ std::string to_text(const Reproduction& r) {
       }
     }
   }
-  const std::size_t total = within + misses + predictions + r.outside();
-  out += std::to_string(total) + (total == 1 ? " figure: " : " figures: ") +
-         std::to_string(within) + " within tolerance, " + std::to_string(r.outside()) +
-         " outside, " + std::to_string(misses) + " known misses, " + std::to_string(predictions) +
-         " predictions (" + std::to_string(r.runs_simulated) + " simulations, " +
-         std::to_string(r.runs_predicted) + " formula-only runs)\n";
-  return out;
+  return out + rollup(r) + "\n";
 }
 
 std::string to_json(const Reproduction& r) {
   nlohmann::ordered_json doc;
   doc["outside"] = r.outside();
+  const Tally t = tally(r);
+  doc["figures"] = {{"total", t.total},
+                    {"within", t.within},
+                    {"by_construction", t.by_construction},
+                    {"outside", t.outside},
+                    {"known_misses", t.known_misses},
+                    {"predictions", t.predictions}};
   doc["runs_simulated"] = r.runs_simulated;
   doc["runs_predicted"] = r.runs_predicted;
   doc["systems"] = nlohmann::ordered_json::array();
@@ -163,6 +209,11 @@ std::string to_json(const Reproduction& r) {
           {"error", number_or_null(f.error)},
           {"verdict", verdict_name(f.verdict)},
           {"miss", f.figure.miss},
+          {"by_construction",
+           f.figure.by_construction.kind == Construction::Kind::None
+               ? nlohmann::ordered_json()
+               : nlohmann::ordered_json{{"kind", kind_name(f.figure.by_construction.kind)},
+                                        {"why", f.figure.by_construction.why}}},
           {"command", f.command}};
       if (f.figure.vary) {
         nlohmann::ordered_json sweep = nlohmann::ordered_json::array();

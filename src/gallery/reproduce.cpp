@@ -218,31 +218,6 @@ class Evaluator {
   Problems& problems_;
 };
 
-Verdict judge(const Figure& f, double simulated) {
-  const double v = f.tolerance.value;
-  bool holds = true;
-  switch (f.tolerance.kind) {
-    case Tolerance::Kind::None:
-      break;
-    case Tolerance::Kind::Relative:
-      holds = std::abs(simulated - *f.published) <= v * std::abs(*f.published);
-      break;
-    case Tolerance::Kind::Absolute:
-      holds = std::abs(simulated - *f.published) <= v;
-      break;
-    case Tolerance::Kind::AtLeast:
-      holds = simulated >= v;
-      break;
-    case Tolerance::Kind::AtMost:
-      holds = simulated <= v;
-      break;
-  }
-  if (std::isnan(simulated)) holds = false;
-  if (!f.published) return holds ? Verdict::Prediction : Verdict::Outside;
-  if (holds) return Verdict::Within;
-  return f.miss.empty() ? Verdict::Outside : Verdict::KnownMiss;
-}
-
 std::optional<double> relative_error(const std::optional<double>& published, double value) {
   if (!published || *published == 0.0 || std::isnan(value)) return std::nullopt;
   return (value - *published) / std::abs(*published);
@@ -267,10 +242,41 @@ std::vector<Point> points_of(const Figure& f) {
 
 }  // namespace
 
+Verdict judge(const Figure& f, double simulated) {
+  const double v = f.tolerance.value;
+  const double published = f.published.value_or(kNaN);  // (the loader pairs a distance with one)
+  bool holds = true;
+  switch (f.tolerance.kind) {
+    case Tolerance::Kind::None:
+      break;
+    case Tolerance::Kind::Relative:
+      holds = std::abs(simulated - published) <= v * std::abs(published);
+      break;
+    case Tolerance::Kind::Absolute:
+      holds = std::abs(simulated - published) <= v;
+      break;
+    case Tolerance::Kind::AtLeast:
+      holds = simulated >= v;
+      break;
+    case Tolerance::Kind::AtMost:
+      holds = simulated <= v;
+      break;
+  }
+  if (std::isnan(simulated)) holds = false;
+  // A figure by construction that leaves its tolerance reveals a bug: Outside, never excused.
+  const bool constructed = f.by_construction.kind != Construction::Kind::None;
+  if (!holds)
+    return f.published && !f.miss.empty() && !constructed ? Verdict::KnownMiss : Verdict::Outside;
+  if (constructed) return Verdict::ByConstruction;
+  return f.published ? Verdict::Within : Verdict::Prediction;
+}
+
 const char* verdict_name(Verdict v) {
   switch (v) {
     case Verdict::Within:
       return "within";
+    case Verdict::ByConstruction:
+      return "by construction";
     case Verdict::Outside:
       return "OUTSIDE";
     case Verdict::KnownMiss:
@@ -286,6 +292,35 @@ std::size_t Reproduction::outside() const {
   for (const SystemResult& s : systems)
     for (const FigureResult& f : s.figures) n += f.verdict == Verdict::Outside;
   return n;
+}
+
+Tally tally(const Reproduction& r) {
+  Tally t;
+  for (const SystemResult& s : r.systems)
+    for (const FigureResult& f : s.figures) {
+      ++t.total;
+      switch (f.verdict) {
+        case Verdict::Within:
+          ++t.within;
+          break;
+        case Verdict::ByConstruction:
+          ++t.by_construction;
+          t.inputs += f.figure.by_construction.kind == Construction::Kind::Input;
+          t.identities += f.figure.by_construction.kind == Construction::Kind::Identity;
+          t.solved += f.figure.by_construction.kind == Construction::Kind::Solved;
+          break;
+        case Verdict::Outside:
+          ++t.outside;
+          break;
+        case Verdict::KnownMiss:
+          ++t.known_misses;
+          break;
+        case Verdict::Prediction:
+          ++t.predictions;
+          break;
+      }
+    }
+  return t;
 }
 
 Reproduction reproduce(const ReproduceRequest& request,

@@ -14,9 +14,10 @@ cp scenarios/examples/formula-knee.json "$G/scenarios/gallery/knee/knee.json"
 printf '# v\n\n<!-- figures:begin -->\n<!-- figures:end -->\n\ntail\n' >"$G/docs/validation.md"
 printf '# knee\n\n<!-- figures:begin -->\n<!-- figures:end -->\n\n![plot](plot.svg)\n' \
   >"$G/scenarios/gallery/knee/README.md"
-figures() {  # figures PUBLISHED [MISS]: the knee's saturated time per event against t_SONIC
-  local miss=""
-  [[ -n ${2:-} ]] && miss=", \"miss\": \"$2\""
+figures() {  # figures PUBLISHED [MISS [MORE]]: the knee's saturated time per event against
+  # t_SONIC; MORE: further members of the figure (", \"key\": value")
+  local miss="${3:-}"
+  [[ -n ${2:-} ]] && miss=", \"miss\": \"$2\"$miss"
   cat >"$G/scenarios/gallery/knee/figures.json" <<EOF
 {"system": "knee", "source": "tests/cli/gallery.sh", "scenario": "knee.json",
  "figures": [
@@ -43,6 +44,22 @@ assert_stdout_contains "OUTSIDE ±1%"
 figures 130 "the source's t_GPU is not this one"
 run_ok "$SONICSIM" reproduce "$F"
 assert_stdout_contains "known miss ±1%"
+
+# A figure by construction is no evidence: counted apart, and outside its tolerance it fails.
+IDENTITY=', "by_construction": {"kind": "identity", "why": "saturated, it is t_GPU N_CPU / N_GPU"}'
+figures 100 "" "$IDENTITY"
+run_ok "$SONICSIM" reproduce "$F"
+assert_stdout_contains "simulated 100 ms (+0.0%); by construction (identity), within ±1%"
+assert_stdout_contains "1 figure: 0 within tolerance (evidence), 1 by construction (0 inputs, 1 identity, 0 solved for), 0 outside"
+figures 130 "" "$IDENTITY"
+run_status 3 "$SONICSIM" reproduce "$F"
+assert_stdout_contains "OUTSIDE ±1%: by construction (identity), so a bug"
+assert_stdout_contains "0 by construction, 1 outside"
+figures 100 "" ', "by_construction": "an identity"'
+RESULTS="$TMP/bad.json"
+refused "figures.json: figures[0].by_construction: found \"an identity\"; expected {\"kind\": \"input\", \"identity\" or \"solved\", \"why\": one sentence}" \
+  "$SONICSIM" reproduce "$F" --json "$RESULTS"
+unset RESULTS
 
 # The pages: written, then checked; a hand edit or a changed figure is stale.
 figures 100
@@ -72,6 +89,20 @@ figures 130
 (cd "$G" && bash scripts/validate.sh --binary "$SONICSIM" >"$TMP/v.out" 2>&1)
 (($? == 3)) || fail "validate.sh with a figure outside its tolerance: not exit 3"
 pass "validate.sh exits 3 when a figure leaves its tolerance"
+figures 100 "" "$IDENTITY"
+(cd "$G" && bash scripts/validate.sh --binary "$SONICSIM" >"$TMP/v.out" 2>&1) ||
+  fail "validate.sh with a figure by construction: $(cat "$TMP/v.out")"
+grep -qF '| by construction (identity), within ±1%: saturated, it is t_GPU N_CPU / N_GPU |' \
+  "$G/docs/validation.md" || fail "validation.md does not word the figure as by construction"
+grep -F '1 figure: 0 within tolerance (evidence), 1 by construction (0 inputs, 1 identity, 0 solved for), 0 outside, 0 known misses, 0 predictions (' \
+  "$G/docs/validation.md" | grep -q '^1 figure' || fail "validation.md's roll-up counts the figure as evidence"
+pass "validation.md words and counts a figure by construction apart from evidence"
+figures 130 "" "$IDENTITY"
+(cd "$G" && bash scripts/validate.sh --binary "$SONICSIM" >"$TMP/v.out" 2>&1)
+(($? == 3)) || fail "validate.sh with a figure by construction outside its tolerance: not exit 3"
+grep -qF '| **OUTSIDE** ±1%: by construction (identity), so a bug |' "$G/docs/validation.md" ||
+  fail "validation.md does not show the figure by construction as OUTSIDE"
+pass "validate.sh exits 3 when a figure by construction leaves its tolerance, and shows it OUTSIDE"
 
 # Bad input: the file and the JSON path named, exit 2, no output left.
 RESULTS="$TMP/bad.json"

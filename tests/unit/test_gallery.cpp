@@ -228,3 +228,132 @@ TEST_CASE("reproduce: a vary that moves several paths together", "[gallery]") {
   CHECK_THAT(e, Catch::Contains("figures[0].vary.labels: found [\"one\"]; expected an array of 2 "
                                 "strings, one per value"));
 }
+
+TEST_CASE("reproduce: a figure by construction is told apart from evidence, and still fails",
+          "[gallery]") {
+  gallery::Figure f;
+  f.published = 650.0;
+  f.tolerance = {gallery::Tolerance::Kind::Relative, 0.077};
+  CHECK(gallery::judge(f, 660.0) == gallery::Verdict::Within);
+  f.by_construction = {gallery::Construction::Kind::Input, "the service interval is 1/650 s"};
+  CHECK(gallery::judge(f, 660.0) == gallery::Verdict::ByConstruction);
+  // Outside its tolerance it reveals a bug: never excused, not even as a known miss.
+  CHECK(gallery::judge(f, 720.0) == gallery::Verdict::Outside);
+  f.miss = "a reason";
+  CHECK(gallery::judge(f, 720.0) == gallery::Verdict::Outside);
+  CHECK(gallery::judge(f, std::nan("")) == gallery::Verdict::Outside);
+
+  // A prediction that is an identity: its stated bound must hold, and it is no prediction.
+  gallery::Figure bound;
+  bound.tolerance = {gallery::Tolerance::Kind::AtMost, 1.107};
+  CHECK(gallery::judge(bound, 1.08) == gallery::Verdict::Prediction);
+  bound.by_construction = {gallery::Construction::Kind::Identity, "Amdahl's law"};
+  CHECK(gallery::judge(bound, 1.08) == gallery::Verdict::ByConstruction);
+  CHECK(gallery::judge(bound, 1.2) == gallery::Verdict::Outside);
+  bound.tolerance = {};
+  CHECK(gallery::judge(bound, 1.2) == gallery::Verdict::ByConstruction);
+
+  // Through the file: the field read, the verdict and its words in every rendering.
+  GalleryDir dir;
+  json fig = figure(2.8, 2.7, {{"relative", 0.05}});
+  fig["by_construction"] = {{"kind", "solved"}, {"why", "p was solved from the 2.7x"}};
+  auto r = reproduce_one(dir, fig);
+  CHECK(r.systems.at(0).figures.at(0).verdict == gallery::Verdict::ByConstruction);
+  CHECK(r.outside() == 0);
+  CHECK_THAT(gallery::validation_table(r),
+             Catch::Contains("| by construction (solved for), within ±5%: p was solved from the "
+                             "2.7x |"));
+  CHECK_THAT(gallery::to_text(r),
+             Catch::Contains("simulated 2.80x (+3.7%); by construction (solved for), within ±5%\n"
+                             "    (not evidence: p was solved from the 2.7x)\n"));
+  const json doc = json::parse(gallery::to_json(r));
+  const json& jf = doc["systems"][0]["figures"][0];
+  CHECK(jf["verdict"] == "by construction");
+  CHECK(jf["by_construction"] == json({{"kind", "solved"}, {"why", "p was solved from the 2.7x"}}));
+  CHECK(doc["figures"]["by_construction"] == 1);
+  CHECK(doc["figures"]["within"] == 0);
+  fig["simulated"] = 2.9;
+  r = reproduce_one(dir, fig);
+  CHECK(r.systems.at(0).figures.at(0).verdict == gallery::Verdict::Outside);
+  CHECK(r.outside() == 1);
+  CHECK_THAT(gallery::validation_table(r),
+             Catch::Contains("| **OUTSIDE** ±5%: by construction (solved for), so a bug |"));
+}
+
+TEST_CASE("reproduce: the roll-up line counts evidence and construction apart", "[gallery]") {
+  using gallery::Construction;
+  using gallery::Verdict;
+  gallery::Reproduction r;
+  r.runs_simulated = 7;
+  r.runs_predicted = 2;
+  const auto add = [&](Verdict v, Construction::Kind k = Construction::Kind::None) {
+    gallery::FigureResult f;
+    f.verdict = v;
+    f.figure.by_construction.kind = k;
+    r.systems.back().figures.push_back(f);
+  };
+  r.systems.resize(1);
+  add(Verdict::Within);
+  add(Verdict::Within);
+  add(Verdict::ByConstruction, Construction::Kind::Input);
+  r.systems.resize(2);
+  add(Verdict::ByConstruction, Construction::Kind::Identity);
+  add(Verdict::ByConstruction, Construction::Kind::Identity);
+  add(Verdict::ByConstruction, Construction::Kind::Solved);
+  add(Verdict::KnownMiss);
+  add(Verdict::Prediction);
+  add(Verdict::Outside, Construction::Kind::Input);  // by construction, out: counted outside
+
+  const gallery::Tally t = gallery::tally(r);
+  CHECK(t.total == 9);
+  CHECK(t.within == 2);
+  CHECK(t.by_construction == 4);
+  CHECK(t.inputs == 1);
+  CHECK(t.identities == 2);
+  CHECK(t.solved == 1);
+  CHECK(t.outside == 1);
+  CHECK(t.known_misses == 1);
+  CHECK(t.predictions == 1);
+  CHECK(t.outside == r.outside());
+  CHECK(gallery::rollup(r) ==
+        "9 figures: 2 within tolerance (evidence), 4 by construction (1 input, 2 identities, 1 "
+        "solved for), 1 outside, 1 known misses, 1 predictions (7 simulations, 2 formula-only "
+        "runs)");
+  CHECK_THAT(gallery::to_text(r), Catch::EndsWith(gallery::rollup(r) + "\n"));
+
+  gallery::Reproduction none;
+  none.systems.resize(1);
+  none.systems[0].figures.resize(1);  // a default FigureResult: a prediction
+  CHECK(gallery::rollup(none) ==
+        "1 figure: 0 within tolerance (evidence), 0 by construction, 0 outside, 0 known misses, "
+        "1 predictions (0 simulations, 0 formula-only runs)");
+}
+
+TEST_CASE("reproduce: a bad by_construction is named with its JSON path", "[gallery]") {
+  GalleryDir dir;
+  const auto error = [&](json by_construction, const std::string& miss = "") {
+    json f = figure(2.8, 2.7, {{"relative", 0.05}});
+    f["by_construction"] = by_construction;
+    if (!miss.empty()) f["miss"] = miss;
+    return load_error(
+        dir, {{"system", "s"}, {"source", "x"}, {"scenario", "knee.json"}, {"figures", {f}}});
+  };
+  CHECK_THAT(error("the interval is an input"),
+             Catch::Contains("figures.json: figures[0].by_construction: found \"the interval is "
+                             "an input\"; expected {\"kind\": \"input\", \"identity\" or "
+                             "\"solved\", \"why\": one sentence}"));
+  CHECK_THAT(error({{"kind", "inptu"}, {"why", "x"}}),
+             Catch::Contains("figures[0].by_construction.kind: found \"inptu\"; expected "
+                             "\"input\" (it reproduces an input), \"identity\" or \"solved\""));
+  CHECK_THAT(error({{"kind", 3}, {"why", "x"}}),
+             Catch::Contains("figures[0].by_construction.kind: found 3; expected a non-empty "
+                             "string"));
+  const std::string e = error({{"kind", "identity"}, {"whyy", "x"}});
+  CHECK_THAT(e, Catch::Contains("figures[0].by_construction.whyy: unknown key `whyy`; did you mean "
+                                "`why`?"));
+  CHECK_THAT(e, Catch::Contains("figures[0].by_construction.why: missing; expected a string"));
+  CHECK_THAT(error({{"kind", "input"}, {"why", "x"}}, "the inputs cannot give it"),
+             Catch::Contains("figures[0].by_construction: a figure that holds by construction "
+                             "cannot be a known miss"));
+  CHECK(error({{"kind", "input"}, {"why", "x"}}).empty());
+}

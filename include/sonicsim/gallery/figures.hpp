@@ -51,8 +51,25 @@ struct Vary {
   std::vector<std::vector<std::string>> sets;  // per value, the PATH=JSON overrides it makes
 };
 
+// Why a figure cannot be evidence: the simulated value reproduces what went in, so its agreement
+// with the published figure says nothing about the world. A figure that holds by construction and
+// leaves its tolerance reveals a bug, and fails like any other.
+struct Construction {
+  enum class Kind {
+    None,
+    Input,     // it reproduces an input, or what the source computed from the same inputs
+    Identity,  // it holds whatever the inputs (Little's law, T = N/l, Amdahl's bound)
+    Solved,    // an input was solved from this published figure so that the formula gives it
+  };
+  Kind kind = Kind::None;
+  std::string why;  // one sentence
+};
+// "input", "identity", "solved": the file's spelling.
+const char* kind_name(Construction::Kind kind);
+
 struct Figure {
   std::string id, figure, source, unit, published_text;
+  Construction by_construction;  // kind None: an independent output
   // Why sonicsim does not reproduce this published figure, when the file knows it does not
   // (the inputs the source gives cannot make it): shown as a known miss, not failed.
   std::string miss;

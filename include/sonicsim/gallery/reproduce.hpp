@@ -15,14 +15,20 @@
 
 namespace sonicsim::gallery {
 
-// How a figure came out against its published value.
+// How a figure came out against its published value. Only Within is evidence: an independent
+// output held against a published measurement.
 enum class Verdict {
-  Within,      // inside its tolerance
-  Outside,     // outside: a figure sonicsim no longer reproduces (the validation fails)
-  KnownMiss,   // outside, and the file says why (`miss`): shown, not failed
-  Prediction,  // no published number (its stated bound, if any, holds)
+  Within,          // inside its tolerance
+  ByConstruction,  // holds (its tolerance or bound, if any), but it reproduces what went in
+  Outside,         // outside: a figure sonicsim no longer reproduces (the validation fails)
+  KnownMiss,       // outside, and the file says why (`miss`): shown, not failed
+  Prediction,      // no published number (its stated bound, if any, holds)
 };
 const char* verdict_name(Verdict v);
+
+// A figure's verdict from its simulated value: its tolerance first (a figure outside it is
+// Outside, or KnownMiss when the file says why), then what it is (by construction, a prediction).
+Verdict judge(const Figure& f, double simulated);
 
 // The figure at one value of its `vary`.
 struct SweepPoint {
@@ -52,6 +58,18 @@ struct Reproduction {
   // Figures outside their tolerance (not counting known misses).
   std::size_t outside() const;
 };
+
+// The figures counted by verdict, the ones by construction also by kind.
+struct Tally {
+  std::size_t total = 0, within = 0, by_construction = 0, outside = 0, known_misses = 0,
+              predictions = 0;
+  std::size_t inputs = 0, identities = 0, solved = 0;  // by construction, by kind
+};
+Tally tally(const Reproduction& r);
+// The roll-up line under the tables: "47 figures: 1 within tolerance (evidence), 14 by
+// construction (8 inputs, 3 identities, 3 solved for), 0 outside, 4 known misses, 28 predictions
+// (...)"; evidence and construction never share a count.
+std::string rollup(const Reproduction& r);
 
 struct ReproduceRequest {
   std::vector<FiguresFile> files;
