@@ -137,6 +137,7 @@ bool Clients::take_event(std::uint32_t t) {
     job.started = true;
     ++mj.started;
     ++own.started;
+    integrate_running(tn);
     mj.peak_running = std::max(mj.peak_running, ++running_jobs_);
     own.peak_running = std::max(own.peak_running, ++tn.running_jobs);
   }
@@ -145,6 +146,7 @@ bool Clients::take_event(std::uint32_t t) {
     return true;
   }
   if (--job.busy_slots == 0) {
+    integrate_running(tn);
     --running_jobs_;
     --tn.running_jobs;
     for (auto* j : {&mj, &own}) {
@@ -154,6 +156,28 @@ bool Clients::take_event(std::uint32_t t) {
     }
   }
   return false;
+}
+
+void Clients::integrate_running(Tenant& tn) {
+  const double from = std::max(tn.running_since, ctx_.warmup), to = std::min(ctx_.now, ctx_.end);
+  if (to > from) tn.running_job_seconds += static_cast<double>(tn.running_jobs) * (to - from);
+  tn.running_since = ctx_.now;
+}
+
+void Clients::finish() {
+  if (!ctx_.metrics.jobs) return;
+  const double span = ctx_.end - ctx_.warmup;
+  auto& mj = *ctx_.metrics.jobs;
+  for (std::size_t i = 0; i < tenants_.size(); ++i) {
+    Tenant& tn = tenants_[i];
+    if (!tn.flow) continue;
+    integrate_running(tn);
+    auto& own = *ctx_.metrics.workloads[i].jobs;
+    own.mean_running = span > 0.0 ? tn.running_job_seconds / span : 0.0;
+    own.mean_running_threads = own.mean_running * tn.threads_per_job;
+    mj.mean_running += own.mean_running;
+    mj.mean_running_threads += own.mean_running_threads;
+  }
 }
 
 void Clients::start_arrivals() {

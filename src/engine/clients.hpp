@@ -57,6 +57,8 @@ class Clients {
   // Job flow: whether there is one, and how many of its jobs are running.
   bool job_flow() const { return !jobs_.empty(); }
   std::uint64_t running_jobs() const { return running_jobs_; }
+  // Job flow: the time-weighted running jobs and threads of the measured span into the metrics.
+  void finish();
 
   // Jobs, for preemption: job j's start (0 outside a job flow), and whether it is running or
   // waiting for its start.
@@ -105,6 +107,8 @@ class Clients {
     std::vector<std::uint32_t> level;  // per model: the batcher's priority level (0-based)
     RunMetrics::Workload* tally = nullptr;
     std::uint64_t running_jobs = 0;  // job flow: started, not yet exited
+    // Job flow: running_jobs integrated over the measured span up to running_since.
+    double running_since = 0.0, running_job_seconds = 0.0;
   };
   // One cache line: at the whole grid's scale (a million threads, 64 MB of them) each request
   // misses it at least twice (its CPU work ends; its answer is back), and a record that
@@ -204,6 +208,8 @@ class Clients {
   void finish_request(std::uint32_t r, Outcome outcome);
   void drop_fallbacks(std::uint32_t t);
   void drop_request(std::uint32_t r);
+  // Job flow: integrates the tenant's running jobs up to now, before their count changes.
+  void integrate_running(Tenant& tn);
 
   Context& ctx_;
   Parts& parts_;

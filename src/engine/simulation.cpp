@@ -242,6 +242,7 @@ RunMetrics Simulation::Impl::finish() {
   if (stall) throw InputError(ctx.sc.source_file, {{"", *stall}});
   ctx.now = ctx.end;
   parts.accounting.finish(ctx.requests.live + parts.clients.fallbacks_in_flight());
+  parts.clients.finish();
   parts.path.finish();
   parts.operations.finish();
   parts.servers.finish();

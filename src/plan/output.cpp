@@ -74,6 +74,16 @@ std::string describe_prices(const Prices& p, bool scenario_priced) {
                      : out + " (over the scenario's prices and powers)";
 }
 
+nlohmann::json none_json(const Report& r, const std::optional<NoAnswer>& n) {
+  if (!n) return nullptr;
+  return {{"kind", n->kind},
+          {"resource", n->resource.empty() ? nlohmann::json(nullptr) : nlohmann::json(n->resource)},
+          {"utilization", opt(n->utilization)},
+          {"value", val(r, n->value)},
+          {"n_cpu", opt(n->n_cpu)},
+          {"text", n->text}};
+}
+
 const Point* point_at(const Report& r, std::optional<double> v) {
   if (!v) return nullptr;
   for (const auto& p : r.points)
@@ -118,9 +128,20 @@ nlohmann::json to_json(const Report& r) {
                    ? nlohmann::json(nullptr)
                    : nlohmann::json{val(r, r.range_min), val(r, r.range_max)};
   j["base"] = r.base;
-  j["analytic"] = {{"formula", val(r, r.formula_answer)},
-                   {"mva", val(r, r.mva_answer)},
-                   {"first_bracket", {val(r, r.bracket_low), val(r, r.bracket_high)}}};
+  if (r.flow)
+    j["flow"] = {{"rule", r.flow->rule},
+                 {"jobs", r.flow->jobs},
+                 {"starts", r.flow->starts},
+                 {"most_starts", r.flow->most_starts ? nlohmann::json(*r.flow->most_starts)
+                                                     : nlohmann::json(nullptr)},
+                 {"job_lifetime_s", num(r.flow->job_lifetime_s)},
+                 {"mean_running_jobs", num(r.flow->mean_running_jobs)},
+                 {"mean_running_threads", num(r.flow->mean_running_threads)}};
+  j["analytic"] = {
+      {"formula", val(r, r.formula_answer)},
+      {"mva", val(r, r.mva_answer)},
+      {"none", {{"formula", none_json(r, r.formula_none)}, {"mva", none_json(r, r.mva_none)}}},
+      {"first_bracket", {val(r, r.bracket_low), val(r, r.bracket_high)}}};
 
   nlohmann::json a;
   a["status"] = r.answer.status;
@@ -133,6 +154,7 @@ nlohmann::json to_json(const Report& r) {
     const double n_cpu = summary_of(*p, detail::summary_key::n_cpu),
                  n_gpu = summary_of(*p, detail::summary_key::n_gpu);
     a["n_cpu"] = n_cpu;
+    a["n_cpu_nominal"] = summary_of(*p, detail::summary_key::n_cpu_nominal);
     a["n_gpu"] = n_gpu;
     a["n_cpu_per_gpu"] = n_gpu > 0 ? nlohmann::json(n_cpu / n_gpu) : nlohmann::json(nullptr);
     if (o.question == Question::Cost) {
@@ -198,11 +220,26 @@ std::string to_text(const Report& r) {
   const auto show_opt = [&](const std::optional<double>& v) {
     return v ? show(r, *v) : std::string("none");
   };
+  if (r.flow) {
+    const FlowLoad& f = *r.flow;
+    os << "  job flow     " << f.rule << ": " << f.starts << " of " << f.jobs
+       << " jobs start in the run";
+    if (f.job_lifetime_s > 0) os << ", each for about " << util::format_time(f.job_lifetime_s);
+    os << "\n               about " << detail::fmt(f.mean_running_jobs, 4) << " jobs ("
+       << detail::fmt(f.mean_running_threads, 4)
+       << " threads) run on average after the warm-up: the formula's and MVA's N_CPU (nominal "
+       << r.base.value("n_cpu_nominal", std::int64_t{0}) << ")\n";
+  }
   os << "  analytic     formula " << show_opt(r.formula_answer) << ", MVA "
      << show_opt(r.mva_answer);
   if (r.answer.status != "analytic_only")
     os << "; simulated range " << show(r, r.range_min) << " .. " << show(r, r.range_max);
   os << "\n";
+  if (r.formula_none && r.mva_none && r.formula_none->text == r.mva_none->text)
+    os << "  no answer    formula and MVA: " << r.formula_none->text << "\n";
+  else
+    for (const auto& [name, n] : {std::pair{"formula", &r.formula_none}, {"MVA", &r.mva_none}})
+      if (*n) os << "  no answer    " << name << ": " << (*n)->text << "\n";
 
   const Point* p = point_at(r, r.answer.value);
   if (r.answer.status == "analytic_only") {
@@ -226,7 +263,11 @@ std::string to_text(const Report& r) {
     os << "\n";
     const double n_cpu = summary_of(*p, detail::summary_key::n_cpu),
                  n_gpu = summary_of(*p, detail::summary_key::n_gpu);
-    os << "               N_CPU " << detail::fmt(n_cpu, 10) << ", N_GPU " << detail::fmt(n_gpu, 10);
+    os << "               N_CPU " << detail::fmt(n_cpu, r.flow ? 5 : 10);
+    if (r.flow)
+      os << " running (time-weighted; nominal "
+         << detail::fmt(summary_of(*p, detail::summary_key::n_cpu_nominal), 10) << ")";
+    os << ", N_GPU " << detail::fmt(n_gpu, 10);
     if (n_gpu > 0) os << ", " << detail::fmt(n_cpu / n_gpu, 5) << " threads per device";
     os << "; " << r.metric_key << " " << show_metric(r, p->metric.mean);
     if (p->metric.values.size() > 1) os << " +- " << show_metric(r, p->metric.ci95);

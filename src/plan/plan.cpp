@@ -17,6 +17,7 @@
 #include <sonicsim/util/numbers.hpp>
 
 #include "questions.hpp"
+#include "workload_flow.hpp"
 
 namespace sonicsim::plan {
 
@@ -122,13 +123,65 @@ double base_value_of(const Report& r, const scenario::Scenario& base) {
   return base_value;
 }
 
+// The most jobs the search may try: with waves, jobs beyond those the flow starts in the run never
+// start, so a question about them has no answer.
+std::optional<double> jobs_cap(const Report& r) {
+  if (!r.flow || !r.flow->most_starts || r.options.vary != "workload.jobs") return std::nullopt;
+  return static_cast<double>(std::max<std::int64_t>(1, *r.flow->most_starts));
+}
+
+// What would let the flow start more jobs, for messages.
+std::string flow_keys(const Report& r) {
+  return r.flow && r.flow->most_starts
+             ? "workload.flow.waves.size, workload.flow.waves.every or duration"
+             : "workload.flow or duration";
+}
+
+// A job flow into the report, and the questions it makes ill-posed refused: a population the
+// flow never starts (workload.jobs beyond its waves, by --set or in the scenario), and a search
+// over jobs reaching past them (--range). Without a flow nothing changes.
+void check_flow(Report& r, const scenario::Scenario& base) {
+  if (!base.workload().flow) return;
+  r.flow = detail::flow_equivalent(base).load;
+  const FlowLoad& f = *r.flow;
+  const Options& o = r.options;
+  if (!f.most_starts) return;
+  const std::string run = util::format_time(base.duration) + " run";
+  const std::string most = std::to_string(*f.most_starts);
+  const std::string why =
+      "the job flow (" + f.rule + ") starts at most " + most + " jobs in the " + run;
+  if (o.vary == "workload.jobs") {
+    const double top = static_cast<double>(*f.most_starts);
+    if ((o.range_max && *o.range_max > top) || (o.range_min && *o.range_min > top))
+      throw scenario::InputError(
+          r.scenario_file,
+          {{"workload.flow", "--range " + format_value(o, o.range_min.value_or(1.0)) + ":" +
+                                 (o.range_max ? format_value(o, *o.range_max) : "") + ": " + why +
+                                 ", so more jobs " +
+                                 "never start and cannot change the answer; search up to " + most +
+                                 ", or start more jobs (" + flow_keys(r) + ")"}});
+    return;
+  }
+  if (f.jobs > *f.most_starts)
+    throw scenario::InputError(
+        r.scenario_file,
+        {{"workload.jobs", "workload.jobs = " + std::to_string(f.jobs) + ", but " + why + ": " +
+                               std::to_string(f.jobs - *f.most_starts) +
+                               " never start, so this would plan for " + most + " jobs, not " +
+                               std::to_string(f.jobs) + ". Set workload.jobs <= " + most +
+                               ", or change " + flow_keys(r) + " so that the flow starts them"}});
+}
+
 // The scenario's own figures into the report, and the threshold the constraint sets (0 for cost,
 // which has none).
 double set_threshold(Report& r, const scenario::Scenario& base, double base_value) {
   const Options& o = r.options;
-  const auto prediction = analytic::predict(base);
+  // With a job flow, the population it runs on average (t_ideal does not depend on it).
+  const auto prediction = analytic::predict(detail::flow_equivalent(base).scenario);
   r.base = {{"value", base_value},
-            {"n_cpu", prediction.n_cpu},
+            {"n_cpu", r.flow ? nlohmann::json(r.flow->mean_running_threads)
+                             : nlohmann::json(prediction.n_cpu)},
+            {"n_cpu_nominal", base.workload().n_threads()},
             {"n_gpu", prediction.n_gpu},
             {"t_cpu_s", prediction.t_cpu_s},
             {"t_gpu_s", prediction.t_gpu_s},
@@ -163,16 +216,34 @@ double set_threshold(Report& r, const scenario::Scenario& base, double base_valu
   return threshold;
 }
 
-// The formula's (use_mva: MVA's) answer, searched over a domain far wider than any site;
-// nullopt when that model has no view of the metric.
-std::optional<double> analytic_answer(const Report& r, double base_value, double threshold,
-                                      bool use_mva) {
+// The domain the analytic models search: far wider than any site (up to the jobs a flow starts).
+Domain analytic_domain(const Report& r) {
   const Options& o = r.options;
   Domain wide;
   wide.geometric = r.geometric;
   wide.tolerance = r.geometric ? 0.001 : 0.0;
   wide.min = r.geometric ? detail::kBandwidthMin : std::max(1.0, o.range_min.value_or(1.0));
-  wide.max = r.geometric ? detail::kBandwidthMax : detail::kIntegerCap;
+  wide.max = r.geometric ? detail::kBandwidthMax : jobs_cap(r).value_or(detail::kIntegerCap);
+  wide.min = std::min(wide.min, wide.max);
+  return wide;
+}
+
+// Whether the formula (use_mva: MVA) has a view of the metric at all.
+bool has_view(const Report& r, double base_value, bool use_mva) {
+  try {
+    const auto a = detail::predict_at(r.scenario_file, r.common, r.options, base_value);
+    return (use_mva ? a.mva : a.formula).has_value();
+  } catch (const scenario::InputError&) {
+    return true;  // the value is refused; the search says so
+  }
+}
+
+// The formula's (use_mva: MVA's) answer, searched over a domain far wider than any site;
+// nullopt when that model has no view of the metric.
+std::optional<double> analytic_answer(const Report& r, double base_value, double threshold,
+                                      bool use_mva) {
+  const Options& o = r.options;
+  const Domain wide = analytic_domain(r);
   const bool ok_below = o.question == Question::MaxCpu;
   const auto value_at = [&](double v) -> std::optional<double> {
     try {
@@ -202,6 +273,24 @@ std::optional<double> analytic_answer(const Report& r, double base_value, double
   return b.ok;
 }
 
+// Every missing analytic answer explained (questions.hpp, why_none). A max-cpu answer at the most
+// jobs a flow starts is no answer: the constraint still holds where no further job starts.
+void explain_none(Report& r, double base_value) {
+  const Domain wide = analytic_domain(r);
+  const double best = r.options.question == Question::MaxCpu ? wide.min : wide.max;
+  const auto cap = jobs_cap(r);
+  for (const bool use_mva : {false, true}) {
+    auto& answer = use_mva ? r.mva_answer : r.formula_answer;
+    auto& none = use_mva ? r.mva_none : r.formula_none;
+    if (answer && cap && r.options.question == Question::MaxCpu && *answer >= *cap) {
+      answer.reset();
+      none = detail::flow_cap_reason(r);
+    } else if (!answer) {
+      none = detail::why_none(r, best, use_mva, has_view(r, base_value, use_mva));
+    }
+  }
+}
+
 // The range the simulations search: --range, else around the analytic guesses [g_lo, g_hi].
 Domain simulated_range(const Report& r, double base_value, double g_lo, double g_hi) {
   const Options& o = r.options;
@@ -217,6 +306,7 @@ Domain simulated_range(const Report& r, double base_value, double g_lo, double g
         std::min(detail::kIntegerCap, std::max({64.0, 4.0 * g_hi, 2.0 * base_value})));
   }
   if (!o.range_max) d.max = std::max(d.max, r.geometric ? d.min * 64.0 : 2.0 * d.min);
+  if (const auto cap = jobs_cap(r)) d.max = std::min(d.max, *cap);  // no job starts beyond
   if (!(d.min <= d.max))
     throw scenario::InputError(r.scenario_file,
                                {{"", "--range: the low end " + format_value(o, d.min) +
@@ -444,16 +534,26 @@ void find_limit(Report& r, Simulations& sims, const Domain& d, double g_lo, doub
       r.answer.fail_value = b.fail;
       return;
     }
+    // Raising the range helps only where the varied resource binds: when the models find no
+    // value at all, they say what binds instead.
+    const NoAnswer* why = r.formula_none && r.formula_none->kind != "no_view" ? &*r.formula_none
+                          : r.mva_none && r.mva_none->kind != "no_view"       ? &*r.mva_none
+                                                                              : nullptr;
+    std::string advice = " (raise the high end with --range LO:HI)";
+    if (none && why)
+      advice = "; the formula and MVA find no such value either: " + why->text;
+    else if (!none && g_lo <= d.max)
+      advice = "; the formula and MVA expected " + human(g_lo) +
+               " to do: the simulation binds where they do not (the points' summaries say "
+               "where: device utilization, p99 latency; --json), or the answer lies above the "
+               "range (raise the high end with --range LO:HI)";
     throw scenario::InputError(
         r.scenario_file,
         {{o.vary, "the constraint (" + detail::describe_constraint(r) +
                       ") is not met anywhere in the range " + range + ": at " + o.vary + "=" +
                       human(d.max) + " the " + r.metric_key + " is " +
                       (sims.has(d.max) ? fmt(sims.at(d.max).metric.mean) : std::string("n/a")) +
-                      (none ? "; the formula and MVA find no such value either: something else "
-                              "binds (devices, CPU, latency)"
-                            : "") +
-                      " (raise the high end with --range LO:HI)"}});
+                      advice}});
   }
   if (!b.fail) {
     if (!ok_below) {
@@ -462,6 +562,11 @@ void find_limit(Report& r, Simulations& sims, const Domain& d, double g_lo, doub
       r.answer.interval_low = r.answer.interval_high = b.ok;
       return;
     }
+    if (const auto cap = jobs_cap(r); cap && d.max >= *cap)
+      throw scenario::InputError(
+          r.scenario_file, {{"workload.flow", "the constraint (" + detail::describe_constraint(r) +
+                                                  ") still holds at " + o.vary + "=" + human(*cap) +
+                                                  ", " + detail::flow_cap_reason(r).text}});
     throw scenario::InputError(
         r.scenario_file,
         {{o.vary, "the constraint (" + detail::describe_constraint(r) +
@@ -482,9 +587,11 @@ Report plan(const std::string& scenario_path, const std::vector<scenario::Overri
   Report r;
   const auto base = prepare(r, scenario_path, common, std::move(options));
   const double base_value = base_value_of(r, base);
+  check_flow(r, base);
   const double threshold = set_threshold(r, base, base_value);
   r.formula_answer = analytic_answer(r, base_value, threshold, false);
   r.mva_answer = analytic_answer(r, base_value, threshold, true);
+  explain_none(r, base_value);
   if (r.options.analytic_only) {
     r.answer.status = "analytic_only";
     return r;

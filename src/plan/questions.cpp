@@ -1,4 +1,5 @@
 #include "questions.hpp"
+#include "workload_flow.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -157,10 +158,14 @@ AnalyticPoint predict_at(const std::string& path, const std::vector<scenario::Ov
   auto overrides = common;
   overrides.insert(overrides.end(), o.price_overrides.begin(), o.price_overrides.end());
   overrides.push_back({o.vary, format_value(o, value)});
-  const auto s = scenario::load_file(path, overrides);
+  const auto loaded = scenario::load_file(path, overrides);
+  // A job flow is asked about as the population it runs on average (workload_flow.hpp).
+  const auto equivalent = flow_equivalent(loaded);
+  const auto& s = equivalent.scenario;
   const auto p = analytic::predict(s);
   AnalyticPoint a;
-  const double jobs = static_cast<double>(s.workload().jobs);
+  // The simulation's per-job throughput is over every job of the workload, started or not.
+  const double jobs = static_cast<double>(loaded.workload().jobs);
   const std::optional<double> x_mva =
       p.mva ? std::optional<double>(p.mva->throughput_per_s) : std::nullopt;
   // The formulas assume idle links; a link past full cannot carry the traffic at all.
@@ -173,7 +178,8 @@ AnalyticPoint predict_at(const std::string& path, const std::vector<scenario::Ov
       for (auto& pool : at.pools)
         pool.utilization *= at.throughput_per_s > 0.0 ? x / at.throughput_per_s : 0.0;
       at.throughput_per_s = x;
-      const results::Account account = results::predicted_account(s, at);
+      // Priced as the run prices it: every core of the workload, running or not.
+      const results::Account account = results::predicted_account(loaded, at);
       const auto per_event = account.per_event(account.total_cost());
       return per_event ? *per_event * 1e6 : kInf;
     };
@@ -219,7 +225,11 @@ void add_summary(const Options& o, const nlohmann::json& run,
   figures[summary_key::p99_latency_s].push_back(
       doc.requests().latency_s().at(results::Quantile::P99));
   figures[summary_key::max_device_utilization].push_back(util);
-  figures[summary_key::n_cpu].push_back(doc.analytic().n_cpu());
+  // With a job flow, the threads running (time-weighted over the measured span), else all.
+  const double nominal = doc.analytic().n_cpu();
+  const double running = doc.has_jobs() ? doc.jobs().mean_running_threads() : kNaN;
+  figures[summary_key::n_cpu].push_back(std::isnan(running) ? nominal : running);
+  figures[summary_key::n_cpu_nominal].push_back(nominal);
   figures[summary_key::n_gpu].push_back(doc.analytic().n_gpu());
   if (o.question == Question::Cost)
     figures[summary_key::hourly_cost].push_back(doc.cost().hourly());

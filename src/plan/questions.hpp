@@ -54,6 +54,14 @@ std::optional<NamedLink> link_named(const scenario::Scenario& s, const std::stri
 AnalyticPoint predict_at(const std::string& path, const std::vector<scenario::Override>& common,
                          const Options& o, double value);
 
+// Why a model (use_mva: MVA, else the formula) has no answer, judged at `best`, the value of the
+// varied path most favourable to the constraint (why_none.cpp). has_view: the model has a view
+// of the metric at all.
+NoAnswer why_none(const Report& r, double best, bool use_mva, bool has_view);
+// The same sentence for a model whose answer is the most jobs a flow starts: the question has
+// no answer for this flow (the varied jobs beyond never start).
+NoAnswer flow_cap_reason(const Report& r);
+
 // The figures a point quotes (Point::summary; points[].summary of docs/plan.md): add_summary
 // writes them, the report reads them back.
 namespace summary_key {
@@ -62,7 +70,8 @@ inline constexpr char thread_time_per_event_s[] = "thread_time_per_event_s";
 inline constexpr char per_job_throughput_per_s[] = "per_job_throughput_per_s";
 inline constexpr char p99_latency_s[] = "p99_latency_s";
 inline constexpr char max_device_utilization[] = "max_device_utilization";
-inline constexpr char n_cpu[] = "n_cpu";
+inline constexpr char n_cpu[] = "n_cpu";  // with a job flow, its threads running (time-weighted)
+inline constexpr char n_cpu_nominal[] = "n_cpu_nominal";  // jobs x threads_per_job
 inline constexpr char n_gpu[] = "n_gpu";
 inline constexpr char link_mean_utilization[] = "link_mean_utilization";  // min-bandwidth only
 inline constexpr char hourly_cost[] = "hourly_cost";                      // cost only

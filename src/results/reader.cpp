@@ -529,6 +529,25 @@ bool Document::has_cost() const {
 Cost Document::cost() const {
   return Cost(View::at(k::top::cost));
 }
+bool Document::has_jobs() const {
+  return has(k::top::jobs);
+}
+Jobs Document::jobs() const {
+  return Jobs(View::at(k::top::jobs));
+}
+
+double Jobs::total() const {
+  return number(k::jobs::total);
+}
+double Jobs::started() const {
+  return number(k::jobs::started);
+}
+double Jobs::mean_running() const {
+  return number(k::jobs::mean_running, Presence::Optional);
+}
+double Jobs::mean_running_threads() const {
+  return number(k::jobs::mean_running_threads, Presence::Optional);
+}
 
 namespace {
 

@@ -134,6 +134,8 @@ ojson jobs_json(const engine::RunMetrics::Jobs& mj) {
   j[jb::running_at_end] = mj.started - mj.finished;
   j[jb::not_started] = mj.total - mj.started;
   j[jb::peak_running] = mj.peak_running;
+  j[jb::mean_running] = mj.mean_running;
+  j[jb::mean_running_threads] = mj.mean_running_threads;
   j[jb::wall_time_s] = quantiles(mj.wall_time, false);
   j[jb::last_exit_s] = mj.finished ? ojson(mj.last_exit) : ojson(nullptr);
   return j;

@@ -76,6 +76,39 @@ assert_stdout_contains "NONE"
 [[ "$(json_get "$TMP/none.json" answer.value)" == null ]] || fail "value should be null"
 pass "unsatisfiable is an answer"
 
+# Job flows: the formula and MVA see the threads the flow runs on average, and each point the
+# threads its run really had (time-weighted), next to the nominal jobs x threads_per_job.
+FLOW=tests/data/plan_flow.json
+run_ok "$SONICSIM" plan "$FLOW" min-devices --slowdown 0.5 --replications 1 -o "$TMP/flow.json"
+assert_stdout_contains "run on average after the warm-up"
+assert_stdout_contains "running (time-weighted; nominal 30)"
+assert_json_paths "$TMP/flow.json" flow.mean_running_threads flow.most_starts base.n_cpu_nominal \
+  answer.n_cpu answer.n_cpu_nominal points.0.summary.n_cpu_nominal
+n_cpu="$(json_get "$TMP/flow.json" answer.n_cpu)"
+float_cmp "$n_cpu" ">=" 4.2 && float_cmp "$n_cpu" "<=" 4.7 || fail "flow: N_CPU $n_cpu, expected ~4.46"
+[[ "$(json_get "$TMP/flow.json" answer.n_cpu_nominal)" == 30 ]] || fail "flow: nominal N_CPU"
+pass "a job flow's plan reports the threads running, time-weighted ($n_cpu of 30)"
+# The gallery's Tier-2 flow (waves of 50 four-thread jobs every 10 min over 30 min): 2,000 jobs
+# would be a plan for the 150 it starts.
+TIER2=scenarios/gallery/cms-run2-tier2/tier2-run2.json
+run_status 2 "$SONICSIM" plan "$TIER2" min-devices --set workload.jobs=2000 -o "$TMP/bad.json"
+assert_stderr_contains "starts at most 150 jobs in the 30.0 min run"
+assert_stderr_contains "1850 never start"
+assert_no_file "$TMP/bad.json"
+run_ok "$SONICSIM" plan "$TIER2" min-devices --analytic-only --json
+running="$(json_get "$OUT" flow.mean_running_threads)"
+float_cmp "$running" "<" 300 || fail "tier2: $running threads running on average"
+pass "a flow that never starts the jobs asked about is refused; 150 jobs run $running threads"
+
+# Every analytic none explained: default.json at 8,000 threads overloads its 100 Gbps uplink,
+# which no number of T4s changes.
+run_ok "$SONICSIM" plan scenarios/default.json min-devices --set workload.jobs=2000 \
+  --analytic-only -o "$TMP/none.json"
+assert_stdout_contains "no answer    formula and MVA: site_uplink at"
+assert_stdout_contains "min-bandwidth --link site_uplink"
+[[ "$(json_get "$TMP/none.json" analytic.none.formula.kind)" == link ]] || fail "none: kind"
+pass "an analytic none names the overloaded uplink"
+
 # Bad input: exit 2, a message, no file.
 bad() {
   local want="$1"; shift
@@ -97,4 +130,7 @@ bad "open loop" scenarios/examples/open-loop-arrivals.json max-cpu
 bad "expected LO:HI" "$KNEE" max-cpu --range 10
 bad "expected a positive integer" "$KNEE" max-cpu --range 0:x
 bad "still holds at the top of the range" "$KNEE" max-cpu --range 1:20 --replications 1
+bad "starts at most 30 jobs" "$FLOW" max-cpu --range 1:64
+bad "jobs above 30 never start" "$FLOW" max-cpu --replications 1
+bad "pool gpu past its knee" "$KNEE" min-bandwidth --set workload.jobs=200 --replications 1
 finish

@@ -71,6 +71,10 @@ struct RunMetrics {
     std::uint64_t peak_running = 0;
     metrics::Histogram wall_time;  // finished jobs: from their start to their last event's end
     double last_exit = 0.0;        // when the last finished job exited (0: none did)
+    // Time-weighted over the measured span (after warm-up), unlike the counts above: the jobs
+    // running on average (from a job's first event to its exit) and their threads. What the
+    // formula's N_CPU stands for when jobs come and go (plan reads it).
+    double mean_running = 0.0, mean_running_threads = 0.0;
   };
 
   // Each workload's share of the figures above, counted the same way (its requests are those

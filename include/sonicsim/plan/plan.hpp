@@ -107,6 +107,32 @@ struct AnalyticPoint {
   std::optional<double> formula, mva;
 };
 
+// A job flow's load as plan brackets it (docs/plan.md, "Job flows"): its jobs start and leave,
+// so the formula and MVA are asked about the threads running on average over the measured span
+// (after the warm-up), estimated from the flow's definition before anything is simulated.
+struct FlowLoad {
+  std::string rule;                         // "waves of 50 jobs every 10min"
+  std::int64_t jobs = 0;                    // workload.jobs: the nominal population
+  std::int64_t starts = 0;                  // of them, those that start before the end of the run
+  std::optional<std::int64_t> most_starts;  // waves: the most any jobs value starts in the run
+  double job_lifetime_s = 0.0;              // events per job / threads x the formula's t_SONIC
+  double mean_running_jobs = 0.0, mean_running_threads = 0.0;  // time-weighted estimate
+};
+
+// Why the formula or MVA has no answer: what binds at the value of the varied path most
+// favourable to the constraint, and which flag or key could change that.
+struct NoAnswer {
+  // link: a link past its bandwidth; pool: a device pool past its knee; flow: the job flow
+  // starts no more jobs; time: the unloaded time (or latency, throughput) alone misses the
+  // constraint; no_view: the model says nothing of this metric.
+  std::string kind;
+  std::string resource;               // the link or pool ("" otherwise)
+  std::optional<double> utilization;  // the link's or pool's, at `value`
+  std::optional<double> value;        // the varied path's value judged
+  std::optional<double> n_cpu;        // the threads the models saw there
+  std::string text;                   // the sentence the report prints
+};
+
 struct Answer {
   // found: the boundary lies inside the range; unsatisfiable: max-cpu fails already at the
   // range's low end; at_range_min: min-devices / min-bandwidth already met at the low end;
@@ -127,6 +153,8 @@ struct Report {
   double range_min = 0.0, range_max = 0.0;
   bool geometric = false;
   std::optional<double> formula_answer, mva_answer;  // the analytic searches over the same range
+  std::optional<NoAnswer> formula_none, mva_none;    // why one of them is missing
+  std::optional<FlowLoad> flow;                      // the workload's job flow, estimated
   double bracket_low = 0.0, bracket_high = 0.0;      // first two values simulated
   Answer answer;
   std::vector<Point> points;  // in the order simulated

@@ -165,6 +165,8 @@ inline constexpr char finished[] = "finished";
 inline constexpr char running_at_end[] = "running_at_end";
 inline constexpr char not_started[] = "not_started";
 inline constexpr char peak_running[] = "peak_running";
+inline constexpr char mean_running[] = "mean_running";  // time-weighted, after warm-up
+inline constexpr char mean_running_threads[] = "mean_running_threads";
 inline constexpr char wall_time_s[] = "wall_time_s";  // quantiles
 inline constexpr char last_exit_s[] = "last_exit_s";
 }  // namespace jobs

@@ -202,6 +202,17 @@ class Cost : public View {
   double hourly() const;
 };
 
+// `jobs` (job flows only): the flow's jobs over the run.
+class Jobs : public View {
+ public:
+  explicit Jobs(View v) : View(std::move(v)) {}
+  double total() const;
+  double started() const;
+  // Time-weighted over the measured span; NaN in results written before they existed.
+  double mean_running() const;
+  double mean_running_threads() const;
+};
+
 // An element of `links`: one link class.
 class Link : public View {
  public:
@@ -305,6 +316,8 @@ class Document : public View {
   Energy energy() const;
   bool has_cost() const;
   Cost cost() const;
+  bool has_jobs() const;  // a job flow
+  Jobs jobs() const;
 
   // Throws scenario::InputError naming the file as a results file, with the JSON pointer of
   // every figure read so far that was missing or not what it should be.
