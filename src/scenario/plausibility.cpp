@@ -195,23 +195,28 @@ std::vector<Problem> plausibility_warnings(const std::vector<Reading>& readings,
     }
   }
 
-  // Bandwidths of one network against each other: one below every other.
-  for (std::size_t i = 0; i < readings.size(); ++i) {
-    const Reading& r = readings[i];
-    if (said[i] || r.role != Role::Bandwidth || r.group.empty() || !(r.value > 0.0)) continue;
-    std::optional<std::size_t> next;  // the smallest of the others
-    for (std::size_t j = 0; j < readings.size(); ++j) {
-      const Reading& o = readings[j];
-      if (j == i || o.role != Role::Bandwidth || o.group != r.group || !(o.value > 0.0)) continue;
-      if (!next || o.value < readings[*next].value) next = j;
+  // Bandwidths of one network against each other: one below every other. A site has a handful
+  // of links and a scenario up to 500 sites: grouped first, not pair by pair over all readings.
+  std::map<std::string, std::vector<std::size_t>> networks;
+  for (std::size_t i = 0; i < readings.size(); ++i)
+    if (readings[i].role == Role::Bandwidth && !readings[i].group.empty() &&
+        readings[i].value > 0.0)
+      networks[readings[i].group].push_back(i);
+  for (const auto& [network, links] : networks) {
+    for (std::size_t i : links) {
+      if (said[i]) continue;
+      std::optional<std::size_t> next;  // the smallest of the others
+      for (std::size_t j : links)
+        if (j != i && (!next || readings[j].value < readings[*next].value)) next = j;
+      if (!next) continue;
+      const Reading& r = readings[i];
+      const Reading& o = readings[*next];
+      if (o.value > kNeighbourRatio * r.value)
+        said[i] = r.found + " is " + value_text(r) + ": " + ratio_text(o.value / r.value) +
+                  " below the next smallest bandwidth of `" + network + "` (" +
+                  util::format_bandwidth(o.value) + ", " + at(o) + ")" +
+                  did_you_mean_units(r, o.value);
     }
-    if (!next) continue;
-    const Reading& o = readings[*next];
-    if (o.value > kNeighbourRatio * r.value)
-      said[i] = r.found + " is " + value_text(r) + ": " + ratio_text(o.value / r.value) +
-                " below the next smallest bandwidth of `" + r.group + "` (" +
-                util::format_bandwidth(o.value) + ", " + at(o) + ")" +
-                did_you_mean_units(r, o.value);
   }
 
   // Link latencies against the largest first point of the service-time curves.
