@@ -238,7 +238,7 @@ TEST_CASE("a warning made by --set says so", "[loader][units]") {
             .rfind("f.json: network.site_uplink.bandwidth: warning: 100 is 100 B/s", 0) == 0);
 }
 
-TEST_CASE("--strict-units refuses bare times, sizes and bandwidths other than 0",
+TEST_CASE("under --strict-units a bare time, size or bandwidth other than 0 is refused",
           "[loader][units]") {
   TempDir dir;
   json doc = plausible_doc();
