@@ -87,7 +87,7 @@ void add_calibrate_scan_command(CLI::App* calibrate, Commands& out) {
   cmd->add_option("--workers", args.workers,
                   "Simulations running at once, each in its own process (default: the cores)")
       ->check(whole_number(1, 4096));
-  out.push_back({cmd, [] { return cmd_calibrate_scan(args); }});
+  out.push_back({cmd, [] { return cmd_calibrate_scan(args); }, &args.scenario});
 }
 
 }  // namespace sonicsim::cli

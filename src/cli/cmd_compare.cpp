@@ -117,7 +117,7 @@ void add_compare_command(CLI::App& app, Commands& out) {
   cmd->add_option("--workers", args.workers,
                   "Simulations running at once, each in its own process (default: the cores)")
       ->check(whole_number(1, 4096));
-  out.push_back({cmd, [] { return cmd_compare(args); }});
+  out.push_back({cmd, [] { return cmd_compare(args); }, &args.scenario});
 }
 
 }  // namespace sonicsim::cli

@@ -168,7 +168,7 @@ void add_perf_analyzer_command(CLI::App& app, Commands& out) {
   pa->add_option("-o,-f,--output", args.output, "Write the CSV here (default: stdout)");
   pa->add_flag("-v,--verbose", args.verbose,
                "Per level: requests, batching, utilization, rejections, saturation");
-  out.push_back({pa, [] { return cmd_perf_analyzer(args); }});
+  out.push_back({pa, [] { return cmd_perf_analyzer(args); }, &args.scenario});
 }
 
 }  // namespace sonicsim::cli

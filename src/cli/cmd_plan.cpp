@@ -257,7 +257,7 @@ void add_plan_command(CLI::App& app, Commands& out) {
   cmd->add_flag("-q,--quiet", args.quiet, "No progress on stderr (shown only on a terminal)");
   cmd->add_flag("--analytic-only", args.analytic_only,
                 "Only the formula's and MVA's answers, in milliseconds: no simulation");
-  out.push_back({cmd, [] { return cmd_plan(args); }});
+  out.push_back({cmd, [] { return cmd_plan(args); }, &args.scenario});
 }
 
 }  // namespace sonicsim::cli

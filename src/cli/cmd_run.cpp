@@ -26,6 +26,17 @@ void add_scenario_args(CLI::App* cmd, ScenarioArgs& a, bool positional) {
       ->take_all();
   cmd->add_option("--seed", a.seed, "Override the scenario seed")
       ->check(whole_number(0, std::numeric_limits<std::int64_t>::max()));
+  cmd->add_flag("--strict-units", a.strict_units,
+                "Refuse a time, size or bandwidth written as a bare number (other than 0): every "
+                "such quantity must carry its unit (\"5ms\", \"10Gbps\", \"4.7MB\")");
+}
+
+void print_warnings(const std::string& file, const std::vector<Problem>& warnings) {
+  for (const auto& w : warnings) std::cerr << scenario::warning_line(file, w) << "\n";
+}
+
+void check_scenario(const ScenarioArgs& a) {
+  print_warnings(a.scenario_path, load(a).warnings);
 }
 
 void add_memory_budget(CLI::App* cmd) {
@@ -107,16 +118,21 @@ int cmd_run(const RunArgs& a) {
 int cmd_validate(const ScenarioArgs& a) {
   std::vector<scenario::Override> overrides;
   for (const auto& s : a.sets) overrides.push_back(scenario::parse_override(s));
-  std::vector<Problem> problems;
+  std::vector<Problem> problems, warnings;
   try {
     // A scenario that could not run is not valid: the memory budget too (without a trace).
-    const auto s = scenario::load_file(a.scenario_path, overrides);
+    const auto s =
+        scenario::load_file(a.scenario_path, overrides, {.strict_units = a.strict_units});
     runner::check_memory_budget(s, runner::estimate_memory(s));
+    warnings = s.warnings;
   } catch (const InputError& e) {
     problems = e.problems();
   }
   if (problems.empty()) {
     std::cout << a.scenario_path << ": valid\n";
+    print_warnings(a.scenario_path, warnings);
+    if (!warnings.empty())
+      std::cerr << warnings.size() << (warnings.size() == 1 ? " warning\n" : " warnings\n");
     return 0;
   }
   for (const auto& p : problems)
@@ -170,7 +186,7 @@ void add_run_commands(CLI::App& app, Commands& out) {
       ->capture_default_str();
   run->add_flag("--json", run_args.json, "Print the results JSON on stdout instead of the summary");
   run->add_flag("-q,--quiet", run_args.quiet, "Print nothing on success");
-  out.push_back({run, [] { return cmd_run(run_args); }});
+  out.push_back({run, [] { return cmd_run(run_args); }, &run_args.scenario});
 
   auto* validate =
       app.add_subcommand("validate", "Check a scenario and print every problem (exit 0 or 2)");
@@ -183,7 +199,7 @@ void add_run_commands(CLI::App& app, Commands& out) {
   add_scenario_args(an, analytic_args.scenario);
   an->add_option("-o,--output", analytic_args.output, "Write the prediction JSON here");
   an->add_flag("--json", analytic_args.json, "Print JSON instead of the table");
-  out.push_back({an, [] { return cmd_analytic(analytic_args); }});
+  out.push_back({an, [] { return cmd_analytic(analytic_args); }, &analytic_args.scenario});
 }
 
 }  // namespace sonicsim::cli

@@ -125,7 +125,7 @@ void add_sweep_commands(CLI::App& app, Commands& out) {
   cmd->add_option("--condor-command", args.batch.condor_commands,
                   "--condor: another submit command, e.g. '+JobFlavour = \"longlunch\"'; "
                   "repeatable");
-  out.push_back({cmd, [] { return cmd_sweep(args); }});
+  out.push_back({cmd, [] { return cmd_sweep(args); }, &args.sweep.scenario});
 
   static pipeline::MergeRequest merge_args;
   auto* merge = app.add_subcommand(

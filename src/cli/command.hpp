@@ -24,6 +24,9 @@ namespace sonicsim::cli {
 struct Command {
   CLI::App* app;
   std::function<int()> run;
+  // The scenario a command reads, if any: main loads it before `run` (refusing it under
+  // --strict-units) and prints its warnings on stderr, before any long work.
+  const pipeline::ScenarioSource* scenario = nullptr;
 };
 using Commands = std::vector<Command>;
 
@@ -33,9 +36,13 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Flags shared by every command that reads a scenario: the file, --set and --seed.
+// Flags shared by every command that reads a scenario: the file, --set, --seed, --strict-units.
 using ScenarioArgs = pipeline::ScenarioSource;
 void add_scenario_args(CLI::App* cmd, ScenarioArgs& a, bool positional = true);
+// Loads the scenario as `a` names it (InputError, exit 2, when refused) and prints its
+// plausibility warnings on stderr, one line each.
+void check_scenario(const ScenarioArgs& a);
+void print_warnings(const std::string& file, const std::vector<Problem>& warnings);
 // --memory-budget SIZE|unlimited, for every command that simulates (runner/memory.hpp): sets the
 // process-wide budget, which the forked children of sweeps, plans and scans inherit.
 void add_memory_budget(CLI::App* cmd);

@@ -80,6 +80,7 @@ int main(int argc, char** argv) {
       if (c.app->parsed()) {
         for (const CLI::App* a = c.app; a && a->get_parent(); a = a->get_parent())
           g_command.insert(8, " " + a->get_name());
+        if (c.scenario) cli::check_scenario(*c.scenario);
         const int code = c.run();
         close_standard_output();
         return code;

@@ -20,7 +20,8 @@ std::vector<scenario::Override> overrides_of(const ScenarioSource& source) {
 }
 
 scenario::Scenario load(const ScenarioSource& source) {
-  return scenario::load_file(source.scenario_path, overrides_of(source));
+  return scenario::load_file(source.scenario_path, overrides_of(source),
+                             {.strict_units = source.strict_units});
 }
 
 ScenarioRun simulate(scenario::Scenario s, const engine::TraceSettings& trace,

@@ -5,7 +5,9 @@
 #include <set>
 
 #include <sonicsim/scenario/limits.hpp>
+#include <sonicsim/util/format.hpp>
 #include <sonicsim/util/json_text.hpp>
+#include <sonicsim/util/text.hpp>
 
 namespace sonicsim::scenario::detail {
 
@@ -390,7 +392,44 @@ std::optional<double> Checker::quantity(const json& value, const std::string& pa
     add(path, "found " + describe(value) + ", expected " + noun + " " + range.text());
     return std::nullopt;
   }
+  read_quantity(value, path, kind, *v);
   return v;
+}
+
+void Checker::read_quantity(const json& value, const std::string& path, Quantity kind, double si) {
+  const bool bare = written_bare(value);
+  // Rates and powers read as people mean them bare (per second, watts); 0 is 0 in every unit.
+  if (strict_units && bare && si != 0.0 &&
+      (kind == Quantity::Time || kind == Quantity::Size || kind == Quantity::Bandwidth)) {
+    const char* noun = kind == Quantity::Time   ? "a time"
+                       : kind == Quantity::Size ? "a size"
+                                                : "a bandwidth";
+    add(path, "found " + describe(value) + ", expected " + noun + " with its unit, such as \"" +
+                  with_unit(si, kind) + "\" (--strict-units)");
+  }
+  const Role role = kind == Quantity::Bandwidth ? Role::Bandwidth
+                    : kind == Quantity::Time    ? role_
+                                                : Role::None;  // a pipeline's throughput
+  if (role == Role::None) return;
+  Reading r;
+  r.path = path;
+  r.found = describe(value);
+  if (value.is_string()) {
+    const std::string_view text = util::trim(value.get_ref<const std::string&>());
+    r.number = std::string(text.substr(0, util::decimal_prefix(text)));
+  } else {
+    r.number = r.found;
+  }
+  r.bare = bare;
+  r.kind = kind;
+  r.role = role;
+  r.group = group_;
+  r.value = si;
+  readings.push_back(std::move(r));
+}
+
+void Checker::mark_lead() {
+  if (!readings.empty() && readings.back().role == Role::ServiceTime) readings.back().lead = true;
 }
 
 bool Checker::at_least_tick(const std::string& found, const std::string& path, double seconds) {

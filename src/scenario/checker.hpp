@@ -50,9 +50,55 @@ struct Range {
 // when the text is not JSON.
 std::optional<json> parse_document(const std::string& text, std::vector<Problem>& problems);
 
+// What a quantity stands for, where plausibility checks (plausibility.cpp) have a view on it.
+// A bandwidth is one whatever its key.
+enum class Role { None, CpuTime, ServiceTime, Latency, Bandwidth };
+
+// A quantity as the loader read it, for the plausibility checks after a clean load.
+struct Reading {
+  std::string path;    // JSON path; in a calibration file, the key that names the file
+  std::string inner;   // in a calibration file: "in calibration file `F`: service_time.seconds[0]"
+  std::string found;   // as written: `993.3`, `"5ms"`
+  std::string number;  // its number as written ("993.3", "5")
+  bool bare = false;   // no unit: read in SI base units
+  Quantity kind = Quantity::Time;
+  Role role = Role::None;
+  std::string group;   // whose it is: a model, a workload, a network (the neighbours to compare)
+  bool lead = false;   // stands for its curve: the first point of a service-time table
+  double value = 0.0;  // SI
+};
+
 class Checker {
  public:
   std::vector<Problem> problems;
+  // --strict-units: a time, size or bandwidth other than 0 written without a unit is a problem.
+  bool strict_units = false;
+  std::vector<Reading> readings;
+
+  // While one lives, the quantities read take `role` and `group` (Bandwidth needs none).
+  class RoleScope {
+   public:
+    RoleScope(Checker& c, Role role, std::string group = {})
+        : c_(c), role_(c.role_), group_(std::move(c.group_)) {
+      c.role_ = role;
+      c.group_ = std::move(group);
+    }
+    ~RoleScope() {
+      c_.role_ = role_;
+      c_.group_ = std::move(group_);
+    }
+    RoleScope(const RoleScope&) = delete;
+    RoleScope& operator=(const RoleScope&) = delete;
+
+   private:
+    Checker& c_;
+    Role role_;
+    std::string group_;
+  };
+  // Marks the last reading, if it has a role, as the one that stands for its curve.
+  void mark_lead();
+  // A quantity read outside quantity() (a threshold read by hand): strict units and a reading.
+  void read_quantity(const json& value, const std::string& path, Quantity kind, double si);
 
   void add(std::string path, std::string message);
   void missing(const std::string& path, std::string_view expected);
@@ -90,6 +136,10 @@ class Checker {
   // keeps its default when absent. False only when present and refused (the problem is added).
   bool optional_quantity(const json& object, const std::string& path, std::string_view key,
                          Quantity kind, Range range, double& out);
+
+ protected:
+  Role role_ = Role::None;
+  std::string group_;
 };
 
 }  // namespace sonicsim::scenario::detail

@@ -133,6 +133,7 @@ bool Loader::pipeline_timing(const json& v, const std::string& path, const std::
   } else if (auto t =
                  quantity(*lat, key_path(path, "latency"), Quantity::Time, Range::positive())) {
     p.latency = *t;
+    mark_lead();  // a pipeline's latency stands for its service time
     ok = at_least_tick(describe(*lat), key_path(path, "latency"), *t) && ok;
   } else {
     ok = false;

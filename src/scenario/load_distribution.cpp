@@ -104,6 +104,7 @@ std::optional<Distribution> Loader::distribution(const json& v, const std::strin
           ok = false;
         }
       } else if (sd) {
+        const RoleScope spread_only(*this, Role::None);  // a spread, not the quantity itself
         if (auto s = scalar(*sd, key_path(path, "stddev"), spec, Range::at_least(0))) {
           if (ok && d.mean > 0) {
             d.cv = *s / d.mean;

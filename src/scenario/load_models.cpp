@@ -77,6 +77,7 @@ void Loader::model(const json& v, const std::string& path, Model& m) {
     host_cost(*x, key_path(path, "host_cost"), m);
   model_memory(v, path, m);
   if (const json* x = get(v, "service_time")) {
+    const RoleScope role(*this, Role::ServiceTime, m.name);
     service_time(*x, key_path(path, "service_time"), m);
   } else {
     missing(key_path(path, "service_time"),

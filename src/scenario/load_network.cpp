@@ -14,7 +14,11 @@ std::optional<LinkSpec> Loader::link(const json& v, const std::string& path) {
 std::optional<LinkSpec> Loader::link_figures(const json& v, const std::string& path) {
   LinkSpec l;
   bool ok = true;
+  // The links compared with each other: those of one `network` (`sites[0].network`), or the WAN's.
+  const std::string network =
+      path.back() == ']' ? path.substr(0, path.rfind('[')) : path.substr(0, path.rfind('.'));
   if (const json* x = get(v, "bandwidth")) {
+    const RoleScope role(*this, Role::None, network);
     if (auto b = quantity(*x, key_path(path, "bandwidth"), Quantity::Bandwidth, Range::positive()))
       l.bandwidth = *b;
     else
@@ -24,6 +28,7 @@ std::optional<LinkSpec> Loader::link_figures(const json& v, const std::string& p
     ok = false;
   }
   if (const json* x = get(v, "latency")) {
+    const RoleScope role(*this, Role::Latency, network);
     if (auto t = quantity(*x, key_path(path, "latency"), Quantity::Time, Range::at_least(0)))
       l.latency = *t;
     else

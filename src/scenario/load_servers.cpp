@@ -141,6 +141,7 @@ std::optional<Autoscaler> Loader::autoscaler(const json& v, const std::string& p
       if (*metric == "queue_time") {
         std::string error;
         t = parse_quantity(*x, Quantity::Time, error);
+        if (t) read_quantity(*x, tpath, Quantity::Time, *t);
         if (!t) {
           add(tpath, error +
                          " (the threshold of metric \"queue_time\" is a time > 0 such as "

@@ -51,10 +51,12 @@ std::optional<ServiceCurve> Loader::table(const json& v, const std::string& path
   } else {
     for (std::size_t i = 0; i < seconds->size(); ++i) {
       if (auto t = quantity((*seconds)[i], index_path(spath, i), Quantity::Time,
-                            zero_allowed ? Range::at_least(0) : Range::positive()))
+                            zero_allowed ? Range::at_least(0) : Range::positive())) {
         c.seconds.push_back(*t);
-      else
+        if (i == 0) mark_lead();
+      } else {
         ok = false;
+      }
     }
     if (batch && batch->is_array() && !batch->empty() && seconds->size() != batch->size()) {
       add(spath, "found " + std::to_string(seconds->size()) + " times for " +
@@ -89,6 +91,8 @@ auto Loader::from_calibration(const json& v, const std::string& path, Extract ex
   std::vector<Problem> inner;
   const auto doc = detail::parse_document(text, inner);
   Loader sub(resolved.parent_path().string());
+  sub.role_ = role_;  // its curve is the model's; strict units stay off (sonicsim writes seconds)
+  sub.group_ = group_;
   decltype(extract(sub, *doc)) out;
   if (doc) {
     if (!doc->is_object())
@@ -102,6 +106,11 @@ auto Loader::from_calibration(const json& v, const std::string& path, Extract ex
                   "`: " + (p.path.empty() ? "" : p.path + ": ") + p.message);
   }
   if (!inner.empty() || !out) return std::nullopt;
+  for (Reading& r : sub.readings) {
+    r.inner = "in calibration file `" + resolved.string() + "`: " + r.path;
+    r.path = path;
+    readings.push_back(std::move(r));
+  }
   // The same file may serve a curve and the overheads: hash it once.
   if (!referenced(*file)) referenced_files.push_back({*file, sha256_hex(text)});
   return out;

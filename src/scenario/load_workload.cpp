@@ -141,6 +141,7 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
   }
   if (const json* x = get(v, "cpu_time_per_event")) {
     const std::string cpath = key_path(path, "cpu_time_per_event");
+    const RoleScope role(*this, Role::CpuTime, path);
     if (auto d = distribution(*x, cpath, kTimeDist)) {
       // A distribution may draw shorter times than a tick; its mean is what the clock sees.
       const double mean = d->expected();

@@ -11,6 +11,7 @@
 #include <sonicsim/util/sha256.hpp>
 
 #include "loader_impl.hpp"
+#include "plausibility.hpp"
 
 namespace sonicsim::scenario {
 namespace detail {
@@ -50,6 +51,13 @@ void Loader::scenario(const json& doc, Scenario& s) {
   cross_check(doc, s);
   if (ok()) site_checks(s);
   if (ok()) time_checks(doc, s);
+  if (ok()) {
+    std::vector<std::string> paths;
+    const bool several = get(doc, "workloads") != nullptr;
+    for (std::size_t i = 0; i < s.workloads.size(); ++i)
+      paths.push_back(several ? index_path("workloads", i) : "workload");
+    s.warnings = plausibility_warnings(readings, s, paths);
+  }
 }
 
 void Loader::top_level(const json& doc, Scenario& s) {
@@ -129,12 +137,15 @@ using detail::json;
 
 // `from_file`: `file` is a real path (load_file), not just a label for messages (load_json).
 Scenario build(json doc, const std::string& file, bool from_file, const std::string& base_dir,
-               const std::vector<Override>& overrides, std::vector<Problem> problems) {
+               const std::vector<Override>& overrides, std::vector<Problem> problems,
+               const LoadOptions& options) {
   const std::vector<AppliedOverride> applied = apply_overrides(doc, overrides, problems);
   detail::Loader loader(base_dir);
+  loader.strict_units = options.strict_units;
   Scenario s;
   loader.scenario(doc, s);
   credit_overrides(loader.problems, applied);
+  credit_overrides(s.warnings, applied);
   problems.insert(problems.end(), std::make_move_iterator(loader.problems.begin()),
                   std::make_move_iterator(loader.problems.end()));
   if (!problems.empty()) throw InputError(file, std::move(problems));
@@ -153,10 +164,11 @@ Scenario build(json doc, const std::string& file, bool from_file, const std::str
 
 Scenario load_json(const nlohmann::json& doc, const std::string& file,
                    const std::string& base_dir) {
-  return build(doc, file, false, base_dir, {}, {});
+  return build(doc, file, false, base_dir, {}, {}, {});
 }
 
-Scenario load_file(const std::string& path, const std::vector<Override>& overrides) {
+Scenario load_file(const std::string& path, const std::vector<Override>& overrides,
+                   const LoadOptions& options) {
   std::string error;
   const std::string text = read_text(path, error);
   if (!error.empty()) throw InputError(path, {{"", "cannot read the scenario file: " + error}});
@@ -165,17 +177,22 @@ Scenario load_file(const std::string& path, const std::vector<Override>& overrid
   if (!doc) throw InputError(path, std::move(problems));
   std::string base_dir = std::filesystem::path(path).parent_path().string();
   if (base_dir.empty()) base_dir = ".";
-  return build(std::move(*doc), path, true, base_dir, overrides, std::move(problems));
+  return build(std::move(*doc), path, true, base_dir, overrides, std::move(problems), options);
 }
 
-std::vector<Problem> validate_file(const std::string& path,
-                                   const std::vector<Override>& overrides) {
+std::vector<Problem> validate_file(const std::string& path, const std::vector<Override>& overrides,
+                                   const LoadOptions& options) {
   try {
-    load_file(path, overrides);
+    load_file(path, overrides, options);
   } catch (const InputError& e) {
     return e.problems();
   }
   return {};
+}
+
+std::string warning_line(const std::string& file, const Problem& warning) {
+  return file + ": " + (warning.path.empty() ? "" : warning.path + ": ") +
+         "warning: " + warning.message;
 }
 
 }  // namespace sonicsim::scenario

@@ -19,6 +19,7 @@
 //   load_faults.cpp        crashes, link degradations, preemptions
 //   cross_checks.cpp       checks between sections (request -> model, pool -> model curves)
 //   time_checks.cpp        simulated time that must advance: zero-time events, the event budget
+//   plausibility.cpp       warnings (not problems) for likely unit slips, from the quantities read
 //
 // Beside them: checker.cpp reads one value (a number, a time, a choice) and files its problems;
 // overrides.cpp applies `--set` to the JSON before any section is read.

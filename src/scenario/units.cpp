@@ -1,5 +1,6 @@
 #include <sonicsim/scenario/units.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -12,53 +13,42 @@
 namespace sonicsim::scenario {
 namespace {
 
-struct Unit {
-  std::string_view name;
-  double factor;  // to SI base units
-};
-
-// Case matters: "Mbps" is bits and "MBps" bytes, and "mB" would be a milli-byte.
-constexpr Unit kTimeUnits[] = {{"ns", 1e-9}, {"us", 1e-6},  {"\u00b5s", 1e-6}, {"ms", 1e-3},
-                               {"s", 1.0},   {"min", 60.0}, {"h", 3600.0}};
-constexpr Unit kSizeUnits[] = {{"B", 1.0},
-                               {"kB", 1e3},
-                               {"MB", 1e6},
-                               {"GB", 1e9},
-                               {"TB", 1e12},
-                               {"KiB", 1024.0},
-                               {"MiB", 1024.0 * 1024},
-                               {"GiB", 1024.0 * 1024 * 1024},
-                               {"TiB", 1024.0 * 1024 * 1024 * 1024}};
-constexpr Unit kBandwidthUnits[] = {
-    {"bps", 1.0 / 8}, {"kbps", 1e3 / 8}, {"Mbps", 1e6 / 8}, {"Gbps", 1e9 / 8}, {"Tbps", 1e12 / 8},
-    {"b/s", 1.0 / 8}, {"kb/s", 1e3 / 8}, {"Mb/s", 1e6 / 8}, {"Gb/s", 1e9 / 8}, {"Tb/s", 1e12 / 8},
-    {"Bps", 1.0},     {"kBps", 1e3},     {"MBps", 1e6},     {"GBps", 1e9},     {"TBps", 1e12},
-    {"B/s", 1.0},     {"kB/s", 1e3},     {"MB/s", 1e6},     {"GB/s", 1e9},     {"TB/s", 1e12}};
+// Case matters: "Mbps" is bits and "MBps" bytes, and "mB" would be a milli-byte. The parser, the
+// units message and the did-you-mean of a slip all read these tables, so a spelling the parser
+// accepts is one the message lists. Within a family, the first spelling of a factor is the one
+// suggestions use.
+constexpr UnitSpelling kTimeUnits[] = {{"ns", 1e-9, ""}, {"us", 1e-6, ""}, {"\u00b5s", 1e-6, ""},
+                                       {"ms", 1e-3, ""}, {"s", 1.0, ""},   {"min", 60.0, ""},
+                                       {"h", 3600.0, ""}};
+constexpr UnitSpelling kSizeUnits[] = {{"B", 1.0, "powers of 1000"},
+                                       {"kB", 1e3, "powers of 1000"},
+                                       {"MB", 1e6, "powers of 1000"},
+                                       {"GB", 1e9, "powers of 1000"},
+                                       {"TB", 1e12, "powers of 1000"},
+                                       {"KiB", 1024.0, "powers of 1024"},
+                                       {"MiB", 1024.0 * 1024, "powers of 1024"},
+                                       {"GiB", 1024.0 * 1024 * 1024, "powers of 1024"},
+                                       {"TiB", 1024.0 * 1024 * 1024 * 1024, "powers of 1024"}};
+constexpr const char* kBits = "bits per second";
+constexpr const char* kBytes = "bytes per second";
+constexpr UnitSpelling kBandwidthUnits[] = {
+    {"bps", 1.0 / 8, kBits},   {"kbps", 1e3 / 8, kBits},  {"Mbps", 1e6 / 8, kBits},
+    {"Gbps", 1e9 / 8, kBits},  {"Tbps", 1e12 / 8, kBits}, {"b/s", 1.0 / 8, kBits},
+    {"kb/s", 1e3 / 8, kBits},  {"Mb/s", 1e6 / 8, kBits},  {"Gb/s", 1e9 / 8, kBits},
+    {"Tb/s", 1e12 / 8, kBits}, {"B/s", 1.0, kBytes},      {"kB/s", 1e3, kBytes},
+    {"MB/s", 1e6, kBytes},     {"GB/s", 1e9, kBytes},     {"TB/s", 1e12, kBytes},
+    {"Bps", 1.0, kBytes},      {"kBps", 1e3, kBytes},     {"MBps", 1e6, kBytes},
+    {"GBps", 1e9, kBytes},     {"TBps", 1e12, kBytes}};
 // Rates are counts per unit of time ("500/s", "30/min") or a frequency ("2kHz").
-constexpr Unit kRateUnits[] = {{"/s", 1.0},        {"/ms", 1e3}, {"/us", 1e6}, {"/min", 1.0 / 60},
-                               {"/h", 1.0 / 3600}, {"Hz", 1.0},  {"kHz", 1e3}, {"MHz", 1e6}};
-constexpr Unit kPowerUnits[] = {{"mW", 1e-3}, {"W", 1.0}, {"kW", 1e3}, {"MW", 1e6}};
-
-template <std::size_t N>
-std::optional<double> factor_of(std::string_view unit, const Unit (&table)[N]) {
-  for (const Unit& u : table)
-    if (u.name == unit) return u.factor;
-  return std::nullopt;
-}
+constexpr UnitSpelling kRateUnits[] = {
+    {"/s", 1.0, ""},        {"/ms", 1e3, ""}, {"/us", 1e6, ""}, {"/min", 1.0 / 60, ""},
+    {"/h", 1.0 / 3600, ""}, {"Hz", 1.0, ""},  {"kHz", 1e3, ""}, {"MHz", 1e6, ""}};
+constexpr UnitSpelling kPowerUnits[] = {
+    {"mW", 1e-3, ""}, {"W", 1.0, ""}, {"kW", 1e3, ""}, {"MW", 1e6, ""}};
 
 std::optional<double> unit_factor(std::string_view unit, Quantity kind) {
-  switch (kind) {
-    case Quantity::Time:
-      return factor_of(unit, kTimeUnits);
-    case Quantity::Size:
-      return factor_of(unit, kSizeUnits);
-    case Quantity::Bandwidth:
-      return factor_of(unit, kBandwidthUnits);
-    case Quantity::Rate:
-      return factor_of(unit, kRateUnits);
-    case Quantity::Power:
-      return factor_of(unit, kPowerUnits);
-  }
+  for (const UnitSpelling& u : unit_spellings(kind))
+    if (u.name == unit) return u.factor;
   return std::nullopt;
 }
 
@@ -156,21 +146,63 @@ std::optional<double> within_bounds(double v, Quantity kind, const std::string& 
 
 }  // namespace
 
-const char* accepted_units(Quantity kind) {
+std::span<const UnitSpelling> unit_spellings(Quantity kind) {
   switch (kind) {
     case Quantity::Time:
-      return "ns, us, ms, s, min, h";
+      return kTimeUnits;
     case Quantity::Size:
-      return "B, kB, MB, GB, TB (powers of 1000), KiB, MiB, GiB, TiB (powers of 1024)";
+      return kSizeUnits;
     case Quantity::Bandwidth:
-      return "bps, kbps, Mbps, Gbps, Tbps (bits per second), Bps, kBps, MBps, GBps, TBps (bytes "
-             "per second)";
+      return kBandwidthUnits;
     case Quantity::Rate:
-      return "/s, /ms, /us, /min, /h, Hz, kHz, MHz";
+      return kRateUnits;
     case Quantity::Power:
-      return "mW, W, kW, MW";
+      return kPowerUnits;
   }
-  return "";
+  return {};
+}
+
+std::string accepted_units(Quantity kind) {
+  std::string out;
+  std::string_view family;
+  for (const UnitSpelling& u : unit_spellings(kind)) {
+    if (!out.empty() && u.family != family) {
+      out += " (" + std::string(family) + "); ";
+    } else if (!out.empty()) {
+      out += ", ";
+    }
+    out += u.name;
+    family = u.family;
+  }
+  if (!family.empty()) out += " (" + std::string(family) + ")";
+  return out;
+}
+
+std::string with_unit(double si, Quantity kind) {
+  // Times up to seconds (a bare 3600 was meant as "3600s", not "60min"), sizes in powers of 1000,
+  // bandwidths in bits; each factor by its first spelling.
+  const UnitSpelling* chosen = nullptr;
+  for (const UnitSpelling& u : unit_spellings(kind)) {
+    if (kind == Quantity::Time && u.factor > 1.0) continue;
+    if (kind == Quantity::Size && u.family != "powers of 1000") continue;
+    if (kind == Quantity::Bandwidth && u.family != "bits per second") continue;
+    const auto first = [&](const UnitSpelling& v) { return v.factor == u.factor; };
+    if (&*std::find_if(unit_spellings(kind).begin(), unit_spellings(kind).end(), first) != &u)
+      continue;  // "b/s" after "bps", "µs" after "us"
+    if (!chosen || si >= u.factor * (1 - 1e-9)) chosen = &u;
+  }
+  if (!chosen) return util::exact_number(si);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", si / chosen->factor);
+  return std::string(buf) + std::string(chosen->name);
+}
+
+bool written_bare(const nlohmann::json& value) {
+  if (value.is_number()) return true;
+  if (!value.is_string()) return false;
+  const std::string_view s = util::trim(value.get_ref<const std::string&>());
+  const std::size_t n = util::decimal_prefix(s);
+  return n > 0 && n == s.size();
 }
 
 std::optional<double> parse_quantity(const nlohmann::json& value, Quantity kind,

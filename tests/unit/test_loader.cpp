@@ -428,7 +428,7 @@ TEST_CASE("bad input catalogue: syntax, types and numbers", "[loader][bad]") {
       {"negative duration", [](json& d) { d["duration"] = "-5s"; }, "", {}, "duration",
        {"found \"-5s\"", "non-negative"}},
       {"bad unit", [](json& d) { d["duration"] = "10 parsecs"; }, "", {}, "duration",
-       {"unknown unit \"parsecs\"", "ns, us, ms, s, min, h"}},
+       {"unknown unit \"parsecs\"", "ns, us, \u00b5s, ms, s, min, h"}},
       {"size unit for a time", [](json& d) { d["warmup"] = "5MB"; }, "", {}, "warmup",
        {"found \"5MB\"", "expected a time"}},
       {"warmup >= duration", [](json& d) { d["warmup"] = "2h"; }, "", {}, "warmup",

@@ -23,9 +23,11 @@ struct ScenarioSource {
   std::string scenario_path;
   std::vector<std::string> sets;  // --set dotted.path=JSON
   long long seed = -1;            // --seed; < 0: the scenario's own
+  bool strict_units = false;      // --strict-units (scenario::LoadOptions)
 };
 // The --set overrides, then the seed. Throws scenario::InputError on a --set without `=`.
 std::vector<scenario::Override> overrides_of(const ScenarioSource& source);
+// With its plausibility warnings (Scenario::warnings), which the caller prints.
 scenario::Scenario load(const ScenarioSource& source);
 
 // A simulated scenario and what was made of it.

@@ -19,9 +19,18 @@
 
 namespace sonicsim::scenario {
 
+// How strictly to read. `strict_units` (--strict-units): a time, size or bandwidth other than 0
+// written as a bare number (in SI base units) is a problem that names the unit to write;
+// calibration files, which sonicsim writes in seconds, are exempt.
+struct LoadOptions {
+  bool strict_units = false;
+};
+
 // Reads the file, applies the overrides in order, validates. Relative paths inside the scenario
-// (calibration files) are resolved against the scenario file's folder.
-Scenario load_file(const std::string& path, const std::vector<Override>& overrides = {});
+// (calibration files) are resolved against the scenario file's folder. A valid scenario carries
+// its plausibility warnings (Scenario::warnings).
+Scenario load_file(const std::string& path, const std::vector<Override>& overrides = {},
+                   const LoadOptions& options = {});
 
 // Same from a JSON document; `file` is only used to name the source in messages.
 Scenario load_json(const nlohmann::json& doc, const std::string& file = "<inline>",
@@ -29,6 +38,10 @@ Scenario load_json(const nlohmann::json& doc, const std::string& file = "<inline
 
 // Every problem of a file (for `sonicsim validate`); empty when the scenario is valid.
 std::vector<Problem> validate_file(const std::string& path,
-                                   const std::vector<Override>& overrides = {});
+                                   const std::vector<Override>& overrides = {},
+                                   const LoadOptions& options = {});
+
+// A warning as the commands print it on stderr: `FILE: PATH: warning: MESSAGE`.
+std::string warning_line(const std::string& file, const Problem& warning);
 
 }  // namespace sonicsim::scenario

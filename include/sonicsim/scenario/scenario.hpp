@@ -18,6 +18,7 @@
 #include <sonicsim/scenario/distribution.hpp>
 #include <sonicsim/scenario/link_class.hpp>
 #include <sonicsim/scenario/sites.hpp>
+#include <sonicsim/util/errors.hpp>
 
 namespace sonicsim::scenario {
 
@@ -479,6 +480,10 @@ struct Scenario {
   };
   std::vector<ReferencedFile> referenced_files;
   std::string sha256;  // of canonical_json and each referenced file's path and sha256
+  // Values the loader accepted but doubts: likely unit slips (src/scenario/plausibility.cpp), each
+  // with its JSON path and a did-you-mean. Not part of the identity; `validate`, `run` and the
+  // other commands print them on stderr (docs/scenario.md#plausibility-warnings).
+  std::vector<Problem> warnings;
   // `prices` (power.hpp); unset: the results have no `cost`.
   std::optional<Prices> prices;
 
