@@ -118,15 +118,18 @@ def make_case(rng, index):
         s["workload"]["requests"][0]["items"] = rng.choice([1, 4, 16])
         s["workload"]["jobs"] = rng.randint(20, 120)
     elif kind == "two-pools":
-        s["servers"].append({"name": "gpu-b", "count": rng.randint(1, 3), "device": "T4",
+        s["servers"].append({"name": "gpu-b", "count": rng.randint(1, 2), "device": "T4",
                              "models": ["m"]})
+        s["models"]["m"]["service_time"]["seconds"] = [ms(rng.uniform(3e-3, 15e-3))]
+        s["workload"]["jobs"] = rng.randint(40, 150)
         question = "min-devices"
     elif kind == "flows":
         # Waves of jobs that each run a budget of events, every wave before the run ends.
-        wave = rng.randint(4, 30)
+        wave = rng.randint(20, 80)
         s["workload"]["jobs"] = wave * rng.randint(1, 3)
         s["workload"]["flow"] = {"events_per_job": rng.randint(50, 400),
                                  "waves": {"size": wave, "every": f"{rng.randint(4, 12)}s"}}
+        s["models"]["m"]["service_time"]["seconds"] = [ms(rng.uniform(3e-3, 15e-3))]
         question = "min-devices"
     elif kind == "sites":
         s["sites"] = [
@@ -140,13 +143,15 @@ def make_case(rng, index):
                                "latency": ms(rng.uniform(0.5e-3, 10e-3))}]}
         s["workload"]["site"] = "tier2"
         s["servers"][0]["site"] = "gpus"
-        del s["network"]
+        s["network"] = {"flow_model": "auto"}  # with sites, links live in each site's network
         if rng.random() < 0.5:
             question = "min-bandwidth"
             s["models"]["m"]["input_bytes_per_item"] = f"{rng.uniform(0.2, 2):.3g}MB"
             args += ["--link", "wan/wan"]
     if question == "max-cpu":
         s["servers"][0]["count"] = rng.randint(1, 3)
+    elif question == "min-devices" and kind in ("latency", "batching", "sites"):
+        s["workload"]["jobs"] = rng.randint(30, 200)  # enough load that one device is not enough
     return kind, question, args, s
 
 
