@@ -243,11 +243,17 @@ def check_case(sim, workdir, index, kind, question, args, scenario):
 
     points = {p["value"]: p for p in plan["points"]}
     time_metric = key.endswith("thread_time_per_event_s")
-    if answer["value"] is not None:
-        flow, cpu = reference(answer["value"])
+
+    def judged(value, where):
+        """The reference at `value`, recorded in the case, and its verdicts within auto's slack."""
+        flow, cpu = reference(value)
         slack = tolerance * max(stats(flow)[0] - cpu, 0.0) if time_metric else 0.0
         mean, ci, certain_ok, certain_fail = verdicts(flow, comparison, threshold, slack)
-        case["reference_at_answer"] = {"mean": mean, "ci95": ci, "values": flow}
+        case[where] = {"mean": mean, "ci95": ci, "values": flow}
+        return flow, cpu, mean, ci, certain_ok, certain_fail
+
+    if answer["value"] is not None:
+        flow, cpu, mean, ci, _, certain_fail = judged(answer["value"], "reference_at_answer")
         if certain_fail:
             case["problems"].append(
                 f"the answer {answer['value']} certainly misses with flows: {mean:.6g} +- "
@@ -265,10 +271,7 @@ def check_case(sim, workdir, index, kind, question, args, scenario):
                     f"(+- {dci:.3g}) on a remote part of {remote:.4g} s "
                     f"({d / remote:+.2%}, auto_tolerance {tolerance:.2%})")
     if answer["fail_value"] is not None:
-        flow, cpu = reference(answer["fail_value"])
-        slack = tolerance * max(stats(flow)[0] - cpu, 0.0) if time_metric else 0.0
-        mean, ci, certain_ok, certain_fail = verdicts(flow, comparison, threshold, slack)
-        case["reference_at_fail"] = {"mean": mean, "ci95": ci, "values": flow}
+        _, _, mean, ci, certain_ok, _ = judged(answer["fail_value"], "reference_at_fail")
         if certain_ok:
             case["problems"].append(
                 f"the value found to miss, {answer['fail_value']}, certainly meets with flows: "

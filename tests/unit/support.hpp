@@ -99,4 +99,15 @@ inline json deterministic(int threads, int gpus, double t_cpu = 0.1, double p = 
         {"server_nic", {{"bandwidth", "25Gbps"}, {"latency", "100us"}}}}}};
 }
 
+// `deterministic` with threads on one device, each event sending 1 MB over a site uplink of
+// `uplink` (the transport choice and the links' counting near and past saturation).
+inline json one_megabyte_per_event(int threads, const char* uplink, double duration) {
+  auto doc = deterministic(threads, 1, 0.1, 0.1, 0.01);
+  doc["models"]["m"]["input_bytes_per_item"] = "1MB";
+  doc["network"]["site_uplink"]["bandwidth"] = uplink;
+  doc["duration"] = duration;
+  doc["warmup"] = duration / 10.0;
+  return doc;
+}
+
 }  // namespace test

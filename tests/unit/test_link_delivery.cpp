@@ -12,11 +12,7 @@ namespace {
 
 // Ten threads that would send 1 MB per event at ~100 events/s over an uplink of `uplink`.
 json overloaded(const char* uplink) {
-  auto doc = deterministic(10, 1, 0.1, 0.1, 0.01);
-  doc["models"]["m"]["input_bytes_per_item"] = "1MB";
-  doc["network"]["site_uplink"]["bandwidth"] = uplink;
-  doc["duration"] = 40.0;
-  doc["warmup"] = 4.0;
+  auto doc = one_megabyte_per_event(10, uplink, 40.0);
   doc["timeseries"] = {{"interval", 0.5}};
   return doc;
 }

@@ -16,12 +16,7 @@ namespace {
 // times, so the run carries the asymptotic 100 events/s while MVA's exponential queues predict
 // 87. Each event sends 1 MB over the uplink.
 json knee_with_uplink(const char* uplink) {
-  auto doc = deterministic(12, 1, 0.1, 0.1, 0.01);
-  doc["models"]["m"]["input_bytes_per_item"] = "1MB";
-  doc["network"]["site_uplink"]["bandwidth"] = uplink;
-  doc["duration"] = 60.0;
-  doc["warmup"] = 6.0;
-  return doc;
+  return one_megabyte_per_event(12, uplink, 60.0);
 }
 
 double uplink_load(double events_per_s, double bandwidth_Bps) {
