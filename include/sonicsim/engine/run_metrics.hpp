@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <sonicsim/metrics/histogram.hpp>
@@ -169,6 +170,9 @@ struct RunMetrics {
     double busiest_bytes = 0.0;  // the busiest direction of the busiest single link of the class
     double window = 1.0;
     std::vector<double> window_bytes[2];  // bytes per window, class total
+    // The class's bandwidth factor over the whole run, (from, factor) steps from time 0, when
+    // `faults` degrade it (empty otherwise): the report names the outages that shaped a run.
+    std::vector<std::pair<double, double>> bandwidth_factors;
 
     double total_bytes() const { return bytes[0] + bytes[1]; }
     // Busiest window of the busier direction, over the class's capacity.

@@ -308,6 +308,10 @@ inline constexpr char mean_utilization[] = "mean_utilization";
 inline constexpr char peak_utilization[] = "peak_utilization";
 inline constexpr char peak_window_s[] = "peak_window_s";
 inline constexpr char busiest_utilization[] = "busiest_utilization";
+// Scenarios with link faults only: seconds after the warm-up at a reduced bandwidth (outages
+// included), and at none.
+inline constexpr char degraded_s[] = "degraded_s";
+inline constexpr char outage_s[] = "outage_s";
 }  // namespace link
 
 namespace network {
