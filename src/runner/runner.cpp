@@ -189,10 +189,11 @@ long peak_rss_bytes() {
 }
 
 RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport,
-                   const engine::TraceSettings& trace, const engine::Watch& watch) {
+                   const engine::TraceSettings& trace, const engine::Watch& watch,
+                   const std::vector<MemoryPart>& outputs) {
   // Before the engine allocates anything: a count the user did not mean is refused in
   // milliseconds, not found by the kernel's out-of-memory killer.
-  const MemoryEstimate estimate = estimate_memory(s, trace);
+  const MemoryEstimate estimate = estimate_memory(s, trace, outputs);
   check_memory_budget(s, estimate);
   RunOutput out;
   out.estimated_peak_rss_bytes = estimate.bytes;
