@@ -19,6 +19,9 @@ SYNTHETIC=(
   "async, 2.4M events in flight|$D --set workload.jobs=6000 --set workload.jobs_per_node=1000 --set workload.mode=async --set workload.async={\"events_in_flight\":100}"
   "300k time-series windows, 80 servers|$D --set duration=3000s --set workload.jobs=1 --set workload.threads_per_job=1 --set timeseries={\"interval\":0.01} --set servers.0.count=80"
   "3e6 s of link counters|$D --set duration=3e6 --set workload.jobs=1 --set workload.threads_per_job=1 --set workload.cpu_time_per_event=1000"
+  "default 1 h, 0.1 s windows|scenarios/default.json --set timeseries={\"interval\":0.1}"
+  "default 1 h, 1 s windows, replicas|scenarios/default.json --set timeseries={\"interval\":1,\"replicas\":true}"
+  "default 1 h, --openmetrics (5 s)|scenarios/default.json --openmetrics $SCRATCH/om.txt"
   "30k traced requests|$D --set workload.cpu_time_per_event=0.005 --trace $SCRATCH/trace.json --trace-every 1 --trace-max 30000"
 )
 

@@ -39,6 +39,7 @@ void NetworkPath::build(std::size_t devices) {
       l.window_bytes[d].assign(static_cast<std::size_t>(std::ceil(span / l.window)) + 1, 0.0);
       l.offered_window_bytes[d].assign(l.window_bytes[d].size(), 0.0);
     }
+    if (!sc.faults.links.empty()) l.bandwidth_factors = sc.faults.link_factors(c);
     link_slot_[scenario::index_of(c)] = static_cast<int>(metrics.links.size());
     metrics.links.push_back(std::move(l));
   };

@@ -19,10 +19,12 @@ void NetworkPath::build_sites(std::size_t devices) {
   const auto& sites = parts_.sites;
   const std::uint32_t n = sites.count();
   const double span = ctx_.end - ctx_.warmup;
-  auto add = [&](std::string name, const std::optional<scenario::LinkSpec>& spec, int count) {
+  auto add = [&](std::string name, const std::optional<scenario::LinkSpec>& spec, int count,
+                 std::vector<std::pair<double, double>> factors) {
     if (!spec || count == 0) return -1;
     RunMetrics::Link l;
     l.name = std::move(name);
+    if (!sc.faults.links.empty()) l.bandwidth_factors = std::move(factors);
     l.count = count;
     l.bandwidth = spec->bandwidth;
     l.latency = spec->latency;
@@ -42,16 +44,23 @@ void NetworkPath::build_sites(std::size_t devices) {
   for (std::uint32_t s = 0; s < n; ++s) {
     const auto& site = sc.sites[s];
     const std::string prefix = site.name + "/";
-    client_nic_slot_[s] = add(prefix + scenario::link_class_name(LinkClass::ClientNic),
-                              site.client_nic, static_cast<int>(sites.nodes_at(s)));
-    uplink_slot[s] =
-        add(prefix + scenario::link_class_name(LinkClass::SiteUplink), site.site_uplink, 1);
-    server_nic_slot_[s] = add(prefix + scenario::link_class_name(LinkClass::ServerNic),
-                              site.server_nic, static_cast<int>(sites.servers_at(s)));
+    const auto factors = [&](LinkClass c) {
+      return sc.faults.site_link_factors(static_cast<int>(s), c);
+    };
+    client_nic_slot_[s] =
+        add(prefix + scenario::link_class_name(LinkClass::ClientNic), site.client_nic,
+            static_cast<int>(sites.nodes_at(s)), factors(LinkClass::ClientNic));
+    uplink_slot[s] = add(prefix + scenario::link_class_name(LinkClass::SiteUplink),
+                         site.site_uplink, 1, factors(LinkClass::SiteUplink));
+    server_nic_slot_[s] =
+        add(prefix + scenario::link_class_name(LinkClass::ServerNic), site.server_nic,
+            static_cast<int>(sites.servers_at(s)), factors(LinkClass::ServerNic));
   }
   std::vector<int> wan_slot;
-  for (const auto& l : sc.wan.links)
-    wan_slot.push_back(add("wan/" + l.name, std::optional<scenario::LinkSpec>(l.spec), 1));
+  for (std::size_t w = 0; w < sc.wan.links.size(); ++w)
+    wan_slot.push_back(add("wan/" + sc.wan.links[w].name,
+                           std::optional<scenario::LinkSpec>(sc.wan.links[w].spec), 1,
+                           sc.faults.wan_link_factors(static_cast<int>(w))));
 
   site_routes_.assign(static_cast<std::size_t>(n) * n, {});
   for (std::uint32_t a = 0; a < n; ++a)

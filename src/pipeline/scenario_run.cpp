@@ -25,12 +25,12 @@ scenario::Scenario load(const ScenarioSource& source) {
 }
 
 ScenarioRun simulate(scenario::Scenario s, const engine::TraceSettings& trace,
-                     const engine::Watch& watch) {
+                     const engine::Watch& watch, const std::vector<runner::MemoryPart>& outputs) {
   ScenarioRun run;
   run.scenario = std::move(s);
   const auto prediction = analytic::predict(run.scenario);
   run.analytic = analytic::to_json(prediction);
-  run.output = runner::run_checked(run.scenario, prediction, trace, watch);
+  run.output = runner::run_checked(run.scenario, prediction, trace, watch, outputs);
   run.results = results::to_json(run.scenario, run.output, run.analytic);
   return run;
 }
@@ -61,6 +61,18 @@ void prepare_openmetrics(scenario::Scenario& s, const std::string& scenario_file
                            ": lengthen timeseries.interval or shorten the duration"}});
 }
 
+namespace {
+
+// The OpenMetrics text is one string grown sample by sample (its capacity doubling) while the
+// results' JSON and text are alive too.
+runner::MemoryPart openmetrics_memory(const scenario::Scenario& s) {
+  const double samples = results::openmetrics_samples(s);
+  return {util::formatted("an OpenMetrics file of %.3g samples", samples),
+          samples * results::kOpenMetricsMemoryPerSample};
+}
+
+}  // namespace
+
 ScenarioRun run(const ScenarioSource& source, const RunFiles& files, bool progress) {
   auto s = load(source);
   check_distinct_outputs({{"-o", files.results},
@@ -74,11 +86,13 @@ ScenarioRun run(const ScenarioSource& source, const RunFiles& files, bool progre
     check_writable(files.openmetrics);
     prepare_openmetrics(s, source.scenario_path);
   }
+  std::vector<runner::MemoryPart> outputs;
+  if (!files.openmetrics.empty()) outputs.push_back(openmetrics_memory(s));
   StatusLine line(progress);
   const double total_s = s.duration;
   ScenarioRun done =
       simulate(std::move(s), files.trace.empty() ? engine::TraceSettings{} : files.trace_sample,
-               line.on() ? simulation_watch(line, total_s) : engine::Watch{});
+               line.on() ? simulation_watch(line, total_s) : engine::Watch{}, outputs);
   line.finish(false);
   // All or none: a results file beside a missing trace would look like a complete run.
   std::vector<std::pair<std::string, std::string>> out;

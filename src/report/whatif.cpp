@@ -8,6 +8,7 @@
 #include <sonicsim/report/server_report.hpp>
 #include <sonicsim/report/site_panels.hpp>
 #include <sonicsim/report/sweep_summary.hpp>
+#include <sonicsim/report/trouble.hpp>
 #include <sonicsim/results/reader.hpp>
 #include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/format.hpp>
@@ -176,6 +177,7 @@ RunFigures read_results(const std::string& path) {
   read_sites(doc, f);
   read_energy(doc, f);
   read_servers(doc, f);
+  read_trouble(doc, f);
   doc.check();
   return f;
 }
@@ -203,6 +205,7 @@ Table figures_table(const std::vector<RunFigures>& runs) {
   row("requests failed / fallback", [](const RunFigures& r) {
     return num(r.requests_failed) + " / " + num(r.requests_fallback);
   });
+  add_trouble_rows(t, runs);
   std::vector<std::string> workload_names;
   for (const auto& r : runs)
     for (const auto& w : r.workloads)
@@ -249,6 +252,8 @@ std::vector<std::string> changes(const RunFigures& base, const RunFigures& r) {
   devices_change(base.devices, r.devices, said);
   if (!unchanged(base.threads, r.threads))
     said.push_back("N_CPU " + num(base.threads) + " -> " + num(r.threads));
+  // What went wrong comes before what it did to the throughput and the latencies.
+  trouble_changes(base, r, said);
   if (!unchanged(base.knee_threads, r.knee_threads))
     said.push_back("moves the knee from " + num(base.knee_threads) + " to " + num(r.knee_threads) +
                    " threads");
@@ -268,9 +273,6 @@ std::vector<std::string> changes(const RunFigures& base, const RunFigures& r) {
   }
   link_peak_changes(base.link_peak_utilization, r.link_peak_utilization, said);
   site_changes(base, r, said);
-  if (!unchanged(base.requests_failed, r.requests_failed))
-    said.push_back("failed requests " + num(base.requests_failed) + " -> " +
-                   num(r.requests_failed));
   return said;
 }
 

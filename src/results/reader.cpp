@@ -208,6 +208,38 @@ double Requests::failed() const {
 double Requests::fallback() const {
   return number(k::requests::fallback);
 }
+Resilience Requests::resilience() const {
+  return Resilience(View::at(k::requests::resilience));
+}
+
+double Resilience::retries() const {
+  return number(k::resilience::retries, Presence::Optional);
+}
+double Resilience::refused() const {
+  return View::at(k::resilience::failed_tries).number(k::failed_tries::refused, Presence::Optional);
+}
+double Resilience::no_server() const {
+  return View::at(k::resilience::failed_tries)
+      .number(k::failed_tries::no_server, Presence::Optional);
+}
+double Resilience::server_lost() const {
+  return View::at(k::resilience::failed_tries)
+      .number(k::failed_tries::server_lost, Presence::Optional);
+}
+double Resilience::client_timeout() const {
+  return View::at(k::resilience::failed_tries)
+      .number(k::failed_tries::client_timeout, Presence::Optional);
+}
+double Resilience::completed_after_retry() const {
+  return number(k::resilience::completed_after_retry, Presence::Optional);
+}
+double Resilience::fallback_after_failure() const {
+  return number(k::resilience::fallback_after_failure, Presence::Optional);
+}
+double Resilience::preempted() const {
+  return number(k::resilience::preempted, Presence::Optional);
+}
+
 Quantiles Requests::latency_s() const {
   return Quantiles(View::at(k::requests::latency_s));
 }
@@ -288,6 +320,12 @@ Quantiles Model::compute_time_s() const {
 std::optional<std::string> Pool::name() const {
   return text(k::server::name);
 }
+std::optional<std::string> Pool::device() const {
+  return text(k::server::device);
+}
+double Pool::crashes() const {
+  return View::at(k::server::replicas).number(k::replicas::crashes, Presence::Optional);
+}
 double Pool::count() const {
   return number(k::server::count);
 }
@@ -366,6 +404,12 @@ double Link::offered_mean_utilization() const {
 }
 double Link::offered_peak_utilization() const {
   return number(k::link::offered_peak_utilization, Presence::Optional);
+}
+double Link::degraded_s() const {
+  return number(k::link::degraded_s, Presence::Optional);
+}
+double Link::outage_s() const {
+  return number(k::link::outage_s, Presence::Optional);
 }
 
 double Analytic::n_cpu() const {

@@ -245,6 +245,20 @@ ojson servers_json(const engine::RunMetrics& m) {
   return servers;
 }
 
+// Seconds of [from, to) at a bandwidth factor below 1, and at 0, from (start, factor) steps.
+std::pair<double, double> degraded_time(const std::vector<std::pair<double, double>>& steps,
+                                        double from, double to) {
+  double degraded = 0.0, outage = 0.0;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const double start = std::max(from, steps[i].first);
+    const double end = std::min(to, i + 1 < steps.size() ? steps[i + 1].first : to);
+    if (end <= start) continue;
+    if (steps[i].second < 1.0) degraded += end - start;
+    if (steps[i].second <= 0.0) outage += end - start;
+  }
+  return {degraded, outage};
+}
+
 ojson links_json(const engine::RunMetrics& m) {
   namespace ln = k::link;
   const double span = m.span();
@@ -269,6 +283,11 @@ ojson links_json(const engine::RunMetrics& m) {
     o[ln::offered_mean_utilization] =
         std::max(l.offered[0], l.offered[1]) / span / links_of_class / l.bandwidth;
     o[ln::offered_peak_utilization] = l.offered_peak_utilization();
+    if (!l.bandwidth_factors.empty()) {
+      const auto [degraded, outage] = degraded_time(l.bandwidth_factors, m.warmup, m.duration);
+      o[ln::degraded_s] = degraded;
+      o[ln::outage_s] = outage;
+    }
     links.push_back(o);
   }
   return links;

@@ -33,9 +33,14 @@ struct MemoryCosts {
   // Async, 8,000 threads, events_in_flight 10 -> 100: 74 -> 435 MiB. Each further event a thread
   // holds in flight, with its requests queued at the servers.
   double per_extra_event_in_flight = 526.0;
-  // timeseries.interval 0.01 s over 1,000 -> 3,000 s with 8 and 80 devices: 138 B per device and
-  // window (2 series), ~69 B per value: the sample, its JSON value and its text in the results.
-  double per_series_value = 69.0;
+  // A time series holds each value three times at the end of a run: the engine's sample (8 B in
+  // a vector whose capacity doubles; measured 10-14 B after the simulation), the results' JSON
+  // value (a 16 B node; a series built by copy is briefly held twice) and its text in the
+  // results file (`dump(2)`: a line of indent and up to 17 significant digits). Measured on the
+  // default scenario at 0.1 and 0.01 s windows, whose values print long: 56-62 B a value from
+  // the end of the simulation to the peak (scripts/memory-estimate.sh, docs/limits.md).
+  double per_series_value = 16.0;
+  double per_series_json_value = 64.0;
   // duration 1e6 -> 3e6 s with three links: 16 B per link and second (a byte counter per
   // direction and 1 s window, for the peak utilization), twice since links keep the bytes
   // offered beside those carried (issue 33).
@@ -99,18 +104,24 @@ std::string MemoryEstimate::largest(std::size_t n) const {
   return out;
 }
 
-MemoryEstimate estimate_memory(const scenario::Scenario& s, const engine::TraceSettings& trace) {
+MemoryEstimate estimate_memory(const scenario::Scenario& s, const engine::TraceSettings& trace,
+                               const std::vector<MemoryPart>& outputs) {
   const MemoryCosts& c = kMemoryCosts;
   MemoryEstimate e;
   const auto add = [&e](std::string what, double bytes) {
     if (bytes > 0.0) e.parts.push_back({std::move(what), bytes});
   };
   double devices = 0.0, device_models = 0.0, operated = 0.0, pool_models = 0.0;
-  for (const auto& p : s.servers) {
+  for (std::size_t i = 0; i < s.servers.size(); ++i) {
+    const auto& p = s.servers[i];
     devices += p.count;
     pool_models += static_cast<double>(p.models.size());
     device_models += static_cast<double>(p.count) * static_cast<double>(p.models.size());
-    if (p.autoscaler) operated += 1.0;
+    // Operated pools (an autoscaler, or faults that crash their devices) have replica series.
+    const auto crashes = [i](const auto& c) { return c.pool == i; };
+    if (p.autoscaler || std::any_of(s.faults.crashes.begin(), s.faults.crashes.end(), crashes) ||
+        std::any_of(s.faults.random_crashes.begin(), s.faults.random_crashes.end(), crashes))
+      operated += 1.0;
   }
   add(count(devices) + (devices == 1.0 ? " server" : " servers"),
       devices * c.per_device + device_models * c.per_device_model);
@@ -148,19 +159,30 @@ MemoryEstimate estimate_memory(const scenario::Scenario& s, const engine::TraceS
       links * link_windows * c.per_link_window);
 
   if (s.timeseries_interval > 0.0) {
+    // Per window (engine/sampling.cpp, results' timeseries_json): the window's end and its
+    // events; per device its utilization and queue length (and whether it serves: a byte, as an
+    // eighth of a value, not in the results); per workload its events and latency p50 and p99
+    // (in the results with several workloads only); per model 5 series (and 2 more kept for the
+    // OpenMetrics proxy, not in the results); per link 3; per operated pool 2; the running jobs
+    // of a job flow; Triton's 6 counters per pool and model it hosts and, with
+    // timeseries.replicas, per device and model.
     const double windows = std::floor(s.duration / s.timeseries_interval);
-    const double values = 2.0 + 3.0 * static_cast<double>(s.workloads.size()) + 2.0 * devices +
-                          7.0 * static_cast<double>(s.models.size()) + 2.0 * links +
-                          2.0 * operated + (job_flow ? 1.0 : 0.0) +
-                          // Triton's counters per pool and model (and per replica), and whether
-                          // each device serves (one byte, counted as a value).
-                          6.0 * pool_models + (s.timeseries_replicas ? 6.0 * device_models : 0.0) +
-                          devices;
-    add(count(windows) + " time-series windows of " + count(values) + " values",
-        windows * values * c.per_series_value);
+    const double workloads = static_cast<double>(s.workloads.size());
+    const double models = static_cast<double>(s.models.size());
+    const double counters = 6.0 * pool_models + (s.timeseries_replicas ? 6.0 * device_models : 0.0);
+    const double shared = 2.0 + 2.0 * devices + 5.0 * models + 3.0 * links + 2.0 * operated +
+                          (job_flow ? 1.0 : 0.0) + counters;
+    const double engine_values = shared + devices / 8.0 + 2.0 * models + 3.0 * workloads;
+    const double json_values = shared + (s.workloads.size() > 1 ? 3.0 * workloads : 0.0);
+    add(count(windows) + " time-series windows of " + count(engine_values) + " values",
+        windows * engine_values * c.per_series_value);
+    add("the time series in the results (" + count(windows * json_values) +
+            " values as JSON and text)",
+        windows * json_values * c.per_series_json_value);
   }
   const double traced = traced_requests(s, trace);
   add(count(traced) + " traced requests", traced * c.per_traced_request);
+  for (const auto& o : outputs) add(o.what, o.bytes);
 
   std::sort(e.parts.begin(), e.parts.end(),
             [](const MemoryPart& a, const MemoryPart& b) { return a.bytes > b.bytes; });

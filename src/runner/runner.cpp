@@ -30,10 +30,11 @@ long peak_rss_bytes() {
 }
 
 RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport,
-                   const engine::TraceSettings& trace, const engine::Watch& watch) {
+                   const engine::TraceSettings& trace, const engine::Watch& watch,
+                   const std::vector<MemoryPart>& outputs) {
   // Before the engine allocates anything: a count the user did not mean is refused in
   // milliseconds, not found by the kernel's out-of-memory killer.
-  const MemoryEstimate estimate = estimate_memory(s, trace);
+  const MemoryEstimate estimate = estimate_memory(s, trace, outputs);
   check_memory_budget(s, estimate);
   RunOutput out;
   out.estimated_peak_rss_bytes = estimate.bytes;
@@ -64,11 +65,12 @@ RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport
 }
 
 RunOutput run_checked(const scenario::Scenario& s, const analytic::Prediction& p,
-                      const engine::TraceSettings& trace, const engine::Watch& watch) {
+                      const engine::TraceSettings& trace, const engine::Watch& watch,
+                      const std::vector<MemoryPart>& outputs) {
   TransportChoice choice = choose_transport(s, p);
   double wall = 0.0;
   for (int attempt = 0;; ++attempt) {
-    RunOutput out = simulate(s, choice, trace, watch);
+    RunOutput out = simulate(s, choice, trace, watch, outputs);
     wall += out.wall_time_s;
     TransportCheck check = check_transport(s, p, out.transport, out.metrics);
     out.transport.observed_link_utilization = check.observed_utilization;

@@ -35,7 +35,7 @@ over=(scenarios/default.json --set duration=1min --set warmup=10s
   --set 'network.site_uplink={"bandwidth":"100Mbps","latency":"1ms"}')
 run_ok "$SONICSIM" run "${over[@]}"
 assert_stdout_contains "WARNING    site_uplink carried"
-assert_stdout_contains 'set network.flow_model to "flow" or "auto"'
+assert_stdout_contains 'network.flow_model is "analytic": set it to "auto" or "flow"'
 run_ok "$SONICSIM" run "${over[@]}" --json
 assert_stderr_contains "sonicsim: warning: site_uplink carried"
 run_ok "$SONICSIM" run scenarios/default.json --set duration=1min --set warmup=10s

@@ -48,8 +48,9 @@ assert_stderr_contains "raise the budget with --memory-budget SIZE"
 refused "1,000,000 client threads holding 1,000,000,000 events in flight" \
   "$SONICSIM" run "$DEFAULT" --set workload.mode=async --set 'workload.async={"events_in_flight":1000}' \
   --set workload.jobs=250000 -o "$RESULTS"
-refused "1,000,000 time-series windows of 350 values" \
+refused "1,000,000 time-series windows of 266 values" \
   "$SONICSIM" run "$DEFAULT" --set duration=100000 --set 'timeseries={"interval":0.1}' --set servers.0.count=100 -o "$RESULTS"
+assert_stderr_contains "the time series in the results (244,000,000 values as JSON and text)"
 refused "7,176,080 traced requests ~ 135 GB" \
   "$SONICSIM" run "$DEFAULT" --trace "$TMP/trace.json" --trace-every 1 --trace-max 10000000 -o "$RESULTS"
 assert_no_file "$TMP/trace.json"

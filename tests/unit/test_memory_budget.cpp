@@ -130,6 +130,64 @@ TEST_CASE("the memory estimate grows with every count the user sets", "[memory]"
   CHECK(e.largest(1).rfind("1,000,000 servers ~ ", 0) == 0);
 }
 
+namespace {
+
+// The parts of an estimate by their names, for the time series' counts.
+std::string part_names(const runner::MemoryEstimate& e) {
+  std::string names;
+  for (const auto& p : e.parts) names += p.what + "; ";
+  return names;
+}
+
+double part_bytes(const runner::MemoryEstimate& e, const std::string& prefix) {
+  for (const auto& p : e.parts)
+    if (p.what.rfind(prefix, 0) == 0) return p.bytes;
+  return 0.0;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "the time series' part of the estimate grows with its windows and values as the model "
+    "says",
+    "[memory]") {
+  // small_run: 2 devices hosting 1 model, 3 links, 1 workload. Per window the engine keeps 2
+  // (end, events) + 2 per device + 5 per model + 3 per link + 6 (Triton's counters of the one
+  // pool and model) = 26 values in the results too, and besides 2 per model (the OpenMetrics
+  // proxy's), 3 per workload and a byte per device: 31.25.
+  const double none = memory_of(small_run());
+  json doc = small_run();
+  doc["timeseries"] = {{"interval", 1.0}};  // 100 windows
+  auto e = runner::estimate_memory(test::scenario_of(doc));
+  INFO(part_names(e));
+  CHECK_THAT(part_names(e), Catch::Contains("100 time-series windows of 31 values"));
+  CHECK_THAT(part_names(e), Catch::Contains("the time series in the results (2,600 values"));
+  const double per_100 = e.bytes - none;
+  const double engine_100 = part_bytes(e, "100 time-series windows");
+  const double results_100 = part_bytes(e, "the time series in the results");
+  CHECK(engine_100 > 0.0);
+  CHECK(results_100 > 0.0);
+  CHECK(per_100 == Approx(engine_100 + results_100));
+  // Ten times the windows, ten times the bytes.
+  doc["timeseries"] = {{"interval", 0.1}};
+  CHECK(memory_of(doc) - none == Approx(10.0 * per_100));
+  // Replicas: Triton's 6 counters per device and model, 12 more values per window.
+  doc["timeseries"] = {{"interval", 1.0}, {"replicas", true}};
+  e = runner::estimate_memory(test::scenario_of(doc));
+  CHECK_THAT(part_names(e), Catch::Contains("100 time-series windows of 43 values"));
+  CHECK_THAT(part_names(e), Catch::Contains("the time series in the results (3,800 values"));
+  CHECK(part_bytes(e, "100 time-series windows") == Approx(engine_100 * 43.25 / 31.25));
+  CHECK(part_bytes(e, "the time series in the results") == Approx(results_100 * 38.0 / 26.0));
+  // A pool whose devices crash is operated: its replicas asked for and ready, 2 more a window.
+  doc["timeseries"] = {{"interval", 1.0}};
+  doc["faults"] = json::array({{{"kind", "crash"}, {"pool", "gpu"}, {"at", 10.0}}});
+  e = runner::estimate_memory(test::scenario_of(doc));
+  CHECK_THAT(part_names(e), Catch::Contains("the time series in the results (2,800 values"));
+  // Files the caller builds from the run (an OpenMetrics timeline) are added as they are given.
+  const auto s = test::scenario_of(small_run());
+  CHECK(runner::estimate_memory(s, {}, {{"an OpenMetrics file", 1e8}}).bytes == Approx(none + 1e8));
+}
+
 TEST_CASE("the memory estimate of devices is within a factor of two of what they cost",
           "[memory]") {
 #if defined(__SANITIZE_ADDRESS__)

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <sonicsim/metrics/histogram.hpp>
@@ -179,6 +180,9 @@ struct RunMetrics {
     // whole): the same per direction and window.
     double offered[2] = {0.0, 0.0};
     std::vector<double> offered_window_bytes[2];
+    // The class's bandwidth factor over the whole run, (from, factor) steps from time 0, when
+    // `faults` degrade it (empty otherwise): the report names the outages that shaped a run.
+    std::vector<std::pair<double, double>> bandwidth_factors;
 
     double total_bytes() const { return bytes[0] + bytes[1]; }
     // Busiest window of the busier direction, over the class's capacity: carried, offered.

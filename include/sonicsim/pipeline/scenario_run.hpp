@@ -41,8 +41,11 @@ struct ScenarioRun {
 // Predicts, chooses the transport from the prediction, simulates (sampling `trace`) and renders
 // the results. Starts SimGrid's engine when flows matter: one such run per process.
 // `watch` follows the simulation (status_line.hpp's simulation_watch).
+// `outputs`: files to be built from the run beyond its results, for the memory estimate
+// (runner::simulate).
 ScenarioRun simulate(scenario::Scenario s, const engine::TraceSettings& trace = {},
-                     const engine::Watch& watch = {});
+                     const engine::Watch& watch = {},
+                     const std::vector<runner::MemoryPart>& outputs = {});
 
 // The files `sonicsim run` writes, each only when its path is given.
 struct RunFiles {

@@ -76,6 +76,24 @@ struct RunFigures {
     std::optional<double> memory_capacity_bytes;  // devices.D.memory; nullopt: no limit
   };
   std::vector<Pool> pools;
+  // What went wrong after the warm-up (report/trouble.hpp): device crashes per pool, link
+  // outages and degradations, and what the clients' tries met. All empty or 0 in a run with no
+  // fault and no failed try.
+  struct Trouble {
+    struct Crashes {
+      std::string pool, device;
+      double devices = 0.0, crashed = 0.0;
+    };
+    std::vector<Crashes> crashes;  // pools that can crash (operated pools), in results order
+    struct Link {
+      std::string name;
+      double degraded_s = 0.0, outage_s = 0.0;  // outages are part of degraded_s
+    };
+    std::vector<Link> links;  // every link, when the scenario degrades some
+    double retries = 0.0, refused = 0.0, no_server = 0.0, server_lost = 0.0, timed_out = 0.0;
+    double failed_tries() const { return refused + no_server + server_lost + timed_out; }
+  };
+  Trouble trouble;
 };
 
 // Throws scenario::InputError naming the file and the JSON path of what is missing or wrong.

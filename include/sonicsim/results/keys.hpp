@@ -312,6 +312,10 @@ inline constexpr char peak_window_s[] = "peak_window_s";
 inline constexpr char busiest_utilization[] = "busiest_utilization";
 inline constexpr char offered_mean_utilization[] = "offered_mean_utilization";
 inline constexpr char offered_peak_utilization[] = "offered_peak_utilization";
+// Scenarios with link faults only: seconds after the warm-up at a reduced bandwidth (outages
+// included), and at none.
+inline constexpr char degraded_s[] = "degraded_s";
+inline constexpr char outage_s[] = "outage_s";
 }  // namespace link
 
 namespace network {

@@ -103,6 +103,22 @@ class Events : public View {
   Quantiles time_per_event_s() const;
 };
 
+// requests.resilience: what the client's tries met. Results written before it existed (and a
+// workload's `requests`, which have none) read NaN: the report counts them as 0.
+class Resilience : public View {
+ public:
+  explicit Resilience(View v) : View(std::move(v)) {}
+  double retries() const;
+  // Failed tries, by why.
+  double refused() const;
+  double no_server() const;
+  double server_lost() const;  // a crash or a drain
+  double client_timeout() const;
+  double completed_after_retry() const;
+  double fallback_after_failure() const;  // computed on the client's CPU after the last try
+  double preempted() const;
+};
+
 // `requests` of the run or of one workload.
 class Requests : public View {
  public:
@@ -110,6 +126,7 @@ class Requests : public View {
   double sent() const;
   double failed() const;
   double fallback() const;
+  Resilience resilience() const;
   Quantiles latency_s() const;
   // nullopt in results written before the histogram existed.
   std::optional<Histogram> latency_histogram() const;
@@ -168,8 +185,12 @@ class Pool : public View {
  public:
   explicit Pool(View v) : View(std::move(v)) {}
   std::optional<std::string> name() const;
+  std::optional<std::string> device() const;  // the device's name ("T4")
   double count() const;
   double utilization() const;  // mean over the pool's devices
+  // Devices of the pool that crashed after the warm-up; NaN for a pool with neither an
+  // autoscaler nor faults (its results have no `replicas`).
+  double crashes() const;
   // Pools whose hosts have cores (docs/servers.md); nullopt otherwise.
   std::optional<double> host_utilization() const;  // busy cores / cores, mean over hosts
   std::optional<double> host_time_per_request_s() const;
@@ -224,6 +245,10 @@ class Link : public View {
   // Offered: bytes as they were sent (results written before issue 33 lack them: NaN).
   double offered_mean_utilization() const;
   double offered_peak_utilization() const;
+  // Seconds after the warm-up at a reduced bandwidth (outages included), and at none; NaN
+  // unless the scenario has link faults.
+  double degraded_s() const;
+  double outage_s() const;
 };
 
 // `analytic`: the formula's and MVA's view of the scenario (docs/analytic.md).

@@ -28,10 +28,12 @@ struct MemoryEstimate {
 };
 
 // The run's peak resident memory: a fixed overhead, the devices, the client threads (times the
-// events each holds in flight), the links' per-second byte counters, the time series and the
-// traced requests (when a trace is written). Grows with each count; never below the overhead.
-MemoryEstimate estimate_memory(const scenario::Scenario& s,
-                               const engine::TraceSettings& trace = {});
+// events each holds in flight), the links' per-second byte counters, the time series (the
+// engine's windows, and their JSON and text in the results), the traced requests (when a trace
+// is written) and `outputs`, files the caller builds in memory from the run (an OpenMetrics
+// timeline). Grows with each count; never below the overhead.
+MemoryEstimate estimate_memory(const scenario::Scenario& s, const engine::TraceSettings& trace = {},
+                               const std::vector<MemoryPart>& outputs = {});
 
 // The budget a run's estimate must fit, process-wide (the `--memory-budget` flag sets it; forked
 // children, which run every sweep, plan, compare and scan simulation, inherit it). Bytes; +inf

@@ -4,10 +4,12 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/engine/simulation.hpp>
 #include <sonicsim/flows/max_min.hpp>
+#include <sonicsim/runner/memory.hpp>
 #include <sonicsim/scenario/scenario.hpp>
 
 namespace sonicsim::runner {
@@ -70,14 +72,18 @@ struct RunOutput {
 };
 
 // Runs the simulation. With SimGrid's flows it starts SimGrid's engine: one such run per process.
+// `outputs`: the files the caller will build in memory from the run beyond its results (an
+// OpenMetrics timeline), counted in the memory estimate checked before the engine allocates.
 RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport,
-                   const engine::TraceSettings& trace = {}, const engine::Watch& watch = {});
+                   const engine::TraceSettings& trace = {}, const engine::Watch& watch = {},
+                   const std::vector<MemoryPart>& outputs = {});
 
 // The run as `network.flow_model` asks: the choice above, the simulation, and with `auto` the
 // check after it; a run that its own loads contradict is run again (at most twice, the second
 // time with every payload a flow). The wall time is that of every run.
 RunOutput run_checked(const scenario::Scenario& s, const analytic::Prediction& p,
-                      const engine::TraceSettings& trace = {}, const engine::Watch& watch = {});
+                      const engine::TraceSettings& trace = {}, const engine::Watch& watch = {},
+                      const std::vector<MemoryPart>& outputs = {});
 
 long peak_rss_bytes();
 
