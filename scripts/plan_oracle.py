@@ -148,6 +148,11 @@ def make_case(rng, index):
             question = "min-bandwidth"
             s["models"]["m"]["input_bytes_per_item"] = f"{rng.uniform(0.2, 2):.3g}MB"
             args += ["--link", "wan/wan"]
+    if question == "min-bandwidth":
+        # Devices well below their knee: the link is what the question is about.
+        w = s["workload"]
+        s["servers"][0]["count"] = max(s["servers"][0]["count"],
+                                       w["jobs"] * w["threads_per_job"] // 5 + 1)
     if question == "max-cpu":
         s["servers"][0]["count"] = rng.randint(1, 3)
     elif question == "min-devices" and kind in ("latency", "batching", "sites"):
