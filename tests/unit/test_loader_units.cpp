@@ -61,23 +61,23 @@ void check_warning(const json& doc, const std::string& path, const std::string& 
   CHECK(w[0].message == message);
 }
 
-struct TempDir {
+struct UnitsTempDir {
   fs::path path = fs::temp_directory_path() / ("sonicsim-units-" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() {
+  UnitsTempDir() { fs::create_directories(path); }
+  ~UnitsTempDir() {
     std::error_code ignored;
     fs::remove_all(path, ignored);
   }
 };
 
-std::string write(const TempDir& dir, const std::string& name, const std::string& text) {
+std::string write_in(const UnitsTempDir& dir, const std::string& name, const std::string& text) {
   const fs::path file = dir.path / name;
   std::ofstream(file) << text;
   return file.string();
 }
 
-std::vector<Problem> strict_problems(const json& doc, const TempDir& dir) {
-  const std::string file = write(dir, "strict.json", doc.dump());
+std::vector<Problem> strict_problems(const json& doc, const UnitsTempDir& dir) {
+  const std::string file = write_in(dir, "strict.json", doc.dump());
   return validate_file(file, {}, {.strict_units = true});
 }
 
@@ -210,11 +210,11 @@ TEST_CASE("a link's bandwidth 1000x below its network's others warns", "[loader]
 
 TEST_CASE("a calibration file's service times are checked and named inside the file",
           "[loader][units]") {
-  TempDir dir;
-  write(dir, "cal.json", R"({"service_time": {"batch": [1, 2], "seconds": [0.002, 12]}})");
+  UnitsTempDir dir;
+  write_in(dir, "cal.json", R"({"service_time": {"batch": [1, 2], "seconds": [0.002, 12]}})");
   json doc = plausible_doc();
   doc["models"]["b"]["service_time"] = {{"calibration", "cal.json"}};
-  const std::string file = write(dir, "scenario.json", doc.dump());
+  const std::string file = write_in(dir, "scenario.json", doc.dump());
   const auto s = load_file(file);
   INFO(dump(s.warnings));
   REQUIRE(s.warnings.size() == 1);
@@ -227,8 +227,8 @@ TEST_CASE("a calibration file's service times are checked and named inside the f
 }
 
 TEST_CASE("a warning made by --set says so", "[loader][units]") {
-  TempDir dir;
-  const std::string file = write(dir, "scenario.json", plausible_doc().dump());
+  UnitsTempDir dir;
+  const std::string file = write_in(dir, "scenario.json", plausible_doc().dump());
   const auto s = load_file(file, {{"network.site_uplink.bandwidth", "100"}});
   REQUIRE(s.warnings.size() == 1);
   CHECK_THAT(s.warnings[0].message,
@@ -240,7 +240,7 @@ TEST_CASE("a warning made by --set says so", "[loader][units]") {
 
 TEST_CASE("under --strict-units a bare time, size or bandwidth other than 0 is refused",
           "[loader][units]") {
-  TempDir dir;
+  UnitsTempDir dir;
   json doc = plausible_doc();
   CHECK(strict_problems(doc, dir).empty());
   doc["workload"]["cpu_time_per_event"] = 0.5;
@@ -265,7 +265,7 @@ TEST_CASE("under --strict-units a bare time, size or bandwidth other than 0 is r
   CHECK(has_problem(p, "network.client_nic.latency",
                     {"found \"0.00005\", expected a time with its unit, such as \"50us\""}));
   // Without the flag the same file loads.
-  CHECK(validate_file(write(dir, "lenient.json", doc.dump())).empty());
+  CHECK(validate_file(write_in(dir, "lenient.json", doc.dump())).empty());
 }
 
 TEST_CASE("the units message lists every spelling the parser accepts", "[units]") {

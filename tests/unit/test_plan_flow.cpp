@@ -15,7 +15,7 @@ using namespace sonicsim;
 namespace {
 
 const std::string kFlow = std::string(SONICSIM_TEST_DATA_DIR) + "/plan_flow.json";
-const std::string kKnee = std::string(SONICSIM_TEST_DATA_DIR) + "/plan_knee.json";
+const std::string kPlanKnee = std::string(SONICSIM_TEST_DATA_DIR) + "/plan_knee.json";
 const std::string kDefault = std::string(SONICSIM_SOURCE_DIR) + "/scenarios/default.json";
 
 plan::Simulate run_points(const std::string& file, const std::vector<scenario::Override>& common) {
@@ -153,7 +153,7 @@ TEST_CASE("an analytic none names the saturated pool when the varied link cannot
   plan::Options o;
   o.question = plan::Question::MinBandwidth;
   o.analytic_only = true;
-  const auto r = plan::plan(kKnee, {{"workload.jobs", "200"}}, o, kNoSimulation);
+  const auto r = plan::plan(kPlanKnee, {{"workload.jobs", "200"}}, o, kNoSimulation);
   CHECK(!r.formula_answer);
   REQUIRE(r.formula_none);
   CHECK(r.formula_none->kind == "pool");
@@ -165,8 +165,8 @@ TEST_CASE("an analytic none names the saturated pool when the varied link cannot
   plan::Options s = o;
   s.analytic_only = false;
   s.replications = 1;
-  CHECK_THROWS_WITH(plan::plan(kKnee, {{"workload.jobs", "200"}}, s,
-                               run_points(kKnee, {{"workload.jobs", "200"}})),
+  CHECK_THROWS_WITH(plan::plan(kPlanKnee, {{"workload.jobs", "200"}}, s,
+                               run_points(kPlanKnee, {{"workload.jobs", "200"}})),
                     Catch::Contains("pool gpu past its knee") && !Catch::Contains("--range"));
 
   // A model with no view of the metric says so: the formula has no latency.
@@ -175,13 +175,13 @@ TEST_CASE("an analytic none names the saturated pool when the varied link cannot
   p.constraint = plan::Constraint::P99Latency;
   p.max_p99_latency_s = 0.02;
   p.analytic_only = true;
-  const auto l = plan::plan(kKnee, {{"workload.jobs", "200"}}, p, kNoSimulation);
+  const auto l = plan::plan(kPlanKnee, {{"workload.jobs", "200"}}, p, kNoSimulation);
   REQUIRE(l.formula_none);
   CHECK(l.formula_none->kind == "no_view");
   CHECK(l.mva_answer);
   // A limit below one request's own time: MVA finds no device count, and says why.
   p.max_p99_latency_s = 0.001;
-  const auto t = plan::plan(kKnee, {{"workload.jobs", "200"}}, p, kNoSimulation);
+  const auto t = plan::plan(kPlanKnee, {{"workload.jobs", "200"}}, p, kNoSimulation);
   REQUIRE(t.mva_none);
   CHECK(t.mva_none->kind == "time");
   CHECK(t.mva_none->text.find("--max-p99-latency") != std::string::npos);

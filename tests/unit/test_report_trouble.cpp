@@ -26,7 +26,7 @@ struct Faults {
 
 // A results file as `sonicsim run -o` writes it for a pool with faults (`replicas`), the
 // client's resilience block and, with link faults, the links' degraded and outage seconds.
-json results_doc(const Faults& f) {
+json trouble_results_doc(const Faults& f) {
   json wan = {{"name", "wan"}, {"peak_utilization", 0.2}};
   if (f.wan_degraded_s >= 0.0) {
     wan["degraded_s"] = f.wan_degraded_s;
@@ -68,7 +68,7 @@ json results_doc(const Faults& f) {
             {"saturation_n_cpu_per_gpu", 20.0}}}};
 }
 
-std::string write_temp(const std::string& name, const json& doc) {
+std::string write_trouble_results(const std::string& name, const json& doc) {
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("sonicsim-trouble-" + std::to_string(::getpid()) + "-" + name))
                                .string();
@@ -77,8 +77,8 @@ std::string write_temp(const std::string& name, const json& doc) {
 }
 
 std::vector<std::string> clauses(const Faults& base, const Faults& run) {
-  const auto a = write_temp("a.json", results_doc(base));
-  const auto b = write_temp("b.json", results_doc(run));
+  const auto a = write_trouble_results("a.json", trouble_results_doc(base));
+  const auto b = write_trouble_results("b.json", trouble_results_doc(run));
   const auto said = changes(read_results(a), read_results(b));
   std::remove(a.c_str());
   std::remove(b.c_str());
@@ -146,12 +146,12 @@ TEST_CASE("report trouble: link outages and degradations are named with their le
 
 TEST_CASE("report trouble: the figures table gets rows only when some run met trouble",
           "[report]") {
-  const auto a = write_temp("quiet.json", results_doc({}));
+  const auto a = write_trouble_results("quiet.json", trouble_results_doc({}));
   Faults crashed;
   crashed.crashes = 2;
   crashed.server_lost = 19;
   crashed.retries = 19;
-  const auto b = write_temp("crashed.json", results_doc(crashed));
+  const auto b = write_trouble_results("crashed.json", trouble_results_doc(crashed));
   const auto quiet = to_text(figures_table({read_results(a)}));
   CHECK_THAT(quiet, !Catch::Contains("device crashes"));
   CHECK_THAT(quiet, !Catch::Contains("tries failed / retried"));
