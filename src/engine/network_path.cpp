@@ -75,15 +75,14 @@ void NetworkPath::offer_on(int slot, int direction, double bytes) {
   if (w < l.offered_window_bytes[direction].size()) l.offered_window_bytes[direction][w] += bytes;
 }
 
-double NetworkPath::carry_on(int slot, int direction, double from, double to, double bytes) {
+void NetworkPath::carry_on(int slot, int direction, double from, double to, double bytes,
+                           double counted) {
   parts_.sampling.bytes_carried(static_cast<std::size_t>(slot), direction, from, to, bytes);
-  const double counted = bytes * share_within(from, to, ctx_.warmup, ctx_.end);
-  if (counted <= 0.0) return 0.0;
+  if (counted <= 0.0) return;
   RunMetrics::Link& l = ctx_.metrics.links[slot];
   l.bytes[direction] += counted;
   spread_over_windows(l.window_bytes[direction], ctx_.warmup, l.window, std::max(from, ctx_.warmup),
                       std::min(to, ctx_.end), counted);
-  return counted;
 }
 
 inline void NetworkPath::offer(Direction d, double bytes) {
@@ -97,9 +96,9 @@ void NetworkPath::carry(std::uint32_t node, std::uint32_t device, Direction d, d
                         double to, double bytes) {
   if (bytes <= 0.0) return;
   const int dir = d == Direction::ToServer ? 0 : 1;
-  double counted = 0.0;
+  const double counted = bytes * share_within(from, to, ctx_.warmup, ctx_.end);
   for (int s : link_slot_)
-    if (s >= 0) counted = carry_on(s, dir, from, to, bytes);
+    if (s >= 0) carry_on(s, dir, from, to, bytes, counted);
   if (counted <= 0.0) return;
   if (!client_nic_bytes_[dir].empty()) client_nic_bytes_[dir][node] += counted;
   if (!server_nic_bytes_[dir].empty()) server_nic_bytes_[dir][device] += counted;

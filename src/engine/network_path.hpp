@@ -76,9 +76,9 @@ class NetworkPath {
   void offer(Direction d, double bytes);
   void carry(std::uint32_t node, std::uint32_t device, Direction d, double from, double to,
              double bytes);
-  // Into link `slot`'s carried bytes, physical direction `direction`; returns the bytes counted
-  // after warm-up (0 before it).
-  double carry_on(int slot, int direction, double from, double to, double bytes);
+  // Into link `slot`'s carried bytes, physical direction `direction`: `bytes` over [from, to]
+  // for the time series, `counted` of them (the share after warm-up) for the run's figures.
+  void carry_on(int slot, int direction, double from, double to, double bytes, double counted);
   void offer_on(int slot, int direction, double bytes);
   double degraded_transfer_end(double bytes,
                                const std::vector<std::pair<double, double>>& steps) const;

@@ -138,20 +138,19 @@ void NetworkPath::carry_sites(std::uint32_t node, std::uint32_t device, const Si
   if (bytes <= 0.0) return;
   const int dir = d == Direction::ToServer ? 0 : 1;
   auto& links = ctx_.metrics.links;
-  double counted = 0.0;
+  // The share after warm-up, which every link of the route counts; the WAN egress it is charged
+  // is what left its site, as the links count it.
+  const double counted = bytes * share_within(from, to, ctx_.warmup, ctx_.end);
   for (int slot : {client_nic_slot_[parts_.sites.of_node(node)],
                    server_nic_slot_[parts_.sites.of_device(device)]}) {
     if (slot < 0) continue;
-    counted = carry_on(slot, dir, from, to, bytes);
+    carry_on(slot, dir, from, to, bytes, counted);
     links[slot].payload[dir] += counted;
   }
   for (const auto& [slot, forward] : route.shared) {
-    counted = carry_on(slot, dir == 0 ? forward : 1 - forward, from, to, bytes);
+    carry_on(slot, dir == 0 ? forward : 1 - forward, from, to, bytes, counted);
     links[slot].payload[dir] += counted;
   }
-  // The share after warm-up, whichever link counted it; the WAN egress it is charged is what
-  // left its site, as the links count it.
-  counted = bytes * share_within(from, to, ctx_.warmup, ctx_.end);
   if (counted <= 0.0) return;
   client_nic_bytes_[dir][node] += counted;
   server_nic_bytes_[dir][device] += counted;
