@@ -25,7 +25,7 @@ namespace {
 struct PlanArgs {
   ScenarioArgs scenario;
   std::string question, reference = "ideal", vary, link = plan::Options{}.link, range, max_p99,
-                        output;
+                        output, workload;
   double slowdown = -1.0, min_per_job_throughput = -1.0, tolerance = 0.02;
   // -1: not given (the scenario's own, if any).
   double gpu_hour = -1.0, core_hour = -1.0, gpu_watts = -1.0, core_watts = -1.0, kwh = -1.0;
@@ -33,16 +33,20 @@ struct PlanArgs {
   bool json = false, analytic_only = false, quiet = false;
 };
 
-double parse_bound(const std::string& text, bool bandwidth, const std::string& flag) {
-  if (bandwidth) {
+// A bound of --range: a bandwidth (min-bandwidth), an arrival rate (--vary ...arrivals.rate) or
+// a positive integer.
+double parse_bound(const std::string& text, std::optional<scenario::Quantity> quantity,
+                   const std::string& flag) {
+  if (quantity) {
     std::string error;
     // Text that is not JSON (`10Gbps`, or nested too deep) is read as a quantity's text.
     const nlohmann::json value = parse_json_value(text).value_or(nlohmann::json(text));
-    const auto v = scenario::parse_quantity(value, scenario::Quantity::Bandwidth, error);
+    const auto v = scenario::parse_quantity(value, *quantity, error);
+    const char* what =
+        *quantity == scenario::Quantity::Bandwidth ? "a positive bandwidth" : "a positive rate";
     if (!v || !(*v > 0.0))
-      throw UsageError(
-          flag + ": " +
-          (error.empty() ? "found `" + text + "`, expected a positive bandwidth" : error));
+      throw UsageError(flag + ": " +
+                       (error.empty() ? "found `" + text + "`, expected " + what : error));
     return *v;
   }
   if (const auto v = util::parse_whole_number(text, 1, std::numeric_limits<std::int64_t>::max()))
@@ -71,6 +75,7 @@ plan::Options options_of(const PlanArgs& a) {
                      "cannot be told apart");
   o.tolerance = a.tolerance;
   o.analytic_only = a.analytic_only;
+  o.workload = a.workload;
 
   const int constraints =
       (a.slowdown >= 0) + (a.min_per_job_throughput >= 0) + static_cast<int>(!a.max_p99.empty());
@@ -119,10 +124,15 @@ plan::Options options_of(const PlanArgs& a) {
     const auto colon = a.range.find(':');
     if (colon == std::string::npos)
       throw UsageError("--range: found `" + a.range + "`, expected LO:HI (either may be empty)");
-    const bool bw = o.question == plan::Question::MinBandwidth;
+    std::optional<scenario::Quantity> q;
+    if (o.question == plan::Question::MinBandwidth) q = scenario::Quantity::Bandwidth;
+    const std::string rate = "arrivals.rate";
+    if (a.vary.size() >= rate.size() &&
+        a.vary.compare(a.vary.size() - rate.size(), rate.size(), rate) == 0)
+      q = scenario::Quantity::Rate;
     const std::string lo = a.range.substr(0, colon), hi = a.range.substr(colon + 1);
-    if (!lo.empty()) o.range_min = parse_bound(lo, bw, "--range");
-    if (!hi.empty()) o.range_max = parse_bound(hi, bw, "--range");
+    if (!lo.empty()) o.range_min = parse_bound(lo, q, "--range");
+    if (!hi.empty()) o.range_max = parse_bound(hi, q, "--range");
   }
   return o;
 }
@@ -215,6 +225,9 @@ void add_plan_command(CLI::App& app, Commands& out) {
   cmd->add_option("--vary", args.vary,
                   "Integer scenario path searched (max-cpu and cost: workload.jobs; min-devices: "
                   "servers.0.count)");
+  cmd->add_option("--workload", args.workload,
+                  "With several workloads: the one the constraint is on, by name, or `all` "
+                  "(default: every workload meets it)");
   cmd->add_option("--link", args.link,
                   "min-bandwidth: the link whose bandwidth is searched (" +
                       scenario::link_class_list() +

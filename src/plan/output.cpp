@@ -23,14 +23,17 @@ nlohmann::json num(double v) {
 }
 
 std::string show(const Report& r, double v) {
-  if (r.geometric) return util::format_bandwidth(v);
-  return std::to_string(static_cast<std::int64_t>(std::llround(v)));
+  return detail::show_value(r.options, v);
 }
 
 std::string show_metric(const Report& r, double v) {
   // Appended rather than "$" + ...: GCC 12 warns (-Wrestrict) on the temporary's concatenation.
   if (r.options.question == Question::Cost) return std::string("$").append(detail::fmt(v, 5));
   if (r.options.constraint == Constraint::PerJobThroughput) return detail::fmt(v, 5) + "/s";
+  // Every workload against its own reference: the worst ratio.
+  if (r.options.constraint == Constraint::Slowdown && r.options.scope.several &&
+      !r.options.scope.index)
+    return std::isfinite(v) ? detail::fmt(v, 5) + "x" : "inf";
   return std::isfinite(v) ? util::format_time(v) : "inf";
 }
 
@@ -82,6 +85,35 @@ nlohmann::json none_json(const Report& r, const std::optional<NoAnswer>& n) {
           {"value", val(r, n->value)},
           {"n_cpu", opt(n->n_cpu)},
           {"text", n->text}};
+}
+
+// The open loop or the workloads the plan is about, before anything is simulated.
+std::string describe_mix(const Report& r) {
+  const MixLoad& mix = *r.mix;
+  std::ostringstream os;
+  if (r.options.scope.open_loop) {
+    const auto& t = mix.terms.front();
+    os << "  open loop    " << detail::fmt(t.arrival_rate_per_s, 6)
+       << " events/s arriving, no client threads: N_CPU is the events in flight (Little's "
+          "law),\n               about "
+       << detail::fmt(t.n_cpu, 4) << " at t_ideal " << util::format_time(t.t_ideal_s)
+       << "; the formula answers where the pools stop keeping up (each request\n"
+          "               executing alone: dynamic batching, simulated, serves more)\n";
+    return os.str();
+  }
+  double n_cpu = 0.0;
+  for (const auto& t : mix.terms) n_cpu += t.n_cpu;
+  os << "  workloads    " << mix.terms.size() << " share the servers, the constraint on "
+     << (mix.constrained.empty() ? "every one" : "`" + mix.constrained + "`") << "; N_CPU "
+     << detail::fmt(n_cpu, 5) << " together (job flows: running on average)\n";
+  for (const auto& t : mix.terms)
+    os << "               " << t.name << ": "
+       << (t.open_loop ? detail::fmt(t.arrival_rate_per_s, 5) + " events/s (open loop)"
+                       : detail::fmt(t.n_cpu, 5) + " threads")
+       << ", t_ideal " << util::format_time(t.t_ideal_s) << "\n";
+  os << "               the formula asks them together (one stretch of device time at the "
+        "binding pool)\n";
+  return os.str();
 }
 
 const Point* point_at(const Report& r, std::optional<double> v) {
@@ -137,6 +169,22 @@ nlohmann::json to_json(const Report& r) {
                  {"job_lifetime_s", num(r.flow->job_lifetime_s)},
                  {"mean_running_jobs", num(r.flow->mean_running_jobs)},
                  {"mean_running_threads", num(r.flow->mean_running_threads)}};
+  if (r.mix) {
+    nlohmann::json terms = nlohmann::json::array();
+    for (const auto& t : r.mix->terms)
+      terms.push_back({{"name", t.name},
+                       {"open_loop", t.open_loop},
+                       {"arrival_rate_per_s", t.open_loop ? nlohmann::json(t.arrival_rate_per_s)
+                                                          : nlohmann::json(nullptr)},
+                       {"n_cpu", num(t.n_cpu)},
+                       {"n_cpu_nominal", num(t.n_cpu_nominal)},
+                       {"t_ideal_s", num(t.t_ideal_s)},
+                       {"reference_s", num(t.reference_s)}});
+    j["workloads"] = {
+        {"constrained",
+         r.mix->constrained.empty() ? nlohmann::json("all") : nlohmann::json(r.mix->constrained)},
+        {"terms", terms}};
+  }
   j["analytic"] = {
       {"formula", val(r, r.formula_answer)},
       {"mva", val(r, r.mva_answer)},
@@ -230,6 +278,7 @@ std::string to_text(const Report& r) {
        << " threads) run on average after the warm-up: the formula's and MVA's N_CPU (nominal "
        << r.base.value("n_cpu_nominal", std::int64_t{0}) << ")\n";
   }
+  if (r.mix) os << describe_mix(r);
   os << "  analytic     formula " << show_opt(r.formula_answer) << ", MVA "
      << show_opt(r.mva_answer);
   if (r.answer.status != "analytic_only")
@@ -263,8 +312,13 @@ std::string to_text(const Report& r) {
     os << "\n";
     const double n_cpu = summary_of(*p, detail::summary_key::n_cpu),
                  n_gpu = summary_of(*p, detail::summary_key::n_gpu);
-    os << "               N_CPU " << detail::fmt(n_cpu, r.flow ? 5 : 10);
-    if (r.flow)
+    os << "               N_CPU " << detail::fmt(n_cpu, r.flow || r.mix ? 5 : 10);
+    if (o.scope.open_loop)
+      os << " (events in flight, Little's law)";
+    else if (r.mix)
+      os << " over " << r.mix->terms.size() << " workloads (job flows time-weighted; nominal "
+         << detail::fmt(summary_of(*p, detail::summary_key::n_cpu_nominal), 10) << ")";
+    else if (r.flow)
       os << " running (time-weighted; nominal "
          << detail::fmt(summary_of(*p, detail::summary_key::n_cpu_nominal), 10) << ")";
     os << ", N_GPU " << detail::fmt(n_gpu, 10);

@@ -18,6 +18,7 @@
 
 #include "questions.hpp"
 #include "workload_flow.hpp"
+#include "workloads.hpp"
 
 namespace sonicsim::plan {
 
@@ -72,23 +73,15 @@ scenario::Scenario prepare(Report& r, const std::string& scenario_path,
   r.scenario_name = base.name;
   r.base_seed = static_cast<std::int64_t>(base.seed);
   if (o.replications < 1) o.replications = 1;
-  if (!base.single_workload())
-    throw scenario::InputError(
-        scenario_path,
-        {{"workloads", "plan answers questions about one workload's jobs; this scenario has " +
-                           std::to_string(base.workloads.size()) +
-                           " (simulate it with `sonicsim run`, or plan each workload alone)"}});
-  if (base.workload().open_loop())
-    throw scenario::InputError(scenario_path,
-                               {{"workload.arrivals",
-                                 "plan answers questions about closed-loop jobs; this scenario "
-                                 "is an open loop (remove workload.arrivals)"}});
-
   if (o.question == Question::MinBandwidth) {
     const auto link = detail::link_named(base, o.link);
     if (!link) throw no_such_link(scenario_path, base, o.link);
     if (o.vary.empty()) o.vary = link->bandwidth_path;
   }
+  // An open loop or several workloads: what the constraint reads, and max-cpu's --vary.
+  r.options = o;
+  detail::scope_workloads(r, base);
+  o = r.options;
   if (o.vary.empty())
     o.vary = o.question == Question::MinDevices ? "servers.0.count" : "workload.jobs";
   if (o.question == Question::Cost) {
@@ -101,7 +94,7 @@ scenario::Scenario prepare(Report& r, const std::string& scenario_path,
   r.options = o;
   r.metric_key = detail::metric_key(o);
   r.comparison = o.question == Question::Cost ? "min" : lower_is_better(o) ? "<=" : ">=";
-  r.geometric = detail::is_bandwidth(o);
+  r.geometric = detail::is_continuous(o);
   return base;
 }
 
@@ -110,8 +103,10 @@ scenario::Scenario prepare(Report& r, const std::string& scenario_path,
 double base_value_of(const Report& r, const scenario::Scenario& base) {
   const Options& o = r.options;
   const double base_value =
-      r.geometric ? detail::link_named(base, o.link)->spec.bandwidth
-                  : static_cast<double>(detail::current_integer(base, o.vary).value_or(1));
+      detail::is_bandwidth(o) ? detail::link_named(base, o.link)->spec.bandwidth
+      : detail::varies_rate(o.vary)
+          ? detail::current_rate(base, o.vary).value_or(1.0)
+          : static_cast<double>(detail::current_integer(base, o.vary).value_or(1));
   auto overrides = r.common;
   overrides.push_back({o.vary, format_value(o, base_value)});
   try {
@@ -141,7 +136,7 @@ std::string flow_keys(const Report& r) {
 // flow never starts (workload.jobs beyond its waves, by --set or in the scenario), and a search
 // over jobs reaching past them (--range). Without a flow nothing changes.
 void check_flow(Report& r, const scenario::Scenario& base) {
-  if (!base.workload().flow) return;
+  if (!base.single_workload() || !base.workload().flow) return;
   r.flow = detail::flow_equivalent(base).load;
   const FlowLoad& f = *r.flow;
   const Options& o = r.options;
@@ -172,10 +167,58 @@ void check_flow(Report& r, const scenario::Scenario& base) {
                                ", or change " + flow_keys(r) + " so that the flow starts them"}});
 }
 
+// set_threshold for an open loop or several workloads: N_CPU is the threads they run together
+// (an open loop's events in flight), and --slowdown's reference each workload's own; with every
+// workload constrained the threshold is a ratio to those references.
+double set_mix_threshold(Report& r, const scenario::Scenario& base, double base_value) {
+  const Options& o = r.options;
+  const MixLoad& mix = *r.mix;
+  double n_cpu = 0.0, nominal = 0.0;
+  for (const auto& t : mix.terms) {
+    n_cpu += t.n_cpu;
+    nominal += t.n_cpu_nominal;
+  }
+  const auto first = analytic::predict(detail::alone(base, 0));
+  r.base = {{"value", base_value},          {"n_cpu", n_cpu},
+            {"n_cpu_nominal", nominal},     {"n_gpu", first.n_gpu},
+            {"t_cpu_s", first.t_cpu_s},     {"t_gpu_s", first.t_gpu_s},
+            {"t_ideal_s", first.t_ideal_s}, {"saturation_n_cpu_per_gpu", nullptr}};
+  if (base.single_workload() && std::isfinite(first.saturation_rate_per_s))
+    r.base["saturation_rate_per_s"] = first.saturation_rate_per_s;
+  switch (o.constraint) {
+    case Constraint::PerJobThroughput:
+      r.threshold = o.min_per_job_throughput;
+      break;
+    case Constraint::P99Latency:
+      r.threshold = o.max_p99_latency_s;
+      break;
+    default: {
+      const double factor = 1.0 + o.slowdown_percent / 100.0;
+      const bool every = o.scope.several && !o.scope.index;
+      const std::size_t w = o.scope.index.value_or(0);
+      double ref = mix.terms.at(w).reference_s;
+      if (!every && detail::is_bandwidth(o)) {
+        auto overrides = r.common;
+        overrides.push_back({o.vary, fmt(detail::kUnlimitedBandwidth, 17)});
+        ref = analytic::predict(detail::alone(scenario::load_file(r.scenario_file, overrides), w))
+                  .t_ideal_s;
+      }
+      if (every) {
+        r.threshold = factor;
+      } else {
+        r.reference_s = ref;
+        r.threshold = ref * factor;
+      }
+    }
+  }
+  return *r.threshold;
+}
+
 // The scenario's own figures into the report, and the threshold the constraint sets (0 for cost,
 // which has none).
 double set_threshold(Report& r, const scenario::Scenario& base, double base_value) {
   const Options& o = r.options;
+  if (r.mix) return set_mix_threshold(r, base, base_value);
   // With a job flow, the population it runs on average (t_ideal does not depend on it).
   const auto prediction = analytic::predict(detail::flow_equivalent(base).scenario);
   r.base = {{"value", base_value},
@@ -202,7 +245,7 @@ double set_threshold(Report& r, const scenario::Scenario& base, double base_valu
       double ref = prediction.t_cpu_s;
       if (o.reference == Reference::Ideal) {
         ref = prediction.t_ideal_s;
-        if (r.geometric) {
+        if (detail::is_bandwidth(o)) {
           auto overrides = r.common;
           overrides.push_back({o.vary, fmt(detail::kUnlimitedBandwidth, 17)});
           ref = analytic::predict(scenario::load_file(r.scenario_file, overrides)).t_ideal_s;
@@ -222,8 +265,13 @@ Domain analytic_domain(const Report& r) {
   Domain wide;
   wide.geometric = r.geometric;
   wide.tolerance = r.geometric ? 0.001 : 0.0;
-  wide.min = r.geometric ? detail::kBandwidthMin : std::max(1.0, o.range_min.value_or(1.0));
-  wide.max = r.geometric ? detail::kBandwidthMax : jobs_cap(r).value_or(detail::kIntegerCap);
+  const bool rate = detail::varies_rate(o.vary);
+  wide.min = rate          ? detail::kRateMin
+             : r.geometric ? detail::kBandwidthMin
+                           : std::max(1.0, o.range_min.value_or(1.0));
+  wide.max = rate          ? detail::kRateMax
+             : r.geometric ? detail::kBandwidthMax
+                           : jobs_cap(r).value_or(detail::kIntegerCap);
   wide.min = std::min(wide.min, wide.max);
   return wide;
 }
@@ -297,7 +345,11 @@ Domain simulated_range(const Report& r, double base_value, double g_lo, double g
   Domain d;
   d.geometric = r.geometric;
   d.tolerance = o.tolerance;
-  if (r.geometric) {
+  if (detail::varies_rate(o.vary)) {
+    // An open loop far past saturation only grows its queue: a few times the guess is enough.
+    d.min = o.range_min.value_or(std::max(detail::kRateMin, round_bandwidth(g_lo / 64.0)));
+    d.max = o.range_max.value_or(std::min(detail::kRateMax, round_bandwidth(g_hi * 4.0)));
+  } else if (r.geometric) {
     d.min = o.range_min.value_or(std::max(detail::kBandwidthMin, round_bandwidth(g_lo / 64.0)));
     d.max = o.range_max.value_or(std::min(detail::kBandwidthMax, round_bandwidth(g_hi * 64.0)));
   } else {
@@ -305,7 +357,10 @@ Domain simulated_range(const Report& r, double base_value, double g_lo, double g
     d.max = o.range_max.value_or(
         std::min(detail::kIntegerCap, std::max({64.0, 4.0 * g_hi, 2.0 * base_value})));
   }
-  if (!o.range_max) d.max = std::max(d.max, r.geometric ? d.min * 64.0 : 2.0 * d.min);
+  if (!o.range_max)
+    d.max = std::max(d.max, detail::varies_rate(o.vary) ? d.min * 4.0
+                            : r.geometric               ? d.min * 64.0
+                                                        : 2.0 * d.min);
   if (const auto cap = jobs_cap(r)) d.max = std::min(d.max, *cap);  // no job starts beyond
   if (!(d.min <= d.max))
     throw scenario::InputError(r.scenario_file,
@@ -367,9 +422,7 @@ class Simulations {
     SearchStatus s;
     s.values_done = static_cast<int>(r_.points.size());
     s.values_now = static_cast<int>(fresh);
-    const auto human = [&](double v) {
-      return r_.geometric ? util::format_bandwidth(v) : format_value(o, v);
-    };
+    const auto human = [&](double v) { return detail::show_value(o, v); };
     if (o.question == Question::Cost) {
       s.bracket = "[" + human(r_.bracket_low) + ", " + human(r_.bracket_high) + "]";
       s.values_expected = s.values_done + s.values_now + 3;
@@ -524,9 +577,7 @@ void find_limit(Report& r, Simulations& sims, const Domain& d, double g_lo, doub
       d, ok_below, ok_guess, fail_guess, [&](const std::vector<double>& vs) { return sims.ok(vs); },
       o.probes);
 
-  const auto human = [&](double v) {
-    return r.geometric ? util::format_bandwidth(v) : format_value(o, v);
-  };
+  const auto human = [&](double v) { return detail::show_value(o, v); };
   const std::string range = "[" + human(d.min) + ", " + human(d.max) + "]";
   if (!b.ok) {
     if (ok_below) {

@@ -1,5 +1,6 @@
 #include "questions.hpp"
 #include "workload_flow.hpp"
+#include "workloads.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -52,6 +53,16 @@ bool is_bandwidth(const Options& o) {
   return o.question == Question::MinBandwidth;
 }
 
+bool is_continuous(const Options& o) {
+  return is_bandwidth(o) || varies_rate(o.vary);
+}
+
+std::string show_value(const Options& o, double v) {
+  if (is_bandwidth(o)) return util::format_bandwidth(v);
+  if (varies_rate(o.vary)) return fmt(v, 4) + "/s";
+  return format_value(o, v);
+}
+
 bool lower_is_better(const Options& o) {
   return o.constraint != Constraint::PerJobThroughput;
 }
@@ -59,6 +70,25 @@ bool lower_is_better(const Options& o) {
 std::string metric_key(const Options& o) {
   namespace k = results::keys;
   if (o.question == Question::Cost) return "cost_per_million_events";
+  const auto& scope = o.scope;
+  if (scope.several) {
+    // One workload's own figures, or the worst over every workload.
+    const std::string one =
+        scope.index ? "workloads[" + std::to_string(*scope.index) + "]." : "workloads[*].";
+    const bool open = scope.index && scope.open.at(*scope.index);
+    switch (o.constraint) {
+      case Constraint::PerJobThroughput:
+        return (scope.index ? one : "min " + one) + "events.per_job_throughput_per_s";
+      case Constraint::P99Latency:
+        return (scope.index ? one : "max " + one) + "requests.latency_s.p99";
+      default:
+        if (scope.index)
+          return one + (open ? "events.time_per_event_s.mean" : "events.thread_time_per_event_s");
+        return "max workloads[*] time per event / reference";
+    }
+  }
+  if (scope.open_loop && o.constraint == Constraint::Slowdown)
+    return results::column({k::top::events, k::events::time_per_event_s, k::quantile::mean});
   switch (o.constraint) {
     case Constraint::PerJobThroughput:
       return results::column({k::top::events, k::events::per_job_throughput_per_s});
@@ -85,6 +115,11 @@ double round_bandwidth(double b) {
 std::optional<std::int64_t> current_integer(const scenario::Scenario& s, const std::string& path) {
   if (path == "workload.jobs") return s.workload().jobs;
   if (path == "workload.threads_per_job") return s.workload().threads_per_job;
+  for (const char* field : {"jobs", "threads_per_job"})
+    if (const auto i = indexed_workload(path, field)) {
+      if (*i >= s.workloads.size()) return std::nullopt;
+      return field[0] == 'j' ? s.workloads[*i].jobs : s.workloads[*i].threads_per_job;
+    }
   const std::string prefix = "servers.";
   if (path.rfind(prefix, 0) == 0 && path.size() > prefix.size() + 6 &&
       path.compare(path.size() - 6, 6, ".count") == 0) {
@@ -141,7 +176,15 @@ std::string describe_constraint(const Report& r) {
     case Constraint::P99Latency:
       return "p99 request latency <= " + util::format_time(o.max_p99_latency_s);
     default:
-      return "thread time per event <= " + util::format_time(*r.threshold) + " (" +
+      if (o.scope.several && !o.scope.index)
+        return "every workload's time per event <= its " +
+               std::string(o.reference == Reference::CpuOnly ? "CPU-only t_CPU" : "t_ideal") +
+               " + " + fmt(o.slowdown_percent) + "% (the worst ratio <= " + fmt(*r.threshold, 6) +
+               ")";
+      return std::string(o.scope.open_loop || (o.scope.index && o.scope.open.at(*o.scope.index))
+                             ? "mean event time"
+                             : "thread time per event") +
+             " <= " + util::format_time(*r.threshold) + " (" +
              (o.reference == Reference::CpuOnly      ? "CPU-only t_CPU"
               : o.question == Question::MinBandwidth ? "t_ideal without transfer time"
                                                      : "t_ideal") +
@@ -159,11 +202,16 @@ AnalyticPoint predict_at(const std::string& path, const std::vector<scenario::Ov
   overrides.insert(overrides.end(), o.price_overrides.begin(), o.price_overrides.end());
   overrides.push_back({o.vary, format_value(o, value)});
   const auto loaded = scenario::load_file(path, overrides);
+  AnalyticPoint a;
+  // Several workloads: the shared formula (workloads.hpp); MVA solves one population only.
+  if (o.scope.several) {
+    a.formula = shared_metric(o, shared_formula(loaded));
+    return a;
+  }
   // A job flow is asked about as the population it runs on average (workload_flow.hpp).
   const auto equivalent = flow_equivalent(loaded);
   const auto& s = equivalent.scenario;
   const auto p = analytic::predict(s);
-  AnalyticPoint a;
   // The simulation's per-job throughput is over every job of the workload, started or not.
   const double jobs = static_cast<double>(loaded.workload().jobs);
   const std::optional<double> x_mva =
@@ -216,6 +264,7 @@ void add_summary(const Options& o, const nlohmann::json& run,
                  std::map<std::string, std::vector<double>>& figures) {
   const results::Document doc(run);
   const auto events = doc.events();
+  const auto scoped = scoped_n_cpu(o, doc);
   double util = 0.0;
   for (const auto& pool : doc.servers())
     util = std::max(util, results::zero_if_missing(pool.utilization()));
@@ -226,8 +275,14 @@ void add_summary(const Options& o, const nlohmann::json& run,
       doc.requests().latency_s().at(results::Quantile::P99));
   figures[summary_key::max_device_utilization].push_back(util);
   // With a job flow, the threads running (time-weighted over the measured span), else all.
-  const double nominal = doc.analytic().n_cpu();
-  const double running = doc.has_jobs() ? doc.jobs().mean_running_threads() : kNaN;
+  double nominal = doc.analytic().n_cpu();
+  if (o.scope.several) {
+    nominal = 0.0;
+    for (const auto& w : doc.workloads()) nominal += w.threads();
+  }
+  const double running = scoped           ? *scoped
+                         : doc.has_jobs() ? doc.jobs().mean_running_threads()
+                                          : kNaN;
   figures[summary_key::n_cpu].push_back(std::isnan(running) ? nominal : running);
   figures[summary_key::n_cpu_nominal].push_back(nominal);
   figures[summary_key::n_gpu].push_back(doc.analytic().n_gpu());
@@ -245,7 +300,7 @@ void add_summary(const Options& o, const nlohmann::json& run,
 // ---- points ------------------------------------------------------------------------------
 
 std::string format_value(const Options& o, double value) {
-  if (detail::is_bandwidth(o)) return detail::fmt(detail::round_bandwidth(value), 17);
+  if (detail::is_continuous(o)) return detail::fmt(detail::round_bandwidth(value), 17);
   return std::to_string(static_cast<std::int64_t>(std::llround(value)));
 }
 
@@ -264,6 +319,7 @@ double metric_of(const Options& o, const nlohmann::json& r) {
     const auto per_million = doc.cost().per_million_events();
     return per_million && std::isfinite(*per_million) ? *per_million : kInf;
   }
+  if (const auto scoped = detail::scoped_metric(o, doc)) return *scoped;
   double v = kNaN;
   switch (o.constraint) {
     case Constraint::PerJobThroughput:

@@ -19,10 +19,15 @@ namespace sonicsim::plan::detail {
 // Past these the analytic searches stop: beyond the loader's limits, and far beyond any site.
 inline constexpr double kIntegerCap = 1'000'000.0;
 inline constexpr double kBandwidthMin = 1e3, kBandwidthMax = 1e14;  // 8 kbps .. 800 Tbps
+inline constexpr double kRateMin = 1e-3, kRateMax = 1e9;            // arrivals per second
 // "Unlimited" bandwidth for the reference t_ideal of min-bandwidth: its transfer time vanishes.
 inline constexpr double kUnlimitedBandwidth = 1e15;
 
 bool is_bandwidth(const Options& o);
+// Searched geometrically to --tolerance: a bandwidth or an arrival rate.
+bool is_continuous(const Options& o);
+// A value of the varied path for people: "10 Gbps", "800/s", "12".
+std::string show_value(const Options& o, double v);
 // Smaller is better for times and costs, larger for throughput.
 bool lower_is_better(const Options& o);
 bool meets(const Options& o, double metric, double threshold);

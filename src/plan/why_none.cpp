@@ -12,6 +12,7 @@
 
 #include "questions.hpp"
 #include "workload_flow.hpp"
+#include "workloads.hpp"
 
 namespace sonicsim::plan::detail {
 
@@ -47,11 +48,13 @@ std::optional<Judged> judge(const Report& r, double best) {
 }
 
 std::string show_value(const Report& r, double v) {
-  return r.geometric ? util::format_bandwidth(v) : format_value(r.options, v);
+  return detail::show_value(r.options, v);
 }
 
-// Where the workload's jobs are set, for "lower the jobs" advice.
+// Where the workload's load is set, for "lower the load" advice.
 std::string fewer_jobs(const Report& r) {
+  if (r.options.scope.open_loop)
+    return varies_rate(r.options.vary) ? "a lower rate" : "lower workload.arrivals.rate";
   return r.options.vary == "workload.jobs" ? "fewer jobs" : "lower workload.jobs";
 }
 
@@ -60,6 +63,12 @@ std::string fewer_jobs(const Report& r) {
 NoAnswer why_none(const Report& r, double best, bool use_mva, bool has_view) {
   const Options& o = r.options;
   NoAnswer n;
+  if (o.scope.several) return why_none_shared(r, best, use_mva);
+  if (o.scope.open_loop && use_mva) {
+    n.kind = "no_view";
+    n.text = "MVA solves a closed population of threads; an open loop has none";
+    return n;
+  }
   if (!has_view) {
     n.kind = "no_view";
     n.text = use_mva ? "MVA solves synchronous threads only; this workload is async"
@@ -76,9 +85,11 @@ NoAnswer why_none(const Report& r, double best, bool use_mva, bool has_view) {
   const auto& p = j->prediction;
   n.value = j->value;
   n.n_cpu = static_cast<double>(p.n_cpu);
-  const std::string at = o.vary + " = " + show_value(r, j->value) + " (" +
-                         threads(static_cast<double>(p.n_cpu)) +
-                         (r.flow ? " running on average" : "") + ")";
+  const bool open = j->loaded.workload().open_loop();
+  const std::string load =
+      open ? fmt(*p.arrival_rate_per_s, 6) + " events/s arriving"
+           : threads(static_cast<double>(p.n_cpu)) + (r.flow ? " running on average" : "");
+  const std::string at = o.vary + " = " + show_value(r, j->value) + " (" + load + ")";
 
   // A link past its bandwidth: the formulas assume idle links, so this is no answer at all.
   const analytic::LinkTerm* link = nullptr;
@@ -109,11 +120,18 @@ NoAnswer why_none(const Report& r, double best, bool use_mva, bool has_view) {
     n.utilization = pool.utilization;
     const auto index = std::to_string(p.binding_pool);
     const bool varied = o.vary == "servers." + index + ".count";
-    n.text = "pool " + pool.name + " past its knee at " + at + ": " +
-             threads(static_cast<double>(p.n_cpu)) + " on " + std::to_string(pool.count) +
-             (pool.count == 1 ? " device" : " devices") + ", the knee " +
-             threads(pool.saturation_n_cpu) + ", devices " + fmt(100.0 * pool.utilization, 3) +
-             "% busy";
+    if (open)
+      n.text = "pool " + pool.name + " past saturation at " + at + ": " +
+               std::to_string(pool.count) + (pool.count == 1 ? " device" : " devices") +
+               " serve at most " + fmt(p.saturation_rate_per_s, 5) +
+               " events/s with each request executing alone (dynamic batching raises it; the "
+               "simulation has it)";
+    else
+      n.text = "pool " + pool.name + " past its knee at " + at + ": " +
+               threads(static_cast<double>(p.n_cpu)) + " on " + std::to_string(pool.count) +
+               (pool.count == 1 ? " device" : " devices") + ", the knee " +
+               threads(pool.saturation_n_cpu) + ", devices " + fmt(100.0 * pool.utilization, 3) +
+               "% busy";
     n.text += varied ? ": raise the high end with --range LO:HI"
                      : ": add devices (sonicsim plan ... min-devices, or --set servers." + index +
                            ".count=N) or " + fewer_jobs(r);

@@ -265,6 +265,12 @@ Events Workload::events() const {
 Requests Workload::requests() const {
   return Requests(View::at(k::workload::requests));
 }
+bool Workload::has_job_flow() const {
+  return has(k::workload::job_flow);
+}
+Jobs Workload::job_flow() const {
+  return Jobs(View::at(k::workload::job_flow));
+}
 
 std::optional<std::string> Site::name() const {
   return text(k::site::name);

@@ -79,6 +79,18 @@ struct Options {
   // replications, at the price of more simulations. 1 is plain bisection.
   int probes = 1;
   bool analytic_only = false;  // stop after the formula and MVA answers: no simulation
+  // With several workloads: the one the constraint is on, by name; "" or "all": every one.
+  std::string workload;
+  // What the constraint reads in each run, filled in by plan() from the scenario (WorkloadScope).
+  struct WorkloadScope {
+    bool open_loop = false;  // one workload, an open loop: its metric is the mean event time
+    bool several = false;
+    std::optional<std::size_t> index;  // several: the workload the constraint is on; unset: all
+    std::vector<bool> open;            // several: which workloads are open loops
+    // several, every one, --slowdown: each workload's reference time, the metric being the
+    // worst ratio of a workload's time per event to its own reference.
+    std::vector<double> references;
+  } scope;
   std::function<void(const SearchStatus&)> on_status;  // before each round, when set
 };
 
@@ -119,6 +131,21 @@ struct FlowLoad {
   double mean_running_jobs = 0.0, mean_running_threads = 0.0;  // time-weighted estimate
 };
 
+// An open loop or several workloads as plan sees them (docs/plan.md, "Open loops and several
+// workloads"): what each workload puts on the servers, with the threads it runs on average (a job
+// flow's time-weighted estimate; an open loop's events in flight by Little's law at t_ideal).
+struct MixLoad {
+  struct Term {
+    std::string name;
+    bool open_loop = false;
+    double arrival_rate_per_s = 0.0;          // open loop only
+    double n_cpu = 0.0, n_cpu_nominal = 0.0;  // threads running (estimated), jobs x threads
+    double t_ideal_s = 0.0, reference_s = 0.0;
+  };
+  std::vector<Term> terms;
+  std::string constrained;  // the workload the constraint is on; "" for every one
+};
+
 // Why the formula or MVA has no answer: what binds at the value of the varied path most
 // favourable to the constraint, and which flag or key could change that.
 struct NoAnswer {
@@ -155,6 +182,7 @@ struct Report {
   std::optional<double> formula_answer, mva_answer;  // the analytic searches over the same range
   std::optional<NoAnswer> formula_none, mva_none;    // why one of them is missing
   std::optional<FlowLoad> flow;                      // the workload's job flow, estimated
+  std::optional<MixLoad> mix;                        // open loop or several workloads
   double bracket_low = 0.0, bracket_high = 0.0;      // first two values simulated
   Answer answer;
   std::vector<Point> points;  // in the order simulated

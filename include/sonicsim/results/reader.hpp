@@ -132,6 +132,8 @@ class Requests : public View {
   std::optional<Histogram> latency_histogram() const;
 };
 
+class Jobs;
+
 // An element of `workloads` (several workloads only).
 class Workload : public View {
  public:
@@ -140,6 +142,8 @@ class Workload : public View {
   double threads() const;
   Events events() const;
   Requests requests() const;
+  bool has_job_flow() const;  // the workload has a job flow
+  Jobs job_flow() const;      // its flow's jobs alone
 };
 
 // An element of `sites` (several sites only): the figures of the client nodes at the site.
