@@ -131,8 +131,19 @@ plan::Options options_of(const PlanArgs& a) {
         a.vary.compare(a.vary.size() - rate.size(), rate.size(), rate) == 0)
       q = scenario::Quantity::Rate;
     const std::string lo = a.range.substr(0, colon), hi = a.range.substr(colon + 1);
-    if (!lo.empty()) o.range_min = parse_bound(lo, q, "--range");
-    if (!hi.empty()) o.range_max = parse_bound(hi, q, "--range");
+    // max-cpu's default --vary is an open loop's rate: a bound with a rate's unit is read as one
+    // here, and plan() refuses it where the varied path is an integer after all.
+    const auto bound = [&](const std::string& text) {
+      const bool unit = text.find_first_not_of("0123456789") != std::string::npos;
+      if (!q && unit && a.vary.empty() && o.question == plan::Question::MaxCpu &&
+          text.find('/') != std::string::npos) {
+        o.range_is_rate = true;
+        return parse_bound(text, scenario::Quantity::Rate, "--range");
+      }
+      return parse_bound(text, q, "--range");
+    };
+    if (!lo.empty()) o.range_min = bound(lo);
+    if (!hi.empty()) o.range_max = bound(hi);
   }
   return o;
 }

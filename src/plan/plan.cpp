@@ -95,6 +95,15 @@ scenario::Scenario prepare(Report& r, const std::string& scenario_path,
   r.metric_key = detail::metric_key(o);
   r.comparison = o.question == Question::Cost ? "min" : lower_is_better(o) ? "<=" : ">=";
   r.geometric = detail::is_continuous(o);
+  if (o.range_is_rate && !detail::varies_rate(o.vary))
+    throw scenario::InputError(
+        scenario_path, {{o.vary, "--range: found a rate (with /s), expected values of " + o.vary +
+                                     ", which is not an arrival rate"}});
+  for (const auto& bound : {o.range_min, o.range_max})
+    if (bound && !r.geometric && *bound != std::floor(*bound))
+      throw scenario::InputError(scenario_path,
+                                 {{o.vary, "--range: found " + fmt(*bound, 10) +
+                                               ", expected integers: " + o.vary + " is a count"}});
   return base;
 }
 

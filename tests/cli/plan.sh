@@ -109,6 +109,19 @@ assert_stdout_contains "min-bandwidth --link site_uplink"
 [[ "$(json_get "$TMP/none.json" analytic.none.formula.kind)" == link ]] || fail "none: kind"
 pass "an analytic none names the overloaded uplink"
 
+# An open loop is planned by its arrival rate (--range takes rates), several workloads together.
+run_ok "$SONICSIM" plan tests/data/plan_open_loop.json max-cpu --slowdown 50 \
+  --range 100/s:4000/s --replications 1 -o "$TMP/open.json"
+assert_stdout_contains "events in flight, Little's law"
+[[ "$(json_get "$TMP/open.json" vary)" == workload.arrivals.rate ]] || fail "open: vary"
+rate="$(json_get "$TMP/open.json" answer.value)"
+float_cmp "$rate" "<" 1000 || fail "open loop: $rate/s on one 1 ms device"
+run_ok "$SONICSIM" plan tests/data/plan_two_workloads.json min-devices --workload slow \
+  --set workloads.0.jobs=100 --analytic-only -o "$TMP/two.json"
+assert_stdout_contains "the constraint on \`slow\`"
+[[ "$(json_get "$TMP/two.json" workloads.constrained)" == slow ]] || fail "two: constrained"
+pass "an open loop planned by its rate ($rate/s), several workloads by the shared formula"
+
 # Bad input: exit 2, a message, no file.
 bad() {
   local want="$1"; shift
@@ -126,7 +139,10 @@ bad "give one constraint" "$KNEE" max-cpu --slowdown 5 --max-p99-latency 10ms
 bad "--max-p99-latency" "$KNEE" min-devices --max-p99-latency 10parsecs
 bad "--reference" "$KNEE" max-cpu --reference gpu
 bad "does-not-exist.json" does-not-exist.json max-cpu
-bad "open loop" scenarios/examples/open-loop-arrivals.json max-cpu
+bad "an open loop has no jobs" tests/data/plan_open_loop.json max-cpu --min-per-job-throughput 1
+bad "did you mean \`fast\`" tests/data/plan_two_workloads.json min-devices --workload fats
+bad "expected a positive rate" tests/data/plan_open_loop.json max-cpu --range 0/s:100/s
+bad "which is not an arrival rate" "$KNEE" max-cpu --range 10/s:20/s
 bad "expected LO:HI" "$KNEE" max-cpu --range 10
 bad "expected a positive integer" "$KNEE" max-cpu --range 0:x
 bad "still holds at the top of the range" "$KNEE" max-cpu --range 1:20 --replications 1

@@ -73,6 +73,7 @@ struct Options {
   std::vector<scenario::Override> price_overrides;
   bool scenario_priced = false;                // the scenario has prices or powers of its own
   std::optional<double> range_min, range_max;  // the search bracket's limits; default from analytic
+  bool range_is_rate = false;                  // --range was given with a rate's unit (`100/s`)
   double tolerance = 0.02;  // geometric bisection stops when hi/lo <= 1 + tolerance, see below
   int replications = 3;
   // Values simulated together in each bisection round: more finish sooner when workers exceed
