@@ -320,20 +320,7 @@ double metric_of(const Options& o, const nlohmann::json& r) {
     return per_million && std::isfinite(*per_million) ? *per_million : kInf;
   }
   if (const auto scoped = detail::scoped_metric(o, doc)) return *scoped;
-  double v = kNaN;
-  switch (o.constraint) {
-    case Constraint::PerJobThroughput:
-      v = events.per_job_throughput_per_s();
-      return std::isfinite(v) ? v : 0.0;
-    case Constraint::P99Latency:
-      v = doc.requests().latency_s().at(results::Quantile::P99);
-      break;
-    default:
-      v = events.thread_time_per_event_s();
-      break;
-  }
-  // No event (request) finished after the warm-up: as slow as it gets.
-  return std::isfinite(v) && v > 0.0 ? v : kInf;
+  return detail::workload_metric(o, events, doc.requests(), false);
 }
 
 Simulate simulate_with_run_points(const std::string& scenario_path,

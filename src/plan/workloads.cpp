@@ -278,9 +278,6 @@ std::optional<double> shared_metric(const Options& o, const SharedFormula& f) {
   }
 }
 
-namespace {
-
-// One workload's metric in a run: an open loop's event time is its mean event latency.
 double workload_metric(const Options& o, const results::Events& events,
                        const results::Requests& requests, bool open) {
   double v = kNaN;
@@ -297,8 +294,6 @@ double workload_metric(const Options& o, const results::Events& events,
   }
   return std::isfinite(v) && v > 0.0 ? v : kInf;
 }
-
-}  // namespace
 
 std::optional<double> scoped_metric(const Options& o, const results::Document& doc) {
   const auto& scope = o.scope;

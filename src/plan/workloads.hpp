@@ -54,6 +54,12 @@ SharedFormula shared_formula(const scenario::Scenario& s);
 // The formula's view of the constrained metric for several workloads (MVA has none).
 std::optional<double> shared_metric(const Options& o, const SharedFormula& f);
 
+// One workload's metric in a run (a workload's own block, or the run's): the constraint's
+// figure, an open loop's event time being its mean event latency. No finished event: infinitely
+// slow (per-job throughput 0).
+double workload_metric(const Options& o, const results::Events& events,
+                       const results::Requests& requests, bool open);
+
 // The constrained metric from one run, for an open loop or several workloads; nullopt for a
 // single closed-loop workload (questions.cpp reads it as before).
 std::optional<double> scoped_metric(const Options& o, const results::Document& doc);
