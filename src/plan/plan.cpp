@@ -206,11 +206,17 @@ double set_mix_threshold(Report& r, const scenario::Scenario& base, double base_
       const bool every = o.scope.several && !o.scope.index;
       const std::size_t w = o.scope.index.value_or(0);
       double ref = mix.terms.at(w).reference_s;
-      if (!every && detail::is_bandwidth(o)) {
+      // min-bandwidth compares with t_ideal without the link's transfer time, for each workload.
+      if (detail::is_bandwidth(o) && o.reference == Reference::Ideal) {
         auto overrides = r.common;
         overrides.push_back({o.vary, fmt(detail::kUnlimitedBandwidth, 17)});
-        ref = analytic::predict(detail::alone(scenario::load_file(r.scenario_file, overrides), w))
-                  .t_ideal_s;
+        const auto unlimited = scenario::load_file(r.scenario_file, overrides);
+        for (std::size_t i = 0; i < mix.terms.size(); ++i) {
+          const double t = analytic::predict(detail::alone(unlimited, i)).t_ideal_s;
+          r.mix->terms[i].reference_s = t;
+          if (i == w) ref = t;
+          if (every) r.options.scope.references.at(i) = t;
+        }
       }
       if (every) {
         r.threshold = factor;
