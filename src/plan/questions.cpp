@@ -71,32 +71,28 @@ std::string metric_key(const Options& o) {
   namespace k = results::keys;
   if (o.question == Question::Cost) return "cost_per_million_events";
   const auto& scope = o.scope;
-  if (scope.several) {
-    // One workload's own figures, or the worst over every workload.
-    const std::string one =
-        scope.index ? "workloads[" + std::to_string(*scope.index) + "]." : "workloads[*].";
-    const bool open = scope.index && scope.open.at(*scope.index);
-    switch (o.constraint) {
-      case Constraint::PerJobThroughput:
-        return (scope.index ? one : "min " + one) + "events.per_job_throughput_per_s";
-      case Constraint::P99Latency:
-        return (scope.index ? one : "max " + one) + "requests.latency_s.p99";
-      default:
-        if (scope.index)
-          return one + (open ? "events.time_per_event_s.mean" : "events.thread_time_per_event_s");
-        return "max workloads[*] time per event / reference";
-    }
-  }
-  if (scope.open_loop && o.constraint == Constraint::Slowdown)
-    return results::column({k::top::events, k::events::time_per_event_s, k::quantile::mean});
+  // The key within `events` (or a workload's) that the constraint reads.
+  const bool open = scope.open_loop || (scope.index && scope.open.at(*scope.index));
+  std::string key;
   switch (o.constraint) {
     case Constraint::PerJobThroughput:
-      return results::column({k::top::events, k::events::per_job_throughput_per_s});
+      key = results::column({k::top::events, k::events::per_job_throughput_per_s});
+      break;
     case Constraint::P99Latency:
-      return results::column({k::top::requests, k::requests::latency_s, k::quantile::p99});
+      key = results::column({k::top::requests, k::requests::latency_s, k::quantile::p99});
+      break;
     default:
-      return results::column({k::top::events, k::events::thread_time_per_event_s});
+      key = open ? results::column({k::top::events, k::events::time_per_event_s, k::quantile::mean})
+                 : results::column({k::top::events, k::events::thread_time_per_event_s});
   }
+  if (!scope.several) return key;
+  // One workload's own figures, or the worst over every workload.
+  const std::string workloads = k::top::workloads;
+  if (scope.index) return workloads + "[" + std::to_string(*scope.index) + "]." + key;
+  if (o.constraint == Constraint::Slowdown)
+    return "max " + workloads + "[*] time per event / reference";
+  return (o.constraint == Constraint::PerJobThroughput ? "min " : "max ") + workloads + "[*]." +
+         key;
 }
 
 std::string fmt(double v, int digits) {
