@@ -33,7 +33,7 @@ class FakeSonicsim:
                 json.dump(self.plan_json, f)
         return self.rc, "", self.stderr, ["sonicsim", "plan", path, question]
 
-    def metric(self, path, sets, key, out):
+    def metric(self, path, sets, key, out, references=None):
         self.runs += 1
         assert 'network.flow_model="flow"' in sets
         value = next(json.loads(s.split("=", 1)[1]) for s in sets if s.startswith("servers.0.count="))
@@ -119,7 +119,7 @@ class OracleScenarios(unittest.TestCase):
     def test_cases_cover_every_kind_and_repeat_by_seed(self):
         import random
         kinds = set()
-        for i in range(12):
+        for i in range(16):
             a = po.make_case(random.Random(33 * 1_000_003 + i), i)
             b = po.make_case(random.Random(33 * 1_000_003 + i), i)
             self.assertEqual(json.dumps(a), json.dumps(b))
@@ -129,7 +129,36 @@ class OracleScenarios(unittest.TestCase):
             if question == "min-bandwidth":
                 self.assertIn("--link", args)
         self.assertEqual(kinds, {"latency", "bandwidth", "batching", "two-pools", "flows",
-                                 "sites"})
+                                 "sites", "open-loop", "two-workloads"})
+
+
+class OracleMetrics(unittest.TestCase):
+    """The oracle reads a run's metric from the results itself, not through plan's reader."""
+
+    RUN = {"events": {"time_per_event_s": {"mean": 0.004}, "per_job_throughput_per_s": 0},
+           "workloads": [
+               {"events": {"thread_time_per_event_s": 0.110, "per_job_throughput_per_s": 9.0},
+                "requests": {"latency_s": {"p99": 0.02}}},
+               {"events": {"thread_time_per_event_s": 0.300, "per_job_throughput_per_s": 3.0},
+                "requests": {"latency_s": {"p99": 0.05}}}]}
+
+    def test_every_workload_is_the_worst_ratio_to_its_own_reference(self):
+        key = "max workloads[*] time per event / reference"
+        self.assertAlmostEqual(po.metric_value(self.RUN, key, [0.1, 0.2]), 1.5)
+        self.assertAlmostEqual(po.metric_value(self.RUN, key, [0.1, 0.4]), 1.1)
+
+    def test_one_workload_and_the_aggregates(self):
+        run = self.RUN
+        self.assertEqual(po.metric_value(run, "workloads[1].events.thread_time_per_event_s", []),
+                         0.300)
+        self.assertEqual(po.metric_value(run, "max workloads[*].requests.latency_s.p99", []), 0.05)
+        self.assertEqual(
+            po.metric_value(run, "min workloads[*].events.per_job_throughput_per_s", []), 3.0)
+        self.assertEqual(po.metric_value(run, "events.time_per_event_s.mean", []), 0.004)
+        # Nothing finished: as slow as it gets; a missing workload likewise.
+        self.assertEqual(po.metric_value(run, "events.per_job_throughput_per_s", []), 0.0)
+        self.assertEqual(po.metric_value(run, "workloads[5].events.thread_time_per_event_s", []),
+                         float("inf"))
 
 
 if __name__ == "__main__":
