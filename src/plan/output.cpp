@@ -161,7 +161,8 @@ nlohmann::json to_json(const Report& r) {
                    : nlohmann::json{val(r, r.range_min), val(r, r.range_max)};
   j["base"] = r.base;
   if (r.flow)
-    j["flow"] = {{"rule", r.flow->rule},
+    j["flow"] = {{"workload", r.flow->path},
+                 {"rule", r.flow->rule},
                  {"jobs", r.flow->jobs},
                  {"starts", r.flow->starts},
                  {"most_starts", r.flow->most_starts ? nlohmann::json(*r.flow->most_starts)
@@ -274,9 +275,12 @@ std::string to_text(const Report& r) {
        << " jobs start in the run";
     if (f.job_lifetime_s > 0) os << ", each for about " << util::format_time(f.job_lifetime_s);
     os << "\n               about " << detail::fmt(f.mean_running_jobs, 4) << " jobs ("
-       << detail::fmt(f.mean_running_threads, 4)
-       << " threads) run on average after the warm-up: the formula's and MVA's N_CPU (nominal "
-       << r.base.value("n_cpu_nominal", std::int64_t{0}) << ")\n";
+       << detail::fmt(f.mean_running_threads, 4) << " threads) run on average after the warm-up";
+    if (r.mix)
+      os << " (" << f.path << ", its part of N_CPU)\n";
+    else
+      os << ": the formula's and MVA's N_CPU (nominal "
+         << r.base.value("n_cpu_nominal", std::int64_t{0}) << ")\n";
   }
   if (r.mix) os << describe_mix(r);
   os << "  analytic     formula " << show_opt(r.formula_answer) << ", MVA "

@@ -130,50 +130,60 @@ double base_value_of(const Report& r, const scenario::Scenario& base) {
 // The most jobs the search may try: with waves, jobs beyond those the flow starts in the run never
 // start, so a question about them has no answer.
 std::optional<double> jobs_cap(const Report& r) {
-  if (!r.flow || !r.flow->most_starts || r.options.vary != "workload.jobs") return std::nullopt;
+  if (!r.flow || !r.flow->most_starts || r.options.vary != r.flow->path + ".jobs")
+    return std::nullopt;
   return static_cast<double>(std::max<std::int64_t>(1, *r.flow->most_starts));
 }
 
-// What would let the flow start more jobs, for messages.
-std::string flow_keys(const Report& r) {
-  return r.flow && r.flow->most_starts
-             ? "workload.flow.waves.size, workload.flow.waves.every or duration"
-             : "workload.flow or duration";
-}
-
-// A job flow into the report, and the questions it makes ill-posed refused: a population the
-// flow never starts (workload.jobs beyond its waves, by --set or in the scenario), and a search
-// over jobs reaching past them (--range). Without a flow nothing changes.
-void check_flow(Report& r, const scenario::Scenario& base) {
-  if (!base.single_workload() || !base.workload().flow) return;
-  r.flow = detail::flow_equivalent(base).load;
-  const FlowLoad& f = *r.flow;
+// One workload's job flow checked: a population the flow never starts (jobs beyond its waves, by
+// --set or in the scenario) is refused unless its jobs are what the search varies; those are
+// capped, and a --range reaching past them refused. `path`: "workload" or "workloads.I".
+void check_one_flow(Report& r, const scenario::Scenario& one, const std::string& path, bool keep) {
+  auto load = detail::flow_equivalent(one).load;
+  load.path = path;
   const Options& o = r.options;
+  const bool varied = o.vary == path + ".jobs";
+  if (keep || varied) r.flow = load;
+  const FlowLoad& f = load;
   if (!f.most_starts) return;
-  const std::string run = util::format_time(base.duration) + " run";
+  const std::string run = util::format_time(one.duration) + " run";
   const std::string most = std::to_string(*f.most_starts);
   const std::string why =
       "the job flow (" + f.rule + ") starts at most " + most + " jobs in the " + run;
-  if (o.vary == "workload.jobs") {
+  const std::string flow = path + ".flow", jobs = path + ".jobs";
+  const std::string keys = flow + ".waves.size, " + flow + ".waves.every or duration";
+  if (varied) {
     const double top = static_cast<double>(*f.most_starts);
     if ((o.range_max && *o.range_max > top) || (o.range_min && *o.range_min > top))
       throw scenario::InputError(
           r.scenario_file,
-          {{"workload.flow", "--range " + format_value(o, o.range_min.value_or(1.0)) + ":" +
-                                 (o.range_max ? format_value(o, *o.range_max) : "") + ": " + why +
-                                 ", so more jobs " +
-                                 "never start and cannot change the answer; search up to " + most +
-                                 ", or start more jobs (" + flow_keys(r) + ")"}});
+          {{flow, "--range " + format_value(o, o.range_min.value_or(1.0)) + ":" +
+                      (o.range_max ? format_value(o, *o.range_max) : "") + ": " + why +
+                      ", so more jobs never start and cannot change the answer; search up to " +
+                      most + ", or start more jobs (" + keys + ")"}});
     return;
   }
   if (f.jobs > *f.most_starts)
     throw scenario::InputError(
         r.scenario_file,
-        {{"workload.jobs", "workload.jobs = " + std::to_string(f.jobs) + ", but " + why + ": " +
-                               std::to_string(f.jobs - *f.most_starts) +
-                               " never start, so this would plan for " + most + " jobs, not " +
-                               std::to_string(f.jobs) + ". Set workload.jobs <= " + most +
-                               ", or change " + flow_keys(r) + " so that the flow starts them"}});
+        {{jobs, jobs + " = " + std::to_string(f.jobs) + ", but " + why + ": " +
+                    std::to_string(f.jobs - *f.most_starts) +
+                    " never start, so this would plan for " + most + " jobs, not " +
+                    std::to_string(f.jobs) + ". Set " + jobs + " <= " + most + ", or change " +
+                    keys + " so that the flow starts them"}});
+}
+
+// Job flows into the report, and the questions they make ill-posed refused (check_one_flow):
+// with several workloads each workload's flow, the varied one's kept for the report. Without a
+// flow nothing changes.
+void check_flow(Report& r, const scenario::Scenario& base) {
+  if (base.single_workload()) {
+    if (base.workload().flow) check_one_flow(r, base, "workload", true);
+    return;
+  }
+  for (std::size_t i = 0; i < base.workloads.size(); ++i)
+    if (base.workloads[i].flow)
+      check_one_flow(r, detail::alone(base, i), "workloads." + std::to_string(i), false);
 }
 
 // set_threshold for an open loop or several workloads: N_CPU is the threads they run together
@@ -630,9 +640,10 @@ void find_limit(Report& r, Simulations& sims, const Domain& d, double g_lo, doub
     }
     if (const auto cap = jobs_cap(r); cap && d.max >= *cap)
       throw scenario::InputError(
-          r.scenario_file, {{"workload.flow", "the constraint (" + detail::describe_constraint(r) +
-                                                  ") still holds at " + o.vary + "=" + human(*cap) +
-                                                  ", " + detail::flow_cap_reason(r).text}});
+          r.scenario_file,
+          {{r.flow->path + ".flow", "the constraint (" + detail::describe_constraint(r) +
+                                        ") still holds at " + o.vary + "=" + human(*cap) + ", " +
+                                        detail::flow_cap_reason(r).text}});
     throw scenario::InputError(
         r.scenario_file,
         {{o.vary, "the constraint (" + detail::describe_constraint(r) +

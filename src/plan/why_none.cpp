@@ -175,13 +175,15 @@ NoAnswer why_none(const Report& r, double best, bool use_mva, bool has_view) {
 NoAnswer flow_cap_reason(const Report& r) {
   NoAnswer n;
   n.kind = "flow";
-  n.resource = "workload.flow";
   const FlowLoad& f = *r.flow;
+  const std::string flow = f.path + ".flow";
+  n.resource = flow;
   const std::string most = std::to_string(f.most_starts.value_or(f.starts));
   n.value = static_cast<double>(f.most_starts.value_or(f.starts));
   n.text = "the most jobs the job flow (" + f.rule + ") starts in the run: jobs above " + most +
            " never start, so max-cpu has no answer for this flow; start more jobs per run "
-           "(workload.flow.waves.size, workload.flow.waves.every or duration)";
+           "(" +
+           flow + ".waves.size, " + flow + ".waves.every or duration)";
   return n;
 }
 

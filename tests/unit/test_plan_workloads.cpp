@@ -222,3 +222,36 @@ TEST_CASE("questions an open loop or several workloads cannot pose are refused",
   o.vary = "workloads.0.arrivals.rate";
   CHECK_THAT(refused(kTwo, o), Catch::Contains("no arrival rate"));
 }
+
+TEST_CASE("a job flow in one of several workloads is planned with the jobs it starts",
+          "[plan][workloads][flow]") {
+  // `slow` in waves of 5 jobs every 2 s over the 6 s run: at most 15 of its jobs ever start.
+  const std::vector<scenario::Override> waves = {
+      {"workloads.1.flow", R"({"events_per_job": 20, "waves": {"size": 5, "every": "2s"}})"}};
+  auto o = analytic_question(plan::Question::MinDevices);
+  // Its jobs run part of the time: N_CPU counts them on average, not all 10.
+  const auto r = plan::plan(kTwo, waves, o, kNoSimulationMix);
+  REQUIRE(r.mix);
+  CHECK(r.mix->terms[1].n_cpu < 10.0);
+  CHECK(r.base["n_cpu"].get<double>() == Approx(40.0 + r.mix->terms[1].n_cpu));
+  // More jobs than the waves start are refused, under the workload's own path...
+  auto more = waves;
+  more.push_back({"workloads.1.jobs", "40"});
+  CHECK_THROWS_WITH(plan::plan(kTwo, more, o, kNoSimulationMix),
+                    Catch::Contains("workloads.1.jobs = 40") &&
+                        Catch::Contains("starts at most 15 jobs") &&
+                        Catch::Contains("workloads.1.flow.waves.size"));
+  // ... and a search over its jobs stops where the flow does.
+  auto m = analytic_question(plan::Question::MaxCpu);
+  m.vary = "workloads.1.jobs";
+  m.range_max = 64;
+  CHECK_THROWS_WITH(plan::plan(kTwo, waves, m, kNoSimulationMix),
+                    Catch::Contains("search up to 15"));
+  m.range_max.reset();
+  const auto capped = plan::plan(kTwo, waves, m, kNoSimulationMix);
+  REQUIRE(capped.flow);
+  CHECK(capped.flow->path == "workloads.1");
+  REQUIRE(capped.formula_none);
+  CHECK(capped.formula_none->kind == "flow");
+  CHECK(capped.formula_none->resource == "workloads.1.flow");
+}

@@ -124,6 +124,7 @@ struct AnalyticPoint {
 // so the formula and MVA are asked about the threads running on average over the measured span
 // (after the warm-up), estimated from the flow's definition before anything is simulated.
 struct FlowLoad {
+  std::string path = "workload";            // its workload's path: "workload", "workloads.I"
   std::string rule;                         // "waves of 50 jobs every 10min"
   std::int64_t jobs = 0;                    // workload.jobs: the nominal population
   std::int64_t starts = 0;                  // of them, those that start before the end of the run
