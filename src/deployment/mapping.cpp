@@ -126,33 +126,57 @@ void Mapper::map_autoscaler() {
            at("keda.maxReplicaCount"), "chart 0.3.1 keda/so.yaml: maxReplicaCount `default 14`");
   put_node(a + "max_replicas", max, "keda.maxReplicaCount", shown("keda.maxReplicaCount"),
            at("keda.maxReplicaCount"), "chart 0.3.1 keda/so.yaml: maxReplicaCount `default 14`");
-  if (boolean("keda.zeroIdleReplicas").value_or(false)) {
+  // The Deployment starts at `triton.replicas | default 1` (templates/triton/deployment.yaml:10 at
+  // 0.3.1), and KEDA's HPA raises it to minReplicaCount at its first sync (Kubernetes'
+  // horizontal.go: below Spec.MinReplicas the desired count is minReplicas, without behaviors).
+  const std::int64_t rendered_min = min;
+  const bool zero_idle = boolean("keda.zeroIdleReplicas").value_or(false);
+  if (zero_idle) {
     put("servers[0].autoscaler.min_replicas", 0, "keda.zeroIdleReplicas");
     note(
         "keda.zeroIdleReplicas: KEDA's idleReplicaCount 0; sonicsim scales 1 -> 0 after "
-        "cooldown without requests and 0 -> 1 at the first request that finds no server, "
-        "where KEDA goes back to minReplicaCount (" +
-        std::to_string(min) + ") at once");
+        "cooldown without requests");
+    // values.yaml:223-226 (0.3.1): "if the scaling metric is extracted from Triton servers, it
+    // will be unavailable, and scaling from 0 to 1 will never happen". The default metric
+    // (_scaling-metric.tpl) reads nv_inference_queue_duration_us from the Triton pods.
+    if (!metric || metric->empty()) {
+      put_node(a + "wake_from_zero", false, "keda.zeroIdleReplicas", "true",
+               at("keda.zeroIdleReplicas"), "");
+      note(
+          "keda.zeroIdleReplicas with the chart's default metric: a pool at zero never wakes "
+          "(wake_from_zero false), as values.yaml warns: the metric comes from the Triton "
+          "servers, and with none running it has no value");
+    } else {
+      note(
+          "keda.zeroIdleReplicas with a serverLoadMetric of its own: sonicsim assumes it has a "
+          "value with no server running, and wakes the pool 0 -> 1 at the first request that "
+          "finds no server, where KEDA goes back to minReplicaCount (" +
+          std::to_string(rendered_min) +
+          ") at once (wake_from_zero true); if the metric reads the Triton pods, set "
+          "servers[0].autoscaler.wake_from_zero to false");
+    }
     min = 0;
   } else {
     put_node(a + "min_replicas", min, "keda.minReplicaCount", shown("keda.minReplicaCount"),
              at("keda.minReplicaCount"), "chart 0.3.1 keda/so.yaml: minReplicaCount `default 1`");
   }
-  if (const ValueNode* start = at("triton.replicas")) {
-    const auto r = whole("triton.replicas", 0, max_replicas_allowed);
-    if (r && start->file != chart_defaults_name()) {
-      const std::int64_t initial = std::clamp<std::int64_t>(std::max<std::int64_t>(*r, 1),
-                                                            std::max<std::int64_t>(min, 1), max);
-      write(a + "initial_replicas", initial, "triton.replicas", start->text);
-      report().filled.push_back(
-          {a + "initial_replicas", "triton.replicas", start->text, start->where(), "", ""});
-      if (initial != *r)
-        note("triton.replicas = " + start->text + " starts the pool; KEDA moves it into [" +
-             std::to_string(min) + ", " + std::to_string(max) + "] at once: initial_replicas " +
-             std::to_string(initial));
-    } else {
-      sonicsim_default(a + "initial_replicas", "min_replicas");
-    }
+  const ValueNode* start = at("triton.replicas");
+  const bool user_start = start && start->file != chart_defaults_name();
+  const auto r = user_start ? whole("triton.replicas", 0, max_replicas_allowed) : std::nullopt;
+  const std::int64_t deployment = std::max<std::int64_t>(r.value_or(1), 1);  // `| default 1`
+  const std::int64_t initial = std::clamp<std::int64_t>(std::max(deployment, rendered_min), 1, max);
+  if (user_start && r) {
+    write(a + "initial_replicas", initial, "triton.replicas", start->text);
+    report().filled.push_back(
+        {a + "initial_replicas", "triton.replicas", start->text, start->where(), "", ""});
+    if (initial != *r)
+      note("triton.replicas = " + start->text + " starts the pool; KEDA's HPA moves it into [" +
+           std::to_string(rendered_min) + ", " + std::to_string(max) +
+           "] at once: initial_replicas " + std::to_string(initial));
+  } else {
+    put_default(a + "initial_replicas", initial,
+                "chart 0.3.1 triton/deployment.yaml: replicas `triton.replicas | default 1`, "
+                "raised to minReplicaCount by the HPA");
   }
 
   for (const auto& [dir, out] : {std::pair{std::string("scaleUp"), std::string("scale_up")},

@@ -34,10 +34,13 @@ void Mapper::map_load_balancer() {
     mapped = "least_request";
   else if (p == "RANDOM")
     mapped = "random";
-  else if (p == "RING_HASH")
-    mapped = "ring_hash";
-  else if (p == "MAGLEV")
-    mapped = "ring_hash";
+  // The hashing policies balance at random here: the chart's route has no hash_policy
+  // (templates/envoy/configmaps.yaml:58-63 at 0.3.1, :57-62 at 0.2.1; envoy-configmaps.yaml at
+  // 0.1.0 likewise), and Envoy's hashing balancers then hash a random value per request
+  // (source/extensions/load_balancing_policies/common/thread_aware_lb_impl.cc, chooseHost:
+  // "this effectively becomes the random LB").
+  else if (p == "RING_HASH" || p == "MAGLEV")
+    mapped = "random";
   if (mapped.empty()) {
     const std::vector<std::string> options{"ROUND_ROBIN", "LEAST_REQUEST", "RANDOM", "RING_HASH",
                                            "MAGLEV"};
@@ -48,16 +51,13 @@ void Mapper::map_load_balancer() {
     return;
   }
   put("load_balancer.policy", mapped, "envoy.loadBalancerPolicy");
-  if (p == "MAGLEV")
-    note(
-        "envoy.loadBalancerPolicy MAGLEV -> ring_hash: not exact; both keep a client on one "
-        "server and move few clients when servers change, Maglev's table spreads them more "
-        "evenly than a ring");
+  if (p == "RING_HASH" || p == "MAGLEV")
+    note("envoy.loadBalancerPolicy " + p +
+         " -> random: the chart's route sets no hash_policy, so Envoy hashes a random value "
+         "for every request and no client sticks to a server (set load_balancer.policy to "
+         "ring_hash by hand to study sticky sessions, which need a hash_policy on the route)");
   if (mapped == "least_request")
     sonicsim_default("load_balancer.choice_count", "2 (Envoy's default choice_count)");
-  if (mapped == "ring_hash")
-    sonicsim_default("load_balancer.ring_entries_per_host",
-                     "256 (Envoy sizes its ring to at least 1024 points in all)");
 }
 
 void Mapper::map_admission() {

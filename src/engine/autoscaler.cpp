@@ -67,9 +67,15 @@ Autoscaler::Decision Autoscaler::decide(const Poll& p) {
   if (p.active || p.refused) last_active_ = p.time;
   // KEDA itself moves a pool between zero and one replica; the HPA only sees 1 and above.
   if (p.current == 0) {
-    const bool wake = p.refused || p.active;
+    // KEDA wakes the pool when its trigger is active; a metric the servers export has no value
+    // while none runs (wake_from_zero false), so nothing wakes it.
+    const bool wake = cfg_.wake_from_zero && (p.refused || p.active);
     d.replicas = d.raw = wake ? std::max(1, cfg_.min_replicas) : 0;
-    d.why = wake ? "activated: requests found no server" : "idle at zero";
+    d.why = wake                  ? "activated: requests found no server"
+            : cfg_.wake_from_zero ? "idle at zero"
+            : (p.refused || p.active)
+                ? "at zero: requests found no server, but the metric has no value without one"
+                : "idle at zero";
   } else if (cfg_.min_replicas == 0 && p.time - last_active_ >= cfg_.cooldown) {
     d.replicas = d.raw = 0;
     d.why = "no requests for the cooldown period: scaled to zero";

@@ -111,10 +111,10 @@ std::optional<Autoscaler> Loader::autoscaler(const json& v, const std::string& p
                      "an object {\"metric\": \"queue_time\", \"threshold\": \"20ms\", "
                      "\"min_replicas\": 1, \"max_replicas\": 4}, or null (no autoscaling)"))
     return std::nullopt;
-  check_keys(
-      v, path,
-      {"metric", "threshold", "target", "window", "polling_interval", "cooldown", "tolerance",
-       "min_replicas", "max_replicas", "initial_replicas", "scale_up", "scale_down"});
+  check_keys(v, path,
+             {"metric", "threshold", "target", "window", "polling_interval", "cooldown",
+              "tolerance", "min_replicas", "max_replicas", "initial_replicas", "scale_up",
+              "scale_down", "wake_from_zero"});
   const std::size_t before = problems.size();
   Autoscaler a;
   std::optional<std::string> metric = "queue_time";
@@ -176,6 +176,12 @@ std::optional<Autoscaler> Loader::autoscaler(const json& v, const std::string& p
     at_least_tick(describe(*get(v, "polling_interval")), key_path(path, "polling_interval"),
                   a.polling_interval);
   optional_quantity(v, path, "cooldown", Quantity::Time, Range::at_least(0), a.cooldown);
+  if (const json* x = get(v, "wake_from_zero")) {
+    if (x->is_boolean())
+      a.wake_from_zero = x->get<bool>();
+    else
+      add(key_path(path, "wake_from_zero"), "found " + describe(*x) + ", expected true or false");
+  }
   if (const json* x = get(v, "tolerance")) {
     if (auto t = number(*x, key_path(path, "tolerance"), Range{0.0, 1.0, false, true}))
       a.tolerance = *t;

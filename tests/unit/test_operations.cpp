@@ -167,6 +167,22 @@ TEST_CASE("autoscaler: HPA arithmetic, tolerance, stabilization and policies",
     p.refused = true;
     CHECK(a.decide(p).replicas == 1);
   }
+  // SuperSONIC values.yaml:223-226 (0.3.1): with the metric read from the Triton servers, "scaling
+  // from 0 to 1 will never happen": no server, no metric, no active trigger.
+  SECTION("values.yaml:223-226: a metric from the servers never wakes a pool at zero") {
+    auto cfg = scaler(1.0);
+    cfg.min_replicas = 0;
+    cfg.cooldown = 60.0;
+    cfg.wake_from_zero = false;
+    Scaler a(cfg);
+    CHECK(a.decide(poll(30, 0.0, 1, true)).replicas == 1);
+    CHECK(a.decide(poll(90, 0.0, 1, false)).replicas == 0);  // idle 60 s: to zero as before
+    auto p = poll(120, 0.0, 0, true);
+    p.refused = true;
+    const auto d = a.decide(p);
+    CHECK(d.replicas == 0);
+    CHECK(d.why.find("no value without one") != std::string::npos);
+  }
 }
 
 TEST_CASE("autoscaler: scale to zero and back with retries and CPU fallback",

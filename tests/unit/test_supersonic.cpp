@@ -134,7 +134,7 @@ TEST_CASE("supersonic: KEDA, both rate limiters, explicit model control, GPU by 
   CHECK(pool["drain_timeout"] == "45s");
   CHECK(pool["startup_delay"] == "30s");
   const auto& lb = r.scenario["load_balancer"];
-  CHECK(lb["policy"] == "ring_hash");
+  CHECK(lb["policy"] == "random");  // RING_HASH on a route without hash_policy
   CHECK(lb["admission"]["burst"] == 20);
   CHECK(lb["admission"]["rate"].get<double>() == Approx(0.2));  // 2 tokens per 10 s
   CHECK(lb["admission"]["refuse_above_threshold"] == true);
@@ -198,13 +198,40 @@ TEST_CASE("supersonic: Helm's `default` takes 0 for unset, and switches that cha
     CHECK(a["max_replicas"] == 14);
     CHECK(r.scenario["servers"][0]["count"] == 14);
     CHECK(a["min_replicas"] == 0);
+    // values.yaml:223-226: the default metric comes from the Triton pods, so zero is for good;
+    // triton/deployment.yaml:10: the Deployment starts at `triton.replicas | default 1`.
+    CHECK(a["wake_from_zero"] == false);
+    CHECK(a["initial_replicas"] == 1);
+    CHECK(has_note(r.report.notes, "never wakes"));
     CHECK(a["scale_up"]["stabilization_window"] == "120s");
     CHECK(has_note(r.report.notes, "keda.maxReplicaCount = 0 renders as 14"));
   }
-  SECTION("MAGLEV is ring_hash, said not to be exact") {
-    const auto r = import_values({write("m.yaml", "envoy: {loadBalancerPolicy: MAGLEV}\n")});
-    CHECK(r.scenario["load_balancer"]["policy"] == "ring_hash");
-    CHECK(has_note(r.report.notes, "not exact"));
+  // templates/envoy/configmaps.yaml:58-63 (0.3.1): the route to triton_grpc_service has no
+  // hash_policy, and Envoy's thread_aware_lb_impl.cc chooseHost then hashes random_.random():
+  // RING_HASH and MAGLEV balance every request at random.
+  // templates/triton/deployment.yaml:10 (0.3.1): `replicas: {{ .Values.triton.replicas | default
+  // 1 }}`; KEDA's HPA raises a Deployment below minReplicaCount to it at once.
+  SECTION("triton/deployment.yaml:10: the pool starts as the Deployment, raised to the minimum") {
+    const auto r = import_values(
+        {write("i.yaml", "keda: {enabled: true, minReplicaCount: 3, maxReplicaCount: 8}\n")});
+    CHECK(r.scenario["servers"][0]["autoscaler"]["initial_replicas"] == 3);
+    const auto z =
+        import_values({write("j.yaml",
+                             "keda: {enabled: true, minReplicaCount: 2, maxReplicaCount: 8, "
+                             "zeroIdleReplicas: true}\ntriton: {replicas: 1}\n")});
+    // The pool starts at 2 although it may idle at 0.
+    CHECK(z.scenario["servers"][0]["autoscaler"]["initial_replicas"] == 2);
+    CHECK(z.scenario["servers"][0]["autoscaler"]["min_replicas"] == 0);
+  }
+  SECTION("configmaps.yaml:58-63: hashing policies without a hash_policy are random") {
+    for (const char* policy : {"RING_HASH", "MAGLEV"}) {
+      CAPTURE(policy);
+      const auto r = import_values(
+          {write("m.yaml", std::string("envoy: {loadBalancerPolicy: ") + policy + "}\n")});
+      CHECK(r.scenario["load_balancer"]["policy"] == "random");
+      CHECK(has_note(r.report.notes, "sets no hash_policy"));
+      CHECK(!r.scenario["load_balancer"].contains("ring_entries_per_host"));
+    }
   }
   SECTION("the other policies") {
     for (const auto& [envoy, ours] : std::vector<std::pair<std::string, std::string>>{

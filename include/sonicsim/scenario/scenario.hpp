@@ -286,7 +286,7 @@ struct LoadBalancer {
 //   (removed) within any `period` seconds, and clamped to [max(min_replicas, 1), max_replicas].
 // `current` is the replicas asked for: starting and up, not draining. With min_replicas = 0, KEDA
 // scales 1 -> 0 once no request reached the pool for `cooldown` seconds and 0 -> 1 at the first
-// poll after a request found no server.
+// poll after a request found no server (never with wake_from_zero false).
 struct Autoscaler {
   enum class Metric {
     QueueTime,    // Triton's queue time per execution: sum of the requests' queue times over the
@@ -306,10 +306,14 @@ struct Autoscaler {
   double window = 30.0;            // seconds; queue_time and utilization
   double polling_interval = 30.0;  // seconds, > 0
   double cooldown = 300.0;         // seconds; KEDA's cooldownPeriod (scale to zero only)
-  double tolerance = 0.1;          // HPA's default
-  int min_replicas = 1;            // >= 0
-  int max_replicas = 1;            // <= the pool's count (the loader defaults it to count)
-  int initial_replicas = 1;        // in [min_replicas, max_replicas] (default min_replicas)
+  // Whether a pool at zero wakes when requests find no server. KEDA wakes it when its trigger is
+  // active; a metric read from the Triton servers themselves (SuperSONIC's default) has no value
+  // while no server runs, so such a pool stays at zero (`wake_from_zero: false`).
+  bool wake_from_zero = true;
+  double tolerance = 0.1;    // HPA's default
+  int min_replicas = 1;      // >= 0
+  int max_replicas = 1;      // <= the pool's count (the loader defaults it to count)
+  int initial_replicas = 1;  // in [min_replicas, max_replicas] (default min_replicas)
   Behavior scale_up{0.0, 1, 15.0};
   Behavior scale_down{300.0, 1, 15.0};
 };
