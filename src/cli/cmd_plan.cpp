@@ -126,10 +126,7 @@ plan::Options options_of(const PlanArgs& a) {
       throw UsageError("--range: found `" + a.range + "`, expected LO:HI (either may be empty)");
     std::optional<scenario::Quantity> q;
     if (o.question == plan::Question::MinBandwidth) q = scenario::Quantity::Bandwidth;
-    const std::string rate = "arrivals.rate";
-    if (a.vary.size() >= rate.size() &&
-        a.vary.compare(a.vary.size() - rate.size(), rate.size(), rate) == 0)
-      q = scenario::Quantity::Rate;
+    if (plan::varies_rate(a.vary)) q = scenario::Quantity::Rate;
     const std::string lo = a.range.substr(0, colon), hi = a.range.substr(colon + 1);
     // max-cpu's default --vary is an open loop's rate: a bound with a rate's unit is read as one
     // here, and plan() refuses it where the varied path is an integer after all.

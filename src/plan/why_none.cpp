@@ -47,10 +47,6 @@ std::optional<Judged> judge(const Report& r, double best) {
   return std::nullopt;
 }
 
-std::string show_value(const Report& r, double v) {
-  return detail::show_value(r.options, v);
-}
-
 // Where the workload's load is set, for "lower the load" advice.
 std::string fewer_jobs(const Report& r) {
   if (r.options.scope.open_loop)
@@ -89,7 +85,7 @@ NoAnswer why_none(const Report& r, double best, bool use_mva, bool has_view) {
   const std::string load =
       open ? fmt(*p.arrival_rate_per_s, 6) + " events/s arriving"
            : threads(static_cast<double>(p.n_cpu)) + (r.flow ? " running on average" : "");
-  const std::string at = o.vary + " = " + show_value(r, j->value) + " (" + load + ")";
+  const std::string at = o.vary + " = " + show_value(o, j->value) + " (" + load + ")";
 
   // A link past its bandwidth: the formulas assume idle links, so this is no answer at all.
   const analytic::LinkTerm* link = nullptr;

@@ -50,10 +50,18 @@ scenario::Scenario alone(const scenario::Scenario& s, std::size_t w) {
   return one;
 }
 
+}  // namespace sonicsim::plan::detail
+
+namespace sonicsim::plan {
+
 bool varies_rate(const std::string& path) {
   const std::string tail = "arrivals.rate";
-  return path == "workload." + tail || indexed_workload(path, tail).has_value();
+  return path == "workload." + tail || detail::indexed_workload(path, tail).has_value();
 }
+
+}  // namespace sonicsim::plan
+
+namespace sonicsim::plan::detail {
 
 std::optional<double> current_rate(const scenario::Scenario& s, const std::string& path) {
   std::size_t w = 0;
@@ -182,11 +190,14 @@ SharedFormula shared_formula(const scenario::Scenario& s) {
     f.jobs.push_back(static_cast<double>(wl.jobs));
     threads[w] = static_cast<double>(alone_p.back().n_cpu);
   }
-  // Each workload's throughput when the binding pool stretches device time by `q`.
-  const auto throughput = [&](std::size_t w, double q, int pool) {
-    if (f.open[w]) return s.workloads[w].arrivals->rate;
+  // A workload's time per event when `pool` stretches its device time there by `q` (a workload
+  // that does not use the pool keeps its t_ideal, even at q infinite), and its throughput then.
+  const auto event_time = [&](std::size_t w, double q, int pool) {
     const double g = pool >= 0 ? alone_p[w].pools[static_cast<std::size_t>(pool)].demand_s : 0.0;
-    return threads[w] / (f.t_ideal_s[w] + (g > 0.0 ? g * q : 0.0));
+    return f.t_ideal_s[w] + (g > 0.0 ? g * q : 0.0);
+  };
+  const auto throughput = [&](std::size_t w, double q, int pool) {
+    return f.open[w] ? s.workloads[w].arrivals->rate : threads[w] / event_time(w, q, pool);
   };
   const auto load = [&](double q, int pool) {
     double u = 0.0;
@@ -221,11 +232,7 @@ SharedFormula shared_formula(const scenario::Scenario& s) {
     }
   }
   for (std::size_t w = 0; w < n; ++w) {
-    const double g = f.binding_index >= 0
-                         ? alone_p[w].pools[static_cast<std::size_t>(f.binding_index)].demand_s
-                         : 0.0;
-    const double t =
-        std::isinf(f.stretch) ? (g > 0.0 ? kInf : f.t_ideal_s[w]) : f.t_ideal_s[w] + g * f.stretch;
+    const double t = event_time(w, f.stretch, f.binding_index);
     f.time_per_event_s.push_back(t);
     const double x =
         f.open[w] ? s.workloads[w].arrivals->rate : (std::isfinite(t) ? threads[w] / t : 0.0);

@@ -24,8 +24,7 @@ scenario::Scenario alone(const scenario::Scenario& s, std::size_t w);
 // "workloads.3.jobs" with tail "jobs" -> 3: the index of a path under `workloads.N.`.
 std::optional<std::size_t> indexed_workload(const std::string& path, const std::string& tail);
 
-// Whether the varied path is an arrival rate (searched geometrically, as a bandwidth is).
-bool varies_rate(const std::string& path);
+using plan::varies_rate;  // plan.hpp
 // The arrival rate the scenario has at `path` (workload.arrivals.rate, workloads.N.arrivals.rate).
 std::optional<double> current_rate(const scenario::Scenario& s, const std::string& path);
 

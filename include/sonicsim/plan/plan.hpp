@@ -202,6 +202,9 @@ Simulate simulate_with_run_points(const std::string& scenario_path,
 // Override sets exactly as plan() simulates `value`: the varied path then the replication seed.
 std::vector<scenario::Override> point_overrides(const Options& o, double value, std::int64_t seed);
 std::string format_value(const Options& o, double value);
+// Whether a --vary path is an arrival rate (workload.arrivals.rate, workloads.N.arrivals.rate):
+// searched geometrically, its --range given as rates.
+bool varies_rate(const std::string& path);
 
 // The metric plan() compares, from one results JSON (cost: per million events).
 double metric_of(const Options& o, const nlohmann::json& results);
