@@ -72,6 +72,7 @@ void add_reproduce_command(CLI::App& app, Commands& out);                   // r
 void add_report_command(CLI::App& app, Commands& out);                      // report
 void add_plan_command(CLI::App& app, Commands& out);                        // plan
 void add_sweep_commands(CLI::App& app, Commands& out);                      // sweep, merge
+void add_devices_command(CLI::App& app, Commands& out);                     // devices
 void add_import_commands(CLI::App& app, Commands& out);  // import supersonic|prometheus
 void add_import_supersonic_command(CLI::App* import, Commands& out);  // import supersonic
 void add_import_prometheus_command(CLI::App* import, Commands& out);  // import prometheus

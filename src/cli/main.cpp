@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
   cli::add_plan_command(app, commands);
   cli::add_sweep_commands(app, commands);
   cli::add_import_commands(app, commands);
+  cli::add_devices_command(app, commands);
 
   try {
     app.parse(argc, argv);
