@@ -14,6 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <sonicsim/results/device_figures.hpp>
 #include <sonicsim/results/energy.hpp>
 #include <sonicsim/results/keys.hpp>
 #include <sonicsim/scenario/units.hpp>
@@ -456,6 +457,8 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
   operations_json(s, m, j);
   j[k::top::models] = models_json(m);
   j[k::top::servers] = servers_json(m);
+  if (auto devices = device_figures_json(s); !devices.is_null())
+    j[k::top::devices] = std::move(devices);
   add_energy_and_cost(s, m, j);
   j[k::top::links] = links_json(m);
   ojson net;
@@ -737,6 +740,7 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
   summary_requests(out, s, m);
   summary_trouble(out, m, open);
   summary_devices(out, s, run);
+  for (const std::string& line : device_figures_summary(s)) out("%s\n", line.c_str());
   for (const std::string& line : energy_summary(s, m)) out("%s\n", line.c_str());
   summary_perf(out, run);
   return out.str();

@@ -23,11 +23,23 @@ void Loader::devices(const json& v, Scenario& s) {
 
 void Loader::device(const json& v, const std::string& path, DeviceSpec& d) {
   if (!expect_object(v, path, "a device object (its memory, power, ...)")) return;
-  check_keys(v, path, {"kind", "overlap", "power", "memory"});
+  check_keys(v, path, {"kind", "overlap", "power", "memory", "catalogue"});
+  const devices::Entry* entry = device_catalogue(v, path, d.name);
   device_kind(v, path, d);
-  if (const json* x = get(v, "power"); x && !x->is_null())
-    d.power = power(*x, key_path(path, "power"));
+  if (const json* x = get(v, "power"); x && !x->is_null()) {
+    const std::optional<PowerSpec> fallback =
+        entry ? catalogue_power(*entry) : std::optional<PowerSpec>();
+    d.power = power(*x, key_path(path, "power"), fallback ? &*fallback : nullptr,
+                    entry ? "the catalogue's " + entry->name : "");
+    // An {idle, busy} pair that left one out took it from the catalogue.
+    if (d.power && fallback && x->is_object() && !get(*x, "utilization") && !get(*x, "watts")) {
+      d.from_catalogue.power_idle = !get(*x, "idle");
+      d.from_catalogue.power_busy = !get(*x, "busy");
+      d.from_catalogue.idle_estimate = d.from_catalogue.power_idle && entry->idle_power.estimate;
+    }
+  }
   device_memory(v, path, d);
+  if (entry) apply_catalogue(*entry, d);
 }
 
 // `servers[i].host`: {"cores": 16, "devices": 4}.

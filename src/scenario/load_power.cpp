@@ -31,7 +31,9 @@ constexpr double kMaxPrice = 1e9;
 }  // namespace
 
 // {"idle": "36W", "busy": "70W"} or {"utilization": [0, 0.5, 1], "watts": [36, 55, 70]}.
-std::optional<PowerSpec> Loader::power(const json& v, const std::string& path) {
+std::optional<PowerSpec> Loader::power(const json& v, const std::string& path,
+                                       const PowerSpec* fallback,
+                                       const std::string& fallback_from) {
   constexpr const char* kExpected =
       "a power object {\"idle\": \"36W\", \"busy\": \"70W\"} or a curve {\"utilization\": [0, "
       "0.5, 1], \"watts\": [36, 55, 70]}";
@@ -46,15 +48,28 @@ std::optional<PowerSpec> Loader::power(const json& v, const std::string& path) {
     check_keys(v, path, {"idle", "busy"});
     const json* idle = get(v, "idle");
     const json* busy = get(v, "busy");
-    if (!idle) missing(key_path(path, "idle"), "the power drawn idle, e.g. \"36W\"");
-    if (!busy) missing(key_path(path, "busy"), "the power drawn busy, e.g. \"70W\"");
-    if (!idle || !busy) return std::nullopt;
-    const auto i = quantity(*idle, key_path(path, "idle"), Quantity::Power, Range::at_least(0));
-    const auto b = quantity(*busy, key_path(path, "busy"), Quantity::Power, Range::at_least(0));
+    // A device the catalogue knows may give one end and keep the catalogue's other.
+    const bool completed = fallback && (idle || busy);
+    if (!idle && !completed) missing(key_path(path, "idle"), "the power drawn idle, e.g. \"36W\"");
+    if (!busy && !completed) missing(key_path(path, "busy"), "the power drawn busy, e.g. \"70W\"");
+    if ((!idle || !busy) && !completed) return std::nullopt;
+    const auto read = [&](const json* x, const char* key, double from_catalogue) {
+      return x ? quantity(*x, key_path(path, key), Quantity::Power, Range::at_least(0))
+               : std::optional<double>(from_catalogue);
+    };
+    const auto text = [&](const json* x, double from_catalogue) {
+      return x ? describe(*x) : format_number(from_catalogue) + " W from " + fallback_from;
+    };
+    const auto i = read(idle, "idle", fallback ? fallback->idle() : 0.0);
+    const auto b = read(busy, "busy", fallback ? fallback->busy() : 0.0);
     if (!i || !b) return std::nullopt;
     if (*b < *i) {
-      add(key_path(path, "busy"), "found " + describe(*busy) + " below idle (" + describe(*idle) +
-                                      "), expected busy >= idle");
+      if (busy)
+        add(key_path(path, "busy"), "found " + describe(*busy) + " below idle (" + text(idle, *i) +
+                                        "), expected busy >= idle");
+      else
+        add(key_path(path, "idle"), "found " + describe(*idle) + " above busy (" + text(busy, *b) +
+                                        "), expected idle <= busy");
       return std::nullopt;
     }
     PowerSpec p;

@@ -38,6 +38,7 @@ void Loader::scenario(const json& doc, Scenario& s) {
   if (const json* x = get(doc, "devices"); x && !x->is_null()) devices(*x, s);
   if (const json* x = get(doc, "models")) models(*x, s);
   if (const json* x = get(doc, "servers")) servers(*x, "servers", s);
+  catalogue_devices(s);
   if (const json* x = get(doc, "prices"); x && !x->is_null()) prices(*x, s);
   if (const json* x = get(doc, "load_balancer"); x && !x->is_null())
     load_balancer(*x, "load_balancer", s);

@@ -15,6 +15,7 @@
 //   load_sites.cpp         sites, the WAN between them, routing across sites, placements
 //   load_hosts.cpp         devices, a pool's host, a model's host CPU cost
 //   load_power.cpp         power of devices, hosts and client cores; prices
+//   load_catalogue.cpp     the device catalogue's figures for the devices pools name
 //   load_operations.cpp    load balancer: policy, capacity, admission
 //   load_faults.cpp        crashes, link degradations, preemptions
 //   cross_checks.cpp       checks between sections (request -> model, pool -> model curves)
@@ -38,6 +39,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sonicsim/devices/catalogue.hpp>
 #include <sonicsim/scenario/limits.hpp>
 #include <sonicsim/scenario/scenario.hpp>
 #include <sonicsim/scenario/triton_settings.hpp>
@@ -158,9 +160,19 @@ class Loader : public Checker {
   bool pipeline_timing(const json& v, const std::string& path, const std::string& device, Model& m);
   static bool is_pipeline_timing(const json& v);
   void device_kind_checks(Scenario& s);
+  // load_catalogue.cpp: the device catalogue's memory and power where the scenario leaves them
+  // out, `devices.D.catalogue`.
+  const devices::Entry* device_catalogue(const json& v, const std::string& path,
+                                         const std::string& name);
+  static std::optional<PowerSpec> catalogue_power(const devices::Entry& e);
+  static void apply_catalogue(const devices::Entry& e, DeviceSpec& d);
+  void catalogue_devices(Scenario& s);
   // load_power.cpp: `devices.D.power`, `servers[i].host.power`, `workload.core_power`; `prices`
-  // (after the pools).
-  std::optional<PowerSpec> power(const json& v, const std::string& path);
+  // (after the pools). With `fallback` (a device's catalogue power, named by `fallback_from`),
+  // an {idle, busy} pair may leave out one of the two.
+  std::optional<PowerSpec> power(const json& v, const std::string& path,
+                                 const PowerSpec* fallback = nullptr,
+                                 const std::string& fallback_from = "");
   std::optional<PowerSpec> power_curve(const json& v, const std::string& path);
   void prices(const json& v, Scenario& s);
   // load_memory.cpp: `devices.D.memory`, `models.M.memory` and `load_time`,

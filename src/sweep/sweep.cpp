@@ -399,10 +399,11 @@ Metrics flatten_metrics(const nlohmann::ordered_json& results) {
   Metrics out;
   namespace top = results::keys::top;
   // Timings differ run to run, identities are no measure, and a time series is per window: in
-  // the JSONL, not one column per window.
+  // the JSONL, not one column per window. The device figures are inputs (swept ones have their
+  // parameter column).
   static const std::set<std::string> skipped = {
       top::perf,     top::seed,           top::scenario_sha256, top::sonicsim_version,
-      top::scenario, top::scenario_files, top::timeseries};
+      top::scenario, top::scenario_files, top::timeseries,      top::devices};
   if (!results.is_object()) return out;
   for (const auto& item : results.items())
     if (!skipped.count(item.key())) flatten(item.value(), item.key(), out);

@@ -162,7 +162,10 @@ TEST_CASE("energy: a power curve is read between its points", "[energy]") {
 }
 
 TEST_CASE("energy: without power or prices the results have neither block", "[energy]") {
-  const auto s = scenario_of(deterministic(2, 1));
+  // The T4 opts out of the device catalogue, which would give it power (docs/devices.md).
+  json doc = deterministic(2, 1);
+  doc["devices"] = {{"T4", {{"catalogue", false}}}};
+  const auto s = scenario_of(doc);
   const auto out = runner::simulate(s, runner::TransportChoice{});
   const auto j = results_of(s, out);
   CHECK_FALSE(j.contains(results::keys::top::energy));

@@ -73,7 +73,10 @@ TEST_CASE("report servers: host and device memory figures are the run's own", "[
 }
 
 TEST_CASE("report servers: without host cores or memory keys nothing is added", "[report]") {
-  const RunFigures f = report_figures(deterministic(10, 1), "plain.json");
+  // The T4 opts out of the device catalogue, which would give it memory (docs/devices.md).
+  json doc = deterministic(10, 1);
+  doc["devices"] = {{"T4", {{"catalogue", false}}}};
+  const RunFigures f = report_figures(doc, "plain.json");
   REQUIRE(f.pools.size() == 1);
   CHECK_FALSE(f.pools[0].host_utilization);
   CHECK_FALSE(f.pools[0].memory_used_bytes);

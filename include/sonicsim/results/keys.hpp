@@ -37,6 +37,7 @@ inline constexpr char admission[] = "admission";
 inline constexpr char preemptions[] = "preemptions";
 inline constexpr char models[] = "models";    // by model name
 inline constexpr char servers[] = "servers";  // one element per pool
+inline constexpr char devices[] = "devices";  // a catalogue device's figures (docs/devices.md)
 inline constexpr char energy[] = "energy";    // with some power given (docs/servers.md)
 inline constexpr char cost[] = "cost";        // with `prices`
 inline constexpr char links[] = "links";
@@ -263,6 +264,26 @@ inline constexpr char recommended[] = "recommended";
 inline constexpr char metric[] = "metric";
 inline constexpr char why[] = "why";
 }  // namespace scaling
+
+// devices.NAME: the memory and power a device named NAME (a pool's `device`) had in the run, and
+// where each came from (keys::figure_source; null: the device has none).
+namespace device {
+inline constexpr char catalogue[] = "catalogue";  // the catalogue entry, null: none
+inline constexpr char memory_bytes[] = "memory_bytes";
+inline constexpr char memory_from[] = "memory_from";
+inline constexpr char power_idle_w[] = "power_idle_w";
+inline constexpr char power_idle_from[] = "power_idle_from";
+inline constexpr char power_busy_w[] = "power_busy_w";
+inline constexpr char power_busy_from[] = "power_busy_from";
+}  // namespace device
+
+// The values of devices.NAME.*_from.
+namespace figure_source {
+inline constexpr char scenario[] = "scenario";
+inline constexpr char catalogue[] = "catalogue";
+// The catalogue's idle power, which no vendor publishes: an estimate by its rule.
+inline constexpr char catalogue_estimate[] = "catalogue-estimate";
+}  // namespace figure_source
 
 // `energy`: joules over the measured period (after warm-up).
 namespace energy {

@@ -41,8 +41,19 @@ struct PipelineTiming {
   double interval = 0.0;  // seconds, > 0 (the initiation interval, II = 1 / throughput)
 };
 
-// One entry of `devices`, keyed by the device name pools give in `servers[i].device`. A pool
-// whose device has no entry has a device without memory limit or power draw.
+// Which of a device's figures the device catalogue (devices/catalogue.hpp) supplied because the
+// scenario left them out; the results say so, since an energy resting on them rests on a
+// datasheet's power limit and an estimated idle power, not on a measurement.
+struct FromCatalogue {
+  bool memory = false;
+  bool power_idle = false;
+  bool power_busy = false;
+  bool idle_estimate = false;  // power_idle is the catalogue's estimate, not a published figure
+};
+
+// One entry of `devices`, keyed by the device name pools give in `servers[i].device`. The loader
+// also adds one for every pool device the catalogue knows. A pool whose device has no entry has
+// a device without memory limit or power draw.
 struct DeviceSpec {
   std::string name;
   DeviceKind kind = DeviceKind::Gpu;
@@ -50,6 +61,10 @@ struct DeviceSpec {
   std::optional<PowerSpec> power;  // `power` (power.hpp); unset: the device draws nothing
   // Bytes of device memory (`memory`); unset: the models of its pools are not limited.
   std::optional<double> memory;
+  // The catalogue entry the device's name (or its `catalogue` key) resolved to; empty when the
+  // catalogue does not know it or the scenario opted out (`"catalogue": false`).
+  std::string catalogue;
+  FromCatalogue from_catalogue;
 };
 
 // What one model holds in device memory (`models.M.memory`, docs/servers.md). Triton gives each

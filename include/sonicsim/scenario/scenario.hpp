@@ -456,8 +456,10 @@ struct Scenario {
   // At least one; several share the servers (their jobs follow each other: job and thread
   // numbers run through the workloads in order).
   std::vector<Workload> workloads{Workload{}};
-  std::vector<Model> models;        // sorted by name
-  std::vector<DeviceSpec> devices;  // `devices`, sorted by name
+  std::vector<Model> models;  // sorted by name
+  // `devices`, and an entry of catalogue figures for each device a pool names that the device
+  // catalogue knows (docs/devices.md); sorted by name.
+  std::vector<DeviceSpec> devices;
   std::vector<ServerPool> servers;
   LoadBalancer load_balancer;
   Network network;
