@@ -66,11 +66,13 @@ sc::Autoscaler scaler(double threshold) {
   return a;
 }
 
-Scaler::Poll poll(double t, double metric, int current, bool active = true) {
+// Every replica asked for is ready unless `ready` says otherwise.
+Scaler::Poll poll(double t, double metric, int current, bool active = true, int ready = -1) {
   Scaler::Poll p;
   p.time = t;
   p.metric = metric;
   p.current = current;
+  p.ready = ready < 0 ? current : ready;
   p.active = active;
   return p;
 }
@@ -144,6 +146,21 @@ TEST_CASE("autoscaler: HPA arithmetic, tolerance, stabilization and policies",
     CHECK(a.decide(poll(30, 35.0, 2)).replicas == 4);
     CHECK(a.decide(poll(60, 41.0, 4)).replicas == 4);  // 41 / (10 x 4) = 1.025: within tolerance
     CHECK(a.decide(poll(90, 55.0, 4)).replicas == 6);  // ceil(55 / 10)
+  }
+  SECTION("replica_calculator.go getUsageRatioReplicaCount: a Value target scales ready pods") {
+    // Kubernetes: ceil(usageRatio x readyPodCount); 4 asked for, 2 of them still starting.
+    Scaler a(scaler(0.020));
+    const auto d = a.decide(poll(30, 0.030, 4, true, 2));
+    CHECK(d.raw == 3);  // ceil(1.5 x 2), not ceil(1.5 x 4) = 6
+    CHECK(d.replicas == 3);
+    // The tolerance still compares the ratio alone: within 10%, the replicas asked for stay.
+    Scaler b(scaler(0.020));
+    CHECK(b.decide(poll(30, 0.021, 4, true, 1)).replicas == 4);
+    // An AverageValue target ignores readiness: ceil(metric / target per pod).
+    auto cfg = scaler(10.0);
+    cfg.target = sc::Autoscaler::Target::AverageValue;
+    Scaler c(cfg);
+    CHECK(c.decide(poll(30, 35.0, 2, true, 0)).replicas == 4);
   }
   SECTION("scale-up stabilization takes the least recommendation of its window") {
     auto cfg = scaler(1.0);
