@@ -32,27 +32,10 @@ grep -q '^nv_gpu_power_usage{app="supersonic",release="cms-dash",namespace="soni
 pass "GPU gauges carry app, release, namespace, pod and gpu_uuid"
 
 run_ok promtool tsdb create-blocks-from openmetrics "$TMP/day.om" "$TMP/tsdb"
-printf 'global:\n  scrape_interval: 5s\n' >"$TMP/prometheus.yml"
 # The lookback is below the 5 s between samples: an instant selector at a sample's time sees that
 # sample only, so a server that stopped is not counted on (a backfill has no staleness markers).
-PROM=""
-trap '[[ -n $PROM ]] && { kill "$PROM"; wait "$PROM"; } 2>/dev/null; rm -rf "$TMP"' EXIT
-for attempt in 0 1; do
-  PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
-    --web.listen-address="127.0.0.1:$PORT" --storage.tsdb.retention.time=30d \
-    --query.lookback-delta=4s >"$TMP/prometheus.log" 2>&1 &
-  PROM=$!
-  for ((w = 0; w < 100; w++)); do
-    curl -fs "127.0.0.1:$PORT/-/ready" >/dev/null 2>&1 && break 2
-    kill -0 "$PROM" 2>/dev/null || break
-    sleep 0.3
-  done
-  kill "$PROM" 2>/dev/null
-  wait "$PROM" 2>/dev/null
-  PROM=""
-done
-[[ -n $PROM ]] || fail "Prometheus did not start: $(tail -2 "$TMP/prometheus.log")"
+start_prometheus "$TMP/tsdb" --query.lookback-delta=4s ||
+  fail "Prometheus did not start: $(tail -2 "$TMP/prometheus.log")"
 pass "Prometheus serves the backfilled day on 127.0.0.1:$PORT"
 
 python3 - "$PORT" "$START" "$PANELS" "$SCEN" "$TMP/r.json" "$TMP/day.om" cms-dash sonic <<'PY' ||
@@ -238,8 +221,6 @@ sys.exit(1 if failures else 0)
 PY
   fail "the dashboard's queries do not all give the simulated day (Prometheus log: $(tail -2 "$TMP/prometheus.log"))"
 pass "every panel of SuperSONIC's dashboard shows the simulated day"
-kill "$PROM"
-wait "$PROM" 2>/dev/null
-PROM=""
+stop_prometheus
 pass "Prometheus stopped"
 finish
