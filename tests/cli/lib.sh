@@ -310,7 +310,7 @@ same_bytes() { cmp -s "$1" "$2" || fail "${1##*/} and ${2##*/} differ"; pass "${
 # and the log in $TMP/prometheus.log, when it did not become ready on either.
 PROM_PID=""
 start_prometheus() {
-  local tsdb="$1" attempt wait
+  local tsdb="$1" attempt tries
   shift
   printf 'global:\n  scrape_interval: 5s\n' >"$TMP/prometheus.yml"
   trap 'stop_prometheus; rm -rf "$TMP"' EXIT
@@ -320,7 +320,7 @@ start_prometheus() {
       --web.listen-address="127.0.0.1:$PORT" --storage.tsdb.retention.time=30d "$@" \
       >"$TMP/prometheus.log" 2>&1 &
     PROM_PID=$!
-    for ((wait = 0; wait < 60; wait++)); do
+    for ((tries = 0; tries < 60; tries++)); do
       curl -fs "127.0.0.1:$PORT/-/ready" >/dev/null 2>&1 && return 0
       kill -0 "$PROM_PID" 2>/dev/null || break
       sleep 0.5
