@@ -15,7 +15,7 @@ namespace {
 struct ImportSupersonicArgs {
   std::vector<std::string> values, more_values;
   std::vector<std::string> overlays;
-  std::string output, report, release = "supersonic", device;
+  std::string output, report, release = "supersonic", device, chart_version, chart_dir;
   bool strict = false;
 };
 
@@ -34,6 +34,8 @@ int cmd_import_supersonic(const ImportSupersonicArgs& a) {
   options.release = a.release;
   options.device = a.device;
   options.strict = a.strict;
+  options.chart_version = a.chart_version;
+  options.chart_dir = a.chart_dir;
   options.output = a.output;
   const auto imported = deployment::import_supersonic(options);
   std::vector<std::pair<std::string, std::string>> files{
@@ -52,8 +54,9 @@ void add_import_supersonic_command(CLI::App* import, Commands& out) {
   static ImportSupersonicArgs args;
   auto* cmd = import->add_subcommand(
       "supersonic",
-      "Turn SuperSONIC Helm values (chart 0.3.1) into a scenario: one server pool, its KEDA "
-      "autoscaler, Envoy's policy and rate limiters; the rest from --overlay");
+      "Turn SuperSONIC Helm values (chart 0.1.0 to 0.3.1, detected from the keys) into a "
+      "scenario: one server pool, its KEDA autoscaler, Envoy's policy and rate limiters; the "
+      "rest from --overlay");
   cmd->add_option("values", args.values,
                   "Helm values files, merged in order over the chart's defaults (as helm -f)")
       ->required()
@@ -74,7 +77,16 @@ void add_import_supersonic_command(CLI::App* import, Commands& out) {
   cmd->add_option("--device", args.device,
                   "The pool's device name (as the overlay's service_time names it), over the "
                   "values' nvidia.com/gpu.product");
-  cmd->add_flag("--strict", args.strict, "Unknown or not-mapped values keys are errors (exit 2)");
+  cmd->add_flag("--strict", args.strict,
+                "Keys that would change the deployment but cannot be mapped, and unknown keys, "
+                "are errors (exit 2)");
+  cmd->add_option("--chart-version", args.chart_version,
+                  "The chart release the values are written for (0.1.0 ... 0.3.1); default: "
+                  "detected from their keys");
+  cmd->add_option("--chart", args.chart_dir,
+                  "A SuperSONIC chart checkout (helm/supersonic): its Chart.yaml, values.yaml and "
+                  "values.schema.json instead of the built-in ones")
+      ->check(CLI::ExistingDirectory);
   out.push_back({cmd, [] { return cmd_import_supersonic(args); }});
 }
 

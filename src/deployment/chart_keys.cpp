@@ -1,48 +1,16 @@
-// SuperSONIC chart 0.3.1 (github.com/fastmachinelearning/SuperSONIC, helm/supersonic): its
-// defaults for the keys sonicsim maps, and a class for every key family of its documented values
+// SuperSONIC chart 0.3.1 (github.com/fastmachinelearning/SuperSONIC, helm/supersonic), whose
+// names every release's values are read under (chart_versions.cpp): a class for every key
+// family of its documented values
 // table (docs/.values-table.md) and of the keys its templates read besides
 // (triton.modelRepository.storageType, envoy.ingress.hosts, ...). A key no family covers is
 // unknown: most often a typo, which Helm would ignore without a word.
 #include <algorithm>
 
 #include "chart_keys.hpp"
+#include "chart_versions.hpp"
 
 namespace sonicsim::deployment {
 namespace {
-
-// Written from values.yaml and the templates of chart 0.3.1, only the keys sonicsim maps.
-// triton/deployment.yaml, keda/so.yaml and envoy/configmaps.yaml read them.
-constexpr const char* defaults_yaml = R"(
-nameOverride: ""
-serverLoadMetric: ""
-serverLoadThreshold: 100
-triton:
-  replicas: 1
-  args:
-    - "/opt/tritonserver/bin/tritonserver --model-repository=/tmp/ --log-verbose=0 --exit-timeout-secs=60"
-  resources:
-    limits: {cpu: 1, memory: 2G}
-    requests: {cpu: 1, memory: 2G}
-  nodeSelector: {}
-  affinity: {}
-  readinessProbe: {reset: false, initialDelaySeconds: 10}
-  startupProbe: {reset: false, initialDelaySeconds: 0}
-envoy:
-  enabled: true
-  replicas: 1
-  grpc_route_timeout: 0s
-  loadBalancerPolicy: LEAST_REQUEST
-  rate_limiter:
-    listener_level: {enabled: false, max_tokens: 5, tokens_per_fill: 1, fill_interval: 12s}
-    prometheus_based: {enabled: false}
-keda:
-  enabled: false
-  minReplicaCount: 1
-  maxReplicaCount: 2
-  zeroIdleReplicas: false
-  scaleUp: {stabilizationWindowSeconds: 60, periodSeconds: 60, stepsize: 1}
-  scaleDown: {stabilizationWindowSeconds: 600, periodSeconds: 120, stepsize: 1}
-)";
 
 struct Entry {
   const char* path;
@@ -91,11 +59,11 @@ const Entry entries[] = {
     {"envoy.rate_limiter.prometheus_based.enabled", KeyClass::mapped, ""},
     {"envoy.rate_limiter.prometheus_based.luaConfig", KeyClass::not_relevant,
      "the filter's source file; its rule (refuse above the threshold) is what is mapped"},
-    {"envoy.replicas", KeyClass::not_mapped,
-     "sonicsim models one balancer; with load_balancer.capacity, count all replicas' workers"},
-    {"envoy.resources", KeyClass::not_mapped,
-     "Envoy's CPU would be load_balancer.capacity (workers, per_message), which the values "
-     "cannot give: measure it and set it in the overlay"},
+    {"envoy.replicas", KeyClass::mapped, ""},
+    {"envoy.resources", KeyClass::not_relevant,
+     "Envoy's CPU and memory quota: the time Envoy adds to a message is "
+     "load_balancer.capacity (workers, per_message), measured, not derivable from a quota; "
+     "without it the balancer adds no time"},
     {"envoy.image", KeyClass::not_relevant, plumbing},
     {"envoy.args", KeyClass::not_relevant, "Envoy's config path and logging"},
     {"envoy.external_config", KeyClass::not_relevant,
@@ -121,6 +89,8 @@ const Entry entries[] = {
     {"keda.scaleDown.periodSeconds", KeyClass::mapped, ""},
     {"keda.scaleDown.stepsize", KeyClass::mapped, ""},
 
+    {"prometheus.server.global.scrape_interval", KeyClass::mapped, ""},
+    {"prometheus.external.enabled", KeyClass::mapped, ""},
     {"prometheus", KeyClass::not_relevant,
      "the monitoring stack's own settings: it watches the servers, it does not serve requests"},
     {"grafana", KeyClass::not_relevant, "dashboards"},
@@ -167,11 +137,7 @@ std::string joined(const std::vector<std::string>& segments, std::size_t n) {
 }  // namespace
 
 std::string chart_defaults_name() {
-  return "chart 0.3.1 default";
-}
-
-ValueNode chart_defaults() {
-  return parse_values(defaults_yaml, chart_defaults_name());
+  return "chart default";
 }
 
 bool has_listed_children(const std::vector<std::string>& segments) {
@@ -180,7 +146,7 @@ bool has_listed_children(const std::vector<std::string>& segments) {
   return false;
 }
 
-Classified classify(const std::vector<std::string>& segments) {
+Classified classify(const std::vector<std::string>& segments, const std::string& version) {
   const Entry* best = nullptr;
   std::size_t best_size = 0;
   for (std::size_t i = 0; i < std::size(entries); ++i) {
@@ -199,7 +165,23 @@ Classified classify(const std::vector<std::string>& segments) {
         std::find(siblings.begin(), siblings.end(), parts[parent.size()]) == siblings.end())
       siblings.push_back(parts[parent.size()]);
   }
-  std::string hint = did_you_mean(segments.back(), siblings);
+  const std::string path = joined(segments, segments.size());
+  std::string hint = renamed_hint(path, version);
+  if (const std::string now = renamed_to(path, version); !now.empty()) {
+    // An older release's name: where the new name changes nothing here, neither does this one.
+    const Classified c = classify(split(now.c_str()), version);
+    if (c.kind == KeyClass::not_relevant)
+      return {KeyClass::not_relevant, c.family,
+              "an older release's name (" + hint + "): " + c.reason};
+  }
+  if (hint.empty()) hint = did_you_mean(segments.back(), siblings);
+  // The same name one level down ("rate_limiter.max_tokens" for "listener_level.max_tokens").
+  for (const auto& parts : entry_parts()) {
+    if (!hint.empty()) break;
+    if (parts.size() == segments.size() + 1 && starts_with(parts, parent) &&
+        parts.back() == segments.back())
+      hint = "did you mean `" + joined(parts, parts.size()) + "`?";
+  }
   // Names of the same setting elsewhere (HPA's, the Deployment's) that users carry over.
   static const std::pair<const char*, const char*> elsewhere[] = {
       {"maxReplicas", "maxReplicaCount"},
@@ -212,9 +194,9 @@ Classified classify(const std::vector<std::string>& segments) {
       hint = ours[0] == '(' ? std::string("not a key of the chart ") + ours
                             : "did you mean `" + std::string(ours) + "`?";
   if (hint.empty() && !parent.empty())
-    hint = "not a key of " + joined(segments, parent.size()) + " in chart 0.3.1";
+    hint = "not a key of " + joined(segments, parent.size()) + " in chart " + version;
   else if (hint.empty())
-    hint = "not a key of chart 0.3.1";
+    hint = "not a key of chart " + version;
   return {KeyClass::unknown, joined(segments, segments.size()), hint};
 }
 

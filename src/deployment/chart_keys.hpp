@@ -1,5 +1,6 @@
-// What SuperSONIC chart 0.3.1 knows (private to src/deployment): the defaults of the keys
-// sonicsim maps, and every documented key family with what sonicsim does with it.
+// What SuperSONIC chart 0.3.1's keys are to sonicsim (private to src/deployment): every
+// documented key family with what sonicsim does with it. Older releases' files are read under
+// these names (chart_versions.hpp).
 #pragma once
 
 #include <string>
@@ -9,12 +10,8 @@
 
 namespace sonicsim::deployment {
 
-// The name every chart default carries as its `file` in the merged tree and in the report.
+// The name every chart default carries as its `file` in the merged tree: not a values file.
 std::string chart_defaults_name();
-
-// Chart 0.3.1's values.yaml, reduced to the keys sonicsim maps (the rest cannot change the
-// scenario, so their defaults do not matter here).
-ValueNode chart_defaults();
 
 enum class KeyClass { mapped, not_mapped, not_relevant, unknown };
 
@@ -26,7 +23,8 @@ struct Classified {
 
 // One key path of a values file (segments as written). `is_map`: the key holds a map, so a key
 // family that lists keys below it classifies those instead (the caller descends).
-Classified classify(const std::vector<std::string>& segments);
+// `version`: the release the file was written for, for the hint of an unknown key.
+Classified classify(const std::vector<std::string>& segments, const std::string& version);
 
 // True when keys below `segments` are listed one by one (the caller walks into the map).
 bool has_listed_children(const std::vector<std::string>& segments);

@@ -15,7 +15,6 @@ namespace {
 // keda/so.yaml of chart 0.3.1: constants and the `default` of each templated field.
 constexpr int polling_interval_s = 30;
 constexpr int cooldown_period_s = 120;
-constexpr int query_window_s = 30;  // rate(...[30s]) in _scaling-metric.tpl
 constexpr int template_min_replicas = 1, template_max_replicas = 14;
 constexpr int template_stabilization_s = 120, template_period_s = 30, template_step = 1;
 // triton/deployment.yaml: terminationGracePeriodSeconds, after which Kubernetes kills the pod.
@@ -41,7 +40,9 @@ void Mapper::run() {
   if (!keda_ && !prometheus_limiter)
     for (const char* k : {"serverLoadMetric", "serverLoadThreshold"})
       if (set_by_user(k))
-        not_mapped(k, "read only by KEDA and the prometheus_based rate limiter, both disabled");
+        not_relevant(k, shown(k), at(k),
+                     "read only by KEDA and the prometheus_based rate limiter, both disabled: "
+                     "the chart renders nothing from it");
   map_pool();
   if (keda_) map_autoscaler();
   map_device();
@@ -77,7 +78,8 @@ void Mapper::map_pool() {
   }
   for (const char* k : {"keda.minReplicaCount", "keda.maxReplicaCount", "keda.zeroIdleReplicas",
                         "keda.scaleUp", "keda.scaleDown"})
-    if (set_by_user(k)) not_mapped(k, "keda.enabled is false: the chart renders no ScaledObject");
+    if (set_by_user(k))
+      not_relevant(k, shown(k), at(k), "keda.enabled is false: the chart renders no ScaledObject");
 }
 
 void Mapper::map_autoscaler() {
@@ -88,21 +90,21 @@ void Mapper::map_autoscaler() {
                "a PromQL query of its own, which sonicsim cannot evaluate; the autoscaler keeps "
                "the chart's default metric (Triton's queue time per execution) against "
                "serverLoadThreshold");
-  put_node(a + "metric", "queue_time", "serverLoadMetric", metric.value_or(""),
-           metric && metric->empty() ? at("serverLoadMetric") : nullptr,
-           "chart 0.3.1 default metric (_scaling-metric.tpl): queue time per execution in ms");
+  put_node(
+      a + "metric", "queue_time", "serverLoadMetric", metric.value_or(""),
+      metric && metric->empty() ? at("serverLoadMetric") : nullptr,
+      chart() + " default metric (" + traits().metric_file + "): queue time per execution in ms");
   const auto threshold = number("serverLoadThreshold", 0);
   std::ostringstream ms;
   ms << threshold.value_or(100) << "ms";
   put_node(a + "threshold", ms.str(), "serverLoadThreshold", shown("serverLoadThreshold"),
            at("serverLoadThreshold"), "");
-  put_default(a + "target", "value", "chart 0.3.1 keda/so.yaml: metricType Value");
-  put_default(a + "window", seconds_text(query_window_s),
-              "chart 0.3.1 _scaling-metric.tpl: rate(...[30s])");
+  put_default(a + "target", "value", chart() + " " + traits().so_file + ": metricType Value");
+  map_metric_window(a + "window");
   put_default(a + "polling_interval", seconds_text(polling_interval_s),
-              "chart 0.3.1 keda/so.yaml: pollingInterval 30");
+              chart() + " " + traits().so_file + ": pollingInterval 30");
   put_default(a + "cooldown", seconds_text(cooldown_period_s),
-              "chart 0.3.1 keda/so.yaml: cooldownPeriod 120");
+              chart() + " " + traits().so_file + ": cooldownPeriod 120");
   sonicsim_default(a + "tolerance", "0.1 (HPA's default)");
 
   // `default N x` in the template: 0 is unset to Helm, so 0 renders as N.
@@ -123,9 +125,11 @@ void Mapper::map_autoscaler() {
     bad("keda.minReplicaCount", std::to_string(min),
         "at most keda.maxReplicaCount (" + std::to_string(max) + ")");
   put_node("servers[0].count", max, "keda.maxReplicaCount", shown("keda.maxReplicaCount"),
-           at("keda.maxReplicaCount"), "chart 0.3.1 keda/so.yaml: maxReplicaCount `default 14`");
+           at("keda.maxReplicaCount"),
+           chart() + " " + traits().so_file + ": maxReplicaCount `default 14`");
   put_node(a + "max_replicas", max, "keda.maxReplicaCount", shown("keda.maxReplicaCount"),
-           at("keda.maxReplicaCount"), "chart 0.3.1 keda/so.yaml: maxReplicaCount `default 14`");
+           at("keda.maxReplicaCount"),
+           chart() + " " + traits().so_file + ": maxReplicaCount `default 14`");
   // The Deployment starts at `triton.replicas | default 1` (templates/triton/deployment.yaml:10 at
   // 0.3.1), and KEDA's HPA raises it to minReplicaCount at its first sync (Kubernetes'
   // horizontal.go: below Spec.MinReplicas the desired count is minReplicas, without behaviors).
@@ -158,11 +162,12 @@ void Mapper::map_autoscaler() {
     min = 0;
   } else {
     put_node(a + "min_replicas", min, "keda.minReplicaCount", shown("keda.minReplicaCount"),
-             at("keda.minReplicaCount"), "chart 0.3.1 keda/so.yaml: minReplicaCount `default 1`");
+             at("keda.minReplicaCount"),
+             chart() + " " + traits().so_file + ": minReplicaCount `default 1`");
   }
   const ValueNode* start = at("triton.replicas");
   const bool user_start = start && start->file != chart_defaults_name();
-  const auto r = user_start ? whole("triton.replicas", 0, max_replicas_allowed) : std::nullopt;
+  const auto r = whole("triton.replicas", 0, max_replicas_allowed);
   const std::int64_t deployment = std::max<std::int64_t>(r.value_or(1), 1);  // `| default 1`
   const std::int64_t initial = std::clamp<std::int64_t>(std::max(deployment, rendered_min), 1, max);
   if (user_start && r) {
@@ -175,8 +180,9 @@ void Mapper::map_autoscaler() {
            "] at once: initial_replicas " + std::to_string(initial));
   } else {
     put_default(a + "initial_replicas", initial,
-                "chart 0.3.1 triton/deployment.yaml: replicas `triton.replicas | default 1`, "
-                "raised to minReplicaCount by the HPA");
+                chart() + " " + traits().deployment_file +
+                    ": replicas `triton.replicas | default 1`, raised to minReplicaCount by the "
+                    "HPA");
   }
 
   for (const auto& [dir, out] : {std::pair{std::string("scaleUp"), std::string("scale_up")},
@@ -201,10 +207,29 @@ void Mapper::map_autoscaler() {
       const json value = f.seconds ? json(seconds_text(used)) : json(used);
       put_node(a + out + "." + f.field, value, key, shown(key), v && *v > 0 ? at(key) : nullptr,
                v && *v > 0 ? ""
-                           : "chart 0.3.1 keda/so.yaml: " + std::string(f.key) + " `default " +
-                                 std::to_string(f.fallback) + "`");
+                           : chart() + " " + traits().so_file + ": " + std::string(f.key) +
+                                 " `default " + std::to_string(f.fallback) + "`");
     }
   }
+}
+
+// The load query's rate window, as the release's template writes it (0.3.x: [30s]; 0.1.2 to
+// 0.2.1: [15s]; 0.1.0: a [5m:1m] subquery of per-pod ratios; 0.1.1: no rate at all).
+void Mapper::map_metric_window(const std::string& scenario_key) {
+  const double w = traits().metric_window;
+  const std::string source = chart() + " " + traits().metric_file + ": " + traits().metric_query;
+  if (w > 0) {
+    put_default(scenario_key, seconds_text(static_cast<std::int64_t>(w)), source);
+    if (traits().version == "0.1.0")
+      note(chart() +
+           "'s query sums each pod's own queue time per execution over 5 minutes; sonicsim "
+           "reads the pool's, over a 300 s window (the two agree with one pod)");
+    return;
+  }
+  put_default(scenario_key, "3600s", source);
+  note(chart() +
+       "'s query has no rate(): it divides the counters since each server started, a mean over "
+       "the server's whole life; sonicsim reads it over an hour, the longest window it keeps");
 }
 
 void Mapper::map_device() {
@@ -317,13 +342,20 @@ void Mapper::map_device() {
       not_relevant("triton.affinity", "{...}", aff,
                    "scheduling rules without nvidia.com/gpu.product: where pods run");
   }
-  if (!alternatives.empty()) {
+  if (!alternatives.empty() && !options().device.empty()) {
+    // --device says which of them the pods run on: the choice the values leave to the scheduler.
+    std::string list;
+    for (const auto& a : alternatives) list += (list.empty() ? "" : ", ") + a;
+    note("triton.affinity allows " + product + ", " + list + "; --device " + options().device +
+         " says which the pool runs on");
+  } else if (!alternatives.empty()) {
     std::string list;
     for (const auto& a : alternatives) list += (list.empty() ? "" : ", ") + a;
     report().not_mapped.push_back(
         {"", "triton.affinity", list, product_node ? product_node->where() : "",
          "other GPU products the pods may land on; the pool takes one device: " + product +
-             " (a pool per product would need the servers split)",
+             " (a pool per product would need the servers split; --device NAME says which "
+             "one the pods run on)",
          "triton.affinity"});
   }
 
@@ -458,7 +490,7 @@ void Mapper::map_triton_args() {
   }
   const std::string src = "triton.args";
   const std::string where_default =
-      args && args->file == chart_defaults_name() ? "chart 0.3.1 default triton.args" : "";
+      args && args->file == chart_defaults_name() ? chart() + " default triton.args" : "";
   put_node("servers[0].model_control", control.value_or("none"), src,
            control ? "--model-control-mode=" + *control : "(no --model-control-mode)",
            control ? args : nullptr,

@@ -12,6 +12,7 @@
 
 #include <sonicsim/deployment/supersonic.hpp>
 
+#include "chart_versions.hpp"
 #include "values.hpp"
 
 namespace sonicsim::deployment {
@@ -27,7 +28,7 @@ struct ValuesProblem {
 class Mapper {
  public:
   Mapper(const ValueNode& values, const SupersonicOptions& options, const json& overlay,
-         SupersonicReport& report);
+         SupersonicReport& report, ChartTraits traits);
 
   // Everything (mapping.cpp: servers; mapping_envoy.cpp: the load balancer and the client).
   void run();
@@ -42,8 +43,8 @@ class Mapper {
   std::optional<double> number(const std::string& key, double lo_exclusive);
   std::optional<bool> boolean(const std::string& key);
   std::optional<std::string> text(const std::string& key);
-  // A Go / protobuf duration as the chart writes them ("12s", "500ms", "1m30s"), in seconds.
-  std::optional<double> duration(const std::string& key);
+  // A duration the chart hands to Envoy ("12s", "0.5s"), in seconds; Envoy's refusals are ours.
+  std::optional<double> envoy_duration(const std::string& key);
   void bad(const std::string& key, const std::string& found, const std::string& expected) const;
 
   // --- writes ---
@@ -78,22 +79,29 @@ class Mapper {
   std::string shown(const std::string& key) const;  // the value as written, for the report
 
   const SupersonicOptions& options() const { return options_; }
+  const ChartTraits& traits() const { return traits_; }
+  // "chart 0.3.1": the release whose values and templates the import follows, for the report.
+  std::string chart() const { return "chart " + traits_.version; }
   bool keda() const { return keda_; }
 
  private:
   void map_pool();
   void map_autoscaler();
+  void map_metric_window(const std::string& scenario_key);
   void map_device();
   void map_triton_args();
   void map_startup();
   void map_load_balancer();  // mapping_envoy.cpp
+  void map_envoy_replicas(const std::string& policy);
   void map_admission();
+  void map_scrape_interval(const std::string& scenario_key);
   void map_client_timeout();
 
   const ValueNode& values_;
   const SupersonicOptions& options_;
   const json& overlay_;
   SupersonicReport& report_;
+  ChartTraits traits_;
   bool keda_ = false;
 };
 
@@ -101,5 +109,7 @@ class Mapper {
 json::json_pointer pointer_of(const std::string& scenario_key);
 
 std::string format_seconds(double seconds);  // "30s", "1.5s", "250ms"
+// Prometheus' and Go's durations ("5s", "1m30s", "500ms"), in seconds; nullopt if malformed.
+std::optional<double> go_duration(const std::string& text);
 
 }  // namespace sonicsim::deployment

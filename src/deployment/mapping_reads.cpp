@@ -1,5 +1,6 @@
 // The Mapper's typed reads of merged values and its writes into the scenario, each remembering
 // where the value came from (a values file and line, or a chart default) for the report.
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -57,6 +58,35 @@ json::json_pointer pointer_of(const std::string& scenario_key) {
   return json::json_pointer("/" + out);
 }
 
+std::optional<double> go_duration(const std::string& s) {
+  // Number-unit pairs ("1m30s"), as Go's time.ParseDuration and Prometheus' model.Duration read
+  // the ones they share.
+  if (s == "0") return 0.0;
+  double total = 0;
+  std::size_t i = 0;
+  if (s.empty()) return std::nullopt;
+  while (i < s.size()) {
+    std::size_t j = i;
+    while (j < s.size() && (std::isdigit(static_cast<unsigned char>(s[j])) || s[j] == '.')) ++j;
+    const auto v = parse_number(s.substr(i, j - i));
+    std::size_t k = j;
+    while (k < s.size() && !std::isdigit(static_cast<unsigned char>(s[k])) && s[k] != '.') ++k;
+    const std::string unit = s.substr(j, k - j);
+    const double scale = unit == "ns"                   ? 1e-9
+                         : unit == "us" || unit == "µs" ? 1e-6
+                         : unit == "ms"                 ? 1e-3
+                         : unit == "s"                  ? 1
+                         : unit == "m"                  ? 60
+                         : unit == "h"                  ? 3600
+                                                        : 0;
+    if (!v || scale <= 0) return std::nullopt;
+    total += *v * scale;
+    i = k;
+  }
+  if (total > 1e9) return std::nullopt;
+  return total;
+}
+
 std::string format_seconds(double seconds) {
   std::ostringstream s;
   if (seconds != 0 && seconds < 1)
@@ -67,8 +97,13 @@ std::string format_seconds(double seconds) {
 }
 
 Mapper::Mapper(const ValueNode& values, const SupersonicOptions& options, const json& overlay,
-               SupersonicReport& report)
-    : scenario(overlay), values_(values), options_(options), overlay_(overlay), report_(report) {}
+               SupersonicReport& report, ChartTraits traits)
+    : scenario(overlay),
+      values_(values),
+      options_(options),
+      overlay_(overlay),
+      report_(report),
+      traits_(std::move(traits)) {}
 
 const ValueNode* Mapper::at(const std::string& dotted) const {
   const ValueNode* node = &values_;
@@ -165,44 +200,29 @@ std::optional<std::string> Mapper::text(const std::string& key) {
   return n->text;
 }
 
-std::optional<double> Mapper::duration(const std::string& key) {
+std::optional<double> Mapper::envoy_duration(const std::string& key) {
   const auto t = text(key);
   if (!t) return std::nullopt;
-  // Go's time.ParseDuration, which protobuf's "12s" is a case of: number-unit pairs.
+  // The chart writes the value into Envoy's YAML as it is; Envoy reads it as a protobuf
+  // google.protobuf.Duration in JSON form: whole seconds, up to nine decimals, then "s". Go's
+  // "5m" or "1m30s", or a bare number, stop Envoy at start ("invalid duration").
   const std::string& s = *t;
-  double total = 0;
   std::size_t i = 0;
-  bool ok = !s.empty();
-  if (s == "0") return 0.0;
-  while (ok && i < s.size()) {
-    std::size_t j = i;
-    while (j < s.size() && (std::isdigit(static_cast<unsigned char>(s[j])) || s[j] == '.')) ++j;
-    const auto v = parse_number(s.substr(i, j - i));
-    std::size_t k = j;
-    while (k < s.size() && !std::isdigit(static_cast<unsigned char>(s[k])) && s[k] != '.') ++k;
-    const std::string unit = s.substr(j, k - j);
-    double scale = 0;
-    if (unit == "ns")
-      scale = 1e-9;
-    else if (unit == "us" || unit == "µs")
-      scale = 1e-6;
-    else if (unit == "ms")
-      scale = 1e-3;
-    else if (unit == "s")
-      scale = 1;
-    else if (unit == "m")
-      scale = 60;
-    else if (unit == "h")
-      scale = 3600;
-    ok = v && scale > 0;
-    if (ok) total += *v * scale;
-    i = k;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+  bool ok = i > 0 && i <= 12;
+  if (ok && i < s.size() && s[i] == '.') {
+    const std::size_t from = ++i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    ok = i > from && i - from <= 9;
   }
-  if (!ok || total > 1e9) {
-    bad(key, describe(*at(key)), "a duration such as \"12s\", \"500ms\" or \"1m30s\"");
+  ok = ok && i + 1 == s.size() && s[i] == 's';
+  if (!ok) {
+    bad(key, describe(*at(key)),
+        "a duration as Envoy reads it (protobuf JSON: seconds with an \"s\", such as \"12s\", "
+        "\"0.5s\" or \"300s\"; Envoy refuses \"5m\", \"1m30s\" or a bare number at start)");
     return std::nullopt;
   }
-  return total;
+  return std::strtod(s.c_str(), nullptr);
 }
 
 bool Mapper::set_by_user(const std::string& key) const {
@@ -253,7 +273,7 @@ void Mapper::put_node(const std::string& scenario_key, const json& value, const 
   else
     report_.defaulted.push_back({scenario_key, key, plain(value),
                                  default_source.empty()
-                                     ? "chart 0.3.1 default (" + key + ": " + shown_value + ")"
+                                     ? chart() + " default (" + key + ": " + shown_value + ")"
                                      : default_source,
                                  "", ""});
   write(scenario_key, value, key, shown_value);

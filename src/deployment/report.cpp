@@ -10,6 +10,8 @@ namespace {
 namespace key {
 constexpr const char* chart = "chart";
 constexpr const char* chart_version = "version";
+constexpr const char* chart_source = "chosen";
+constexpr const char* renamed = "renamed";
 constexpr const char* files = "values_files";
 constexpr const char* overlay = "overlay";
 constexpr const char* filled = "filled";
@@ -46,8 +48,12 @@ nlohmann::json entry_list(const std::vector<ReportEntry>& list) {
 }  // namespace
 
 nlohmann::json to_json(const SupersonicReport& r) {
-  return {{key::chart, {{"name", "supersonic"}, {key::chart_version, supersonic_chart_version}}},
+  return {{key::chart,
+           {{"name", "supersonic"},
+            {key::chart_version, r.chart_version},
+            {key::chart_source, r.chart_source}}},
           {key::files, r.files},
+          {key::renamed, entry_list(r.renamed)},
           {key::overlay, r.overlay},
           {key::filled, entry_list(r.filled)},
           {key::defaulted, entry_list(r.defaulted)},
@@ -61,10 +67,11 @@ nlohmann::json to_json(const SupersonicReport& r) {
 
 std::string to_text(const SupersonicReport& r) {
   std::ostringstream s;
-  s << "SuperSONIC values (chart " << supersonic_chart_version << "):";
+  s << "SuperSONIC values (chart " << r.chart_version << "):";
   for (const auto& f : r.files) s << " " << f;
   if (!r.overlay.empty()) s << "; overlay " << r.overlay;
   s << "\n";
+  if (!r.chart_source.empty()) s << "chart " << r.chart_version << ": " << r.chart_source << "\n";
   const auto section = [&](const char* title, const std::vector<ReportEntry>& list, auto&& line) {
     if (list.empty()) return;
     s << "\n" << title << " (" << list.size() << "):\n";
@@ -73,6 +80,10 @@ std::string to_text(const SupersonicReport& r) {
   const auto at = [](const std::string& where) {
     return where.empty() ? std::string() : "  (" + where + ")";
   };
+  section("renamed: a key of an older release read under its new name", r.renamed,
+          [&](const ReportEntry& e) {
+            return e.values_key + " -> " + e.scenario_key + " (" + e.reason + ")" + at(e.where);
+          });
   section("filled: scenario key <- values key = value", r.filled, [&](const ReportEntry& e) {
     return e.scenario_key + " <- " + e.values_key + " = " + e.value + at(e.where);
   });

@@ -1,6 +1,7 @@
-// `import supersonic` end to end: the values files read and classified key by key, merged over
-// chart 0.3.1's defaults as Helm does, mapped over the overlay, and the result loaded by
-// sonicsim's own scenario loader before anyone writes it.
+// `import supersonic` end to end: the chart release chosen (detected from the keys, given, or a
+// checkout), the values files checked against its schema, read under 0.3.1's names, classified
+// key by key and merged over its defaults as Helm does, mapped over the overlay, and the result
+// loaded by sonicsim's own scenario loader before anyone writes it.
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -11,6 +12,8 @@
 #include <sonicsim/util/json_text.hpp>
 
 #include "chart_keys.hpp"
+#include "chart_schema.hpp"
+#include "chart_versions.hpp"
 #include "mapping.hpp"
 
 namespace sonicsim::deployment {
@@ -33,13 +36,14 @@ std::string shown(const ValueNode& n) {
 // Every key a file sets lands in one list: mapped keys are reported by the Mapper (filled or
 // not mapped); the others here, as not relevant, not mapped or unknown.
 void classify_file(const ValueNode& map, std::vector<std::string>& segments,
-                   SupersonicReport& report, std::map<std::string, std::size_t>& seen) {
+                   SupersonicReport& report, std::map<std::string, std::size_t>& seen,
+                   const std::string& version) {
   for (const auto& [key, value] : map.map) {
     segments.push_back(key);
     if (value.is_map() && has_listed_children(segments)) {
-      classify_file(value, segments, report, seen);
+      classify_file(value, segments, report, seen, version);
     } else {
-      const Classified c = classify(segments);
+      const Classified c = classify(segments, version);
       std::string path;
       for (const auto& s : segments) path = join_key(path, s);
       ReportEntry e{"", path, shown(value), value.where(), c.reason, c.family};
@@ -131,6 +135,81 @@ std::vector<Problem> missing_parts(const nlohmann::json& s, bool have_overlay) {
   return out;
 }
 
+// The release the files follow and its chart: --chart DIR's own, --chart-version, or the
+// newest release any file's keys need.
+struct Chart {
+  ChartTraits traits;
+  std::string source;       // for the report
+  ValueNode defaults;       // values.yaml, as the chart's defaults
+  std::string schema_json;  // a checkout's values.schema.json, or "" for the built-in types
+};
+
+std::string read_or_refuse(const std::string& path, const std::string& what) {
+  std::string error;
+  std::string text = read_text(path, error);
+  if (!error.empty()) throw InputError(path, {{"", "cannot read " + what + ": " + error}});
+  return text;
+}
+
+Chart choose_chart(const SupersonicOptions& options, const std::vector<ValueNode>& files) {
+  Chart c;
+  std::string version = options.chart_version;
+  if (!options.chart_dir.empty()) {
+    const std::filesystem::path dir(options.chart_dir);
+    const std::string chart_yaml = (dir / "Chart.yaml").string();
+    const ValueNode meta = read_values_file(chart_yaml);
+    const ValueNode* v = meta.find("version");
+    if (!v || v->kind != ValueNode::Kind::scalar || v->text.empty())
+      throw InputError(chart_yaml,
+                       {{"version", "missing, expected the chart's version (\"0.3.1\")"}});
+    if (!version.empty() && version != v->text)
+      throw InputError(chart_yaml,
+                       {{"version", "found " + v->text + ", expected " + version +
+                                        " as --chart-version says (give one of them)"}});
+    version = v->text;
+    c.defaults = parse_values(read_or_refuse((dir / "values.yaml").string(), "the chart's values"),
+                              chart_defaults_name());
+    const auto schema = dir / "values.schema.json";
+    if (std::filesystem::exists(schema))
+      c.schema_json = read_or_refuse(schema.string(), "the chart's schema");
+    const bool known = known_chart_version(version);
+    c.traits = chart_traits(known ? version : supersonic_chart_version);
+    c.traits.version = version;
+    c.source =
+        "the chart in " + options.chart_dir + " (its values.yaml and values.schema.json)" +
+        (known ? std::string()
+               : "; its templates are taken to render as chart " +
+                     std::string(supersonic_chart_version) + "'s, the newest sonicsim knows");
+    return c;
+  }
+  if (!version.empty()) {
+    if (!known_chart_version(version)) {
+      std::string list;
+      for (const auto& k : chart_versions()) list += (list.empty() ? "" : ", ") + k;
+      throw InputError("--chart-version", {{"", "found " + version + ", expected one of " + list +
+                                                    " (or --chart DIR for another release)"}});
+    }
+    c.source = "given (--chart-version)";
+  } else {
+    std::optional<Detected> newest;
+    for (const auto& f : files)
+      if (auto d = detect_chart_version(f);
+          d && (!newest || compare_versions(d->version, newest->version) > 0))
+        newest = d;
+    if (newest) {
+      version = newest->version;
+      c.source = "detected from " + newest->evidence + ", a key of chart " + newest->range +
+                 " (--chart-version to choose another)";
+    } else {
+      version = supersonic_chart_version;
+      c.source = "no key tells the release: the newest sonicsim knows (--chart-version to choose)";
+    }
+  }
+  c.traits = chart_traits(version);
+  c.defaults = parse_values(c.traits.defaults_yaml, chart_defaults_name());
+  return c;
+}
+
 }  // namespace
 
 SupersonicImport import_supersonic(const SupersonicOptions& options) {
@@ -139,12 +218,28 @@ SupersonicImport import_supersonic(const SupersonicOptions& options) {
   report.files = options.values_files;
   report.overlay = options.overlay;
 
-  ValueNode merged = chart_defaults();
+  std::vector<ValueNode> files;
+  for (const auto& file : options.values_files) files.push_back(read_values_file(file));
+  Chart chart = choose_chart(options, files);
+  const std::string version = chart.traits.version;
+  report.chart_version = version;
+  report.chart_source = chart.source;
+
+  // Helm validates the values against the chart's schema before it renders anything.
+  std::vector<ValuesProblem> typed;
+  for (const auto& f : files)
+    for (auto& p : check_schema_types(f, version, chart.schema_json))
+      typed.push_back({p.file, {p.key, p.message}});
+
+  ValueNode merged = std::move(chart.defaults);
   std::map<std::string, std::size_t> seen;
-  for (const auto& file : options.values_files) {
-    const ValueNode values = read_values_file(file);
+  for (auto& values : files) {
+    if (options.chart_dir.empty())
+      for (const auto& r : migrate_to_current(values, version))
+        report.renamed.push_back({r.to, r.from, "", r.where,
+                                  "chart " + version + "'s name; renamed in chart " + r.since, ""});
     std::vector<std::string> segments;
-    classify_file(values, segments, report, seen);
+    classify_file(values, segments, report, seen, version);
     coalesce(merged, values);
   }
 
@@ -156,7 +251,7 @@ SupersonicImport import_supersonic(const SupersonicOptions& options) {
   }
   for (const auto& [key, value] : overlay.items()) report.from_overlay.push_back(key);
 
-  Mapper mapper(merged, options, overlay, report);
+  Mapper mapper(merged, options, overlay, report, chart.traits);
   if (!mapper.scenario.contains("servers") || mapper.scenario["servers"].empty())
     mapper.scenario["servers"] = nlohmann::json::array({nlohmann::json::object()});
   if (overlay.contains("servers") && overlay["servers"].size() > 1)
@@ -164,10 +259,17 @@ SupersonicImport import_supersonic(const SupersonicOptions& options) {
         "the overlay's servers[1..] stay as they are: the values describe one pool, "
         "servers[0]");
   mapper.run();
-  if (!mapper.problems.empty()) throw_problems(std::move(mapper.problems));
+  // The schema's refusal of a key comes first; the mapping's own word on it would repeat it.
+  for (auto& p : mapper.problems) {
+    const bool said = std::any_of(typed.begin(), typed.end(), [&](const ValuesProblem& t) {
+      return t.file == p.file && t.problem.path == p.problem.path;
+    });
+    if (!said) typed.push_back(std::move(p));
+  }
+  if (!typed.empty()) throw_problems(std::move(typed));
   if (!mapper.scenario.contains("description"))
-    mapper.scenario["description"] = std::string("imported from SuperSONIC values (chart ") +
-                                     supersonic_chart_version + ") by sonicsim import supersonic";
+    mapper.scenario["description"] =
+        "imported from SuperSONIC values (chart " + version + ") by sonicsim import supersonic";
 
   const std::string source =
       options.overlay.empty() ? "the imported scenario" : options.overlay + " + values";

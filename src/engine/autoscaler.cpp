@@ -13,14 +13,17 @@ double Autoscaler::usage_ratio(double metric, int current) const {
   return metric / cfg_.threshold;
 }
 
-// HPA's replica calculator for one external metric.
+// HPA's replica calculator for one external metric (Kubernetes'
+// pkg/controller/podautoscaler/replica_calculator.go): a Value target scales the *ready* pods,
+// ceil(ratio x ready) in getUsageRatioReplicaCount, so replicas still starting count for nothing
+// and a pool whose new pods are not ready yet is recommended fewer replicas than it asked for;
+// an AverageValue target divides the metric by the target per pod and ignores readiness.
 int Autoscaler::recommend(const Poll& p) const {
-  const double current = static_cast<double>(p.current);
   const bool average = cfg_.target == scenario::Autoscaler::Target::AverageValue;
   const double ratio = usage_ratio(p.metric, p.current);
   if (std::fabs(ratio - 1.0) <= cfg_.tolerance) return p.current;
   return static_cast<int>(average ? std::ceil(p.metric / cfg_.threshold)
-                                  : std::ceil(ratio * current));
+                                  : std::ceil(ratio * static_cast<double>(p.ready)));
 }
 
 // HPA's stabilization: scale up no further than the least recommendation of the scale-up window,

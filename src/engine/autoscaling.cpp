@@ -66,6 +66,7 @@ void SiteOperations::poll(std::uint32_t p) {
   in.time = now;
   in.metric = po.last_metric = read_metric(p);
   in.current = po.asked;
+  in.ready = po.up;
   in.active = po.active;
   in.refused = po.refused;
   po.active = po.refused = false;

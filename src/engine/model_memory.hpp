@@ -59,6 +59,9 @@ class ModelMemory {
   void on_loaded(std::uint32_t bi, std::uint32_t generation);
   static constexpr std::uint32_t kGenerationMask = (1u << 20) - 1;
 
+  // Bytes of the models device d holds loaded or loading now.
+  double used(std::uint32_t d) const { return devices_[d].used; }
+
   void finish();
 
  private:

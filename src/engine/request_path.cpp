@@ -1,6 +1,8 @@
 #include "request_path.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "parts.hpp"
 
@@ -167,8 +169,9 @@ void RequestPath::leave_balancer(std::uint32_t r) {
 
 // ---- admission ------------------------------------------------------------------------------
 
-// Whether the job is connected, connecting it now if it may try: the autoscaled pools' last
-// readings must be within their thresholds, then the bucket must hold a token.
+// Whether the job is connected, connecting it now if it may try: the servers must be within
+// the thresholds (the autoscaled pools' last readings; Prometheus' answer now), then the bucket
+// must hold a token.
 bool RequestPath::admitted(std::uint32_t job) {
   const double now = ctx_.now;
   Connection& c = connections_[job];
@@ -177,8 +180,16 @@ bool RequestPath::admitted(std::uint32_t job) {
   const auto& a = *ctx_.sc.load_balancer.admission;
   bool ok = true;
   if (a.above_threshold && parts_.operations.above_threshold()) ok = false;
-  if (ok && a.rate > 0.0) {
-    tokens_ = std::min(a.burst, tokens_ + (now - tokens_at_) * a.rate);
+  if (ok && a.refuse_above && !parts_.operations.query_within(*a.refuse_above)) ok = false;
+  if (ok && (a.rate > 0.0 || a.fill_interval > 0.0)) {
+    // Envoy 1.30 refills on a timer started with the listener: tokens_per_fill at every multiple
+    // of fill_interval; tokens only grow between two takes, so one cap covers all the fills.
+    const double added =
+        a.fill_interval > 0.0
+            ? (std::floor(now / a.fill_interval) - std::floor(tokens_at_ / a.fill_interval)) *
+                  a.tokens_per_fill
+            : (now - tokens_at_) * a.rate;
+    tokens_ = std::min(a.burst, tokens_ + added);
     tokens_at_ = now;
     if (tokens_ >= 1.0)
       tokens_ -= 1.0;
@@ -189,7 +200,7 @@ bool RequestPath::admitted(std::uint32_t job) {
     c.connected = true;
     ++ctx_.metrics.admission->connections;
   } else {
-    c.retry_at = now + a.retry_after;
+    c.retry_at = a.reconnect ? now + a.retry_after : std::numeric_limits<double>::infinity();
     ++ctx_.metrics.admission->refused;
   }
   return ok;

@@ -103,6 +103,7 @@ void Sampling::on_sample() {
     busy_before_[di] = busy;
     ts.devices[di].queue_length.push_back(static_cast<double>(servers.queued_on(di)));
     ts.devices[di].serving.push_back(servers.serving(di) ? 1 : 0);
+    if (ctx_.sc.timeseries_replicas) ts.devices[di].memory_used.push_back(parts_.memory.used(di));
   }
   auto close = [](std::vector<Counts>& counts, std::vector<RunMetrics::TimeSeries::Counters>& to) {
     for (std::size_t i = 0; i < counts.size(); ++i) {

@@ -40,6 +40,13 @@ void SiteOperations::build() {
                     op_stamp(kPoll, 0));
     schedule_mark(static_cast<std::uint32_t>(p));
   }
+  if (const auto& a = sc.load_balancer.admission; a && a->refuse_above) {
+    // The deployment ran idle before the run: Prometheus holds a scrape one interval back.
+    int up = 0;
+    for (const PoolOps& po : pools_) up += po.up;
+    scrapes_.push_back({-a->refuse_above->scrape_interval, 0.0, 0.0, up});
+    ctx_.queue.push(0.0, EventKind::Operation, 0, op_stamp(kScrape, 0));
+  }
   if (!operated_) return;
   servers.rebuild_up_hosts();
   servers.track_busy_over_whole_run();
@@ -182,6 +189,8 @@ void SiteOperations::on_operation(std::uint32_t id, std::uint32_t stamp) {
     }
     case kModelLoaded:
       return parts_.memory.on_loaded(id, epoch);
+    case kScrape:
+      return scrape();
     case kRandomRepair: {
       if (in_state(id, State::Down, epoch)) start_server(id);
       ctx_.queue.push(now + fault_rngs_[id].exponential(random_crashes_of(id).mtbf),

@@ -41,6 +41,9 @@ class SiteOperations {
   void note_refused(std::uint32_t pool) { pools_[pool].refused = true; }
   // Whether an autoscaled pool's last reading was above its threshold (admission control).
   bool above_threshold() const;
+  // Whether Prometheus, asked SuperSONIC's load query now, answers with a value within the
+  // threshold (load_balancer.admission.refuse_above; prometheus_gate.cpp). No answer: false.
+  bool query_within(const scenario::Admission::QueryGate& gate) const;
   int replicas_asked(std::uint32_t pool) const { return pools_[pool].asked; }
   int replicas_up(std::uint32_t pool) const { return pools_[pool].up; }
   // Explicit model control: batcher `bi`'s model has loaded at `at` (model_memory.hpp).
@@ -62,6 +65,7 @@ class SiteOperations {
     kRandomCrash,   // id: device; the next random crash
     kRandomRepair,  // id: device; back after a random crash (epoch)
     kModelLoaded,   // id: model batcher; its load on demand ends (the load's generation)
+    kScrape,        // Prometheus scrapes the servers' counters (admission.refuse_above)
   };
   static constexpr std::uint32_t kOpBits = 4;
   static constexpr std::uint32_t kEpochMask = EventQueue::kStampMask >> kOpBits;
@@ -102,6 +106,14 @@ class SiteOperations {
   double read_metric(std::uint32_t p);
   void poll(std::uint32_t p);
   void scale_to(std::uint32_t p, int target);
+  // Prometheus (prometheus_gate.cpp): the servers' counters at each scrape, summed over pools.
+  struct Scrape {
+    double time, queue_seconds, executions;
+    int up;  // servers running: a scrape of none has no series
+  };
+  void scrape();
+
+  std::deque<Scrape> scrapes_;  // the last window's worth, oldest first
 
   Context& ctx_;
   Parts& parts_;

@@ -1,5 +1,6 @@
 #include <sonicsim/results/openmetrics.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -61,6 +62,10 @@ struct DeploymentLabels {
                       std::to_string(replica) + "\",pod=\"" + label(pod(pool, replica)) + "\"";
     if (!site_of_device.empty()) out += ",site=\"" + label(site_of_device.at(device)) + "\"";
     return out;
+  }
+  // Triton labels its GPU gauges with the GPU's UUID alone; the scrape adds the pod's labels.
+  std::string gpu(const std::string& pool, std::int32_t index, std::size_t device) const {
+    return replica(pool, index, device) + ",gpu_uuid=\"GPU-" + label(pod(pool, index)) + "\"";
   }
 };
 
@@ -126,12 +131,55 @@ void triton(TimelineWriter& w, const scenario::Scenario& s, const engine::RunMet
     const auto& d = ts.devices[device];
     const std::string& pool = m.pools.at(d.pool).name;
     const auto replica = static_cast<std::int32_t>(d.index);
-    const std::string prefix = std::string(service_metrics::kGpuUtilization) + "{" +
-                               l.replica(pool, replica, device) + ",gpu_uuid=\"GPU-" +
-                               label(l.pod(pool, replica)) + "\"} ";
+    const std::string prefix =
+        std::string(service_metrics::kGpuUtilization) + "{" + l.gpu(pool, replica, device) + "} ";
     for (std::size_t k = 0; k < windows; ++k)
       if (d.serving[k]) w.sample(prefix, d.utilization[k], k);
   }
+}
+
+// Triton's memory and power gauges, for the devices whose memory or power the scenario gives
+// (devices.D.memory, devices.D.power, or the device catalogue's datasheet figures for a device
+// it knows, docs/devices.md): without them sonicsim knows neither, and a dashboard panel left
+// empty says so better than one drawn from invented figures. Power is the window's mean,
+// the power model of the energy figures at the window's utilization (DCGM samples it instead);
+// the limit is the device at full utilization, so that the dashboard's usage / limit reads 1 on
+// a device busy all the time.
+void gpu_gauges(TimelineWriter& w, const scenario::Scenario& s, const engine::RunMetrics& m,
+                const DeploymentLabels& l) {
+  using Spec = scenario::DeviceSpec;
+  using Device = TimeSeries::Device;
+  const TimeSeries& ts = *m.timeseries;
+  std::vector<const Spec*> spec;
+  for (const auto& d : ts.devices) spec.push_back(s.find_device(s.servers.at(d.pool).device));
+  auto gauge = [&](const char* name, const char* help, bool (*has)(const Spec&),
+                   double (*value)(const Spec&, const Device&, std::size_t)) {
+    if (std::none_of(spec.begin(), spec.end(), [&](const Spec* p) { return p && has(*p); })) return;
+    w.family(name, "gauge", help);
+    for (std::size_t device = 0; device < ts.devices.size(); ++device) {
+      if (!spec[device] || !has(*spec[device])) continue;
+      const Device& d = ts.devices[device];
+      const std::string prefix =
+          std::string(name) + "{" +
+          l.gpu(m.pools.at(d.pool).name, static_cast<std::int32_t>(d.index), device) + "} ";
+      for (std::size_t k = 0; k < ts.t.size(); ++k)
+        if (d.serving[k]) w.sample(prefix, value(*spec[device], d, k), k);
+    }
+  };
+  const auto memory = [](const Spec& p) { return p.memory.has_value(); };
+  const auto power = [](const Spec& p) { return p.power.has_value(); };
+  gauge(service_metrics::kGpuMemoryTotal, "GPU total memory, in bytes (sonicsim: devices.D.memory)",
+        memory, [](const Spec& p, const Device&, std::size_t) { return *p.memory; });
+  gauge(service_metrics::kGpuMemoryUsed,
+        "GPU used memory, in bytes (sonicsim: the models loaded or loading at the window's end)",
+        memory, [](const Spec&, const Device& d, std::size_t k) { return d.memory_used.at(k); });
+  gauge(
+      service_metrics::kGpuPowerUsage,
+      "GPU power usage in watts (sonicsim: devices.D.power at the window's utilization)", power,
+      [](const Spec& p, const Device& d, std::size_t k) { return p.power->at(d.utilization[k]); });
+  gauge(service_metrics::kGpuPowerLimit,
+        "GPU power management limit in watts (sonicsim: devices.D.power at full utilization)",
+        power, [](const Spec& p, const Device&, std::size_t) { return p.power->busy(); });
 }
 
 // Envoy in front of the servers: the requests it saw complete, their time through it (the
@@ -141,24 +189,36 @@ void envoy(TimelineWriter& w, const scenario::Scenario& s, const engine::RunMetr
            const DeploymentLabels& l) {
   const TimeSeries& ts = *m.timeseries;
   const std::size_t windows = ts.t.size();
-  const std::string labels = "{" + l.common + ",pod=\"" + label(l.release) +
-                             "-envoy-0\",envoy_http_conn_manager_prefix=\"ingress_grpc\"} ";
-  auto cumulative = [&](const char* name, const char* help, auto per_model) {
-    w.family(name, "counter", help);
-    const std::string prefix = name + labels;
-    double total = 0.0;
-    for (std::size_t k = 0; k < windows; ++k) {
-      for (const auto& sm : ts.models) total += per_model(sm, k);
-      w.sample(prefix, total, k);
+  const std::string proxy = l.common + ",pod=\"" + label(l.release) +
+                            "-envoy-0\",envoy_http_conn_manager_prefix=\"ingress_grpc\"";
+  const std::string labels = "{" + proxy + "} ";
+  w.family(service_metrics::kEnvoyRequests, "counter",
+           "Total requests (sonicsim: completed requests)");
+  const std::string requests = service_metrics::kEnvoyRequests + labels;
+  double completed = 0.0;
+  for (std::size_t k = 0; k < windows; ++k) {
+    for (const auto& sm : ts.models) completed += sm.completed[k];
+    w.sample(requests, completed, k);
+  }
+  // Envoy's histogram, with the +Inf bucket alone: the windows keep each request's latency only
+  // in their sum and quantiles, not in Envoy's buckets, and a bucket made up from a quantile
+  // would mislead histogram_quantile more than an absent one.
+  w.family(service_metrics::kEnvoyTime, "histogram",
+           "Request time in milliseconds (sonicsim: the clients' latency)");
+  const std::string bucket =
+      std::string(service_metrics::kEnvoyTime) + "_bucket{" + proxy + ",le=\"+Inf\"} ";
+  const std::string sum = service_metrics::kEnvoyTimeSum + labels;
+  const std::string count = service_metrics::kEnvoyTimeCount + labels;
+  double timed = 0.0, milliseconds = 0.0;
+  for (std::size_t k = 0; k < windows; ++k) {
+    for (const auto& sm : ts.models) {
+      timed += sm.completed[k];
+      milliseconds += sm.latency_sum_s[k] * 1e3;
     }
-  };
-  cumulative(service_metrics::kEnvoyRequests, "Total requests (sonicsim: completed requests)",
-             [](const TimeSeries::Model& sm, std::size_t k) { return sm.completed[k]; });
-  cumulative(service_metrics::kEnvoyTimeSum,
-             "Request time in milliseconds, summed (sonicsim: the clients' latency)",
-             [](const TimeSeries::Model& sm, std::size_t k) { return sm.latency_sum_s[k] * 1e3; });
-  cumulative(service_metrics::kEnvoyTimeCount, "Requests timed (sonicsim: completed)",
-             [](const TimeSeries::Model& sm, std::size_t k) { return sm.completed[k]; });
+    w.sample(bucket, timed, k);
+    w.sample(sum, milliseconds, k);
+    w.sample(count, timed, k);
+  }
   // Job flows count the jobs running; fixed populations run all their jobs throughout; an open
   // loop has no clients that stay connected.
   double population = 0.0;
@@ -200,14 +260,16 @@ void deployments(TimelineWriter& w, const scenario::Scenario& s, const engine::R
 double openmetrics_samples(const scenario::Scenario& s) {
   if (s.timeseries_interval <= 0.0) return 0.0;
   const double windows = std::floor(s.duration / s.timeseries_interval);
-  double devices = 0.0, device_models = 0.0;
+  double devices = 0.0, device_models = 0.0, gauges = 0.0;
   for (const auto& p : s.servers) {
     devices += p.count;
     device_models += static_cast<double>(p.count) * static_cast<double>(p.models.size());
+    if (const scenario::DeviceSpec* d = s.find_device(p.device))
+      gauges += p.count * ((d->power ? 2.0 : 0.0) + (d->memory ? 2.0 : 0.0));
   }
   const double pools = static_cast<double>(s.servers.size());
   return windows * (static_cast<double>(exposition::kTritonCounters) * device_models + devices +
-                    2.0 * pools + 4.0);
+                    gauges + 2.0 * pools + 5.0);
 }
 
 std::string to_openmetrics(const scenario::Scenario& s, const runner::RunOutput& run,
@@ -225,6 +287,7 @@ std::string to_openmetrics(const scenario::Scenario& s, const runner::RunOutput&
       l.site_of_device.push_back(s.sites[site].name);
   TimelineWriter w(*m.timeseries, settings.start_unix);
   triton(w, s, m, l);
+  gpu_gauges(w, s, m, l);
   envoy(w, s, m, l);
   deployments(w, s, m, l);
   return w.take();

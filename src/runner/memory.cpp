@@ -165,14 +165,16 @@ MemoryEstimate estimate_memory(const scenario::Scenario& s, const engine::TraceS
     // (in the results with several workloads only); per model 5 series (and 2 more kept for the
     // OpenMetrics proxy, not in the results); per link 3; per operated pool 2; the running jobs
     // of a job flow; Triton's 6 counters per pool and model it hosts and, with
-    // timeseries.replicas, per device and model.
+    // timeseries.replicas, per device and model (and each device's memory in use, not in the
+    // results).
     const double windows = std::floor(s.duration / s.timeseries_interval);
     const double workloads = static_cast<double>(s.workloads.size());
     const double models = static_cast<double>(s.models.size());
     const double counters = 6.0 * pool_models + (s.timeseries_replicas ? 6.0 * device_models : 0.0);
     const double shared = 2.0 + 2.0 * devices + 5.0 * models + 3.0 * links + 2.0 * operated +
                           (job_flow ? 1.0 : 0.0) + counters;
-    const double engine_values = shared + devices / 8.0 + 2.0 * models + 3.0 * workloads;
+    const double engine_values = shared + devices / 8.0 + 2.0 * models + 3.0 * workloads +
+                                 (s.timeseries_replicas ? devices : 0.0);
     const double json_values = shared + (s.workloads.size() > 1 ? 3.0 * workloads : 0.0);
     add(count(windows) + " time-series windows of " + count(engine_values) + " values",
         windows * engine_values * c.per_series_value);

@@ -213,6 +213,7 @@ class Loader : public Checker {
   // --- load_operations.cpp
   void load_balancer(const json& v, const std::string& path, Scenario& s);
   void admission(const json& v, const std::string& path, Scenario& s);
+  bool refuse_above(const json& v, const std::string& path, const Scenario& s, Admission& a);
   void balancer_capacity(const json& v, const std::string& path, LoadBalancer& lb);
 
   // --- load_faults.cpp

@@ -26,24 +26,7 @@ T0=$(($(date +%s) - 3 * 3600))
 promtool tsdb create-blocks-from openmetrics "$TMP/history.om" "$TMP/tsdb" >/dev/null 2>&1 ||
   fail "promtool could not backfill the history"
 pass "history backfilled"
-printf 'global:\n  scrape_interval: 1h\n' >"$TMP/prometheus.yml"
-# A port of this process's own, and a second try on another when it is taken.
-PROM_PID=""
-trap '[[ -n $PROM_PID ]] && { kill "$PROM_PID"; wait "$PROM_PID"; } 2>/dev/null; rm -rf "$TMP"' EXIT
-for attempt in 0 1; do
-  PORT=$((20000 + ($$ * 7 + attempt * 7919) % 30000))
-  prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
-    --web.listen-address="127.0.0.1:$PORT" >"$TMP/prometheus.log" 2>&1 &
-  PROM_PID=$!
-  for ((w = 0; w < 60; w++)); do
-    curl -fs "127.0.0.1:$PORT/-/ready" >/dev/null 2>&1 && break 2
-    kill -0 "$PROM_PID" 2>/dev/null || break
-    sleep 0.5
-  done
-  kill "$PROM_PID" 2>/dev/null
-  PROM_PID=""
-done
-[[ -n $PROM_PID ]] || skip "Prometheus did not start here ($(tail -1 "$TMP/prometheus.log"))"
+start_prometheus "$TMP/tsdb" || skip "Prometheus did not start here ($(tail -1 "$TMP/prometheus.log"))"
 pass "Prometheus ready on port $PORT"
 
 API="http://127.0.0.1:$PORT/api/v1"

@@ -302,3 +302,34 @@ same_results() {
   pass "${1##*/} and ${2##*/} hold the same results (perf aside)"
 }
 same_bytes() { cmp -s "$1" "$2" || fail "${1##*/} and ${2##*/} differ"; pass "${1##*/} == ${2##*/}"; }
+
+# start_prometheus TSDB_DIR [FLAG...]: a Prometheus on 127.0.0.1 serving the TSDB folder (a
+# backfill), with 30 days of retention so that blocks from hours ago stay, and FLAGs added;
+# stopped when the test ends (stop_prometheus stops it before). A port of this process's own,
+# and a second one when that is taken. Sets PORT and PROM_PID; returns 1, with PROM_PID empty
+# and the log in $TMP/prometheus.log, when it did not become ready on either.
+PROM_PID=""
+start_prometheus() {
+  local tsdb="$1" attempt tries
+  shift
+  printf 'global:\n  scrape_interval: 5s\n' >"$TMP/prometheus.yml"
+  trap 'stop_prometheus; rm -rf "$TMP"' EXIT
+  for attempt in 0 1; do
+    PORT=$((20000 + ($$ * 7 + attempt * 7919) % 30000))
+    prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$tsdb" \
+      --web.listen-address="127.0.0.1:$PORT" --storage.tsdb.retention.time=30d "$@" \
+      >"$TMP/prometheus.log" 2>&1 &
+    PROM_PID=$!
+    for ((tries = 0; tries < 60; tries++)); do
+      curl -fs "127.0.0.1:$PORT/-/ready" >/dev/null 2>&1 && return 0
+      kill -0 "$PROM_PID" 2>/dev/null || break
+      sleep 0.5
+    done
+    stop_prometheus
+  done
+  return 1
+}
+stop_prometheus() {
+  [[ -n $PROM_PID ]] && { kill "$PROM_PID"; wait "$PROM_PID"; } 2>/dev/null
+  PROM_PID=""
+}

@@ -21,7 +21,7 @@ assert_file "$TMP/run.om"
 pass "ends with # EOF"
 for family in nv_inference_request_success nv_inference_count nv_inference_exec_count \
   nv_inference_queue_duration_us nv_inference_compute_infer_duration_us nv_gpu_utilization \
-  envoy_http_downstream_rq_time_sum envoy_http_downstream_cx_active kube_deployment_spec_replicas; do
+  envoy_http_downstream_rq_time envoy_http_downstream_cx_active kube_deployment_spec_replicas; do
   grep -q "^# TYPE $family " "$TMP/run.om" || fail "no family $family"
 done
 pass "Triton's, Envoy's and Kubernetes' families are there"

@@ -531,7 +531,7 @@ TEST_CASE("load_balancer.admission is parsed and refused where it cannot apply",
   none["load_balancer"] = {{"admission", json::object()}};
   auto problems = problems_of(none);
   CHECK(has_problem(problems, "load_balancer.admission",
-                    {"found neither a rate nor", "expected at least one"}));
+                    {"found neither a token bucket", "expected at least one"}));
 
   json no_scaler = base();
   no_scaler["load_balancer"] = {{"admission", {{"refuse_above_threshold", true}}}};
@@ -543,6 +543,39 @@ TEST_CASE("load_balancer.admission is parsed and refused where it cannot apply",
   small["load_balancer"] = {{"admission", {{"rate", 1}, {"burst", 0.5}}}};
   problems = problems_of(small);
   CHECK(has_problem(problems, "load_balancer.admission.burst", {"found 0.5", "a number >= 1"}));
+
+  // Envoy's timer bucket and the Lua filter's query (SuperSONIC's two limiters).
+  json timer = base();
+  timer["load_balancer"] = {{"admission",
+                             {{"fill_interval", "12s"},
+                              {"tokens_per_fill", 3},
+                              {"burst", 5},
+                              {"refuse_above", {{"threshold", "100ms"}}},
+                              {"reconnect", false}}}};
+  const auto t = load_json(timer, "<test>");
+  CHECK(t.load_balancer.admission->fill_interval == 12.0);
+  CHECK(t.load_balancer.admission->tokens_per_fill == 3.0);
+  CHECK(!t.load_balancer.admission->reconnect);
+  REQUIRE(t.load_balancer.admission->refuse_above);
+  CHECK(t.load_balancer.admission->refuse_above->threshold == Approx(0.1));
+  CHECK(t.load_balancer.admission->refuse_above->window == 30.0);
+  CHECK(t.load_balancer.admission->refuse_above->scrape_interval == 5.0);
+
+  json both = base();
+  both["load_balancer"] = {{"admission", {{"rate", 1}, {"fill_interval", "12s"}}}};
+  CHECK(has_problem(problems_of(both), "load_balancer.admission.fill_interval",
+                    {"found both rate and fill_interval"}));
+  json lone = base();
+  lone["load_balancer"] = {{"admission", {{"rate", 1}, {"tokens_per_fill", 2}}}};
+  CHECK(has_problem(problems_of(lone), "load_balancer.admission.tokens_per_fill",
+                    {"without fill_interval"}));
+  json gate = base();
+  gate["load_balancer"] = {
+      {"admission", {{"refuse_above", {{"window", "30s"}, {"scrape_interval", "0.1ms"}}}}}};
+  problems = problems_of(gate);
+  CHECK(has_problem(problems, "load_balancer.admission.refuse_above.threshold", {"missing"}));
+  CHECK(has_problem(problems, "load_balancer.admission.refuse_above.scrape_interval",
+                    {"found \"0.1ms\""}));
 
   json typo = base();
   typo["load_balancer"] = {{"admission", {{"rate", 1}, {"retry", "1min"}}}};

@@ -171,12 +171,13 @@ TEST_CASE(
   // Ten times the windows, ten times the bytes.
   doc["timeseries"] = {{"interval", 0.1}};
   CHECK(memory_of(doc) - none == Approx(10.0 * per_100));
-  // Replicas: Triton's 6 counters per device and model, 12 more values per window.
+  // Replicas: Triton's 6 counters per device and model, 12 more values per window, and each
+  // device's memory in use (OpenMetrics' only), 2 more in the engine.
   doc["timeseries"] = {{"interval", 1.0}, {"replicas", true}};
   e = runner::estimate_memory(test::scenario_of(doc));
-  CHECK_THAT(part_names(e), Catch::Contains("100 time-series windows of 43 values"));
+  CHECK_THAT(part_names(e), Catch::Contains("100 time-series windows of 45 values"));
   CHECK_THAT(part_names(e), Catch::Contains("the time series in the results (3,800 values"));
-  CHECK(part_bytes(e, "100 time-series windows") == Approx(engine_100 * 43.25 / 31.25));
+  CHECK(part_bytes(e, "100 time-series windows") == Approx(engine_100 * 45.25 / 31.25));
   CHECK(part_bytes(e, "the time series in the results") == Approx(results_100 * 38.0 / 26.0));
   // A pool whose devices crash is operated: its replicas asked for and ready, 2 more a window.
   doc["timeseries"] = {{"interval", 1.0}};

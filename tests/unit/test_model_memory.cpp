@@ -4,7 +4,13 @@
 // spent loading; every request stays accounted for, and the same seed gives the same bytes.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include <sonicsim/results/openmetrics.hpp>
 #include <sonicsim/results/results.hpp>
+#include <sonicsim/util/format.hpp>
 
 #include "support.hpp"
 
@@ -81,6 +87,37 @@ TEST_CASE(
   REQUIRE(m.models[0].name == "a");
   CHECK(m.models[0].queue_time.mean() == Approx(10.0).epsilon(1e-3));
   CHECK(m.models[1].queue_time.mean() == Approx(20.0).epsilon(1e-3));
+}
+
+TEST_CASE(
+    "explicit model control: each window's memory in use is the model loaded or loading, as "
+    "Triton's nv_gpu_memory_used_bytes shows it",
+    "[engine][memory][results]") {
+  auto doc = alternating_models(10.0, 20.0);
+  doc["timeseries"] = {{"interval", "5s"}, {"replicas", true}};
+  doc["devices"]["T4"]["power"] = {{"idle", "10W"}, {"busy", "30W"}};
+  const auto s = scenario_of(doc);
+  const auto out = sonicsim::runner::simulate(s, sonicsim::runner::TransportChoice{});
+  const auto& device = out.metrics.timeseries->devices.at(0);
+  REQUIRE(device.memory_used.size() == 61);
+  // a (600 B) loads for 10 s, b (400 B) for 20 s: the windows see one or the other.
+  std::set<double> seen(device.memory_used.begin(), device.memory_used.end());
+  CHECK(seen == std::set<double>{400.0, 600.0});
+  const std::string om = sonicsim::results::to_openmetrics(s, out, {0.0, "rel", "ns"});
+  const std::string labels =
+      "{app=\"supersonic\",release=\"rel\",namespace=\"ns\",pool=\"gpu\",replica=\"0\","
+      "pod=\"rel-gpu-0\",gpu_uuid=\"GPU-rel-gpu-0\"} ";
+  CHECK(om.find("nv_gpu_memory_total_bytes" + labels + "999 5.000\n") != std::string::npos);
+  for (std::size_t k = 0; k < 61; ++k) {
+    const std::string stamp = sonicsim::util::formatted("%.3f\n", 5.0 * static_cast<double>(k + 1));
+    CHECK(om.find("nv_gpu_memory_used_bytes" + labels +
+                  sonicsim::util::exact_number(device.memory_used[k]) + " " + stamp) !=
+          std::string::npos);
+    CHECK(om.find("nv_gpu_power_usage" + labels +
+                  sonicsim::util::exact_number(10.0 + 20.0 * std::min(1.0, device.utilization[k])) +
+                  " " + stamp) != std::string::npos);
+  }
+  CHECK(om.find("nv_gpu_power_limit" + labels + "30 305.000\n") != std::string::npos);
 }
 
 TEST_CASE("explicit model control: with room for both, each model loads once and stays",

@@ -66,11 +66,13 @@ sc::Autoscaler scaler(double threshold) {
   return a;
 }
 
-Scaler::Poll poll(double t, double metric, int current, bool active = true) {
+// Every replica asked for is ready unless `ready` says otherwise.
+Scaler::Poll poll(double t, double metric, int current, bool active = true, int ready = -1) {
   Scaler::Poll p;
   p.time = t;
   p.metric = metric;
   p.current = current;
+  p.ready = ready < 0 ? current : ready;
   p.active = active;
   return p;
 }
@@ -144,6 +146,21 @@ TEST_CASE("autoscaler: HPA arithmetic, tolerance, stabilization and policies",
     CHECK(a.decide(poll(30, 35.0, 2)).replicas == 4);
     CHECK(a.decide(poll(60, 41.0, 4)).replicas == 4);  // 41 / (10 x 4) = 1.025: within tolerance
     CHECK(a.decide(poll(90, 55.0, 4)).replicas == 6);  // ceil(55 / 10)
+  }
+  SECTION("replica_calculator.go getUsageRatioReplicaCount: a Value target scales ready pods") {
+    // Kubernetes: ceil(usageRatio x readyPodCount); 4 asked for, 2 of them still starting.
+    Scaler a(scaler(0.020));
+    const auto d = a.decide(poll(30, 0.030, 4, true, 2));
+    CHECK(d.raw == 3);  // ceil(1.5 x 2), not ceil(1.5 x 4) = 6
+    CHECK(d.replicas == 3);
+    // The tolerance still compares the ratio alone: within 10%, the replicas asked for stay.
+    Scaler b(scaler(0.020));
+    CHECK(b.decide(poll(30, 0.021, 4, true, 1)).replicas == 4);
+    // An AverageValue target ignores readiness: ceil(metric / target per pod).
+    auto cfg = scaler(10.0);
+    cfg.target = sc::Autoscaler::Target::AverageValue;
+    Scaler c(cfg);
+    CHECK(c.decide(poll(30, 35.0, 2, true, 0)).replicas == 4);
   }
   SECTION("scale-up stabilization takes the least recommendation of its window") {
     auto cfg = scaler(1.0);
@@ -471,6 +488,88 @@ TEST_CASE("admission: new connections are refused while the pool is above its th
   CHECK(m.fallback == m.admission->requests);
   // The connected jobs see a shorter queue than when everyone got in.
   CHECK(m.latency.quantile(0.99) < open_door.latency.quantile(0.99));
+}
+
+TEST_CASE("admission: Envoy 1.30's listener bucket refills tokens_per_fill every fill_interval",
+          "[engine][operations][admission]") {
+  // Envoy's timer-driven LocalRateLimiterImpl (v1.30, the chart's envoyproxy/envoy:v1.30.9):
+  // the bucket starts full and gains tokens_per_fill at every multiple of fill_interval, in one
+  // lump. 100 jobs connect within 0.2 s; refused ones try again 10 s later (rounds at about 0,
+  // 10, ..., 90 s, each less than a second late). Fills at 24, 48, 72 and 96 s: 5 jobs get in at
+  // the rounds of 30, 50 and 80 s, none in between.
+  auto doc = deterministic(100, 2, 0.1, 0.2, 0.0005);
+  doc["duration"] = 100.0;
+  doc["warmup"] = 0.0;
+  doc["workload"]["client"] = {{"fallback", "cpu"}};
+  doc["load_balancer"] = {
+      {"admission",
+       {{"fill_interval", "24s"}, {"tokens_per_fill", 5}, {"burst", 10}, {"retry_after", "10s"}}}};
+  auto m = run(doc);
+  check_conservation(m);
+  REQUIRE(m.admission);
+  CHECK(m.admission->connections == 10 + 5 + 5 + 5);
+  CHECK(m.admission->refused == 90 * 3 + 85 * 2 + 80 * 3 + 75 * 2);
+  CHECK(m.fallback == m.admission->requests);
+  // The same mean rate refilled continuously lets 2 in at 10 s already: another bucket.
+  doc["load_balancer"]["admission"] = {{"rate", 5.0 / 24.0}, {"burst", 10}, {"retry_after", "10s"}};
+  const auto continuous = run(doc);
+  CHECK(continuous.admission->refused != m.admission->refused);
+
+  SECTION("reconnect false: a refused job never asks again (CMSSW's TritonService asks once)") {
+    doc["load_balancer"]["admission"] = {
+        {"fill_interval", "24s"}, {"tokens_per_fill", 5}, {"burst", 10}, {"reconnect", false}};
+    m = run(doc);
+    check_conservation(m);
+    CHECK(m.admission->connections == 10);
+    CHECK(m.admission->refused == 90);
+    // Every request of the 90 ran on its CPU, but for the one each may still be running at
+    // the end.
+    CHECK(m.fallback <= m.admission->requests);
+    CHECK(m.admission->requests - m.fallback <= 90);
+  }
+}
+
+TEST_CASE("admission: SuperSONIC's Lua filter asks Prometheus when the job connects",
+          "[engine][operations][admission]") {
+  // cfg/envoy-filter.lua: the load query's value, from the samples Prometheus scraped in the
+  // last window, above serverLoadThreshold refuses; no value refuses too.
+  auto doc = burst();
+  doc["workload"]["flow"] = {{"events_per_job", 230}, {"waves", {{"size", 50}, {"every", "60s"}}}};
+  doc["workload"]["client"] = {{"fallback", "cpu"}};
+  const auto open_door = run(doc);
+  SECTION("a saturated pool refuses newcomers; the connected jobs queue less") {
+    doc["load_balancer"] = {
+        {"admission", {{"refuse_above", {{"threshold", "20ms"}}}, {"retry_after", "30s"}}}};
+    const auto m = run(doc);
+    check_conservation(m);
+    REQUIRE(m.admission);
+    CHECK(m.admission->refused > 0);
+    CHECK(m.admission->connections > 0);
+    CHECK(m.fallback == m.admission->requests);
+    CHECK(m.latency.quantile(0.99) < open_door.latency.quantile(0.99));
+    // No KEDA needed: the same gate in front of a fixed pool.
+    auto fixed = doc;
+    fixed["servers"][0].erase("autoscaler");
+    fixed["servers"][0]["count"] = 1;
+    const auto f = run(fixed);
+    check_conservation(f);
+    CHECK(f.admission->refused > 0);
+  }
+  SECTION("a threshold nobody reaches admits every job at once") {
+    doc["load_balancer"] = {{"admission", {{"refuse_above", {{"threshold", "1000s"}}}}}};
+    const auto m = run(doc);
+    CHECK(m.admission->refused == 0);
+    CHECK(m.admission->connections == m.jobs->started);
+  }
+  SECTION("scrapes further apart than the window: rate() has no two samples, all refused") {
+    doc["load_balancer"] = {
+        {"admission",
+         {{"refuse_above", {{"threshold", "1000s"}, {"window", "30s"}, {"scrape_interval", "60s"}}},
+          {"reconnect", false}}}};
+    const auto m = run(doc);
+    CHECK(m.admission->connections == 0);
+    CHECK(m.admission->refused == m.jobs->started);
+  }
 }
 
 TEST_CASE("load balancer capacity: its workers or its NIC can cap the service",

@@ -135,9 +135,15 @@ TEST_CASE("supersonic: KEDA, both rate limiters, explicit model control, GPU by 
   CHECK(pool["startup_delay"] == "30s");
   const auto& lb = r.scenario["load_balancer"];
   CHECK(lb["policy"] == "random");  // RING_HASH on a route without hash_policy
+  // configmaps.yaml:18-30: Envoy's listener bucket, refilled 2 tokens every 10 s on a timer.
   CHECK(lb["admission"]["burst"] == 20);
-  CHECK(lb["admission"]["rate"].get<double>() == Approx(0.2));  // 2 tokens per 10 s
-  CHECK(lb["admission"]["refuse_above_threshold"] == true);
+  CHECK(lb["admission"]["tokens_per_fill"] == 2);
+  CHECK(lb["admission"]["fill_interval"] == "10s");
+  CHECK(!lb["admission"].contains("rate"));
+  // cfg/envoy-filter.lua: Prometheus asked the load query against serverLoadThreshold.
+  CHECK(lb["admission"]["refuse_above"] ==
+        nlohmann::json({{"threshold", "20ms"}, {"window", "30s"}, {"scrape_interval", "5s"}}));
+  CHECK(lb["admission"]["reconnect"] == false);  // TritonService asks once per job
   CHECK(r.scenario["workload"]["client"]["timeout"] == "5s");
 
   const auto& rep = r.report;
@@ -150,7 +156,7 @@ TEST_CASE("supersonic: KEDA, both rate limiters, explicit model control, GPU by 
   CHECK(find(rep.not_relevant, "triton.readinessProbe.periodSeconds"));
   // One line per key family, with its reason.
   CHECK(find(rep.not_relevant, "envoy.ingress"));
-  CHECK(find(rep.not_relevant, "prometheus"));
+  CHECK(find(rep.not_relevant, "prometheus.enabled"));  // prometheus.server.global.scrape_interval is read
   CHECK(find(rep.not_relevant, "grafana")->reason == "dashboards");
   CHECK(find_scenario(rep.defaulted, "servers[0].autoscaler.polling_interval"));
   CHECK(find_scenario(rep.defaulted, "servers[0].autoscaler.tolerance")->where ==
@@ -241,11 +247,26 @@ TEST_CASE("supersonic: Helm's `default` takes 0 for unset, and switches that cha
       CHECK(r.scenario["load_balancer"]["policy"] == ours);
     }
   }
-  SECTION("the prometheus-based limiter needs KEDA's pool") {
-    const auto r = import_values(
-        {write("p.yaml", "envoy: {rate_limiter: {prometheus_based: {enabled: true}}}\n")});
-    CHECK(!r.scenario["load_balancer"].contains("admission"));
-    CHECK(find(r.report.not_mapped, "envoy.rate_limiter.prometheus_based.enabled"));
+  // cfg/envoy-filter.lua (0.3.1): the filter asks Prometheus itself; KEDA plays no part.
+  SECTION("envoy-filter.lua: the prometheus-based limiter works without KEDA") {
+    const auto r = import_values({write(
+        "p.yaml",
+        "envoy: {rate_limiter: {prometheus_based: {enabled: true}}}\n"
+        "serverLoadThreshold: 250\nprometheus: {server: {global: {scrape_interval: 15s}}}\n")});
+    const auto& adm = r.scenario["load_balancer"]["admission"];
+    CHECK(adm["refuse_above"]["threshold"] == "250ms");
+    CHECK(adm["refuse_above"]["scrape_interval"] == "15s");
+    CHECK(!adm.contains("refuse_above_threshold"));
+    CHECK(!find(r.report.not_mapped, "envoy.rate_limiter.prometheus_based.enabled"));
+    CHECK(find(r.report.filled, "prometheus.server.global.scrape_interval"));
+    CHECK_NOTHROW(sonicsim::scenario::load_json(r.scenario));
+    // A query of its own is what the filter would ask: not mapped, no gate.
+    const auto q =
+        import_values({write("pq.yaml",
+                             "envoy: {rate_limiter: {prometheus_based: {enabled: true}}}\n"
+                             "serverLoadMetric: 'sum(rate(x[1m]))'\n")});
+    CHECK(!q.scenario["load_balancer"].contains("admission"));
+    CHECK(find(q.report.not_mapped, "envoy.rate_limiter.prometheus_based.enabled"));
   }
   SECTION("no Envoy: connections stay on one pod") {
     const auto r = import_values({"cpu_only.yaml"});
@@ -305,7 +326,7 @@ TEST_CASE("supersonic: Helm's `default` takes 0 for unset, and switches that cha
     overlay.erase("workload");
     overlay["workloads"] = {w, w2};
     const auto r = import_supersonic(
-        with({fixture("minimal.yaml"), write("t.yaml", "envoy: {grpc_route_timeout: 1m30s}\n")},
+        with({fixture("minimal.yaml"), write("t.yaml", "envoy: {grpc_route_timeout: 90s}\n")},
              dir.write("w.json", overlay)));
     CHECK(r.scenario["workloads"][0]["client"]["timeout"] == "90s");
     CHECK(r.scenario["workloads"][1]["client"]["timeout"] == "90s");
@@ -341,10 +362,12 @@ TEST_CASE("supersonic: bad values are refused with file, key path, line, found, 
 
   const auto types = refusal(with({fixture("wrong_types.yaml")}));
   const std::string file = fixture("wrong_types.yaml");
-  CHECK_THAT(types, Catch::Contains(file + ": triton.replicas: line 2, column 13: found \"five\", "
-                                           "expected a whole number from 0 to 1000000"));
-  CHECK_THAT(types, Catch::Contains("keda.enabled: line 10, column 12: found \"maybe\", expected "
-                                    "true or false"));
+  // values.schema.json: Helm refuses a value of another type before it renders anything.
+  CHECK_THAT(types, Catch::Contains(file + ": triton.replicas: line 2, column 13: found \"five\" "
+                                           "(string), expected an integer (chart 0.3.1's "
+                                           "values.schema.json; Helm refuses the install"));
+  CHECK_THAT(types, Catch::Contains("keda.enabled: line 10, column 12: found maybe (string), "
+                                    "expected a boolean"));
   CHECK_THAT(types, Catch::Contains("envoy.loadBalancerPolicy: line 4") &&
                         Catch::Contains("did you mean `LEAST_REQUEST`?"));
   CHECK_THAT(types, Catch::Contains("envoy.rate_limiter.listener_level.fill_interval: line 8"));
@@ -353,8 +376,8 @@ TEST_CASE("supersonic: bad values are refused with file, key path, line, found, 
              Catch::Contains("triton.replicas: line 2, column 13: found \"-2\""));
   // Quoted, "false" is a non-empty string, which the chart's `if keda.enabled` takes as true.
   CHECK_THAT(refusal(with({write("q.yaml", "keda:\n  enabled: \"false\"\n")})),
-             Catch::Contains("keda.enabled: line 2, column 12: found the string \"false\", "
-                             "expected true or false without quotes"));
+             Catch::Contains("keda.enabled: line 2, column 12: found \"false\" (string), "
+                             "expected a boolean"));
   // yaml-cpp 0.7's LoadAll hands out null documents forever on a stray comma: refused instead.
   for (const std::string text : {",\n", "a: 1\n,\n", ",-a:`6\nb3:p*"})
     CHECK_THAT(refusal(with({write("c.yaml", text)})),

@@ -1,4 +1,5 @@
-// `sonicsim import supersonic`: SuperSONIC's Helm values (chart 0.3.1) turned into a scenario.
+// `sonicsim import supersonic`: SuperSONIC's Helm values (chart 0.1.0 to 0.3.1, or a chart
+// checkout) turned into a scenario.
 //
 // The values files are merged as Helm merges them over the chart's defaults (maps merge, scalars
 // and lists replace, `null` deletes), the keys sonicsim can model are mapped onto one server pool,
@@ -15,7 +16,8 @@
 
 namespace sonicsim::deployment {
 
-// The chart release whose values.yaml and templates the defaults and meanings are taken from.
+// The newest chart release sonicsim knows the values.yaml and templates of; the import follows
+// the release a file was written for (detected from its keys, or --chart-version).
 inline constexpr const char* supersonic_chart_version = "0.3.1";
 
 struct SupersonicOptions {
@@ -27,6 +29,11 @@ struct SupersonicOptions {
   std::string release = "supersonic";  // Helm's release name, the pool's name without nameOverride
   std::string device;                  // --device: the pool's device name, over the values'
   bool strict = false;                 // unknown and not-mapped keys are errors
+  // --chart-version: the release the values were written for ("" : detected from the keys).
+  std::string chart_version;
+  // --chart DIR: a chart checkout (helm/supersonic): its Chart.yaml version, values.yaml as the
+  // defaults and values.schema.json for the types, instead of the built-in ones.
+  std::string chart_dir;
   // Where the scenario will be written: the relative paths it takes from the overlay (calibration
   // files, Triton configs) are checked from that folder, as a later `run` resolves them. Empty:
   // from the overlay's folder.
@@ -44,7 +51,10 @@ struct ReportEntry {
 };
 
 struct SupersonicReport {
+  std::string chart_version;              // the release followed ("0.3.1")
+  std::string chart_source;               // how it was chosen: detected from a key, given, ...
   std::vector<std::string> files;         // the values files, in order
+  std::vector<ReportEntry> renamed;       // keys of an older release read under 0.3.1's names
   std::string overlay;                    // the overlay file, or ""
   std::vector<ReportEntry> filled;        // scenario key <- values key = value
   std::vector<ReportEntry> defaulted;     // scenario key = value, from a chart or sonicsim default

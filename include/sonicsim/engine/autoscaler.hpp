@@ -18,6 +18,9 @@ class Autoscaler {
     double time = 0.0;
     double metric = 0.0;  // over the last window (queue_time, utilization) or now (queue_length)
     int current = 0;      // replicas asked for: starting and up, not draining
+    // Replicas serving (Kubernetes' ready pods): HPA scales a Value target from these, not from
+    // `current` (replica_calculator.go, getUsageRatioReplicaCount).
+    int ready = 0;
     // KEDA's activity: a request reached the pool, or found no server, since the last poll.
     bool active = false;
     bool refused = false;  // a request found no server since the last poll

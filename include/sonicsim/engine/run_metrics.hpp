@@ -207,6 +207,9 @@ struct RunMetrics {
       std::vector<double> utilization;    // busy fraction of the window
       std::vector<double> queue_length;   // requests queued at the window's end, all models
       std::vector<std::uint8_t> serving;  // 1: up or draining at the window's end
+      // With timeseries.replicas only (not in the results; what Triton's nv_gpu_memory_used_bytes
+      // shows): bytes of the models loaded or loading at the window's end.
+      std::vector<double> memory_used;
     };
     std::vector<Device> devices;
     struct Model {

@@ -26,8 +26,8 @@ struct OpenMetricsSettings {
 };
 
 // Samples the file will hold (from the scenario, before the run), to refuse one that would not
-// fit: the time-series windows times the series (per replica and model, per replica, per pool,
-// Envoy's).
+// fit: the time-series windows times the series (per replica and model, per replica, the power
+// and memory gauges of the devices that have them, per pool, Envoy's).
 double openmetrics_samples(const scenario::Scenario& s);
 // Bytes per sample, about: labels, value and timestamp on one line.
 inline constexpr double kOpenMetricsBytesPerSample = 230.0;

@@ -252,9 +252,26 @@ enum class BalancePolicy { RoundRobin, Random, LeastRequest, RingHash };
 struct Admission {
   double rate = 0.0;   // token bucket: connections per second; 0: no bucket
   double burst = 1.0;  // connections the bucket holds; it starts full
+  // A bucket refilled in lumps instead: `tokens_per_fill` at every multiple of `fill_interval`
+  // (Envoy 1.30's timer-driven local rate limiter); 0: no such bucket.
+  double fill_interval = 0.0;
+  double tokens_per_fill = 1.0;
   // Refuse while an autoscaled pool's metric, as read at its last poll, is above its threshold.
   bool above_threshold = false;
+  // Refuse while Triton's queue time per execution, as Prometheus would answer the query at the
+  // moment the job connects, is above `threshold` (SuperSONIC's Lua filter): Prometheus scrapes
+  // every `scrape_interval`, and the query is a rate over `window`. No answer (fewer than two
+  // scrapes in the window, or no server running): refused, as the filter does.
+  struct QueryGate {
+    double threshold = 0.1;  // seconds of queue time per execution
+    double window = 30.0;
+    double scrape_interval = 5.0;
+  };
+  std::optional<QueryGate> refuse_above;
   double retry_after = 60.0;  // seconds
+  // false: a refused job never connects again (CMSSW's TritonService asks a server for its
+  // model index once, when the job starts, and skips a server that did not answer).
+  bool reconnect = true;
 };
 
 // The load balancer as a machine that can saturate: every request and every response passes

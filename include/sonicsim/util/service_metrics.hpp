@@ -31,9 +31,16 @@ inline constexpr const char* kTritonCounterNames[kTritonCounters] = {
     "nv_inference_compute_output_duration_us"};
 
 inline constexpr char kGpuUtilization[] = "nv_gpu_utilization";  // 0..1
+// Triton's other GPU gauges (DCGM's readings, per GPU).
+inline constexpr char kGpuMemoryTotal[] = "nv_gpu_memory_total_bytes";
+inline constexpr char kGpuMemoryUsed[] = "nv_gpu_memory_used_bytes";
+inline constexpr char kGpuPowerUsage[] = "nv_gpu_power_usage";  // watts
+inline constexpr char kGpuPowerLimit[] = "nv_gpu_power_limit";  // watts
 
 // Envoy's HTTP connection manager, downstream (the clients' side).
 inline constexpr char kEnvoyRequests[] = "envoy_http_downstream_rq_total";
+// A histogram family: its series are the names below and `_bucket`.
+inline constexpr char kEnvoyTime[] = "envoy_http_downstream_rq_time";
 inline constexpr char kEnvoyTimeSum[] = "envoy_http_downstream_rq_time_sum";  // milliseconds
 inline constexpr char kEnvoyTimeCount[] = "envoy_http_downstream_rq_time_count";
 inline constexpr char kEnvoyConnections[] = "envoy_http_downstream_cx_active";
