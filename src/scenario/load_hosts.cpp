@@ -23,8 +23,10 @@ void Loader::devices(const json& v, Scenario& s) {
 
 void Loader::device(const json& v, const std::string& path, DeviceSpec& d) {
   if (!expect_object(v, path, "a device object (its memory, power, ...)")) return;
-  check_keys(v, path, {"kind", "overlap", "power", "memory"});
+  check_keys(v, path, {"kind", "overlap", "power", "memory", "slice"});
   device_kind(v, path, d);
+  if (const json* x = get(v, "slice"); x && !x->is_null())
+    device_slice(*x, key_path(path, "slice"), d);
   if (const json* x = get(v, "power"); x && !x->is_null())
     d.power = power(*x, key_path(path, "power"));
   device_memory(v, path, d);
