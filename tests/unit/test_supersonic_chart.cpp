@@ -315,3 +315,24 @@ TEST_CASE("devices.D.slice: a slice names its device and a share in (0, 1]", "[l
     }
   }
 }
+
+TEST_CASE("supersonic chart: triton/service.yaml:17 clusterIP None: Envoy balances every pod",
+          "[supersonic][chart]") {
+  // The Triton Service is headless at every release (triton-service.yaml:17 before 0.2.1,
+  // triton/service.yaml:17 after), so Envoy's STRICT_DNS cluster (envoy/configmaps.yaml:166-179)
+  // resolves each ready pod and balances requests over them: per request, never per client.
+  test::ScratchDir dir("supersonic-chart-headless");
+  const auto path = (dir.path / "h.yaml").string();
+  for (const auto& [policy, ours] : std::vector<std::pair<std::string, std::string>>{
+           {"ROUND_ROBIN", "round_robin"}, {"LEAST_REQUEST", "least_request"}}) {
+    std::ofstream(path) << "triton: {replicas: 4}\nenvoy: {loadBalancerPolicy: " << policy << "}\n";
+    const auto r = sonicsim::deployment::import_supersonic(chart_options({path}));
+    CHECK(r.scenario["load_balancer"]["policy"] == ours);
+    CHECK(r.scenario["servers"][0]["count"] == 4);
+  }
+  // Without Envoy a client resolves the same headless name itself, and gRPC's default
+  // pick_first keeps its connection on one pod: sticky, as ring_hash keeps a job on one server.
+  std::ofstream(path) << "triton: {replicas: 4}\nenvoy: {enabled: false}\n";
+  const auto r = sonicsim::deployment::import_supersonic(chart_options({path}));
+  CHECK(r.scenario["load_balancer"]["policy"] == "ring_hash");
+}
