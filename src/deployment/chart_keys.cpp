@@ -99,26 +99,11 @@ const Entry entries[] = {
     {"metricsCollector", KeyClass::not_relevant, "a side service that collects metrics"},
 };
 
-std::vector<std::string> split(const char* path) {
-  std::vector<std::string> out;
-  std::string part;
-  for (const char* c = path; *c; ++c) {
-    if (*c == '.') {
-      out.push_back(part);
-      part.clear();
-    } else {
-      part += *c;
-    }
-  }
-  out.push_back(part);
-  return out;
-}
-
 // Every entry's path in segments, split once: the report classifies each key of a file.
 const std::vector<std::vector<std::string>>& entry_parts() {
   static const std::vector<std::vector<std::string>> parts = [] {
     std::vector<std::vector<std::string>> out;
-    for (const auto& e : entries) out.push_back(split(e.path));
+    for (const auto& e : entries) out.push_back(split_key(e.path));
     return out;
   }();
   return parts;
@@ -169,7 +154,7 @@ Classified classify(const std::vector<std::string>& segments, const std::string&
   std::string hint = renamed_hint(path, version);
   if (const std::string now = renamed_to(path, version); !now.empty()) {
     // An older release's name: where the new name changes nothing here, neither does this one.
-    const Classified c = classify(split(now.c_str()), version);
+    const Classified c = classify(split_key(now), version);
     if (c.kind == KeyClass::not_relevant)
       return {KeyClass::not_relevant, c.family,
               "an older release's name (" + hint + "): " + c.reason};

@@ -90,20 +90,9 @@ constexpr Evidence evidence[] = {
     {"ingress", "0.1.0", "0.1.2"},
 };
 
-std::vector<std::string> split(const std::string& dotted) {
-  std::vector<std::string> out(1);
-  for (char c : dotted) {
-    if (c == '.')
-      out.emplace_back();
-    else
-      out.back() += c;
-  }
-  return out;
-}
-
 const ValueNode* find_path(const ValueNode& root, const std::string& dotted) {
   const ValueNode* n = &root;
-  for (const auto& part : split(dotted)) {
+  for (const auto& part : split_key(dotted)) {
     if (!n->is_map()) return nullptr;
     n = n->find(part);
     if (!n) return nullptr;
@@ -113,7 +102,7 @@ const ValueNode* find_path(const ValueNode& root, const std::string& dotted) {
 
 // Detaches the node at `dotted` (nullopt if absent); a map it leaves empty stays, as in Helm.
 std::optional<ValueNode> take(ValueNode& root, const std::string& dotted) {
-  const auto parts = split(dotted);
+  const auto parts = split_key(dotted);
   ValueNode* n = &root;
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
     if (!n->is_map()) return std::nullopt;
@@ -132,7 +121,7 @@ std::optional<ValueNode> take(ValueNode& root, const std::string& dotted) {
 
 // Puts `node` at `dotted`, making the maps on the way; false if something else is there.
 bool put(ValueNode& root, const std::string& dotted, ValueNode node) {
-  const auto parts = split(dotted);
+  const auto parts = split_key(dotted);
   ValueNode* n = &root;
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
     ValueNode* next = n->find(parts[i]);

@@ -23,6 +23,7 @@ constexpr int triton_default_exit_timeout_s = 30;  // tritonserver's --exit-time
 constexpr std::int64_t max_replicas_allowed = 1000000;
 
 constexpr const char* gpu_resource = "nvidia.com/gpu";
+constexpr const char* mig_resource_prefix = "nvidia.com/mig-";
 constexpr const char* gpu_product_label = "nvidia.com/gpu.product";
 
 std::string seconds_text(std::int64_t s) {
@@ -246,6 +247,23 @@ void Mapper::map_device() {
       }
       for (const auto& [name, amount] : block.map) {
         const std::string key = join_key(part_key, name);
+        if (name.rfind(mig_resource_prefix, 0) == 0) {
+          if (!mig_name_.empty() && mig_name_ != name) {
+            // Two MIG profiles for one pod: not one device.
+            not_mapped(key, "a second MIG profile for one server (" + mig_name_ +
+                                " is the first); sonicsim gives a server one device");
+          } else if (amount.kind != ValueNode::Kind::scalar || amount.text != "1") {
+            not_mapped(key,
+                       "MIG slices per server other than 1: sonicsim gives a server one "
+                       "device (a slice)");
+            if (mig_name_.empty()) mig_name_ = name, mig_key_ = key, mig_node_ = &amount;
+          } else if (mig_name_.empty()) {
+            mig_name_ = name;
+            mig_key_ = key;
+            mig_node_ = &amount;
+          }
+          continue;
+        }
         if (name == gpu_resource) {
           std::int64_t n = -1;
           if (amount.kind == ValueNode::Kind::scalar) {
@@ -370,6 +388,8 @@ void Mapper::map_device() {
          "autoscaler)",
          gpu_key});
 
+  if (!mig_key_.empty() || product.find("-MIG-") != std::string::npos)
+    return map_mig(product, product_key, product_node);
   const json* overlay_device = overlay_at("servers[0].device");
   if (!options().device.empty()) {
     if (!product.empty() && product != options().device)

@@ -89,6 +89,9 @@ class Mapper {
   void map_autoscaler();
   void map_metric_window(const std::string& scenario_key);
   void map_device();
+  // A MIG slice (mapping_mig.cpp): nvidia.com/mig-<g>g.<m>gb, or a product label "...-MIG-...".
+  void map_mig(const std::string& product, const std::string& product_key,
+               const ValueNode* product_node);
   void map_triton_args();
   void map_startup();
   void map_load_balancer();  // mapping_envoy.cpp
@@ -103,6 +106,9 @@ class Mapper {
   SupersonicReport& report_;
   ChartTraits traits_;
   bool keda_ = false;
+  // A MIG resource the pod asks for: its name (nvidia.com/mig-1g.5gb) and first key.
+  std::string mig_name_, mig_key_;
+  const ValueNode* mig_node_ = nullptr;
 };
 
 // "servers[0].autoscaler.threshold" -> "/servers/0/autoscaler/threshold"

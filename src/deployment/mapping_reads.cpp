@@ -12,17 +12,6 @@
 namespace sonicsim::deployment {
 namespace {
 
-std::vector<std::string> split_dots(const std::string& dotted) {
-  std::vector<std::string> out(1);
-  for (char c : dotted) {
-    if (c == '.')
-      out.emplace_back();
-    else
-      out.back() += c;
-  }
-  return out;
-}
-
 std::string describe(const ValueNode& n) {
   switch (n.kind) {
     case ValueNode::Kind::null:
@@ -108,7 +97,7 @@ Mapper::Mapper(const ValueNode& values, const SupersonicOptions& options, const 
 const ValueNode* Mapper::at(const std::string& dotted) const {
   const ValueNode* node = &values_;
   std::string walked;
-  for (const auto& part : split_dots(dotted)) {
+  for (const auto& part : split_key(dotted)) {
     if (!node->is_map()) {
       // A key the chart expects a map at holds something else: said once, at that key.
       bool said = false;
@@ -127,7 +116,7 @@ void Mapper::bad(const std::string& key, const std::string& found,
                  const std::string& expected) const {
   // The node is looked up without `at`, which reports through here.
   const ValueNode* node = &values_;
-  for (const auto& part : split_dots(key)) {
+  for (const auto& part : split_key(key)) {
     const ValueNode* next = node->is_map() ? node->find(part) : nullptr;
     if (!next) break;
     node = next;

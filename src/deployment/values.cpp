@@ -81,4 +81,15 @@ void coalesce(ValueNode& base, const ValueNode& over) {
     std::erase_if(base.map, [&](const auto& kv) { return deleted.count(kv.first) > 0; });
 }
 
+std::vector<std::string> split_key(std::string_view dotted) {
+  std::vector<std::string> out(1);
+  for (char c : dotted) {
+    if (c == '.')
+      out.emplace_back();
+    else
+      out.back() += c;
+  }
+  return out;
+}
+
 }  // namespace sonicsim::deployment

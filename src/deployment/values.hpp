@@ -60,6 +60,10 @@ ValueNode parse_values(const std::string& text, const std::string& name);
 // replaces, an explicit null deletes the key.
 void coalesce(ValueNode& base, const ValueNode& over);
 
+// "keda.scaleUp.periodSeconds" -> {"keda", "scaleUp", "periodSeconds"}: a dotted key as the
+// chart's tables write one (no key of theirs holds a dot).
+std::vector<std::string> split_key(std::string_view dotted);
+
 // "triton.replicas", `triton.resources.limits."nvidia.com/gpu"`, "triton.args[0]": the key path
 // as helm-docs writes it.
 std::string join_key(const std::string& parent, std::string_view key);

@@ -23,9 +23,11 @@ void Loader::devices(const json& v, Scenario& s) {
 
 void Loader::device(const json& v, const std::string& path, DeviceSpec& d) {
   if (!expect_object(v, path, "a device object (its memory, power, ...)")) return;
-  check_keys(v, path, {"kind", "overlap", "power", "memory", "catalogue"});
+  check_keys(v, path, {"kind", "overlap", "power", "memory", "slice", "catalogue"});
   const devices::Entry* entry = device_catalogue(v, path, d.name);
   device_kind(v, path, d);
+  if (const json* x = get(v, "slice"); x && !x->is_null())
+    device_slice(*x, key_path(path, "slice"), d);
   if (const json* x = get(v, "power"); x && !x->is_null()) {
     const std::optional<PowerSpec> fallback =
         entry ? catalogue_power(*entry) : std::optional<PowerSpec>();

@@ -37,6 +37,7 @@ void Loader::scenario(const json& doc, Scenario& s) {
   workloads(doc, s);
   if (const json* x = get(doc, "devices"); x && !x->is_null()) devices(*x, s);
   if (const json* x = get(doc, "models")) models(*x, s);
+  slice_service_times(s);
   if (const json* x = get(doc, "servers")) servers(*x, "servers", s);
   catalogue_devices(s);
   if (const json* x = get(doc, "prices"); x && !x->is_null()) prices(*x, s);

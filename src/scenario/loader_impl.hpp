@@ -213,6 +213,9 @@ class Loader : public Checker {
   // --- load_operations.cpp
   void load_balancer(const json& v, const std::string& path, Scenario& s);
   void admission(const json& v, const std::string& path, Scenario& s);
+  // `devices.D.slice` and the service times a slice takes from its device (load_slices.cpp).
+  void device_slice(const json& v, const std::string& path, DeviceSpec& d);
+  void slice_service_times(Scenario& s);
   bool refuse_above(const json& v, const std::string& path, const Scenario& s, Admission& a);
   void balancer_capacity(const json& v, const std::string& path, LoadBalancer& lb);
 

@@ -38,9 +38,11 @@ pass "--release names the pool"
 
 # Refusals: exit 2, the file, the key path, the line; nothing written.
 RESULTS="$TMP/refused.json"
-refused "$D/wrong_types.yaml: triton.replicas: line 2, column 13: found \"five\", expected a whole number" \
+# values.schema.json's types, as Helm refuses the install; then what Envoy would refuse.
+refused "$D/wrong_types.yaml: triton.replicas: line 2, column 13: found \"five\" (string), expected an integer" \
   "$SONICSIM" import supersonic "$D/wrong_types.yaml" --overlay "$D/overlay.json" -o "$RESULTS"
-assert_stderr_contains "keda.enabled: line 10, column 12: found \"maybe\", expected true or false"
+assert_stderr_contains "keda.enabled: line 10, column 12: found maybe (string), expected a boolean"
+assert_stderr_contains "Invalid type. Expected: integer, given: string"
 assert_stderr_contains "did you mean \`LEAST_REQUEST\`?"
 refused "$D/malformed.yaml: line " "$SONICSIM" import supersonic "$D/malformed.yaml" --overlay "$D/overlay.json" -o "$RESULTS"
 assert_stderr_contains "malformed YAML"

@@ -60,8 +60,8 @@ TEST_CASE("supersonic chart: the release is detected from the keys, older names 
   SECTION("0.1.x: autoscaler.minReplicas, prometheus.serverLoadThreshold, a top-level ingress") {
     const auto r = import_supersonic(chart_options({chart_fixture("chart-0.1.yaml")}));
     CHECK(r.report.chart_version == "0.1.2");  // the newest 0.1.x: no key needs 0.1.1 or later
-    CHECK_THAT(r.report.chart_source, Catch::Contains("triton.resetReadinessProbe") &&
-                                          Catch::Contains("0.1.0-0.1.2"));
+    CHECK_THAT(r.report.chart_source,
+               Catch::Contains("triton.resetReadinessProbe") && Catch::Contains("0.1.0-0.1.2"));
     const auto& a = r.scenario["servers"][0]["autoscaler"];
     CHECK(a["min_replicas"] == 1);
     CHECK(a["max_replicas"] == 5);
@@ -230,4 +230,109 @@ TEST_CASE("supersonic chart: --chart DIR reads a checkout's defaults and schema"
   CHECK(r.scenario["servers"][0]["autoscaler"]["initial_replicas"] == 4);  // the checkout's default
   std::ofstream(o.values_files[0]) << "keda: {maxReplicaCount: six}\n";
   CHECK_THAT(chart_refusal(o), Catch::Contains("the chart's values.schema.json"));
+}
+
+TEST_CASE("supersonic chart: a MIG slice is a fraction of its GPU", "[supersonic][chart]") {
+  // NVIDIA's device plugin: "mixed" strategy, a resource nvidia.com/mig-<g>g.<m>gb; "single"
+  // strategy, nvidia.com/gpu with the product label <GPU>-MIG-<g>g.<m>gb.
+  test::ScratchDir dir("supersonic-chart-mig");
+  const auto write = [&](const std::string& name, const std::string& text) {
+    const auto path = (dir.path / name).string();
+    std::ofstream(path) << text;
+    return path;
+  };
+  SECTION("mixed: nvidia.com/mig-1g.10gb on an A100 80GB is 1/7 of it, with 10 GB") {
+    const auto r = sonicsim::deployment::import_supersonic(chart_options(
+        {write("m.yaml",
+               "triton:\n  resources:\n    limits: {nvidia.com/mig-1g.10gb: 1}\n    requests: "
+               "{nvidia.com/mig-1g.10gb: 1}\n  nodeSelector: {nvidia.com/gpu.product: "
+               "NVIDIA-A100-SXM4-80GB}\n")}));
+    const std::string slice = "NVIDIA-A100-SXM4-80GB-MIG-1g.10gb";
+    CHECK(r.scenario["servers"][0]["device"] == slice);
+    const auto& d = r.scenario["devices"][slice];
+    CHECK(d["slice"]["of"] == "NVIDIA-A100-SXM4-80GB");
+    CHECK(d["slice"]["fraction"].get<double>() == Approx(1.0 / 7));
+    CHECK(d["memory"] == "10GB");
+    CHECK(chart_note(r.report.notes, "each execution takes 7/1 as long"));
+    // The loader gives the slice the whole GPU's times over the fraction: 7x as long.
+    const auto s = sonicsim::scenario::load_json(r.scenario);
+    const auto& m = s.models.front();
+    const auto& whole = m.service_time.at("NVIDIA-A100-SXM4-80GB");
+    const auto& part = m.service_time.at(slice);
+    REQUIRE(part.seconds.size() == whole.seconds.size());
+    for (std::size_t i = 0; i < whole.seconds.size(); ++i)
+      CHECK(part.seconds[i] == Approx(whole.seconds[i] * 7));
+  }
+  SECTION("single: the product label names the profile; an A30 has 4 compute slices") {
+    const auto r = sonicsim::deployment::import_supersonic(
+        chart_options({write("s.yaml",
+                             "triton:\n  resources: {limits: {nvidia.com/gpu: 1}}\n  nodeSelector: "
+                             "{nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB-MIG-3g.40gb}\n")}));
+    const auto& d = r.scenario["devices"]["NVIDIA-A100-SXM4-80GB-MIG-3g.40gb"];
+    CHECK(d["slice"]["fraction"].get<double>() == Approx(3.0 / 7));
+    auto a30 = chart_options(
+        {write("a.yaml",
+               "triton:\n  resources: {limits: {nvidia.com/mig-2g.12gb: 1}}\n  nodeSelector: "
+               "{nvidia.com/gpu.product: NVIDIA-A30}\n")});
+    a30.device = "";
+    // The overlay has no A30 times: the import says which device the loader misses.
+    CHECK_THAT(chart_refusal(a30), Catch::Contains("NVIDIA-A30-MIG-2g.12gb"));
+    CHECK_THAT(chart_refusal(chart_options({write(
+                   "b.yaml",
+                   "triton:\n  resources: {limits: {nvidia.com/mig-5g.12gb: 1}}\n  nodeSelector: "
+                   "{nvidia.com/gpu.product: NVIDIA-A30}\n")})),
+               Catch::Contains("at most 4g on NVIDIA-A30"));
+  }
+}
+
+TEST_CASE("devices.D.slice: a slice names its device and a share in (0, 1]", "[loader][chart]") {
+  auto d = test::deterministic(4, 1);
+  d["servers"][0]["device"] = "T4-half";
+  d["devices"] = {{"T4-half", {{"slice", {{"of", "T4"}, {"fraction", 0.5}}}}}};
+  d["models"]["m"]["service_time"] = {{"T4", {{"batch", {1}}, {"seconds", {0.01}}}}};
+  const auto s = sonicsim::scenario::load_json(d, "<test>");
+  CHECK(s.models.front().service_time.at("T4-half").seconds.front() == Approx(0.02));
+  // A service time of the slice's own wins over the derived one.
+  d["models"]["m"]["service_time"] = {{"T4", {{"batch", {1}}, {"seconds", {0.01}}}},
+                                      {"T4-half", {{"batch", {1}}, {"seconds", {0.015}}}}};
+  CHECK(sonicsim::scenario::load_json(d, "<test>")
+            .models.front()
+            .service_time.at("T4-half")
+            .seconds.front() == Approx(0.015));
+  for (const auto& [slice, what] : std::vector<std::pair<nlohmann::json, std::string>>{
+           {{{"of", "T4"}, {"fraction", 0}}, "fraction: found 0"},
+           {{{"of", "T4"}, {"fraction", 1.5}}, "fraction: found 1.5"},
+           {{{"fraction", 0.5}}, "slice.of: missing"},
+           {{{"of", "T4-half"}, {"fraction", 0.5}}, "found the device itself"}}) {
+    auto bad = test::deterministic(4, 1);
+    bad["servers"][0]["device"] = "T4-half";
+    bad["devices"] = {{"T4-half", {{"slice", slice}}}};
+    try {
+      sonicsim::scenario::load_json(bad, "<test>");
+      FAIL("accepted " << slice.dump());
+    } catch (const sonicsim::InputError& e) {
+      CHECK_THAT(std::string(e.what()), Catch::Contains(what));
+    }
+  }
+}
+
+TEST_CASE("supersonic chart: triton/service.yaml:17 clusterIP None: Envoy balances every pod",
+          "[supersonic][chart]") {
+  // The Triton Service is headless at every release (triton-service.yaml:17 before 0.2.1,
+  // triton/service.yaml:17 after), so Envoy's STRICT_DNS cluster (envoy/configmaps.yaml:166-179)
+  // resolves each ready pod and balances requests over them: per request, never per client.
+  test::ScratchDir dir("supersonic-chart-headless");
+  const auto path = (dir.path / "h.yaml").string();
+  for (const auto& [policy, ours] : std::vector<std::pair<std::string, std::string>>{
+           {"ROUND_ROBIN", "round_robin"}, {"LEAST_REQUEST", "least_request"}}) {
+    std::ofstream(path) << "triton: {replicas: 4}\nenvoy: {loadBalancerPolicy: " << policy << "}\n";
+    const auto r = sonicsim::deployment::import_supersonic(chart_options({path}));
+    CHECK(r.scenario["load_balancer"]["policy"] == ours);
+    CHECK(r.scenario["servers"][0]["count"] == 4);
+  }
+  // Without Envoy a client resolves the same headless name itself, and gRPC's default
+  // pick_first keeps its connection on one pod: sticky, as ring_hash keeps a job on one server.
+  std::ofstream(path) << "triton: {replicas: 4}\nenvoy: {enabled: false}\n";
+  const auto r = sonicsim::deployment::import_supersonic(chart_options({path}));
+  CHECK(r.scenario["load_balancer"]["policy"] == "ring_hash");
 }

@@ -61,6 +61,13 @@ struct DeviceSpec {
   std::optional<PowerSpec> power;  // `power` (power.hpp); unset: the device draws nothing
   // Bytes of device memory (`memory`); unset: the models of its pools are not limited.
   std::optional<double> memory;
+  // A MIG slice of another device (`slice`): `fraction` of its compute. A model without a
+  // service time of its own for this device runs at that fraction of its speed on `of`.
+  struct Slice {
+    std::string of;
+    double fraction = 1.0;
+  };
+  std::optional<Slice> slice;
   // The catalogue entry the device's name (or its `catalogue` key) resolved to; empty when the
   // catalogue does not know it or the scenario opted out (`"catalogue": false`).
   std::string catalogue;
