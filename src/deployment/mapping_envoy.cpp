@@ -130,6 +130,16 @@ void Mapper::map_admission() {
       put(adm + "burst", *tokens, ll + "max_tokens");
       put(adm + "tokens_per_fill", *per_fill, ll + "tokens_per_fill");
       put(adm + "fill_interval", format_seconds(*interval), ll + "fill_interval");
+      if (const json* rate = overlay_at(adm + "rate")) {
+        // Envoy refills on its timer: the overlay's continuous rate is another bucket.
+        report().conflicts.push_back({adm + "rate", ll + "fill_interval",
+                                      shown(ll + "fill_interval"), "",
+                                      "the overlay had a continuous rate " + rate->dump() +
+                                          "; removed: Envoy adds tokens_per_fill every "
+                                          "fill_interval",
+                                      ""});
+        erase(adm + "rate");
+      }
       admission = true;
     }
   } else {

@@ -145,6 +145,11 @@ struct Chart {
 };
 
 std::string read_or_refuse(const std::string& path, const std::string& what) {
+  std::error_code size_error;
+  const auto bytes = std::filesystem::file_size(path, size_error);
+  if (!size_error && bytes > ValuesLimits::max_bytes)
+    throw InputError(path, {{"", "found " + std::to_string(bytes) + " bytes, expected " + what +
+                                     " of at most 1 MiB"}});
   std::string error;
   std::string text = read_text(path, error);
   if (!error.empty()) throw InputError(path, {{"", "cannot read " + what + ": " + error}});
@@ -233,8 +238,12 @@ SupersonicImport import_supersonic(const SupersonicOptions& options) {
 
   ValueNode merged = std::move(chart.defaults);
   std::map<std::string, std::size_t> seen;
+  // A release sonicsim knows is read under 0.3.1's names, a checkout's defaults too; a newer
+  // one is taken as it is.
+  const bool known = known_chart_version(version);
+  if (known) migrate_to_current(merged, version);
   for (auto& values : files) {
-    if (options.chart_dir.empty())
+    if (known)
       for (const auto& r : migrate_to_current(values, version))
         report.renamed.push_back({r.to, r.from, "", r.where,
                                   "chart " + version + "'s name; renamed in chart " + r.since, ""});

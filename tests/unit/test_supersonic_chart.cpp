@@ -176,6 +176,15 @@ TEST_CASE("supersonic chart: values.schema.json's types and Envoy's durations, a
     CHECK(r.scenario["load_balancer"]["admission"]["fill_interval"] == "50ms");
     CHECK(r.scenario["load_balancer"]["admission"]["tokens_per_fill"] == 1);  // chart default
     CHECK(r.scenario["load_balancer"]["admission"]["burst"] == 5);
+    // An overlay's continuous rate is another bucket: the values' timer replaces it, said.
+    nlohmann::json overlay;
+    std::ifstream(chart_fixture("overlay.json")) >> overlay;
+    overlay["load_balancer"] = {{"admission", {{"rate", 2}, {"burst", 3}}}};
+    auto o = chart_options({write("i.yaml", on + "      fill_interval: 1s\n")});
+    o.overlay = write("o.json", overlay.dump());
+    const auto c = sonicsim::deployment::import_supersonic(o);
+    CHECK(!c.scenario["load_balancer"]["admission"].contains("rate"));
+    CHECK(chart_entry(c.report.conflicts, "envoy.rate_limiter.listener_level.fill_interval"));
   }
 }
 
@@ -230,6 +239,18 @@ TEST_CASE("supersonic chart: --chart DIR reads a checkout's defaults and schema"
   CHECK(r.scenario["servers"][0]["autoscaler"]["initial_replicas"] == 4);  // the checkout's default
   std::ofstream(o.values_files[0]) << "keda: {maxReplicaCount: six}\n";
   CHECK_THAT(chart_refusal(o), Catch::Contains("the chart's values.schema.json"));
+  // A checkout of a release sonicsim knows: its defaults and the site's keys are read under
+  // 0.3.1's names as well.
+  std::ofstream(chart / "Chart.yaml") << "apiVersion: v2\nname: supersonic\nversion: 0.2.1\n";
+  std::ofstream(chart / "values.yaml")
+      << "serverLoadThreshold: 100\nautoscaler: {enabled: true, maxReplicaCount: 5}\n";
+  std::filesystem::remove(chart / "values.schema.json");
+  std::ofstream(o.values_files[0]) << "autoscaler: {minReplicaCount: 2}\n";
+  const auto old = sonicsim::deployment::import_supersonic(o);
+  CHECK(old.report.chart_version == "0.2.1");
+  CHECK(old.scenario["servers"][0]["autoscaler"]["max_replicas"] == 5);
+  CHECK(old.scenario["servers"][0]["autoscaler"]["min_replicas"] == 2);
+  CHECK(old.scenario["servers"][0]["autoscaler"]["window"] == "15s");
 }
 
 TEST_CASE("supersonic chart: a MIG slice is a fraction of its GPU", "[supersonic][chart]") {
