@@ -156,7 +156,8 @@ TEST_CASE("supersonic: KEDA, both rate limiters, explicit model control, GPU by 
   CHECK(find(rep.not_relevant, "triton.readinessProbe.periodSeconds"));
   // One line per key family, with its reason.
   CHECK(find(rep.not_relevant, "envoy.ingress"));
-  CHECK(find(rep.not_relevant, "prometheus.enabled"));  // prometheus.server.global.scrape_interval is read
+  CHECK(find(rep.not_relevant,
+             "prometheus.enabled"));  // prometheus.server.global.scrape_interval is read
   CHECK(find(rep.not_relevant, "grafana")->reason == "dashboards");
   CHECK(find_scenario(rep.defaulted, "servers[0].autoscaler.polling_interval"));
   CHECK(find_scenario(rep.defaulted, "servers[0].autoscaler.tolerance")->where ==
