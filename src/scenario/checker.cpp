@@ -331,6 +331,12 @@ bool Checker::optional_quantity(const json& object, const std::string& path, std
   return v.has_value();
 }
 
+std::optional<bool> Checker::boolean(const json& value, const std::string& path) {
+  if (value.is_boolean()) return value.get<bool>();
+  add(path, "found " + describe(value) + ", expected true or false");
+  return std::nullopt;
+}
+
 std::optional<std::int64_t> Checker::integer(const json& value, const std::string& path,
                                              std::int64_t lo, std::int64_t hi,
                                              std::string_view why) {

@@ -124,6 +124,8 @@ class Checker {
   std::optional<std::int64_t> integer(const json& value, const std::string& path, std::int64_t lo,
                                       std::int64_t hi, std::string_view why = {});
   std::optional<std::uint64_t> unsigned_integer(const json& value, const std::string& path);
+  // true or false; anything else is a problem at `path`.
+  std::optional<bool> boolean(const json& value, const std::string& path);
   std::optional<double> quantity(const json& value, const std::string& path, Quantity kind,
                                  Range range);
   // A time that recurs (a period, a CPU time per event, a mean time between failures) found at

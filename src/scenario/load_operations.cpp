@@ -112,12 +112,9 @@ void Loader::admission(const json& v, const std::string& path, Scenario& s) {
   }
   const auto flag = [&](const char* key, bool& out) {
     if (const json* x = get(v, key)) {
-      if (!x->is_boolean()) {
-        add(key_path(path, key), "found " + describe(*x) + ", expected true or false");
-        ok = false;
-      } else {
-        out = x->get<bool>();
-      }
+      const auto b = boolean(*x, key_path(path, key));
+      if (b) out = *b;
+      ok = b.has_value() && ok;
     }
   };
   flag("refuse_above_threshold", a.above_threshold);

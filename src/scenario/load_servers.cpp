@@ -176,12 +176,8 @@ std::optional<Autoscaler> Loader::autoscaler(const json& v, const std::string& p
     at_least_tick(describe(*get(v, "polling_interval")), key_path(path, "polling_interval"),
                   a.polling_interval);
   optional_quantity(v, path, "cooldown", Quantity::Time, Range::at_least(0), a.cooldown);
-  if (const json* x = get(v, "wake_from_zero")) {
-    if (x->is_boolean())
-      a.wake_from_zero = x->get<bool>();
-    else
-      add(key_path(path, "wake_from_zero"), "found " + describe(*x) + ", expected true or false");
-  }
+  if (const json* x = get(v, "wake_from_zero"))
+    if (auto b = boolean(*x, key_path(path, "wake_from_zero"))) a.wake_from_zero = *b;
   if (const json* x = get(v, "tolerance")) {
     if (auto t = number(*x, key_path(path, "tolerance"), Range{0.0, 1.0, false, true}))
       a.tolerance = *t;

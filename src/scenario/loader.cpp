@@ -113,12 +113,8 @@ void Loader::timeseries(const json& v, std::optional<double> duration, Scenario&
       if (auto t = quantity(*i, "timeseries.interval", Quantity::Time, Range::positive()))
         s.timeseries_interval = *t;
     }
-    if (const json* r = get(v, "replicas"); r && !r->is_null()) {
-      if (r->is_boolean())
-        s.timeseries_replicas = r->get<bool>();
-      else
-        add("timeseries.replicas", "found " + describe(*r) + ", expected true or false");
-    }
+    if (const json* r = get(v, "replicas"); r && !r->is_null())
+      if (auto b = boolean(*r, "timeseries.replicas")) s.timeseries_replicas = *b;
   }
   // At most Limits::max_timeseries_windows samples.
   if (duration && s.timeseries_interval > 0.0 &&
