@@ -240,7 +240,6 @@ ChartTraits chart_traits(const std::string& version) {
   t.deployment_file = v <= 3 ? "triton-deployment.yaml" : "triton/deployment.yaml";
   t.envoy_file = v <= 3 ? "envoy-configmaps.yaml" : "envoy/configmaps.yaml";
   t.route_timeout = v >= 1;  // 0.1.0's route has no timeout: Envoy's default 15 s
-  t.probes = v >= 4;         // before 0.2.1: triton.resetReadinessProbe, a fixed 10 s delay
   return t;
 }
 

@@ -23,9 +23,10 @@ struct ChartTraits {
   // The load query's rate window (_helpers.tpl / _scaling-metric.tpl), seconds; 0: no rate()
   // (0.1.1 divides the counters since each server started).
   double metric_window = 30.0;
-  std::string metric_query;   // the query, as the template writes it (for the report)
-  bool route_timeout = true;  // envoy.grpc_route_timeout exists (0.1.1 on)
-  bool probes = true;         // triton.readinessProbe / startupProbe exist (0.2.1 on)
+  std::string metric_query;  // the query, as the template writes it (for the report)
+  // envoy.grpc_route_timeout exists (0.1.1 on). Before 0.2.1 the probes were
+  // triton.resetReadinessProbe and a fixed 10 s delay, which 0.3.1's defaults render alike.
+  bool route_timeout = true;
   // values.yaml's defaults of the keys sonicsim maps, in 0.3.1's names.
   std::string defaults_yaml;
   // Where the templates are, below helm/supersonic/templates.

@@ -144,14 +144,10 @@ struct Chart {
   std::string schema_json;  // a checkout's values.schema.json, or "" for the built-in types
 };
 
+// A checkout's file, capped as a values file is (read_text refuses a larger one by name).
 std::string read_or_refuse(const std::string& path, const std::string& what) {
-  std::error_code size_error;
-  const auto bytes = std::filesystem::file_size(path, size_error);
-  if (!size_error && bytes > ValuesLimits::max_bytes)
-    throw InputError(path, {{"", "found " + std::to_string(bytes) + " bytes, expected " + what +
-                                     " of at most 1 MiB"}});
   std::string error;
-  std::string text = read_text(path, error);
+  std::string text = read_text(path, error, ValuesLimits::max_bytes);
   if (!error.empty()) throw InputError(path, {{"", "cannot read " + what + ": " + error}});
   return text;
 }
