@@ -67,6 +67,7 @@ void add_calibrate_scan_command(CLI::App* calibrate, Commands& out) {
       ->required();
   add_scenario_args(cmd, args.scenario, false);
   add_memory_budget(cmd);
+  add_time_budget(cmd);
   cmd->add_option("--vary", args.vary, "Scenario path the x column sets (workload.jobs)")
       ->required();
   cmd->add_option("-o,--output", args.output, "Write the fitted scenario here")->required();

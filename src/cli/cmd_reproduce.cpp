@@ -79,6 +79,7 @@ void add_reproduce_command(CLI::App& app, Commands& out) {
                   "Simulations running at once, each in its own process (default: the cores)")
       ->check(whole_number(1, 4096));
   add_memory_budget(cmd);
+  add_time_budget(cmd);
   out.push_back({cmd, [] { return cmd_reproduce(args); }});
 }
 

@@ -7,6 +7,7 @@
 #include <sonicsim/pipeline/scenario_run.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/runner/memory.hpp>
+#include <sonicsim/runner/work_estimate.hpp>
 #include <sonicsim/util/format.hpp>
 #include <sonicsim/util/wall_time.hpp>
 
@@ -59,6 +60,26 @@ void add_memory_budget(CLI::App* cmd) {
           "SIZE"));
 }
 
+void add_time_budget(CLI::App* cmd) {
+  cmd->add_option_function<std::string>(
+         "--time-budget",
+         [](const std::string& text) {
+           double seconds = 0.0;
+           std::string error;
+           if (runner::parse_time_budget(text, seconds, error)) runner::set_time_budget(seconds);
+         },
+         "Refuse a simulation whose estimated wall time is above DURATION (30min, 12h, "
+         "unlimited); default: 1h")
+      ->type_name("DURATION")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            double seconds = 0.0;
+            std::string error;
+            return runner::parse_time_budget(text, seconds, error) ? std::string() : error;
+          },
+          "DURATION"));
+}
+
 namespace {
 
 struct RunArgs {
@@ -95,10 +116,11 @@ int cmd_run(const RunArgs& a) {
   else if (!a.openmetrics_start.empty())
     throw UsageError("--openmetrics-start needs --openmetrics FILE");
   const auto run = pipeline::run(a.scenario, files, !a.quiet);
+  if (a.json || a.quiet)
+    for (const auto& w : results::run_warnings(run.scenario, run.output))
+      std::cerr << "sonicsim: warning: " << w << "\n";
   if (a.json) {
     std::cout << run.results.dump(2) << "\n";
-    for (const auto& w : results::overload_warnings(run.scenario, run.output))
-      std::cerr << "sonicsim: warning: " << w << "\n";
   } else if (!a.quiet) {
     std::cout << results::summary(run.scenario, run.output, run.analytic);
     if (!a.output.empty()) std::cout << "results    written to " << a.output << "\n";
@@ -124,6 +146,7 @@ int cmd_validate(const ScenarioArgs& a) {
     const auto s =
         scenario::load_file(a.scenario_path, overrides, {.strict_units = a.strict_units});
     runner::check_memory_budget(s, runner::estimate_memory(s));
+    runner::check_time_budget(s, runner::estimate_work(s));
     warnings = s.warnings;
   } catch (const InputError& e) {
     problems = e.problems();
@@ -160,6 +183,7 @@ void add_run_commands(CLI::App& app, Commands& out) {
       app.add_subcommand("run", "Simulate one scenario; summary on stdout, results JSON to -o");
   add_scenario_args(run, run_args.scenario);
   add_memory_budget(run);
+  add_time_budget(run);
   run->add_option("-o,--output", run_args.output, "Write the results JSON here");
   run->add_option("--prometheus", run_args.prometheus,
                   "Write Triton's Prometheus metrics (text exposition format) here");
@@ -192,6 +216,7 @@ void add_run_commands(CLI::App& app, Commands& out) {
       app.add_subcommand("validate", "Check a scenario and print every problem (exit 0 or 2)");
   add_scenario_args(validate, validate_args);
   add_memory_budget(validate);
+  add_time_budget(validate);
   out.push_back({validate, [] { return cmd_validate(validate_args); }});
 
   auto* an = app.add_subcommand("analytic",

@@ -63,6 +63,7 @@ void add_sweep_commands(CLI::App& app, Commands& out) {
       "(--resume finishes)");
   add_scenario_args(cmd, args.sweep.scenario);
   add_memory_budget(cmd);
+  add_time_budget(cmd);
   cmd->add_option("--param", args.sweep.params,
                   "PATH=VALUES, repeatable: a list 1,2,4 (JSON values or words like 2.5ms), a "
                   "range A:B:STEP, a geometric range A:B:xF or a log range log:A:B:N; bounds may "

@@ -46,6 +46,8 @@ void print_warnings(const std::string& file, const std::vector<Problem>& warning
 // --memory-budget SIZE|unlimited, for every command that simulates (runner/memory.hpp): sets the
 // process-wide budget, which the forked children of sweeps, plans and scans inherit.
 void add_memory_budget(CLI::App* cmd);
+// --time-budget: the wall time a simulation's estimate may take (runner/work_estimate.hpp).
+void add_time_budget(CLI::App* cmd);
 using pipeline::load;
 using pipeline::overrides_of;
 

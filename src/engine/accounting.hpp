@@ -38,8 +38,8 @@ class Accounting {
     else
       w.sent -= n;
   }
-  void event_completed(RunMetrics::Workload& w, double started) {
-    const double now = ctx_.now;
+  void event_completed(RunMetrics::Workload& w, Time started) {
+    const Time now = ctx_.now;
     if (ctx_.counts(now)) {
       ++ctx_.metrics.events_completed;
       ctx_.metrics.time_per_event.add(now - started);
@@ -97,7 +97,7 @@ class Accounting {
   void client_cpu(std::size_t w, double seconds) {
     if (client_cpu_) client_cpu_between(w, ctx_.now, ctx_.now + seconds, 1.0);
   }
-  void cpu_cancelled(std::size_t w, double until) {
+  void cpu_cancelled(std::size_t w, Time until) {
     if (client_cpu_) client_cpu_between(w, ctx_.now, until, -1.0);
   }
   // n requests of events lost when their job was preempted.
@@ -105,13 +105,13 @@ class Accounting {
 
   // A batch starts executing: each request's time in the queue.
   void batch_started(std::uint32_t model, const std::vector<Batcher::Queued>& batch) {
-    const double now = ctx_.now;
+    const Time now = ctx_.now;
     if (ctx_.counts(now))
       for (const auto& q : batch) ctx_.metrics.models[model].queue_time.add(now - q.enqueued);
   }
   void execution_done(std::uint32_t model, std::uint32_t pool, int items, std::size_t requests,
-                      double start) {
-    const double now = ctx_.now;
+                      Time start) {
+    const Time now = ctx_.now;
     if (!ctx_.counts(now)) return;
     auto& mm = ctx_.metrics.models[model];
     ++mm.executions;
@@ -128,7 +128,7 @@ class Accounting {
   void finish(std::uint64_t in_flight);
 
  private:
-  void client_cpu_between(std::size_t w, double from, double to, double sign) {
+  void client_cpu_between(std::size_t w, Time from, Time to, double sign) {
     from = std::max(from, ctx_.warmup);
     to = std::min(to, ctx_.end);
     if (to > from) ctx_.metrics.workloads[w].cpu_busy_seconds += sign * (to - from);

@@ -22,22 +22,25 @@ int Autoscaler::recommend(const Poll& p) const {
   const bool average = cfg_.target == scenario::Autoscaler::Target::AverageValue;
   const double ratio = usage_ratio(p.metric, p.current);
   if (std::fabs(ratio - 1.0) <= cfg_.tolerance) return p.current;
-  return static_cast<int>(average ? std::ceil(p.metric / cfg_.threshold)
-                                  : std::ceil(ratio * static_cast<double>(p.ready)));
+  // Clamped before the conversion: a huge ratio (a tiny threshold) converted to int was
+  // undefined, and came out as INT_MIN: the pool never scaled up. limit_rate clamps to the bounds.
+  const double want = average ? std::ceil(p.metric / cfg_.threshold)
+                              : std::ceil(ratio * static_cast<double>(p.ready));
+  return static_cast<int>(std::clamp(std::isnan(want) ? 0.0 : want, 0.0, 1e9));
 }
 
 // HPA's stabilization: scale up no further than the least recommendation of the scale-up window,
 // down no further than the largest of the scale-down window (entries strictly inside a window).
-int Autoscaler::stabilize(double now, int raw, int current) {
+int Autoscaler::stabilize(Time now, int raw, int current) {
   int up = raw, down = raw;
   for (const Sample& s : recommendations_) {
-    if (s.time > now - cfg_.scale_up.stabilization_window) up = std::min(up, s.replicas);
-    if (s.time > now - cfg_.scale_down.stabilization_window) down = std::max(down, s.replicas);
+    if (now - s.time < cfg_.scale_up.stabilization_window) up = std::min(up, s.replicas);
+    if (now - s.time < cfg_.scale_down.stabilization_window) down = std::max(down, s.replicas);
   }
   recommendations_.push_back({now, raw});
   const double keep =
       std::max(cfg_.scale_up.stabilization_window, cfg_.scale_down.stabilization_window);
-  while (!recommendations_.empty() && recommendations_.front().time <= now - keep)
+  while (!recommendations_.empty() && now - recommendations_.front().time >= keep)
     recommendations_.pop_front();
   int r = current;
   if (r < up) r = up;
@@ -47,18 +50,18 @@ int Autoscaler::stabilize(double now, int raw, int current) {
 
 // HPA's Pods policy: at most `step` replicas added (removed) within any `period`, counted from
 // the replicas the pool had when the period began.
-int Autoscaler::limit_rate(double now, int desired, int current) const {
+int Autoscaler::limit_rate(Time now, int desired, int current) const {
   const int lowest = std::max(cfg_.min_replicas, 1);
   if (desired > current) {
     int added = 0;
     for (const Sample& c : changes_)
-      if (c.time > now - cfg_.scale_up.period && c.replicas > 0) added += c.replicas;
+      if (now - c.time < cfg_.scale_up.period && c.replicas > 0) added += c.replicas;
     const int limit = std::max(current - added + cfg_.scale_up.step, current);
     desired = std::min({desired, limit, cfg_.max_replicas});
   } else if (desired < current) {
     int removed = 0;
     for (const Sample& c : changes_)
-      if (c.time > now - cfg_.scale_down.period && c.replicas < 0) removed -= c.replicas;
+      if (now - c.time < cfg_.scale_down.period && c.replicas < 0) removed -= c.replicas;
     const int limit = std::min(current + removed - cfg_.scale_down.step, current);
     desired = std::max({desired, limit, lowest});
   }
@@ -98,7 +101,7 @@ Autoscaler::Decision Autoscaler::decide(const Poll& p) {
   }
   if (d.replicas != p.current) changes_.push_back({p.time, d.replicas - p.current});
   const double keep = std::max(cfg_.scale_up.period, cfg_.scale_down.period);
-  while (!changes_.empty() && changes_.front().time <= p.time - keep) changes_.pop_front();
+  while (!changes_.empty() && p.time - changes_.front().time >= keep) changes_.pop_front();
   return d;
 }
 

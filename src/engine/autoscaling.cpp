@@ -21,15 +21,15 @@ SiteOperations::PoolOps::Mark SiteOperations::pool_counters(std::uint32_t p) con
 void SiteOperations::schedule_mark(std::uint32_t p) {
   PoolOps& po = pools_[p];
   const auto& a = *ctx_.sc.servers[p].autoscaler;
-  const double at =
-      std::max(0.0, static_cast<double>(po.marks_taken + 1) * a.polling_interval - a.window);
+  const Time at = Time::from_seconds(
+      std::max(0.0, static_cast<double>(po.marks_taken + 1) * a.polling_interval - a.window));
   if (at <= ctx_.end)
     ctx_.queue.push(std::max(at, ctx_.now), EventKind::Operation, p, op_stamp(kPollMark, 0));
 }
 
 void SiteOperations::take_mark(std::uint32_t p) {
   PoolOps& po = pools_[p];
-  po.marks.push_back(ctx_.now <= 0.0 ? PoolOps::Mark{0.0, 0.0, 0.0} : pool_counters(p));
+  po.marks.push_back(ctx_.now <= Time::zero() ? PoolOps::Mark{0.0, 0.0, 0.0} : pool_counters(p));
   ++po.marks_taken;
   schedule_mark(p);
 }
@@ -46,7 +46,7 @@ double SiteOperations::read_metric(std::uint32_t p) {
       return execs > 0.0 ? (to.queue_seconds - from.queue_seconds) / execs : 0.0;
     }
     case scenario::Autoscaler::Metric::Utilization: {
-      const double span = std::min(a.window, ctx_.now);
+      const double span = std::min(a.window, ctx_.now - Time::zero());
       return span > 0.0 ? (to.busy_seconds - from.busy_seconds) / (span * std::max(po.up, 1)) : 0.0;
     }
     case scenario::Autoscaler::Metric::QueueLength: {
@@ -59,7 +59,7 @@ double SiteOperations::read_metric(std::uint32_t p) {
 }
 
 void SiteOperations::poll(std::uint32_t p) {
-  const double now = ctx_.now;
+  const Time now = ctx_.now;
   PoolOps& po = pools_[p];
   const auto& a = *ctx_.sc.servers[p].autoscaler;
   Autoscaler::Poll in;
@@ -72,10 +72,11 @@ void SiteOperations::poll(std::uint32_t p) {
   po.active = po.refused = false;
   const Autoscaler::Decision d = po.scaler->decide(in);
   if (d.replicas != po.asked) {
-    ctx_.metrics.pools[p].scaling.push_back({now, po.asked, d.replicas, d.raw, in.metric, d.why});
+    ctx_.metrics.pools[p].scaling.push_back(
+        {now.seconds(), po.asked, d.replicas, d.raw, in.metric, d.why});
     scale_to(p, d.replicas);
   }
-  const double next = static_cast<double>(++po.polls + 1) * a.polling_interval;
+  const Time next = Time::from_seconds(static_cast<double>(++po.polls + 1) * a.polling_interval);
   if (next <= ctx_.end) ctx_.queue.push(next, EventKind::Operation, p, op_stamp(kPoll, 0));
 }
 

@@ -22,12 +22,12 @@ Batcher::Batcher(BatcherConfig config, int instances)
   segments_.reserve(2 * levels_.size());
 }
 
-void Batcher::apply_timeouts(double now) {
+void Batcher::apply_timeouts(Time now) {
   for (Level& l : levels_) {
     const LevelPolicy& p = l.policy;
     if (p.default_timeout <= 0.0) continue;
     while (!l.queue.empty() &&
-           now > l.queue.front().enqueued + p.default_timeout + kBatcherTimeEps) {
+           now - l.queue.front().enqueued > p.default_timeout + kBatcherTimeEps) {
       if (p.delay_timed_out) {
         l.delayed.push_back(l.queue.front());
       } else {
@@ -39,9 +39,9 @@ void Batcher::apply_timeouts(double now) {
   }
 }
 
-int Batcher::form(double now, std::vector<Queued>& batch, double& wake_at) {
+int Batcher::form(Time now, std::vector<Queued>& batch, Time& wake_at) {
   batch.clear();
-  wake_at = kInf;
+  wake_at = Time::never();
   if (free_instances_ == 0) return 0;
   if (timeouts_) apply_timeouts(now);
   if (queued_ == 0) return 0;
@@ -63,7 +63,7 @@ int Batcher::form(double now, std::vector<Queued>& batch, double& wake_at) {
     std::size_t count = 0, preferred_count = 0;
     int total = 0, preferred_items = 0;
     bool full = false;
-    double oldest = kInf;
+    Time oldest = Time::never();
     for (const auto* d : segments_) {
       oldest = std::min(oldest, d->front().enqueued);
       for (auto it = d->begin(); !full && it != d->end(); ++it) {
@@ -83,7 +83,7 @@ int Batcher::form(double now, std::vector<Queued>& batch, double& wake_at) {
     if (preferred_count > 0) {
       take = preferred_count;
       items = preferred_items;
-    } else if (full || now + kBatcherTimeEps >= oldest + config_.max_queue_delay) {
+    } else if (full || now - oldest + kBatcherTimeEps >= config_.max_queue_delay) {
       take = count;
       items = total;
     } else {

@@ -121,7 +121,7 @@ void Clients::on_fallback_done(std::uint32_t r, std::uint32_t gen) {
 
 // The request's last word: counted (after the warm-up) and its client goes on.
 void Clients::finish_request(std::uint32_t r, Outcome outcome) {
-  const double now = ctx_.now;
+  const Time now = ctx_.now;
   auto& requests = ctx_.requests;
   Request& rq = requests[r];
   const std::uint32_t model = requests.model_of(r);
@@ -129,7 +129,7 @@ void Clients::finish_request(std::uint32_t r, Outcome outcome) {
   if (outcome == Outcome::Completed)
     parts_.sampling.request_completed(model, tenant_index(rq.thread), latency);
   if (auto* tr = ctx_.traced(r)) {
-    tr->back = now;
+    tr->back = now.seconds();
     tr->failed = outcome != Outcome::Completed;
   }
   --requests.live;
@@ -163,7 +163,7 @@ void Clients::drop_fallbacks(std::uint32_t t) {
 void Clients::drop_request(std::uint32_t r) {
   auto& requests = ctx_.requests;
   if (auto* tr = ctx_.traced(r)) {
-    tr->back = ctx_.now;
+    tr->back = ctx_.now.seconds();
     tr->failed = true;
   }
   --requests.live;

@@ -95,7 +95,8 @@ void Clients::start_threads() {
       const std::uint32_t t = tn.thread_base + k;
       Thread& th = threads_[t];
       th.rng.reseed(derive_seed(ctx_.sc.seed, kThreadStream, t));
-      const double at = (tn.flow ? jobs_[job_of(t)].start : 0.0) + spread * th.rng.uniform01();
+      const Time at =
+          (tn.flow ? jobs_[job_of(t)].start : Time::zero()) + spread * th.rng.uniform01();
       if (at <= ctx_.end) ctx_.queue.push(at, EventKind::EventStart, t);
     }
   }
@@ -109,10 +110,10 @@ void Clients::start_jobs(const Tenant& tn) {
     const std::uint64_t j = tn.job_base + static_cast<std::uint64_t>(k);
     Rng rng(derive_seed(ctx_.sc.seed, kJobStream, j));
     Job& job = jobs_[j];
-    job.start = f.start_of(k, n);
+    job.start = Time::from_seconds(f.start_of(k, n));
     if (f.start == scenario::JobFlow::Start::Running) {
       // The profile ends the job, not a budget: one it can never spend.
-      job.end = f.end_times[static_cast<std::size_t>(k)];
+      job.end = Time::from_seconds(f.end_times[static_cast<std::size_t>(k)]);
       job.events_left = std::numeric_limits<std::int64_t>::max() / 2;
     } else {
       job.events_left = std::max<std::int64_t>(1, std::llround(f.events_per_job.sample(rng)));
@@ -152,14 +153,14 @@ bool Clients::take_event(std::uint32_t t) {
     for (auto* j : {&mj, &own}) {
       ++j->finished;
       j->wall_time.add(ctx_.now - job.start);
-      j->last_exit = ctx_.now;
+      j->last_exit = ctx_.now.seconds();
     }
   }
   return false;
 }
 
 void Clients::integrate_running(Tenant& tn) {
-  const double from = std::max(tn.running_since, ctx_.warmup), to = std::min(ctx_.now, ctx_.end);
+  const Time from = std::max(tn.running_since, ctx_.warmup), to = std::min(ctx_.now, ctx_.end);
   if (to > from) tn.running_job_seconds += static_cast<double>(tn.running_jobs) * (to - from);
   tn.running_since = ctx_.now;
 }
@@ -191,7 +192,8 @@ void Clients::start_arrivals() {
   ctx_.metrics.open_loop.emplace(RunMetrics::OpenLoop{});
   // perf_analyzer's constant schedule sends its first request at once; a Poisson stream's
   // first arrival is as random as the others.
-  const double first = poisson_ ? arrival_rng_.exponential(arrival_interval_) : 0.0;
+  const Time first =
+      Time::from_seconds(poisson_ ? arrival_rng_.exponential(arrival_interval_) : 0.0);
   if (first <= ctx_.end) ctx_.queue.push(first, EventKind::Arrival, 0);
 }
 
@@ -243,8 +245,9 @@ std::uint64_t Clients::lose_job(std::uint32_t j, double restart_after) {
 
 void Clients::on_arrival() {
   // The k-th constant arrival is at k x interval, not a running sum: no drift over long runs.
-  const double next = poisson_ ? ctx_.now + arrival_rng_.exponential(arrival_interval_)
-                               : static_cast<double>(++arrival_count_) * arrival_interval_;
+  const Time next =
+      poisson_ ? ctx_.now + arrival_rng_.exponential(arrival_interval_)
+               : Time::from_seconds(static_cast<double>(++arrival_count_) * arrival_interval_);
   if (next <= ctx_.end) ctx_.queue.push(next, EventKind::Arrival, 0);
 
   const bool measured = ctx_.counts(ctx_.now);
@@ -316,7 +319,7 @@ void Clients::finish_fallbacks(std::uint32_t t) {
   parts_.accounting.fallbacks_done(tally_of(t), tn.fallback_per_event);
 }
 
-void Clients::complete_event(std::uint32_t t, double started) {
+void Clients::complete_event(std::uint32_t t, Time started) {
   parts_.sampling.event_completed(tenant_index(t));
   parts_.accounting.event_completed(tally_of(t), started);
 }

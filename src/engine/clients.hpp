@@ -62,7 +62,7 @@ class Clients {
 
   // Jobs, for preemption: job j's start (0 outside a job flow), and whether it is running or
   // waiting for its start.
-  double job_start(std::uint32_t j) { return flows(j) ? jobs_[j].start : 0.0; }
+  Time job_start(std::uint32_t j) { return flows(j) ? jobs_[j].start : Time::zero(); }
   bool job_active(std::uint32_t j) {
     return !flows(j) || (jobs_[j].started && jobs_[j].busy_slots > 0);
   }
@@ -108,7 +108,8 @@ class Clients {
     RunMetrics::Workload* tally = nullptr;
     std::uint64_t running_jobs = 0;  // job flow: started, not yet exited
     // Job flow: running_jobs integrated over the measured span up to running_since.
-    double running_since = 0.0, running_job_seconds = 0.0;
+    Time running_since;
+    double running_job_seconds = 0.0;
   };
   // One cache line: at the whole grid's scale (a million threads, 64 MB of them) each request
   // misses it at least twice (its CPU work ends; its answer is back), and a record that
@@ -116,7 +117,7 @@ class Clients {
   // index.
   struct alignas(64) Thread {
     Rng rng;
-    double event_start = 0.0;
+    Time event_start;
     double t_cpu = 0.0;  // of the event in progress (sync): what a CPU fallback costs
     std::uint32_t step = 0;
     std::uint32_t epoch : 24 = 0;  // its job's preemptions: older CPU events are stale
@@ -126,7 +127,8 @@ class Clients {
   static_assert(sizeof(Thread) == 64, "a thread's record is one cache line");
   // Async: each thread holds several events (slots) and one CPU that runs one piece at a time.
   struct Slot {
-    double event_start = 0.0, t_cpu = 0.0;
+    Time event_start;
+    double t_cpu = 0.0;
     std::uint32_t pending = 0;
     bool independent_done = false;
     bool in_event = false;
@@ -141,14 +143,14 @@ class Clients {
   struct AsyncCpu {
     std::deque<Piece> ready;
     Piece running{};
-    double until = 0.0;  // when `running` ends
+    Time until;  // when `running` ends
     bool busy = false;
   };
   // Job flow: each job's budget of events; its threads (and their slots) stop taking events
   // when it is spent, and the job exits when the last of them has finished its event.
   struct Job {
-    double start = 0.0;
-    double end = std::numeric_limits<double>::infinity();  // flow.running: takes no event after
+    Time start;
+    Time end = Time::never();  // flow.running: takes no event after
     std::int64_t events_left = 0;
     std::uint32_t busy_slots = 0;
     bool started = false;
@@ -156,7 +158,7 @@ class Clients {
   // Open loop: one client (thread 0, for its random stream and node) that never waits. Each
   // arrival is an event whose requests carry its index in Request::slot.
   struct Arrival {
-    double start;
+    Time start;
     std::uint32_t pending;  // requests not back yet
   };
 
@@ -193,7 +195,7 @@ class Clients {
   void start_arrivals();
   void start_event(std::uint32_t t, std::uint32_t slot);
   void finish_fallbacks(std::uint32_t t);
-  void complete_event(std::uint32_t t, double started);
+  void complete_event(std::uint32_t t, Time started);
   void next_step(std::uint32_t t);
   void push_piece(std::uint32_t t, Piece p);
   void run_piece(std::uint32_t t, const Piece& p);  // the thread's CPU starts p now

@@ -46,22 +46,25 @@ inline double far_width_of(const scenario::Scenario& s) {
 
 struct Context {
   explicit Context(const scenario::Scenario& s)
-      : sc(s), queue(far_width_of(s)), end(s.duration), warmup(s.warmup) {
+      : sc(s),
+        queue(far_width_of(s)),
+        end(Time::from_seconds(s.duration)),
+        warmup(Time::from_seconds(s.warmup)) {
     metrics.duration = s.duration;
     metrics.warmup = s.warmup;
   }
 
   const scenario::Scenario& sc;
   EventQueue queue;
-  double now = 0.0;
-  double limit = 0.0;  // process_through stops after this time
-  const double end, warmup;
+  Time now;
+  Time limit;  // process_through stops after this time
+  const Time end, warmup;
   // Every part counts its own figures here; accounting counts the requests and closes the books.
   RunMetrics metrics;
   RequestTable requests;
 
   // Whether something that finished at `finished` is measured (after the warm-up).
-  bool counts(double finished) const { return finished >= warmup; }
+  bool counts(Time finished) const { return finished >= warmup; }
   RequestTrace* traced(std::uint32_t r) {
     const auto i = requests[r].trace;
     return i == kUntraced ? nullptr : &metrics.trace[i];

@@ -58,9 +58,9 @@ double ServerPools::stretch(const Device& d) const {
 
 // The request's items start entering now (the entry was free: the batcher's one instance was);
 // returns when its last item leaves.
-double ServerPools::pipeline_enter(Device& d, std::uint32_t bi, int items) {
+Time ServerPools::pipeline_enter(Device& d, std::uint32_t bi, int items) {
   DeviceKindState& s = kinds_[d.kind];
-  const double now = ctx_.now;
+  const Time now = ctx_.now;
   s.entering = bi;
   s.entry_free_at = now + items * s.interval;
   return now + (items - 1) * s.interval + s.latency;
@@ -70,17 +70,18 @@ double ServerPools::pipeline_enter(Device& d, std::uint32_t bi, int items) {
 void ServerPools::reschedule_pipeline(std::uint32_t di) {
   const Device& d = devices_[di];
   const DeviceKindState& s = kinds_[d.kind];
-  double next = s.entering != DeviceKindState::kNone ? s.entry_free_at : kInf;
-  for (const Exec& e : d.running) next = std::min(next, e.remaining);
-  if (next < kInf) ctx_.queue.push(std::max(ctx_.now, next), EventKind::ExecutionDone, di, d.stamp);
+  Time next = s.entering != DeviceKindState::kNone ? s.entry_free_at : Time::never();
+  for (const Exec& e : d.running) next = std::min(next, e.start + e.remaining);
+  if (!next.is_never())
+    ctx_.queue.push(std::max(ctx_.now, next), EventKind::ExecutionDone, di, d.stamp);
 }
 
 void ServerPools::on_pipeline_event(std::uint32_t di) {
   Device& d = devices_[di];
   DeviceKindState& s = kinds_[d.kind];
-  const double now = ctx_.now;
+  const Time now = ctx_.now;
   std::uint32_t entry_freed = kNone;
-  if (s.entering != DeviceKindState::kNone && s.entry_free_at <= now + kTimeEps) {
+  if (s.entering != DeviceKindState::kNone && s.entry_free_at - now <= kTimeEps) {
     entry_freed = s.entering;
     s.entering = DeviceKindState::kNone;
     batchers_[entry_freed].batcher.release_instance();
@@ -89,7 +90,7 @@ void ServerPools::on_pipeline_event(std::uint32_t di) {
     if (!whole_busy_.empty()) whole_busy_[di].set_busy(false, now);
   }
   for (std::size_t i = 0; i < d.running.size();) {
-    if (d.running[i].remaining > now + kTimeEps) {
+    if ((d.running[i].start + d.running[i].remaining) - now > kTimeEps) {
       ++i;
       continue;
     }

@@ -17,29 +17,30 @@ namespace sonicsim::engine {
 // period [from, to]: the device's mean concurrency.
 class CountAverage {
  public:
-  CountAverage(double from, double to) : from_(from), to_(to) {}
-  void set(double count, double now) {
+  CountAverage(Time from, Time to) : from_(from), to_(to) {}
+  void set(double count, Time now) {
     area_ += count_ * overlap(since_, now);
     count_ = count;
     since_ = now;
   }
-  double mean(double end) const {
+  double mean(Time end) const {
     const double span = std::min(end, to_) - from_;
     return span > 0.0 ? (area_ + count_ * overlap(since_, end)) / span : 0.0;
   }
 
  private:
-  double overlap(double a, double b) const {
+  double overlap(Time a, Time b) const {
     return std::max(0.0, std::min(b, to_) - std::max(a, from_));
   }
-  double from_, to_;
-  double since_ = 0.0, count_ = 0.0, area_ = 0.0;
+  Time from_, to_;
+  Time since_;
+  double count_ = 0.0, area_ = 0.0;
 };
 
 struct DeviceKindState {
   static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
-  explicit DeviceKindState(double from, double to) : executions(from, to) {}
+  explicit DeviceKindState(Time from, Time to) : executions(from, to) {}
 
   bool pipeline = false;
   // Overlap: each execution's speed with k running, throughput(k) / k (index k; [0] unused).
@@ -47,7 +48,7 @@ struct DeviceKindState {
   // Pipeline: the one model it serves, its timing, and the request whose items are entering
   // (it holds the batcher's only instance until its last item has entered).
   double latency = 0.0, interval = 0.0;
-  double entry_free_at = 0.0;
+  Time entry_free_at;
   std::uint32_t entering = kNone;  // batcher, kNone when the entry is free
   CountAverage executions;         // executions running (pipeline: requests inside)
 

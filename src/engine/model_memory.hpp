@@ -73,7 +73,7 @@ class ModelMemory {
     bool closing = false;  // told to unload: serves `backlog` more requests, then goes
     bool waiting = false;  // in its device's queue of loads
     double bytes = 0.0;
-    double last_used = 0.0;
+    Time last_used;
     std::size_t backlog = 0, seen = 0;  // closing: requests still to serve; queued at last look
     std::uint32_t generation = 0;       // loads begun, modulo kGenerationMask + 1
   };

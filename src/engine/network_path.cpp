@@ -67,7 +67,7 @@ void NetworkPath::set_transport(Transport* t, bool to_servers, bool to_clients) 
 }
 
 void NetworkPath::offer_on(int slot, int direction, double bytes) {
-  const double now = ctx_.now;
+  const Time now = ctx_.now;
   if (now < ctx_.warmup) return;
   RunMetrics::Link& l = ctx_.metrics.links[slot];
   l.offered[direction] += bytes;
@@ -81,8 +81,10 @@ void NetworkPath::carry_on(int slot, int direction, double from, double to, doub
   if (counted <= 0.0) return;
   RunMetrics::Link& l = ctx_.metrics.links[slot];
   l.bytes[direction] += counted;
-  spread_over_windows(l.window_bytes[direction], ctx_.warmup, l.window, std::max(from, ctx_.warmup),
-                      std::min(to, ctx_.end), counted);
+  // Bytes per window are statistics: seconds as doubles are precise enough for them.
+  const double warmup = ctx_.warmup.seconds();
+  spread_over_windows(l.window_bytes[direction], warmup, l.window, std::max(from, warmup),
+                      std::min(to, ctx_.end.seconds()), counted);
 }
 
 inline void NetworkPath::offer(Direction d, double bytes) {
@@ -96,7 +98,7 @@ void NetworkPath::carry(std::uint32_t node, std::uint32_t device, Direction d, d
                         double to, double bytes) {
   if (bytes <= 0.0) return;
   const int dir = d == Direction::ToServer ? 0 : 1;
-  const double counted = bytes * share_within(from, to, ctx_.warmup, ctx_.end);
+  const double counted = bytes * share_within(from, to, ctx_.warmup.seconds(), ctx_.end.seconds());
   for (int s : link_slot_)
     if (s >= 0) carry_on(s, dir, from, to, bytes, counted);
   if (counted <= 0.0) return;
@@ -107,24 +109,25 @@ void NetworkPath::carry(std::uint32_t node, std::uint32_t device, Direction d, d
 void NetworkPath::send(std::uint32_t r, Direction dir, double bytes) {
   Request& rq = ctx_.requests[r];
   rq.dir = dir;
-  const double now = ctx_.now;
+  const Time now = ctx_.now;
   // A device inside the client's node: no network, no gRPC (attached_devices.hpp).
   if (parts_.attached.is_attached(rq.device))
     return ctx_.queue.push(now, EventKind::TransferDone, r);
   const std::uint32_t node = rq.node;
   if (several_) return send_between_sites(r, dir, bytes, node);
   offer(dir, bytes);
-  if (flow_dir_[dir == Direction::ToServer ? 0 : 1]) {
-    transport_->send(now, node, rq.device, dir, bytes, r);
+  // No link at all: nothing to share, and no path SimGrid could route a flow on.
+  if (flow_dir_[dir == Direction::ToServer ? 0 : 1] && path_bandwidth_ < kInf) {
+    transport_->send(now.seconds(), node, rq.device, dir, bytes, r);
   } else {
     // Its bytes pass the narrowest link from now on, as fast as that link lets them.
+    const double transfer = bytes > 0.0 ? bytes / path_bandwidth_ : 0.0;
     const double through = bandwidth_steps_.empty()
-                               ? now + (bytes > 0.0 ? bytes / path_bandwidth_ : 0.0)
+                               ? now.seconds() + transfer
                                : degraded_transfer_end(bytes, bandwidth_steps_);
-    carry(node, rq.device, dir, now, through, bytes);
-    const double t = bandwidth_steps_.empty()
-                         ? now + path_latency_ + (bytes > 0.0 ? bytes / path_bandwidth_ : 0.0)
-                         : through + path_latency_;
+    carry(node, rq.device, dir, now.seconds(), through, bytes);
+    const Time t = bandwidth_steps_.empty() ? now + (path_latency_ + transfer)
+                                            : Time::from_seconds(through) + path_latency_;
     ctx_.queue.push(t + overhead_after_transfer(r), EventKind::TransferDone, r);
   }
 }
@@ -140,7 +143,7 @@ void NetworkPath::delivered(std::uint32_t r, double from, double to, double byte
 // (bandwidth 0) holds everything, even an empty message, until it ends.
 double NetworkPath::degraded_transfer_end(
     double bytes, const std::vector<std::pair<double, double>>& steps) const {
-  const double now = ctx_.now;
+  const double now = ctx_.now.seconds();
   auto it = std::upper_bound(steps.begin(), steps.end(), std::make_pair(now, kInf));
   std::size_t i = static_cast<std::size_t>(it - steps.begin()) - 1;
   double t = now, left = bytes;

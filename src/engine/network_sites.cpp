@@ -140,7 +140,7 @@ void NetworkPath::carry_sites(std::uint32_t node, std::uint32_t device, const Si
   auto& links = ctx_.metrics.links;
   // The share after warm-up, which every link of the route counts; the WAN egress it is charged
   // is what left its site, as the links count it.
-  const double counted = bytes * share_within(from, to, ctx_.warmup, ctx_.end);
+  const double counted = bytes * share_within(from, to, ctx_.warmup.seconds(), ctx_.end.seconds());
   for (int slot : {client_nic_slot_[parts_.sites.of_node(node)],
                    server_nic_slot_[parts_.sites.of_device(device)]}) {
     if (slot < 0) continue;
@@ -166,15 +166,17 @@ void NetworkPath::send_between_sites(std::uint32_t r, Direction dir, double byte
   const Request& rq = ctx_.requests[r];
   const SiteRoute& route = route_of(node, rq.device);
   offer_sites(node, rq.device, route, dir, bytes);
-  if (flow_dir_[dir == Direction::ToServer ? 0 : 1])
-    return transport_->send(ctx_.now, node, rq.device, dir, bytes, r);
+  // A route that crosses no link (a site with neither NICs nor a WAN between the two) has
+  // nothing to share: SimGrid would find no path for it.
+  if (flow_dir_[dir == Direction::ToServer ? 0 : 1] && route.bandwidth < kInf)
+    return transport_->send(ctx_.now.seconds(), node, rq.device, dir, bytes, r);
+  const double transfer = bytes > 0.0 ? bytes / route.bandwidth : 0.0;
   const double through = route.bandwidth_steps.empty()
-                             ? ctx_.now + (bytes > 0.0 ? bytes / route.bandwidth : 0.0)
+                             ? ctx_.now.seconds() + transfer
                              : degraded_transfer_end(bytes, route.bandwidth_steps);
-  carry_sites(node, rq.device, route, dir, ctx_.now, through, bytes);
-  const double t = route.bandwidth_steps.empty()
-                       ? ctx_.now + route.latency + (bytes > 0.0 ? bytes / route.bandwidth : 0.0)
-                       : through + route.latency;
+  carry_sites(node, rq.device, route, dir, ctx_.now.seconds(), through, bytes);
+  const Time t = route.bandwidth_steps.empty() ? ctx_.now + (route.latency + transfer)
+                                               : Time::from_seconds(through) + route.latency;
   ctx_.queue.push(t + overhead_after_transfer(r), EventKind::TransferDone, r);
 }
 

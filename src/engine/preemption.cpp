@@ -10,7 +10,8 @@ void Preemption::build() {
   if (f.preemptions.empty() && !f.random_preemption) return;
   jobs_.resize(static_cast<std::size_t>(sc.total_jobs()));
   for (std::size_t i = 0; i < f.preemptions.size(); ++i)
-    ctx_.queue.push(f.preemptions[i].at, EventKind::Preemption, static_cast<std::uint32_t>(i), 0);
+    ctx_.queue.push(Time::from_seconds(f.preemptions[i].at), EventKind::Preemption,
+                    static_cast<std::uint32_t>(i), 0);
   if (!f.random_preemption) return;
   for (std::size_t j = 0; j < jobs_.size(); ++j) {
     jobs_[j].rng.reseed(derive_seed(sc.seed, kPreemptStream, j));
@@ -19,9 +20,9 @@ void Preemption::build() {
   }
 }
 
-void Preemption::arm_random_preemption(std::uint32_t j, double from) {
+void Preemption::arm_random_preemption(std::uint32_t j, Time from) {
   JobRun& jr = jobs_[j];
-  const double at = from + jr.rng.exponential(ctx_.sc.faults.random_preemption->mtbf);
+  const Time at = from + jr.rng.exponential(ctx_.sc.faults.random_preemption->mtbf);
   if (at <= ctx_.end)
     ctx_.queue.push(at, EventKind::Preemption, j, 1u | ((jr.epoch << 1) & EventQueue::kStampMask));
 }

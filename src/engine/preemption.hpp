@@ -35,7 +35,7 @@ class Preemption {
     Rng rng;
   };
 
-  void arm_random_preemption(std::uint32_t j, double from);
+  void arm_random_preemption(std::uint32_t j, Time from);
   bool job_running(std::uint32_t j) const;
   void preempt(std::uint32_t j, double restart_after);
 

@@ -20,8 +20,8 @@ void SiteOperations::scrape() {
   }
   scrapes_.push_back(s);
   // Only samples inside the window of a query asked before the next scrape are ever read.
-  while (!scrapes_.empty() && scrapes_.front().time <= ctx_.now - g.window) scrapes_.pop_front();
-  const double next = ctx_.now + g.scrape_interval;
+  while (!scrapes_.empty() && ctx_.now - scrapes_.front().time >= g.window) scrapes_.pop_front();
+  const Time next = ctx_.now + g.scrape_interval;
   if (next <= ctx_.end) ctx_.queue.push(next, EventKind::Operation, 0, op_stamp(kScrape, 0));
 }
 
@@ -32,12 +32,12 @@ void SiteOperations::scrape() {
 // keeps an idle window at 0). The Lua filter (cfg/envoy-filter.lua) refuses when the value is
 // above the threshold, and when there is no value at all.
 bool SiteOperations::query_within(const scenario::Admission::QueryGate& g) const {
-  const double now = ctx_.now;
+  const Time now = ctx_.now;
   const Scrape* first = nullptr;
   const Scrape* last = nullptr;
   int samples = 0;
   for (const Scrape& s : scrapes_) {
-    if (s.time <= now - g.window || s.time > now) continue;
+    if (now - s.time >= g.window || s.time > now) continue;
     if (!first) first = &s;
     last = &s;
     ++samples;

@@ -34,7 +34,7 @@ void RequestPath::build() {
 }
 
 void RequestPath::send_try(std::uint32_t r) {
-  const double now = ctx_.now;
+  const Time now = ctx_.now;
   auto& requests = ctx_.requests;
   auto& servers = parts_.servers;
   Request& rq = requests[r];
@@ -112,14 +112,14 @@ double RequestPath::stage_cost(int stage, std::uint32_t r) const {
 }
 
 void RequestPath::account_stage(BalancerStage& st) {
-  const double now = ctx_.now;
-  const double from = std::max(st.last, ctx_.warmup);
+  const Time now = ctx_.now;
+  const Time from = std::max(st.last, ctx_.warmup);
   if (now > from) st.busy_area += st.busy * (now - from);
   st.last = now;
 }
 
 void RequestPath::enter_balancer(std::uint32_t r, double bytes) {
-  const double now = ctx_.now;
+  const Time now = ctx_.now;
   ctx_.requests[r].lb_in = now;
   ctx_.requests[r].lb_bytes = bytes;
   if (ctx_.counts(now)) ++ctx_.metrics.balancer->messages;
@@ -158,7 +158,7 @@ void RequestPath::on_balancer_done(std::uint32_t r, int stage) {
 }
 
 void RequestPath::leave_balancer(std::uint32_t r) {
-  const double now = ctx_.now;
+  const Time now = ctx_.now;
   Request& rq = ctx_.requests[r];
   if (ctx_.counts(now))
     ctx_.metrics.balancer->wait.add(
@@ -173,7 +173,7 @@ void RequestPath::leave_balancer(std::uint32_t r) {
 // the thresholds (the autoscaled pools' last readings; Prometheus' answer now), then the bucket
 // must hold a token.
 bool RequestPath::admitted(std::uint32_t job) {
-  const double now = ctx_.now;
+  const Time now = ctx_.now;
   Connection& c = connections_[job];
   if (c.connected) return true;
   if (now < c.retry_at) return false;
@@ -184,10 +184,11 @@ bool RequestPath::admitted(std::uint32_t job) {
   if (ok && (a.rate > 0.0 || a.fill_interval > 0.0)) {
     // Envoy 1.30 refills on a timer started with the listener: tokens_per_fill at every multiple
     // of fill_interval; tokens only grow between two takes, so one cap covers all the fills.
+    // Whole nanoseconds: the fills counted exactly at any time of the run.
+    const std::int64_t every = (Time::zero() + a.fill_interval).ns();
     const double added =
         a.fill_interval > 0.0
-            ? (std::floor(now / a.fill_interval) - std::floor(tokens_at_ / a.fill_interval)) *
-                  a.tokens_per_fill
+            ? static_cast<double>(now.ns() / every - tokens_at_.ns() / every) * a.tokens_per_fill
             : (now - tokens_at_) * a.rate;
     tokens_ = std::min(a.burst, tokens_ + added);
     tokens_at_ = now;
@@ -200,7 +201,7 @@ bool RequestPath::admitted(std::uint32_t job) {
     c.connected = true;
     ++ctx_.metrics.admission->connections;
   } else {
-    c.retry_at = a.reconnect ? now + a.retry_after : std::numeric_limits<double>::infinity();
+    c.retry_at = a.reconnect ? now + a.retry_after : Time::never();
     ++ctx_.metrics.admission->refused;
   }
   return ok;

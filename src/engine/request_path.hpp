@@ -58,7 +58,8 @@ class RequestPath {
   struct BalancerStage {
     int servers = 1, busy = 0;
     std::deque<std::uint32_t> waiting;
-    double busy_area = 0.0, last = 0.0;  // busy servers x seconds, after warm-up
+    double busy_area = 0.0;  // busy servers x seconds, after warm-up
+    Time last;
   };
   double stage_cost(int stage, std::uint32_t r) const;
   void account_stage(BalancerStage& st);
@@ -68,7 +69,7 @@ class RequestPath {
   // Admission.
   struct Connection {
     bool connected = false;
-    double retry_at = 0.0;  // refused: no new attempt before
+    Time retry_at;  // refused: no new attempt before
   };
   bool admitted(std::uint32_t job);
 
@@ -93,7 +94,8 @@ class RequestPath {
   std::uint32_t server_site_of(std::uint32_t r) const;
   bool balancer_ = false;
   std::vector<Connection> connections_;  // per job, with load_balancer.admission
-  double tokens_ = 0.0, tokens_at_ = 0.0;
+  double tokens_ = 0.0;
+  Time tokens_at_;
 };
 
 }  // namespace sonicsim::engine

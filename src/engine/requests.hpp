@@ -41,9 +41,10 @@ inline constexpr std::uint32_t kUntraced = std::numeric_limits<std::uint32_t>::m
 // a try the client gives up on (timeout, preemption) stays behind as an orphan, still moving
 // through the network and the server, and the request goes on in a new record.
 struct Request {
-  double sent = 0.0, enqueued = 0.0;
-  double first_sent = 0.0;             // the request's first try: latency runs from here
-  double lb_in = 0.0, lb_bytes = 0.0;  // its message in the load balancer: since, size
+  Time sent, enqueued;
+  Time first_sent;        // the request's first try: latency runs from here
+  Time lb_in;             // its message entered the load balancer
+  double lb_bytes = 0.0;  // and its size
   std::uint32_t thread = 0, slot = 0, device = 0, batcher = 0;
   // Of its thread, copied here when it is issued: the server and the way back read them
   // without touching the thread's record, which a million threads keep out of the cache.

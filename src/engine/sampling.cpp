@@ -26,7 +26,8 @@ void Sampling::start() {
   model_window_.assign(sc.models.size(), {});
   ts.models.assign(sc.models.size(), {});
   // Bytes per window for now, every window of the run (rates at finish()).
-  const auto windows = static_cast<std::size_t>(ctx_.end / ts.interval * (1.0 + 1e-12)) + 1;
+  const auto windows =
+      static_cast<std::size_t>((ctx_.end - Time::zero()) / ts.interval * (1.0 + 1e-12)) + 1;
   ts.links.assign(metrics.links.size(), {});
   for (auto& l : ts.links)
     for (auto& dir : l.bytes_per_s) dir.assign(windows, 0.0);
@@ -34,7 +35,8 @@ void Sampling::start() {
   workload_window_.assign(sc.workloads.size(), {});
   ts.workloads.assign(sc.workloads.size(), {});
   start_counters(ts);
-  if (ts.interval <= ctx_.end) ctx_.queue.push(ts.interval, EventKind::Sample, 0);
+  const Time first = Time::from_seconds(ts.interval);
+  if (first <= ctx_.end) ctx_.queue.push(first, EventKind::Sample, 0);
 }
 
 // One Counters series per pool and model it hosts (and per device and model with
@@ -75,10 +77,10 @@ void Sampling::start_counters(RunMetrics::TimeSeries& ts) {
 
 void Sampling::on_sample() {
   auto& metrics = ctx_.metrics;
-  const double now = ctx_.now;
+  const Time now = ctx_.now;
   auto& ts = *metrics.timeseries;
   const double dt = ts.interval;
-  ts.t.push_back(now);
+  ts.t.push_back(now.seconds());
   ts.events_per_s.push_back(static_cast<double>(window_events_) / dt);
   if (parts_.clients.job_flow())
     ts.running_jobs.push_back(static_cast<double>(parts_.clients.running_jobs()));
@@ -135,8 +137,8 @@ void Sampling::on_sample() {
     w = ModelWindow{};
   }
   // The k-th sample at k x interval, not a running sum: no drift over long runs.
-  const double next = static_cast<double>(++samples_ + 1) * dt;
-  if (next <= ctx_.end * (1.0 + 1e-12)) ctx_.queue.push(next, EventKind::Sample, 0);
+  const Time next = Time::from_seconds(static_cast<double>(++samples_ + 1) * dt);
+  if (next <= ctx_.end) ctx_.queue.push(next, EventKind::Sample, 0);
 }
 
 void Sampling::bytes_carried(std::size_t link, int dir, double from, double to, double bytes) {

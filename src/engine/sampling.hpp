@@ -72,12 +72,12 @@ class Sampling {
   void set_trace(const TraceSettings& t);
   // A request issued now: its index in RunMetrics::trace, or kUntraced.
   std::uint32_t trace(std::uint32_t model, std::uint32_t thread, int items) {
-    const double now = ctx_.now;
+    const Time now = ctx_.now;
     auto& trace = ctx_.metrics.trace;
     if (tracing_.every > 0 && now >= ctx_.warmup && traceable_++ % tracing_.every == 0 &&
         trace.size() < tracing_.max) {
       constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-      trace.push_back({model, thread, 0, items, 0, now, nan, nan, nan, nan, false});
+      trace.push_back({model, thread, 0, items, 0, now.seconds(), nan, nan, nan, nan, false});
       return static_cast<std::uint32_t>(trace.size() - 1);
     }
     return kUntraced;

@@ -94,8 +94,8 @@ void ServerHosts::response_out(std::uint32_t r, double bytes) {
 }
 
 void ServerHosts::account(Host& h) {
-  const double now = ctx_.now;
-  const double from = std::max(h.last, ctx_.warmup);
+  const Time now = ctx_.now;
+  const Time from = std::max(h.last, ctx_.warmup);
   if (now > from) h.busy_area += h.busy * (now - from);
   h.last = now;
 }

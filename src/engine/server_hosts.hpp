@@ -57,14 +57,16 @@ class ServerHosts {
   struct Job {
     Work kind = Work::RequestIn;
     std::uint32_t request = 0, device = 0, gen = 0;
-    double work = 0.0, bytes = 0.0, since = 0.0;
+    double work = 0.0, bytes = 0.0;
+    Time since;
     bool live = false;
     ServerPools::Exec exec{};
   };
   struct Host {
     int cores = 1, busy = 0;
     std::deque<std::uint32_t> waiting;  // jobs, first come first served
-    double last = 0.0, busy_area = 0.0;
+    Time last;
+    double busy_area = 0.0;
   };
 
   void submit(std::uint32_t host, std::uint32_t job);

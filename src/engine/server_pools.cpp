@@ -49,7 +49,7 @@ void ServerPools::build() {
                  kNone,
                  Rng(derive_seed(sc.seed, kDeviceStream, d)),
                  {},
-                 0.0,
+                 Time::zero(),
                  0,
                  0,
                  metrics::BusyTime(ctx_.warmup, ctx_.end),
@@ -57,7 +57,7 @@ void ServerPools::build() {
                  State::Up,
                  static_cast<std::uint16_t>(per_host),
                  0,
-                 0.0};
+                 Time::zero()};
       const std::uint32_t first = d - static_cast<std::uint32_t>(c % per_host);
       if (first == d) {
         for (const auto& name : pool.models) add_batcher(dev, d, sc.model_index(name), per_host);
@@ -103,7 +103,7 @@ void ServerPools::add_batcher(Device& dev, std::uint32_t d, int mi, int devices)
   // One queue for the instances on all of the server's devices.
   batchers_.push_back(
       {Batcher(cfg, instances_on(dev.pool, static_cast<std::uint32_t>(mi)) * devices),
-       static_cast<std::uint32_t>(mi), d, kInf});
+       static_cast<std::uint32_t>(mi), d, Time::never()});
   // A device inside a client node serves that node alone (attached_devices.cpp).
   if (!ctx_.sc.servers[dev.pool].attached) hosts_[mi].push_back(d);
 }
@@ -162,14 +162,14 @@ double ServerPools::shared_expected_wait(std::uint32_t server, std::uint32_t mod
 }
 
 void ServerPools::track_busy_over_whole_run() {
-  while (whole_busy_.size() < devices_.size()) whole_busy_.emplace_back(0.0, ctx_.end);
+  while (whole_busy_.size() < devices_.size()) whole_busy_.emplace_back(Time::zero(), ctx_.end);
 }
 
 void ServerPools::arrive(std::uint32_t r) {
-  const double now = ctx_.now;
+  const Time now = ctx_.now;
   Request& rq = ctx_.requests[r];
   rq.enqueued = now;
-  if (auto* tr = ctx_.traced(r)) tr->at_server = now;
+  if (auto* tr = ctx_.traced(r)) tr->at_server = now.seconds();
   // A server that is not serving refuses the connection (a draining one still takes what was
   // already on its way).
   const State state = devices_[rq.device].state;
@@ -194,13 +194,13 @@ void ServerPools::reject(std::uint32_t r, Rejection why) {
 }
 
 void ServerPools::on_batcher_wake(std::uint32_t bi) {
-  if (ctx_.now + kTimeEps >= batchers_[bi].wake_at) batchers_[bi].wake_at = kInf;
+  if (batchers_[bi].wake_at - ctx_.now <= kTimeEps) batchers_[bi].wake_at = Time::never();
   dispatch(bi);
 }
 
 void ServerPools::dispatch(std::uint32_t bi) {
   BatcherState& b = batchers_[bi];
-  double wake_at = kInf;
+  Time wake_at = Time::never();
   // Explicit model control: a model starts nothing while it is not loaded (model_memory.hpp).
   while (!load_on_demand_ || parts_.memory.may_start(bi)) {
     const int items = b.batcher.form(ctx_.now, scratch_, wake_at);
@@ -219,7 +219,7 @@ void ServerPools::dispatch(std::uint32_t bi) {
 }
 
 inline void ServerPools::update_progress(Device& d) {
-  const double now = ctx_.now;
+  const Time now = ctx_.now;
   const double k = static_cast<double>(d.running.size());
   if (k > 0.0) {
     const double done =
@@ -259,10 +259,11 @@ std::uint32_t ServerPools::least_busy_device(std::uint32_t server) {
 // The execution starts on device di (after its host's work, when there is any).
 [[gnu::always_inline]] inline void ServerPools::place(std::uint32_t di, Exec&& e) {
   Device& d = devices_[di];
-  const double now = ctx_.now;
+  const Time now = ctx_.now;
   const bool pipeline = d.kind != kNone && kinds_[d.kind].pipeline;
-  // A pipeline's `remaining` is when the request leaves it; its items enter one per interval.
-  if (pipeline) e.remaining = pipeline_enter(d, e.batcher, e.items);
+  // A pipeline's `remaining` is when the request leaves it, in seconds from the execution's
+  // start; its items enter one per interval.
+  if (pipeline) e.remaining = pipeline_enter(d, e.batcher, e.items) - e.start;
   update_progress(d);
   if (d.running.empty() || pipeline) {
     d.busy.set_busy(true, now);
@@ -275,7 +276,7 @@ std::uint32_t ServerPools::least_busy_device(std::uint32_t server) {
 }
 
 void ServerPools::start_execution(std::uint32_t bi, int items) {
-  const double now = ctx_.now;
+  const Time now = ctx_.now;
   BatcherState& b = batchers_[bi];
   const std::uint32_t di = devices_[b.device].per_host > 1 ? least_busy_device(b.device) : b.device;
   Device& d = devices_[di];
@@ -297,7 +298,7 @@ void ServerPools::start_execution(std::uint32_t bi, int items) {
   parts_.accounting.batch_started(b.model, e.batch);
   for (const auto& q : e.batch)
     if (auto* tr = ctx_.traced(q.request)) {
-      tr->exec_start = now;
+      tr->exec_start = now.seconds();
       tr->batch_items = items;
     }
   if (parts_.hosts.any()) return parts_.hosts.execution_in(di, std::move(e));
@@ -332,7 +333,7 @@ void ServerPools::release_pending(Exec& e) {
   parts_.accounting.execution_done(b.model, pool, e.items, e.batch.size(), e.start);
   const auto& model = ctx_.sc.models[b.model];
   for (const auto& q : e.batch) {
-    if (auto* tr = ctx_.traced(q.request)) tr->exec_end = ctx_.now;
+    if (auto* tr = ctx_.traced(q.request)) tr->exec_end = ctx_.now.seconds();
     if (parts_.hosts.any())
       parts_.hosts.response_out(q.request, q.items * model.output_bytes_per_item);
     else

@@ -29,7 +29,7 @@ class ServerPools {
   enum class State : std::uint8_t { Off, Starting, Up, Draining, Down };
   struct Exec {
     double remaining;  // seconds of work at full device speed
-    double start;
+    Time start;
     std::uint32_t batcher;
     int items;
     std::vector<Batcher::Queued> batch;
@@ -42,7 +42,7 @@ class ServerPools {
     std::uint32_t kind = kNone;
     Rng rng;
     std::vector<Exec> running;  // processor sharing among them
-    double last_update = 0.0;
+    Time last_update;
     std::uint32_t stamp = 0;
     std::uint32_t turn = 0;  // the server's device that wins the next tie (least_busy_device)
     metrics::BusyTime busy;
@@ -53,7 +53,7 @@ class ServerPools {
     // for the server in routing, the network and operations.
     std::uint16_t per_host = 1;
     std::uint32_t epoch = 0;  // changes with every state change but Starting -> Up
-    double started_at = 0.0;
+    Time started_at;
     // Work of the executions started and the requests they carried: the mean execution time
     // per request that expected_wait charges each queued request.
     double work_started = 0.0;
@@ -140,7 +140,7 @@ class ServerPools {
   struct BatcherState {
     Batcher batcher;
     std::uint32_t model, device;
-    double wake_at = kInf;
+    Time wake_at = Time::never();
   };
   // Mean execution time by integer batch size, tabulated: executions are the hot path.
   struct CurveTable {
@@ -170,7 +170,7 @@ class ServerPools {
   [[gnu::cold]] double progress(const Device& d, double elapsed) const;
   // Seconds one unit of work takes with the executions running now.
   [[gnu::cold]] double stretch(const Device& d) const;
-  [[gnu::cold]] double pipeline_enter(Device& d, std::uint32_t bi, int items);
+  [[gnu::cold]] Time pipeline_enter(Device& d, std::uint32_t bi, int items);
   [[gnu::cold]] void reschedule_pipeline(std::uint32_t di);
   [[gnu::cold]] void on_pipeline_event(std::uint32_t di);
   [[gnu::cold]] double expected_wait_kind(const Device& d, std::uint32_t di,

@@ -94,7 +94,7 @@ struct Simulation::Impl {
   // Inlined: GCC deems a function of prefetches pure and drops a call to it whose result is
   // unused; in place, the prefetches stay.
   [[gnu::always_inline]] inline void prefetch(const Event& next);
-  void process_through(double until) {
+  void process_through(Time until) {
     Context& ctx = parts.ctx;
     if (stall) return;
     ctx.limit = std::min(until, ctx.end);
@@ -109,7 +109,7 @@ struct Simulation::Impl {
       }
       if (!ctx.queue.empty()) prefetch(ctx.queue.peek());
       handle(e);
-      if ((++events & (kWatchEvents - 1)) == 0 && watch) watch(e.time, events);
+      if ((++events & (kWatchEvents - 1)) == 0 && watch) watch(e.time.seconds(), events);
     }
   }
   bool stalled(const Event& e);
@@ -117,7 +117,7 @@ struct Simulation::Impl {
 
   Parts parts;
   // The safety net: events in a row that begin within one clock tick of the first of them.
-  double tick_end = -kInf;
+  Time tick_end = Time::from_seconds(-1.0);
   std::int64_t same_tick = 0;
   const std::int64_t stall_limit;
   std::array<std::int64_t, 16> kinds_seen{};  // over the last events before the stop
@@ -140,7 +140,7 @@ bool Simulation::Impl::stalled(const Event& e) {
   std::snprintf(head, sizeof head,
                 "simulated time stopped advancing at t=%.9g s: %lld events in a row within 1 ns, "
                 "mostly ",
-                e.time, static_cast<long long>(same_tick));
+                e.time.seconds(), static_cast<long long>(same_tick));
   stall = std::string(head) + kind_meaning(kind) + " (" + std::to_string(*most) + " of the last " +
           std::to_string(kSampled) +
           "), expected time to advance: a period or a duration in the scenario is zero or next "
@@ -263,14 +263,33 @@ void Simulation::set_transport(Transport* t, bool to_servers, bool to_clients) {
 double Simulation::next_time() const {
   const Context& ctx = impl_->parts.ctx;
   if (impl_->stall || ctx.queue.empty() || ctx.queue.top_time() > ctx.end) return kInf;
-  return ctx.queue.top_time();
+  return ctx.queue.top_time().seconds();
+}
+
+// The platform's clock is a double of seconds, coarser than a nanosecond past 2^22 s, where
+// several instants share one double: the platform has reached every instant whose double
+// (next_time()'s answer) is at or before its clock. A binary search between the neighbours.
+Time Simulation::platform_instant(double t) {
+  if (!(t < kInf)) return Time::never();
+  std::int64_t lo = Time::from_seconds(t).ns() - 1;                        // at or before t
+  std::int64_t hi = Time::from_seconds(std::nextafter(t, kInf)).ns() + 1;  // after t
+  while (Time::from_ns(lo).seconds() > t) lo -= hi - lo;
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (Time::from_ns(mid).seconds() <= t ? lo : hi) = mid;
+  }
+  return Time::from_ns(lo);
 }
 
 void Simulation::process_through(double until) {
-  impl_->process_through(until);
+  impl_->process_through(platform_instant(until));
 }
 void Simulation::set_trace(const TraceSettings& t) {
   impl_->parts.sampling.set_trace(t);
+}
+
+double Simulation::events_processed() const {
+  return static_cast<double>(impl_->events);
 }
 
 void Simulation::set_watch(Watch w) {
@@ -279,7 +298,7 @@ void Simulation::set_watch(Watch w) {
 
 void Simulation::hold_at(double t) {
   Context& ctx = impl_->parts.ctx;
-  ctx.limit = std::min(ctx.limit, t);
+  ctx.limit = std::min(ctx.limit, platform_instant(t));
 }
 void Simulation::run() {
   impl_->process_through(impl_->parts.ctx.end);
@@ -293,7 +312,10 @@ void Simulation::on_delivered(std::uint32_t token, double from, double to, doubl
 }
 
 void Simulation::on_transfer_done(std::uint32_t token, double now) {
-  impl_->parts.ctx.queue.push(now + impl_->parts.network.overhead_after_transfer(token),
+  // Not before the core's clock, which may have passed the double's instant by a few ns.
+  const Context& ctx = impl_->parts.ctx;
+  impl_->parts.ctx.queue.push(std::max(ctx.now, Time::from_seconds(now)) +
+                                  impl_->parts.network.overhead_after_transfer(token),
                               EventKind::TransferDone, token);
 }
 

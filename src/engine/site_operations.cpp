@@ -36,16 +36,16 @@ void SiteOperations::build() {
       servers.device(po.devices[k]).state = State::Off;
     po.asked = po.up = a.initial_replicas;
     metrics.pools[p].peak_replicas = a.initial_replicas;
-    ctx_.queue.push(a.polling_interval, EventKind::Operation, static_cast<std::uint32_t>(p),
-                    op_stamp(kPoll, 0));
+    ctx_.queue.push(Time::from_seconds(a.polling_interval), EventKind::Operation,
+                    static_cast<std::uint32_t>(p), op_stamp(kPoll, 0));
     schedule_mark(static_cast<std::uint32_t>(p));
   }
   if (const auto& a = sc.load_balancer.admission; a && a->refuse_above) {
     // The deployment ran idle before the run: Prometheus holds a scrape one interval back.
     int up = 0;
     for (const PoolOps& po : pools_) up += po.up;
-    scrapes_.push_back({-a->refuse_above->scrape_interval, 0.0, 0.0, up});
-    ctx_.queue.push(0.0, EventKind::Operation, 0, op_stamp(kScrape, 0));
+    scrapes_.push_back({Time::from_seconds(-a->refuse_above->scrape_interval), 0.0, 0.0, up});
+    ctx_.queue.push(Time::zero(), EventKind::Operation, 0, op_stamp(kScrape, 0));
   }
   if (!operated_) return;
   servers.rebuild_up_hosts();
@@ -54,14 +54,14 @@ void SiteOperations::build() {
     const auto& devs = pools_[c.pool].devices;
     for (std::size_t k = 0; k < devs.size(); ++k)
       if (c.device < 0 || static_cast<std::size_t>(c.device) == k)
-        ctx_.queue.push(c.at, EventKind::Operation, devs[k],
+        ctx_.queue.push(Time::from_seconds(c.at), EventKind::Operation, devs[k],
                         op_stamp(kCrash, static_cast<std::uint32_t>(&c - faults.crashes.data())));
   }
   for (const auto& c : faults.random_crashes)
     for (std::uint32_t d : pools_[c.pool].devices) {
       fault_rngs_[d].reseed(derive_seed(sc.seed, kFaultStream, d));
-      ctx_.queue.push(fault_rngs_[d].exponential(c.mtbf), EventKind::Operation, d,
-                      op_stamp(kRandomCrash, 0));
+      ctx_.queue.push(Time::from_seconds(fault_rngs_[d].exponential(c.mtbf)), EventKind::Operation,
+                      d, op_stamp(kRandomCrash, 0));
     }
 }
 
@@ -80,8 +80,8 @@ bool SiteOperations::above_threshold() const {
 
 // Replica-seconds up count after the warm-up only, like utilization.
 void SiteOperations::account_up(PoolOps& po) {
-  const double now = ctx_.now;
-  const double from = std::max(po.up_since, ctx_.warmup);
+  const Time now = ctx_.now;
+  const Time from = std::max(po.up_since, ctx_.warmup);
   if (now > from)
     ctx_.metrics.pools[&po - pools_.data()].replica_seconds_up += po.up * (now - from);
   po.up_since = now;
@@ -147,7 +147,7 @@ bool SiteOperations::crash(std::uint32_t d, double down_for, Op back) {
   return true;
 }
 
-void SiteOperations::plan_model_loaded(std::uint32_t bi, double at, std::uint32_t generation) {
+void SiteOperations::plan_model_loaded(std::uint32_t bi, Time at, std::uint32_t generation) {
   static_assert(ModelMemory::kGenerationMask == kEpochMask, "a load's generation fits the stamp");
   ctx_.queue.push(at, EventKind::Operation, bi, op_stamp(kModelLoaded, generation));
 }
@@ -160,7 +160,7 @@ bool SiteOperations::in_state(std::uint32_t d, State s, std::uint32_t epoch) con
 void SiteOperations::on_operation(std::uint32_t id, std::uint32_t stamp) {
   const auto op = static_cast<Op>(stamp & ((1u << kOpBits) - 1));
   const std::uint32_t epoch = stamp >> kOpBits;
-  const double now = ctx_.now;
+  const Time now = ctx_.now;
   switch (op) {
     case kPoll:
       return poll(id);

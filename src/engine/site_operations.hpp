@@ -47,7 +47,7 @@ class SiteOperations {
   int replicas_asked(std::uint32_t pool) const { return pools_[pool].asked; }
   int replicas_up(std::uint32_t pool) const { return pools_[pool].up; }
   // Explicit model control: batcher `bi`'s model has loaded at `at` (model_memory.hpp).
-  void plan_model_loaded(std::uint32_t bi, double at, std::uint32_t generation);
+  void plan_model_loaded(std::uint32_t bi, Time at, std::uint32_t generation);
 
   // The end of the run: replica-seconds up.
   void finish();
@@ -87,7 +87,7 @@ class SiteOperations {
     std::uint64_t polls = 0, marks_taken = 0;
     bool active = false, refused = false;  // since the last poll
     double last_metric = 0.0;              // read at the last poll (admission)
-    double up_since = 0.0;                 // for replica_seconds_up
+    Time up_since;                         // for replica_seconds_up
   };
 
   // Server states and faults (site_operations.cpp).
@@ -108,7 +108,8 @@ class SiteOperations {
   void scale_to(std::uint32_t p, int target);
   // Prometheus (prometheus_gate.cpp): the servers' counters at each scrape, summed over pools.
   struct Scrape {
-    double time, queue_seconds, executions;
+    Time time;
+    double queue_seconds, executions;
     int up;  // servers running: a scrape of none has no series
   };
   void scrape();

@@ -101,11 +101,11 @@ Histogram::Bins Histogram::log_bins(int per_decade) const {
   return out;
 }
 
-double BusyTime::overlap(double a, double b) const {
+double BusyTime::overlap(Time a, Time b) const {
   return std::max(0.0, std::min(b, to_) - std::max(a, from_));
 }
 
-void BusyTime::set_busy(bool busy, double now) {
+void BusyTime::set_busy(bool busy, Time now) {
   if (busy == busy_) return;
   if (busy) {
     since_ = now;
@@ -115,11 +115,11 @@ void BusyTime::set_busy(bool busy, double now) {
   busy_ = busy;
 }
 
-double BusyTime::busy_seconds(double now) const {
+double BusyTime::busy_seconds(Time now) const {
   return total_ + (busy_ ? overlap(since_, now) : 0.0);
 }
 
-double BusyTime::utilization(double now) const {
+double BusyTime::utilization(Time now) const {
   const double span = std::min(now, to_) - from_;
   return span > 0.0 ? busy_seconds(now) / span : 0.0;
 }

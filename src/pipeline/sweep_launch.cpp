@@ -21,6 +21,7 @@
 
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/runner/memory.hpp>
+#include <sonicsim/runner/work_estimate.hpp>
 #include <sonicsim/sweep/batch.hpp>
 #include <sonicsim/util/files.hpp>
 #include <sonicsim/util/format.hpp>
@@ -163,6 +164,12 @@ sweep::BatchJob batch_job_of(const SweepRequest& a, const BatchRequest& b,
     const double budget = runner::memory_budget();
     args.insert(args.end(),
                 {"--memory-budget",
+                 std::isinf(budget) ? std::string("unlimited") : util::formatted("%.0f", budget)});
+  }
+  if (runner::time_budget_given()) {
+    const double budget = runner::time_budget();
+    args.insert(args.end(),
+                {"--time-budget",
                  std::isinf(budget) ? std::string("unlimited") : util::formatted("%.0f", budget)});
   }
   // Slurm's default MaxArraySize is 1001: at most 1000 shards unless asked.

@@ -397,6 +397,8 @@ ojson perf_json(const runner::RunOutput& run) {
                             : 0.0;
   perf[k::perf::peak_rss_bytes] = run.peak_rss_bytes;
   perf[k::perf::estimated_peak_rss_bytes] = run.estimated_peak_rss_bytes;
+  perf[k::perf::engine_events] = run.events_processed;
+  perf[k::perf::estimated_engine_events] = run.estimated_events;
   if (const auto& f = run.flow_solver) {
     ojson flows;
     flows[k::perf::quiet_changes] = f->quiet_changes;
@@ -686,7 +688,7 @@ void summary_devices(Lines& out, const scenario::Scenario& s, const runner::RunO
         util::format_bandwidth(l.total_bytes() / span / l.count).c_str(), 100.0 * peak,
         demand.c_str());
   }
-  for (const auto& w : overload_warnings(s, run)) out("WARNING    %s\n", w.c_str());
+  for (const auto& w : run_warnings(s, run)) out("WARNING    %s\n", w.c_str());
   if (run.transport.any_flow()) {
     out("network    %s transport (%s flows): %s\n", m.transport.c_str(),
         runner::flow_solver_name(run.transport.solver), run.transport.reason.c_str());
@@ -698,19 +700,26 @@ void summary_devices(Lines& out, const scenario::Scenario& s, const runner::RunO
 void summary_perf(Lines& out, const runner::RunOutput& run) {
   const auto& m = run.metrics;
   out("perf       %.3g s wall, %.3g simulated requests per wall-second, peak RSS %.0f MB "
-      "(estimated %.0f MB)\n",
+      "(estimated %.0f MB), %.3g engine events (estimated %.3g)\n",
       run.wall_time_s,
       run.wall_time_s > 0 ? static_cast<double>(m.requests_simulated) / run.wall_time_s : 0.0,
-      static_cast<double>(run.peak_rss_bytes) / 1e6, run.estimated_peak_rss_bytes / 1e6);
+      static_cast<double>(run.peak_rss_bytes) / 1e6, run.estimated_peak_rss_bytes / 1e6,
+      run.events_processed, run.estimated_events);
 }
 
 }  // namespace
 
-std::vector<std::string> overload_warnings(const scenario::Scenario& s,
-                                           const runner::RunOutput& run) {
+std::vector<std::string> run_warnings(const scenario::Scenario& s, const runner::RunOutput& run) {
   std::vector<std::string> warnings;
   const auto& m = run.metrics;
   const double span = m.span();
+  // Its time per event and rates would read 0: not a measurement, the want of one.
+  if (m.events_completed == 0)
+    warnings.push_back("no event completed in the measured span (" + util::format_time(span) +
+                       " after a warm-up of " + util::format_time(m.warmup) +
+                       "): its time per event and rates are 0 for want of events, not measured; "
+                       "lengthen the duration, shorten the warm-up, or see what held the "
+                       "requests (their outcomes on the `requests` line)");
   // Flows never carry more than a link's bandwidth: only a direction left to the analytic path
   // can, and the advice names what would change that for this scenario.
   if (span <= 0.0 || (run.transport.flow_to_servers && run.transport.flow_to_clients))

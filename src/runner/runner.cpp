@@ -13,6 +13,7 @@
 #include <sonicsim/flows/fluid_network.hpp>
 #include <sonicsim/platform/flow_network.hpp>
 #include <sonicsim/runner/memory.hpp>
+#include <sonicsim/runner/work_estimate.hpp>
 #include <sonicsim/util/format.hpp>
 
 #include "site_contention.hpp"
@@ -36,8 +37,11 @@ RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport
   // milliseconds, not found by the kernel's out-of-memory killer.
   const MemoryEstimate estimate = estimate_memory(s, trace, outputs);
   check_memory_budget(s, estimate);
+  const WorkEstimate work = estimate_work(s);
+  check_time_budget(s, work);
   RunOutput out;
   out.estimated_peak_rss_bytes = estimate.bytes;
+  out.estimated_events = work.events;
   out.transport = transport;
   const auto t0 = std::chrono::steady_clock::now();
   engine::Simulation sim(s);
@@ -58,6 +62,7 @@ RunOutput simulate(const scenario::Scenario& s, const TransportChoice& transport
     platform::FlowNetwork network(s, sim, sim);
     drive(network);
   }
+  out.events_processed = sim.events_processed();
   out.metrics = sim.finish();
   out.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.peak_rss_bytes = peak_rss_bytes();

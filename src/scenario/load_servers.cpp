@@ -133,8 +133,9 @@ std::optional<Autoscaler> Loader::autoscaler(const json& v, const std::string& p
           ? "a busy fraction in (0, 1] for metric \"utilization\" (e.g. 0.8: scale up when the "
             "replicas are busy more than 80% of the time)"
       : *metric == "queue_length"
-          ? "a number of queued requests > 0 for metric \"queue_length\" (e.g. 10)"
-          : "a time > 0 for metric \"queue_time\" (the queue time per execution, e.g. \"20ms\")";
+          ? "a number of queued requests from 1e-06 to 1e+09 for metric \"queue_length\" (e.g. 10)"
+          : "a time from 1ns (the clock's resolution: a shorter one cannot be told from 0) to "
+            "1e9 s for metric \"queue_time\" (the queue time per execution, e.g. \"20ms\")";
   if (const json* x = get(v, "threshold")) {
     if (metric) {
       std::optional<double> t;
@@ -146,13 +147,13 @@ std::optional<Autoscaler> Loader::autoscaler(const json& v, const std::string& p
           add(tpath, error +
                          " (the threshold of metric \"queue_time\" is a time > 0 such as "
                          "\"20ms\")");
-        } else if (!(*t > 0)) {
+        } else if (!(*t >= Limits::clock_tick_s && *t <= Limits::max_time_s)) {
           add(tpath, "found " + describe(*x) + ", expected " + expected_threshold);
           t.reset();
         }
       } else {
         const Range range =
-            *metric == "utilization" ? Range{0.0, 1.0, true, false} : Range::positive();
+            *metric == "utilization" ? Range{0.0, 1.0, true, false} : Range::closed(1e-6, 1e9);
         if (x->is_number() && std::isfinite(x->get<double>()) && range.contains(x->get<double>()))
           t = x->get<double>();
         else

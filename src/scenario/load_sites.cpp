@@ -71,8 +71,8 @@ void Loader::sites(const json& doc, Scenario& s) {
       }
       if (const json* n = get(x, "network")) site_network(*n, key_path(path, "network"), site);
       if (const json* p = get(x, "egress_price_per_gb"); p && !p->is_null())
-        site.egress_price_per_gb =
-            number(*p, key_path(path, "egress_price_per_gb"), Range::at_least(0), "a price");
+        site.egress_price_per_gb = number(*p, key_path(path, "egress_price_per_gb"),
+                                          Range::closed(0, Limits::max_price_per_gb), "a price");
     }
     if (!site.name.empty()) {
       // Results and faults name a site's links "SITE/CLASS" and the WAN's "wan/NAME".
@@ -272,7 +272,8 @@ std::optional<SiteRouting> Loader::site_routing(const json& v, const std::string
       for (const auto& item : weights->items()) {
         const std::string ipath = key_path(wpath, item.key());
         const auto at = site_named(json(item.key()), ipath, s);
-        const auto w = number(item.value(), ipath, Range::at_least(0), "a weight");
+        const auto w =
+            number(item.value(), ipath, Range::closed(0, Limits::max_site_weight), "a weight");
         if (!at || !w) {
           ok = false;
           continue;

@@ -116,6 +116,12 @@ void Loader::timeseries(const json& v, std::optional<double> duration, Scenario&
     if (const json* r = get(v, "replicas"); r && !r->is_null())
       if (auto b = boolean(*r, "timeseries.replicas")) s.timeseries_replicas = *b;
   }
+  // A series coarser than the run has no sample at all (and an OpenMetrics file of none).
+  if (duration && s.timeseries_interval > *duration)
+    add("timeseries.interval", "found " + util::format_time(s.timeseries_interval) +
+                                   " for a duration of " + util::format_time(*duration) +
+                                   ", expected an interval at most the duration: the first "
+                                   "sample is taken one interval into the run");
   // At most Limits::max_timeseries_windows samples.
   if (duration && s.timeseries_interval > 0.0 &&
       *duration / s.timeseries_interval > Limits::max_timeseries_windows)

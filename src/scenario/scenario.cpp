@@ -1,6 +1,7 @@
 #include <sonicsim/scenario/scenario.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -221,6 +222,23 @@ int Scenario::devices_hosting(const std::string& model,
         (!for_workload || !pool.attached || pool.attached == for_workload))
       devices += pool.count;
   return devices;
+}
+
+double Scenario::fastest_event_without_cpu(const Workload& w) const {
+  double total = 0.0;
+  for (const RequestSpec& r : w.requests) {
+    if (devices_hosting(r.model) == 0) continue;
+    const Model* m = find_model(r.model);
+    if (!m) continue;
+    double fastest = std::numeric_limits<double>::infinity();
+    for (const auto& [device, curve] : m->service_time)
+      for (double t : curve.seconds) fastest = std::min(fastest, t);
+    for (const auto& [device, timing] : m->pipeline_time)
+      fastest = std::min(fastest, timing.latency);
+    if (!std::isfinite(fastest)) fastest = 0.0;
+    total += r.per_event * (fastest + 2.0 * network.path_latency());
+  }
+  return total;
 }
 
 }  // namespace sonicsim::scenario

@@ -68,6 +68,16 @@ void Loader::time_checks(const json& doc, const Scenario& s) {
     // No CPU time (perf_analyzer's concurrency mode): only the requests' way to a server and back
     // takes time. A request no server can take falls back to the client's CPU (p x 0 s) or fails
     // at once, so its events would take no time at all, over and over.
+    // Each thread then goes as fast as its requests' round trips let it.
+    const double fastest = s.fastest_event_without_cpu(w);
+    if (fastest > 0.0)
+      sources.push_back(
+          {cpath,
+           "client threads x events in flight x duration / the fastest event "
+           "with no CPU time (its requests' fastest executions and round trips) = " +
+               std::to_string(w.n_threads()) + " x " + std::to_string(w.async.events_in_flight) +
+               " x " + duration + " / " + util::format_time(fastest),
+           static_cast<double>(w.n_threads()) * w.async.events_in_flight * s.duration / fastest});
     for (const RequestSpec& r : w.requests) {
       if (s.devices_hosting(r.model) > 0) continue;
       add(cpath, "found 0 with requests for model `" + r.model +

@@ -22,24 +22,26 @@ using sonicsim::engine::EventQueue;
 
 namespace {
 
-using Key = std::tuple<double, std::uint64_t>;
+using Key = std::tuple<std::int64_t, std::uint64_t>;
 
 // Random pushes and pops against an ordered set: `width` is the bucket's, `spread` how far
-// ahead the pushes go (in seconds), `ties` the chance a push repeats the current time.
+// ahead the pushes go (in seconds), `ties` the chance a push repeats the current time. Entry
+// times are nanoseconds (sim_time.hpp).
 void check_against_set(double width, double spread, double ties, std::uint32_t seed) {
   BucketQueue q(width);
   std::multiset<Key> ref;
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
-  double now = 0.0;
+  std::int64_t now = 0;
   std::uint64_t payload = 0;
+  const double ns = 1e9 * spread;
   for (int step = 0; step < 20000; ++step) {
     const bool push = ref.empty() || u(rng) < 0.52;
     if (push) {
-      double t = now + spread * u(rng) * u(rng);  // most near, a tail far ahead
+      std::int64_t t = now + std::llround(ns * u(rng) * u(rng));  // most near, a tail far ahead
       if (u(rng) < ties) t = now;
-      if (u(rng) < 0.01) t = now + 1e6 * spread;  // far beyond the ring
-      const std::uint64_t p = payload++ % 7;      // repeated payloads: equal keys
+      if (u(rng) < 0.01) t = now + std::llround(1e6 * ns);  // far beyond the ring
+      const std::uint64_t p = payload++ % 7;                // repeated payloads: equal keys
       q.push({t, p});
       ref.insert({t, p});
     } else {
@@ -78,14 +80,22 @@ TEST_CASE("bucket queue: events earlier than its current bucket still pop first"
   // A push makes the next bucket current (here the one of t = 5); an event pushed afterwards
   // for t = 1 belongs before it.
   BucketQueue q(0.5);
-  q.push({5.0, 1});
-  q.push({1.0, 2});
-  q.push({5.0, 0});
-  q.push({1e12, 3});   // beyond the ring: the overflow
-  q.push({1e300, 4});  // beyond any bucket index
+  q.push({5'000'000'000, 1});
+  q.push({1'000'000'000, 2});
+  q.push({5'000'000'000, 0});
+  q.push({1'000'000'000'000'000'000, 3});  // beyond the ring: the overflow
+  q.push({INT64_MAX, 4});                  // Time::never()
   std::vector<std::uint64_t> order;
   while (!q.empty()) order.push_back(q.pop().payload);
   CHECK(order == std::vector<std::uint64_t>{2, 0, 1, 3, 4});
+  // Buckets of 1e-12 s: the last instants lie beyond any bucket index, and still pop in order.
+  BucketQueue fine(1e-12);
+  fine.push({INT64_MAX, 2});
+  fine.push({INT64_MAX - 1, 1});
+  fine.push({3, 0});
+  order.clear();
+  while (!fine.empty()) order.push_back(fine.pop().payload);
+  CHECK(order == std::vector<std::uint64_t>{0, 1, 2});
 }
 
 TEST_CASE("event queue: near and far events interleave in one total order", "[event-queue]") {
@@ -99,13 +109,13 @@ TEST_CASE("event queue: near and far events interleave in one total order", "[ev
     const auto kind = (i % 3 == 0)   ? EventKind::CpuDone
                       : (i % 3 == 1) ? EventKind::TransferDone
                                      : EventKind::EventStart;
-    q.push(t, kind, i, i % 5);
+    q.push(sonicsim::Time::from_seconds(t), kind, i, i % 5);
     ref.insert({t, static_cast<int>(kind), i % 5, i});
   }
   for (const auto& [t, kind, stamp, id] : ref) {
-    REQUIRE(q.top_time() == t);
+    REQUIRE(q.top_time() == sonicsim::Time::from_seconds(t));
     const Event e = q.pop();
-    REQUIRE(e.time == t);
+    REQUIRE(e.time == sonicsim::Time::from_seconds(t));
     REQUIRE(static_cast<int>(e.kind) == kind);
     REQUIRE(e.id == id);
     REQUIRE(e.stamp == stamp);

@@ -77,7 +77,7 @@ TEST_CASE("the analytic transport carries what it is offered, and the summary sa
   // Without sharing, ~80 MB/s pass a 40 MB/s link: offered and carried alike, both impossible.
   CHECK(l.bytes[0] / span / l.bandwidth > 1.5);
   CHECK(l.bytes[0] == Approx(l.offered[0]).epsilon(0.01));
-  const auto warnings = sonicsim::results::overload_warnings(s, run);
+  const auto warnings = sonicsim::results::run_warnings(s, run);
   REQUIRE_FALSE(warnings.empty());
   CHECK_THAT(warnings[0], Catch::Contains("too short"));
 }

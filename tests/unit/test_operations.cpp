@@ -69,7 +69,7 @@ sc::Autoscaler scaler(double threshold) {
 // Every replica asked for is ready unless `ready` says otherwise.
 Scaler::Poll poll(double t, double metric, int current, bool active = true, int ready = -1) {
   Scaler::Poll p;
-  p.time = t;
+  p.time = sonicsim::Time::from_seconds(t);
   p.metric = metric;
   p.current = current;
   p.ready = ready < 0 ? current : ready;

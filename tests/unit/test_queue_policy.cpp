@@ -17,6 +17,10 @@ using sonicsim::engine::BatcherConfig;
 
 namespace {
 
+sonicsim::Time policy_at(double seconds) {
+  return sonicsim::Time::from_seconds(seconds);
+}
+
 BatcherConfig one_at_a_time(double timeout, bool delay, std::int64_t max_queue_size = 0) {
   BatcherConfig c;
   c.dynamic = true;
@@ -55,38 +59,38 @@ json queued_run(int threads, double service, const json& batching, double durati
 TEST_CASE("a full queue refuses arrivals; delayed requests still count", "[batcher][queue]") {
   Batcher b(one_at_a_time(1.0, true, 2), 1);
   std::vector<Batcher::Queued> batch;
-  double wake = 0;
+  sonicsim::Time wake;
   CHECK(b.has_room());
-  b.enqueue(1, 1, 0.0);
-  CHECK(b.form(0.0, batch, wake) == 1);  // executes: the queue is empty again
-  b.enqueue(2, 1, 0.1);
-  b.enqueue(3, 1, 0.2);
+  b.enqueue(1, 1, policy_at(0.0));
+  CHECK(b.form(policy_at(0.0), batch, wake) == 1);  // executes: the queue is empty again
+  b.enqueue(2, 1, policy_at(0.1));
+  b.enqueue(3, 1, policy_at(0.2));
   CHECK_FALSE(b.has_room());
   b.release_instance();
   // Request 2 timed out and is delayed behind 3, but it is still waiting in the queue.
-  CHECK(b.form(1.15, batch, wake) == 1);
+  CHECK(b.form(policy_at(1.15), batch, wake) == 1);
   CHECK(ids(batch) == std::vector<std::uint32_t>{3});
   CHECK(b.queued() == 1);
   CHECK(b.has_room());
-  b.enqueue(4, 1, 1.2);
+  b.enqueue(4, 1, policy_at(1.2));
   CHECK_FALSE(b.has_room());
 }
 
 TEST_CASE("REJECT applies timeouts lazily, when a batch is formed", "[batcher][queue]") {
   Batcher b(one_at_a_time(1.0, false), 1);
   std::vector<Batcher::Queued> batch, rejected;
-  double wake = 0;
-  b.enqueue(1, 1, 0.0);
-  CHECK(b.form(0.0, batch, wake) == 1);
-  b.enqueue(2, 1, 0.1);
-  b.enqueue(3, 1, 0.2);
+  sonicsim::Time wake;
+  b.enqueue(1, 1, policy_at(0.0));
+  CHECK(b.form(policy_at(0.0), batch, wake) == 1);
+  b.enqueue(2, 1, policy_at(0.1));
+  b.enqueue(3, 1, policy_at(0.2));
   // The instance is busy: nobody looks at the queue, so nothing is rejected yet.
-  CHECK(b.form(5.0, batch, wake) == 0);
+  CHECK(b.form(policy_at(5.0), batch, wake) == 0);
   b.take_rejected(rejected);
   CHECK(rejected.empty());
   b.release_instance();
   // At 1.15 s request 2 has waited 1.05 s (> 1 s), request 3 only 0.95 s.
-  CHECK(b.form(1.15, batch, wake) == 1);
+  CHECK(b.form(policy_at(1.15), batch, wake) == 1);
   CHECK(ids(batch) == std::vector<std::uint32_t>{3});
   b.take_rejected(rejected);
   CHECK(ids(rejected) == std::vector<std::uint32_t>{2});
@@ -97,20 +101,20 @@ TEST_CASE("REJECT applies timeouts lazily, when a batch is formed", "[batcher][q
 TEST_CASE("DELAY serves timed-out requests after all the others", "[batcher][queue]") {
   Batcher b(one_at_a_time(1.0, true), 1);
   std::vector<Batcher::Queued> batch, rejected;
-  double wake = 0;
-  b.enqueue(1, 1, 0.0);
-  CHECK(b.form(0.0, batch, wake) == 1);
-  b.enqueue(2, 1, 0.1);
-  b.enqueue(3, 1, 0.2);
+  sonicsim::Time wake;
+  b.enqueue(1, 1, policy_at(0.0));
+  CHECK(b.form(policy_at(0.0), batch, wake) == 1);
+  b.enqueue(2, 1, policy_at(0.1));
+  b.enqueue(3, 1, policy_at(0.2));
   b.release_instance();
-  CHECK(b.form(1.15, batch, wake) == 1);
+  CHECK(b.form(policy_at(1.15), batch, wake) == 1);
   CHECK(ids(batch) == std::vector<std::uint32_t>{3});
-  b.enqueue(4, 1, 1.3);
+  b.enqueue(4, 1, policy_at(1.3));
   b.release_instance();
-  CHECK(b.form(1.4, batch, wake) == 1);
+  CHECK(b.form(policy_at(1.4), batch, wake) == 1);
   CHECK(ids(batch) == std::vector<std::uint32_t>{4});  // in time: before the delayed 2
   b.release_instance();
-  CHECK(b.form(1.5, batch, wake) == 1);
+  CHECK(b.form(policy_at(1.5), batch, wake) == 1);
   CHECK(ids(batch) == std::vector<std::uint32_t>{2});
   b.take_rejected(rejected);
   CHECK(rejected.empty());
@@ -125,12 +129,12 @@ TEST_CASE("a request waiting for a batch to fill can time out at the batcher's w
   c.default_timeout = 0.5;
   Batcher b(c, 1);
   std::vector<Batcher::Queued> batch, rejected;
-  double wake = 0;
-  b.enqueue(1, 2, 0.0);
-  CHECK(b.form(0.0, batch, wake) == 0);
-  CHECK(wake == Approx(1.0));
-  CHECK(b.form(1.0, batch, wake) == 0);
-  CHECK(std::isinf(wake));
+  sonicsim::Time wake;
+  b.enqueue(1, 2, policy_at(0.0));
+  CHECK(b.form(policy_at(0.0), batch, wake) == 0);
+  CHECK(wake.seconds() == Approx(1.0));
+  CHECK(b.form(policy_at(1.0), batch, wake) == 0);
+  CHECK(wake.is_never());
   b.take_rejected(rejected);
   CHECK(ids(rejected) == std::vector<std::uint32_t>{1});
   CHECK(b.free_instances() == 1);

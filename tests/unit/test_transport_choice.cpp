@@ -70,7 +70,7 @@ TEST_CASE("auto checks its choice against the run and runs again with flows", "[
   const auto forced_run = sonicsim::runner::run_checked(forced, p);
   CHECK(forced_run.metrics.transport == "analytic");
   CHECK_FALSE(forced_run.transport.observed_link_utilization);
-  const auto warnings = sonicsim::results::overload_warnings(forced, forced_run);
+  const auto warnings = sonicsim::results::run_warnings(forced, forced_run);
   REQUIRE(warnings.size() == 1);
   CHECK_THAT(warnings[0], Catch::Contains("site_uplink carried") &&
                               Catch::Contains("network.flow_model is \"analytic\""));
@@ -87,7 +87,7 @@ TEST_CASE("a lightly loaded run keeps the analytic path and records what it carr
   // The run's own load never exceeds the bound it was judged at (here it reaches it).
   CHECK(*run.transport.observed_link_utilization <=
         run.transport.worst_link_utilization * (1 + 1e-9));
-  CHECK(sonicsim::results::overload_warnings(s, run).empty());
+  CHECK(sonicsim::results::run_warnings(s, run).empty());
 }
 
 TEST_CASE("auto's runs agree with every payload a flow near saturation", "[network][auto]") {

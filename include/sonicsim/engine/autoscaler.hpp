@@ -7,6 +7,7 @@
 #include <string>
 
 #include <sonicsim/scenario/scenario.hpp>
+#include <sonicsim/util/sim_time.hpp>
 
 namespace sonicsim::engine {
 
@@ -15,7 +16,7 @@ class Autoscaler {
   explicit Autoscaler(const scenario::Autoscaler& cfg);
 
   struct Poll {
-    double time = 0.0;
+    Time time;
     double metric = 0.0;  // over the last window (queue_time, utilization) or now (queue_length)
     int current = 0;      // replicas asked for: starting and up, not draining
     // Replicas serving (Kubernetes' ready pods): HPA scales a Value target from these, not from
@@ -37,17 +38,17 @@ class Autoscaler {
 
  private:
   int recommend(const Poll& p) const;
-  int stabilize(double now, int raw, int current);
-  int limit_rate(double now, int desired, int current) const;
+  int stabilize(Time now, int raw, int current);
+  int limit_rate(Time now, int desired, int current) const;
 
   scenario::Autoscaler cfg_;
   struct Sample {
-    double time;
+    Time time;
     int replicas;
   };
   std::deque<Sample> recommendations_;  // HPA's unstabilized recommendations, oldest first
   std::deque<Sample> changes_;          // replicas added (> 0) or removed (< 0) at each time
-  double last_active_ = 0.0;
+  Time last_active_;
 };
 
 }  // namespace sonicsim::engine

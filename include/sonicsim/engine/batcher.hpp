@@ -28,6 +28,8 @@
 #include <limits>
 #include <vector>
 
+#include <sonicsim/util/sim_time.hpp>
+
 namespace sonicsim::engine {
 
 struct LevelPolicy {
@@ -53,7 +55,7 @@ class Batcher {
   struct Queued {
     std::uint32_t request;
     int items;
-    double enqueued;
+    Time enqueued;
   };
 
   explicit Batcher(BatcherConfig config, int instances);
@@ -70,16 +72,16 @@ class Batcher {
     return l.policy.max_queue_size == 0 ||
            static_cast<std::int64_t>(l.queue.size() + l.delayed.size()) < l.policy.max_queue_size;
   }
-  void enqueue(std::uint32_t request, int items, double now, std::size_t level = 0) {
+  void enqueue(std::uint32_t request, int items, Time now, std::size_t level = 0) {
     levels_[level].queue.push_back({request, items, now});
     ++queued_;
   }
 
   // If a free instance and a ready batch exist, moves the batch's requests into `batch` (cleared
   // first), takes the instance and returns its items. Otherwise returns 0 and sets `wake_at` to
-  // when a batch will be ready without further arrivals (+inf if never, e.g. no free instance).
+  // when a batch will be ready without further arrivals (never() if none, e.g. no free instance).
   // Requests rejected for their timeout on the way go to the rejected list (see take_rejected).
-  int form(double now, std::vector<Queued>& batch, double& wake_at);
+  int form(Time now, std::vector<Queued>& batch, Time& wake_at);
   // Moves the requests rejected since the last call into `out` (cleared first).
   void take_rejected(std::vector<Queued>& out) {
     out.clear();
@@ -121,7 +123,7 @@ class Batcher {
   std::vector<std::deque<Queued>*> segments_;  // form()'s scratch: the queue in Triton's order
   std::vector<Queued> rejected_;
 
-  void apply_timeouts(double now);
+  void apply_timeouts(Time now);
 };
 
 }  // namespace sonicsim::engine

@@ -30,7 +30,8 @@ class BucketQueue {
 
   // Seconds per bucket; positive and finite (else 1 ms).
   explicit BucketQueue(double width = 1e-3) {
-    per_second_ = std::isfinite(width) && width > 0.0 ? 1.0 / width : 1e3;
+    // Entry times are nanoseconds (sim_time.hpp).
+    per_tick_ = (std::isfinite(width) && width > 0.0 ? 1.0 / width : 1e3) * 1e-9;
   }
 
   bool empty() const { return size_ == 0; }
@@ -59,9 +60,10 @@ class BucketQueue {
   static constexpr std::size_t kMask = kBuckets - 1;
   static constexpr std::uint64_t kMaxIndex = std::uint64_t{1} << 62;
 
-  // Monotone in t: rounding a product by a positive constant never reverses an order.
-  std::uint64_t index_of(double t) const {
-    const double k = std::floor(t * per_second_);
+  // Monotone in t: converting to double, and rounding a product by a positive constant, never
+  // reverse an order (the index only decides the speed, so its rounding does not matter).
+  std::uint64_t index_of(std::int64_t t) const {
+    const double k = std::floor(static_cast<double>(t) * per_tick_);
     if (!(k > 0.0)) return 0;
     return k >= static_cast<double>(kMaxIndex) ? kMaxIndex : static_cast<std::uint64_t>(k);
   }
@@ -137,7 +139,7 @@ class BucketQueue {
     std::uint32_t fill = 0;  // entries in the tail chunk
   };
 
-  double per_second_;
+  double per_tick_;
   std::uint64_t cur_ = 0;  // the current bucket's absolute index
   std::size_t size_ = 0, in_ring_ = 0;
   EventHeap current_;   // every event up to the current bucket

@@ -15,15 +15,12 @@ namespace sonicsim::engine {
 class EventHeap {
  public:
   struct Entry {
-    double time;
+    std::int64_t time;  // Time::ns() (sim_time.hpp)
     std::uint64_t payload;
   };
-  // Times are never negative (the queue turns -0 into +0), so their bits order them as the
-  // doubles do: integer compares combined without a branch to mispredict in the sift-down.
+  // Integer compares combined without a branch to mispredict in the sift-down.
   static bool before(const Entry& a, const Entry& b) {
-    const std::uint64_t ta = std::bit_cast<std::uint64_t>(a.time);
-    const std::uint64_t tb = std::bit_cast<std::uint64_t>(b.time);
-    return (ta < tb) | ((ta == tb) & (a.payload < b.payload));
+    return (a.time < b.time) | ((a.time == b.time) & (a.payload < b.payload));
   }
   bool empty() const { return heap_.empty(); }
   const Entry& top() const { return heap_.front(); }

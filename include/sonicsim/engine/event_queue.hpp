@@ -8,6 +8,7 @@
 
 #include <sonicsim/engine/bucket_queue.hpp>
 #include <sonicsim/engine/event_heap.hpp>
+#include <sonicsim/util/sim_time.hpp>
 
 namespace sonicsim::engine {
 
@@ -32,7 +33,7 @@ enum class EventKind : std::uint8_t {
 static_assert(static_cast<int>(EventKind::HostWorkDone) < 16, "EventKind no longer fits in 4 bits");
 
 struct Event {
-  double time;
+  Time time;
   std::uint32_t id;
   std::uint32_t stamp;  // 24 bits kept
   EventKind kind;
@@ -52,24 +53,23 @@ class EventQueue {
   // `far_width`: seconds per bucket of the far queue (the speed, not the order, depends on it).
   explicit EventQueue(double far_width = 1e-3) : near_(kNearWidth), far_(far_width) {}
 
-  void push(double time, EventKind kind, std::uint32_t id, std::uint32_t stamp = 0) {
-    time += 0.0;  // -0 becomes +0 (EventHeap::before orders the bits)
+  void push(Time time, EventKind kind, std::uint32_t id, std::uint32_t stamp = 0) {
     const std::uint64_t payload = (static_cast<std::uint64_t>(kind) << 60) |
                                   (static_cast<std::uint64_t>(stamp & kStampMask) << 32) | id;
     if (kind == EventKind::CpuDone || kind == EventKind::EventStart)
-      far_.push({time, payload});
+      far_.push({time.ns(), payload});
     else
-      near_.push({time, payload});
+      near_.push({time.ns(), payload});
   }
   bool empty() const { return near_.empty() && far_.empty(); }
-  double top_time() const { return far_first() ? far_.top().time : near_.top().time; }
+  Time top_time() const { return Time::from_ns(far_first() ? far_.top().time : near_.top().time); }
   Event pop() { return decode(far_first() ? far_.pop() : near_.pop()); }
   // The event pop() gives next (not empty).
   Event peek() const { return decode(far_first() ? far_.top() : near_.top()); }
 
  private:
   static Event decode(const EventHeap::Entry& e) {
-    return {e.time, static_cast<std::uint32_t>(e.payload),
+    return {Time::from_ns(e.time), static_cast<std::uint32_t>(e.payload),
             static_cast<std::uint32_t>(e.payload >> 32) & kStampMask,
             static_cast<EventKind>(e.payload >> 60)};
   }

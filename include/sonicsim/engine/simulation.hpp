@@ -42,9 +42,12 @@ class Simulation final : public TransferSink, public EventCore {
   double next_time() const override;
   void process_through(double until) override;  // every event at or before `until` and the end
   void hold_at(double t) override;
+  // The last instant whose double of seconds is at or before t (the platform's double clock).
+  static Time platform_instant(double t);
   void set_trace(const TraceSettings& t);  // before the run
   void set_watch(Watch w);                 // before the run; none by default
   void run();                              // the plain loop: process everything up to the end
+  double events_processed() const;         // so far
   RunMetrics finish();                     // closes the books at the end time
 
   void on_transfer_done(std::uint32_t token, double now) override;

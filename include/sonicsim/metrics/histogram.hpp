@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <sonicsim/util/sim_time.hpp>
+
 namespace sonicsim::metrics {
 
 class Histogram {
@@ -49,15 +51,15 @@ class Histogram {
 // Integral of a 0/1 busy signal over a fixed window [from, to]: the utilization of a device.
 class BusyTime {
  public:
-  BusyTime(double from, double to) : from_(from), to_(to) {}
-  void set_busy(bool busy, double now);
-  double busy_seconds(double now) const;  // including a busy period still open at `now`
-  double utilization(double now) const;
+  BusyTime(Time from, Time to) : from_(from), to_(to) {}
+  void set_busy(bool busy, Time now);
+  double busy_seconds(Time now) const;  // including a busy period still open at `now`
+  double utilization(Time now) const;
 
  private:
-  double overlap(double a, double b) const;
-  double from_, to_;
-  double since_ = 0.0;
+  double overlap(Time a, Time b) const;
+  Time from_, to_;
+  Time since_;
   double total_ = 0.0;
   bool busy_ = false;
 };

@@ -18,11 +18,11 @@ nlohmann::ordered_json to_json(const scenario::Scenario& s, const runner::RunOut
 std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
                     const nlohmann::json& analytic);
 
-// One line per link that carried more than its bandwidth on average (possible only where the
-// analytic transport timed its transfers): the summary prints them, and `run --json` on stderr,
-// so that an impossible load cannot pass unseen. The advice depends on who chose the analytic
-// path (network.flow_model).
-std::vector<std::string> overload_warnings(const scenario::Scenario& s,
-                                           const runner::RunOutput& run);
+// What a run's figures cannot be trusted for, one line each: no event completed in the measured
+// span (its rates read 0 for want of events), a link that carried more than its bandwidth on
+// average (possible only where the analytic transport timed its transfers; the advice depends on
+// who chose that path, network.flow_model). The summary prints them, and `run --json` and
+// `run --quiet` on stderr, so that none passes unseen.
+std::vector<std::string> run_warnings(const scenario::Scenario& s, const runner::RunOutput& run);
 
 }  // namespace sonicsim::results

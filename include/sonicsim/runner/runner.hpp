@@ -69,6 +69,9 @@ struct RunOutput {
   double wall_time_s = 0.0;
   long peak_rss_bytes = 0;
   double estimated_peak_rss_bytes = 0.0;  // what the budget was checked against (memory.hpp)
+  // Engine events: processed, and the estimate the time budget was checked against
+  // (work_estimate.hpp).
+  double events_processed = 0.0, estimated_events = 0.0;
 };
 
 // Runs the simulation. With SimGrid's flows it starts SimGrid's engine: one such run per process.

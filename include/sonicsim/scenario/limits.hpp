@@ -61,6 +61,11 @@ struct Limits : InputLimits {
   // scenario whose own population could act in one instant, see engine/simulation.cpp) stop the
   // run: simulated time has stopped advancing.
   static constexpr std::int64_t min_stalled_events = 10'000'000;
+  // Values whose products with other inputs must stay finite: a site's share of the weighted
+  // policy (sums over every site), an egress price (times the bytes of a run, at most 1 PB a
+  // link-second over 10 years, still far below the double's range).
+  static constexpr double max_site_weight = 1e9;
+  static constexpr double max_price_per_gb = 1e6;  // dollars (or any currency) per GB
 };
 
 }  // namespace sonicsim::scenario

@@ -527,6 +527,10 @@ struct Scenario {
   // With `for_workload`: those it can use (devices attached to other workloads' nodes are not).
   int devices_hosting(const std::string& model,
                       std::optional<std::size_t> for_workload = std::nullopt) const;
+  // The shortest time one of a workload's events can take with no CPU time per event: its
+  // hosted requests one after the other, each its model's fastest execution (any batch, any
+  // device) plus the network's round trip. It bounds how many events a thread can go through.
+  double fastest_event_without_cpu(const Workload& w) const;
 };
 
 }  // namespace sonicsim::scenario

@@ -1,0 +1,161 @@
+#include <sonicsim/runner/work_estimate.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <sonicsim/scenario/units.hpp>
+#include <sonicsim/util/errors.hpp>
+#include <sonicsim/util/format.hpp>
+#include <sonicsim/util/numbers.hpp>
+
+namespace sonicsim::runner {
+
+namespace {
+
+double g_budget = kDefaultTimeBudget;
+bool g_given = false;
+
+// Engine events a remote request adds to its event: it reaches the server, its batch executes,
+// the answer is back (a batcher's wake and a balancer's stages are rarer).
+constexpr double kEventsPerRequest = 3.0;
+
+std::string n_text(double n) {
+  return util::formatted("%.3g", n);
+}
+
+}  // namespace
+
+std::string WorkEstimate::largest(std::size_t n) const {
+  std::string out;
+  for (std::size_t i = 0; i < terms.size() && i < n; ++i) {
+    if (terms[i].events <= 0.0) break;
+    if (!out.empty()) out += "; ";
+    out += terms[i].what + " = " + n_text(terms[i].events) + " events";
+  }
+  return out;
+}
+
+WorkEstimate estimate_work(const scenario::Scenario& s) {
+  WorkEstimate e;
+  const double duration = s.duration;
+  const std::string dur = util::format_time(duration);
+  auto add = [&](std::string what, double events) {
+    if (events > 0.0) e.terms.push_back({std::move(what), events});
+  };
+  const bool many = s.workloads.size() > 1;
+  for (std::size_t i = 0; i < s.workloads.size(); ++i) {
+    const auto& w = s.workloads[i];
+    const std::string name = many ? "workload `" + w.name + "`" : "the workload";
+    double requests = 0.0;
+    for (const auto& r : w.requests)
+      if (s.devices_hosting(r.model) > 0) requests += r.per_event;
+    const double per_event = 1.0 + kEventsPerRequest * requests;
+    const std::string times = requests > 0.0 ? " x (1 + " + n_text(kEventsPerRequest) + " x " +
+                                                   n_text(requests) + " requests)"
+                                             : "";
+    if (w.open_loop()) {
+      add(name + "'s arrivals: " + n_text(w.arrivals->rate) + "/s x " + dur + times,
+          w.arrivals->rate * duration * per_event);
+      continue;
+    }
+    double t_event = w.cpu_time_per_event.expected();
+    std::string why = "t_CPU " + util::format_time(t_event);
+    if (!(t_event > 0.0)) {
+      // No CPU time: the requests' own round trips, one after the other, pace each thread.
+      t_event = std::max(s.fastest_event_without_cpu(w), 1e-9);
+      why = "no CPU time, so the fastest round trip " + util::format_time(t_event);
+    }
+    const double slots =
+        static_cast<double>(w.n_threads()) * static_cast<double>(w.async.events_in_flight);
+    add(name + "'s client events: " + n_text(slots) + " threads x " + dur + " / " + why + times,
+        slots * duration / t_event * per_event);
+  }
+  double devices = 0.0;
+  for (const auto& p : s.servers) devices += p.count;
+  for (std::size_t i = 0; i < s.servers.size(); ++i)
+    if (const auto& a = s.servers[i].autoscaler)
+      add("autoscaler polls of pool `" + s.servers[i].name + "`: 2 x " + dur + " / " +
+              util::format_time(a->polling_interval),
+          2.0 * duration / a->polling_interval);
+  if (const auto& a = s.load_balancer.admission; a && a->refuse_above)
+    add("Prometheus scrapes: " + dur + " / " + util::format_time(a->refuse_above->scrape_interval),
+        duration / a->refuse_above->scrape_interval);
+  for (const auto& r : s.faults.random_crashes) {
+    const double n = s.servers[r.pool].count;
+    add("random crashes of pool `" + s.servers[r.pool].name + "`: 2 x " + n_text(n) +
+            " devices x " + dur + " / (mtbf + mttr = " + util::format_time(r.mtbf + r.mttr) + ")",
+        2.0 * n * duration / (r.mtbf + r.mttr));
+  }
+  if (const auto& r = s.faults.random_preemption) {
+    // Each preemption looks through the requests in flight for its job's (about one per slot).
+    double slots = 0.0;
+    for (const auto& w : s.workloads)
+      slots += static_cast<double>(w.n_threads()) * static_cast<double>(w.async.events_in_flight);
+    const double jobs = static_cast<double>(s.total_jobs());
+    add("random preemptions: " + n_text(jobs) + " jobs x " + dur +
+            " / (mtbf + restart_after = " + util::format_time(r->mtbf + r->restart_after) + ") x " +
+            n_text(slots) + " requests in flight",
+        jobs * duration / (r->mtbf + r->restart_after) * std::max(1.0, slots));
+  }
+  if (s.timeseries_interval > 0.0) {
+    const double series =
+        1.0 + devices +
+        static_cast<double>(s.models.size() + s.workloads.size() + s.servers.size());
+    add("time-series samples: " + dur + " / " + util::format_time(s.timeseries_interval) + " x " +
+            n_text(series) + " series",
+        duration / s.timeseries_interval * series);
+  }
+  std::sort(e.terms.begin(), e.terms.end(),
+            [](const WorkTerm& a, const WorkTerm& b) { return a.events > b.events; });
+  for (const auto& t : e.terms) e.events += t.events;
+  e.wall_seconds = e.events / kEngineEventsPerSecond;
+  return e;
+}
+
+double time_budget() {
+  return g_budget;
+}
+
+void set_time_budget(double seconds) {
+  g_budget = seconds;
+  g_given = true;
+}
+
+bool time_budget_given() {
+  return g_given;
+}
+
+bool parse_time_budget(const std::string& text, double& seconds, std::string& error) {
+  if (text == "unlimited") {
+    seconds = std::numeric_limits<double>::infinity();
+    return true;
+  }
+  nlohmann::json value = text;
+  if (const auto number = util::parse_number(text)) value = *number;
+  std::string why;
+  const auto v = scenario::parse_quantity(value, scenario::Quantity::Time, why);
+  if (!v || !std::isfinite(*v) || *v < 1.0) {
+    error = "found \"" + text.substr(0, 40) +
+            "\", expected a wall time of at least 1s such as 30min or 6h, or `unlimited`" +
+            (why.empty() ? std::string() : " (" + why + ")");
+    return false;
+  }
+  seconds = *v;
+  return true;
+}
+
+void check_time_budget(const scenario::Scenario& s, const WorkEstimate& estimate) {
+  const double budget = time_budget();
+  if (estimate.wall_seconds <= budget) return;
+  throw InputError(
+      s.source_file.empty() ? s.name : s.source_file,
+      {{"", "the run would take about " + util::format_time(estimate.wall_seconds) +
+                " of wall time (" + n_text(estimate.events) + " engine events at about " +
+                n_text(kEngineEventsPerSecond) + " per second), above the time budget of " +
+                util::format_time(budget) + "; the largest terms: " + estimate.largest() +
+                ". Lower these counts or rates (a unit mistake?), or raise the budget with "
+                "--time-budget DURATION (e.g. 12h, or unlimited) (docs/limits.md)"}});
+}
+
+}  // namespace sonicsim::runner
