@@ -31,7 +31,8 @@ std::optional<double> time_flag(const std::string& flag, const std::string& text
   if (!t)
     throw UsageError(flag + ": found \"" + text +
                      "\", expected unix seconds (1732700000) or RFC 3339 "
-                     "(2024-11-27T10:00:00Z)");
+                     "(2024-11-27T10:00:00Z) " +
+                     util::wall_time_range());
   return t;
 }
 

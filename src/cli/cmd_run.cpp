@@ -79,7 +79,8 @@ double openmetrics_start(const RunArgs& a) {
     if (!t)
       throw UsageError("--openmetrics-start: found '" + a.openmetrics_start +
                        "', expected seconds since the epoch (1732665600) or RFC 3339 "
-                       "(2026-11-27T00:00:00Z)");
+                       "(2026-11-27T00:00:00Z) " +
+                       util::wall_time_range());
     return *t;
   }
   const auto s = pipeline::load(a.scenario);

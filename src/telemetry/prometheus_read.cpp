@@ -11,6 +11,7 @@
 #include <sonicsim/util/format.hpp>
 #include <sonicsim/util/json_text.hpp>
 #include <sonicsim/util/sha256.hpp>
+#include <sonicsim/util/wall_time.hpp>
 
 #include "prometheus_keys.hpp"
 #include "prometheus_series.hpp"
@@ -226,8 +227,9 @@ class QueryRangeReader {
       const nlohmann::json& pair = (*values)[i];
       if (!pair.is_array() || pair.size() != 2)
         in_.fail(vpath, "found " + shown(pair) + ", expected a sample [unix seconds, \"value\"]");
-      if (!pair[0].is_number() || !std::isfinite(pair[0].get<double>()))
-        in_.fail(vpath + "[0]", "found " + shown(pair[0]) + ", expected a time in unix seconds");
+      if (!pair[0].is_number() || !util::is_wall_time(pair[0].get<double>()))
+        in_.fail(vpath + "[0]", "found " + shown(pair[0]) + ", expected a time in unix seconds " +
+                                    util::wall_time_range());
       const double t = pair[0].get<double>();
       if (!pair[1].is_string())
         in_.fail(vpath + "[1]", "found " + shown(pair[1]) +

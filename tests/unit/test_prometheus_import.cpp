@@ -336,3 +336,61 @@ TEST_CASE("timestamps are unix seconds or RFC 3339", "[prometheus]") {
   CHECK_FALSE(sonicsim::util::parse_wall_time("yesterday"));
   CHECK(sonicsim::util::format_wall_time(1732701600.0) == "2024-11-27T10:00:00Z");
 }
+
+namespace {
+
+std::string refusal_of_measurements(const std::string& path) {
+  try {
+    tel::read_measurements(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("instants are read from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z, in every form",
+          "[prometheus]") {
+  using sonicsim::util::parse_wall_time;
+  // Flags (--start, --end, run's --openmetrics-start): the same range numeric and RFC 3339.
+  CHECK(*parse_wall_time("0") == 0.0);
+  CHECK_FALSE(parse_wall_time("-0.001"));
+  CHECK(*parse_wall_time("253402300799") == sonicsim::util::kMaxWallTime);
+  CHECK_FALSE(parse_wall_time("253402300799.001"));
+  CHECK(*parse_wall_time("1970-01-01T00:00:00Z") == 0.0);
+  CHECK_FALSE(parse_wall_time("1969-12-31T23:59:59.999Z"));
+  CHECK_FALSE(parse_wall_time("1970-01-01T00:59:59+01:00"));
+  CHECK_FALSE(parse_wall_time("0000-01-01T00:00:00Z"));
+  CHECK(*parse_wall_time("9999-12-31T23:59:59Z") == sonicsim::util::kMaxWallTime);
+  CHECK_FALSE(parse_wall_time("9999-12-31T23:59:59.001Z"));
+  CHECK_FALSE(parse_wall_time("9999-12-31T23:59:59-00:01"));
+  for (const char* not_decimal : {"0x10", " 5", "1e400", "infinity"}) {
+    INFO(not_decimal);
+    CHECK_FALSE(parse_wall_time(not_decimal));
+  }
+
+  // Samples of a query_range export: at each end, and one step (a millisecond) past it.
+  test::ScratchDir dir("prom-instants");
+  const auto at = [&](double t0, double t1) {
+    return dir.write("t.json", response("nv_inference_request_success", {{t0, "0"}, {t1, "1"}}));
+  };
+  const double max = sonicsim::util::kMaxWallTime;
+  CHECK(tel::import_prometheus({at(0, 15)}, {}).measurements.start == 0.0);
+  CHECK(tel::import_prometheus({at(max - 15, max)}, {}).measurements.t.size() == 1);
+  CHECK_THAT(refusal({at(max - 15, max + 0.001)}),
+             Catch::Contains("t.json: data.result[0].values[1][0]: found the number "
+                             "253402300799.001, expected a time in unix seconds from 0 "
+                             "(1970-01-01T00:00:00Z) to 253402300799 (9999-12-31T23:59:59Z)"));
+  CHECK_THAT(refusal({at(-0.001, 15)}),
+             Catch::Contains("t.json: data.result[0].values[0][0]: found the number -0.001"));
+  CHECK_THAT(refusal({at(kT0, 1e19)}), Catch::Contains("found the number 1e+19"));
+
+  // A measurements file's start, which `compare` prints as a date.
+  auto doc = nlohmann::json::parse(tel::to_json(import_files({"day.json"}).measurements).dump());
+  doc["start"] = 0;
+  CHECK(tel::read_measurements(dir.write("m0.json", doc)).start == 0.0);
+  doc["start"] = -1;
+  CHECK_THAT(refusal_of_measurements(dir.write("m1.json", doc)),
+             Catch::Contains("m1.json: start: found -1, expected unix seconds from 0"));
+}
