@@ -198,6 +198,7 @@ const std::vector<std::string>& recognized_metrics() {
 ImportResult import_prometheus(const std::vector<std::string>& files, const ImportOptions& o) {
   prom::ReadState s;
   for (const auto& f : files) prom::read_export(f, o, s);
+  prom::merge_repeated_series(s);
 
   std::set<std::pair<std::string, std::pair<std::string, std::string>>> groups;
   for (const auto& [key, st] : s.series)

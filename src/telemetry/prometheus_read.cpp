@@ -131,14 +131,22 @@ void SeriesIntake::store(const nlohmann::json& labels, const std::string& metric
   // from a query_range file and a Grafana file is one series.
   auto [it, fresh] = s_.series.try_emplace(labels.dump(), std::move(st));
   if (!fresh) {
-    // The same series in two exports (overlapping spans): one history, each instant once.
     auto& mine = it->second.samples;
     mine.insert(mine.end(), st.samples.begin(), st.samples.end());
-    std::stable_sort(mine.begin(), mine.end(),
+    it->second.repeated = true;
+  }
+}
+
+void merge_repeated_series(ReadState& state) {
+  for (auto& [key, st] : state.series) {
+    if (!st.repeated) continue;
+    // Stable: of the runs that hold an instant, the first read comes first and is kept.
+    std::stable_sort(st.samples.begin(), st.samples.end(),
                      [](const Sample& a, const Sample& b) { return a.t < b.t; });
-    mine.erase(std::unique(mine.begin(), mine.end(),
-                           [](const Sample& a, const Sample& b) { return a.t == b.t; }),
-               mine.end());
+    st.samples.erase(std::unique(st.samples.begin(), st.samples.end(),
+                                 [](const Sample& a, const Sample& b) { return a.t == b.t; }),
+                     st.samples.end());
+    st.repeated = false;
   }
 }
 

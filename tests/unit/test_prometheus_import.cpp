@@ -4,6 +4,7 @@
 // naming the file and the JSON path.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <fstream>
 #include <string>
 
@@ -339,6 +340,24 @@ TEST_CASE("timestamps are unix seconds or RFC 3339", "[prometheus]") {
 
 namespace {
 
+// One series of a query_range result with these labels (and __name__ `metric`).
+nlohmann::json entry(const std::string& metric, nlohmann::json labels,
+                     const std::vector<std::pair<double, std::string>>& s) {
+  labels["__name__"] = metric;
+  nlohmann::json values = nlohmann::json::array();
+  for (const auto& [t, v] : s) values.push_back({t, v});
+  return {{"metric", labels}, {"values", values}};
+}
+
+nlohmann::json matrix(const std::vector<nlohmann::json>& result) {
+  return {{"status", "success"},
+          {"data", {{"resultType", "matrix"}, {"result", nlohmann::json(result)}}}};
+}
+
+nlohmann::json pod(const std::string& name, const std::string& pool = "r") {
+  return {{"model", "pn"}, {"version", "1"}, {"pod", name}, {"release", pool}};
+}
+
 std::string refusal_of_measurements(const std::string& path) {
   try {
     tel::read_measurements(path);
@@ -393,4 +412,48 @@ TEST_CASE("instants are read from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z, 
   doc["start"] = -1;
   CHECK_THAT(refusal_of_measurements(dir.write("m1.json", doc)),
              Catch::Contains("m1.json: start: found -1, expected unix seconds from 0"));
+}
+
+TEST_CASE("a series split over many result entries and files is merged once, first read wins",
+          "[prometheus]") {
+  test::ScratchDir dir("prom-merge");
+  // 6,000 entries of 25 samples of one series, latest first: each entry used to re-sort the
+  // whole history read so far (quadratic: seconds here, 128 s for 9 MB).
+  constexpr int kEntries = 6000, kPer = 25;
+  std::vector<std::pair<double, std::string>> all;
+  std::vector<nlohmann::json> split;
+  for (int e = kEntries - 1; e >= 0; --e) {
+    std::vector<std::pair<double, std::string>> chunk;
+    for (int j = 0; j < kPer; ++j) {
+      const int i = e * kPer + j;
+      chunk.push_back({kT0 + 5.0 * i, std::to_string(3 * i)});
+    }
+    split.push_back(entry("nv_inference_request_success", pod("a"), chunk));
+  }
+  for (int i = 0; i < kEntries * kPer; ++i) all.push_back({kT0 + 5.0 * i, std::to_string(3 * i)});
+  const auto one =
+      dir.write("one.json", matrix({entry("nv_inference_request_success", pod("a"), all)}));
+  const auto many = dir.write("many.json", matrix(split));
+  const auto started = std::chrono::steady_clock::now();
+  auto merged = tel::import_prometheus({many}, {}).measurements;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  CHECK(seconds < 5.0);
+  auto whole = tel::import_prometheus({one}, {}).measurements;
+  merged.source = whole.source;
+  CHECK(merged == whole);
+
+  // An instant given twice with two values: the first read is kept, in a file or across files.
+  const auto a = dir.write(
+      "a.json",
+      matrix(
+          {entry("nv_inference_request_success", pod("a"), {{kT0, "0"}, {kT0 + 15, "30"}}),
+           entry("nv_inference_request_success", pod("a"), {{kT0 + 15, "99"}, {kT0 + 30, "60"}})}));
+  const auto b = dir.write(
+      "b.json", matrix({entry("nv_inference_request_success", pod("a"), {{kT0 + 30, "0"}})}));
+  const auto first = tel::import_prometheus({a, b}, {});
+  const auto& pn = model(first.measurements, "r", "pn");
+  REQUIRE(pn.requests_per_s.size() == 2);
+  CHECK(*pn.requests_per_s[0] == Approx(2.0));
+  CHECK(*pn.requests_per_s[1] == Approx(2.0));
 }
