@@ -63,6 +63,17 @@ std::string found_or_nothing(const nlohmann::json& obj, nlohmann::json::const_it
 
 }  // namespace
 
+void over_budget(double bytes, double budget, const std::string& largest) {
+  throw InputError(
+      "--memory-budget",
+      {Problem{"", "the import would need about " + util::format_bytes(bytes) +
+                       " of memory, above a budget of " + util::format_binary_bytes(budget) +
+                       "; the largest parts: " + largest +
+                       ". Lower these counts (a larger --step, a shorter --start/--end, fewer "
+                       "series or files), or raise the budget with --memory-budget SIZE (e.g. "
+                       "32GiB, or unlimited) if the machine has the memory (docs/limits.md)"}});
+}
+
 void SeriesIntake::fail(const std::string& path, const std::string& message) const {
   throw InputError(file_, {Problem{path, message}});
 }
@@ -269,6 +280,18 @@ void read_export(const std::string& path, const ImportOptions& o, ReadState& sta
   std::string error;
   const std::string text = read_text(path, error, PrometheusLimits::max_file_bytes);
   if (!error.empty()) throw InputError(path, {Problem{"", "cannot read: " + error}});
+  // The tree is built whole before anything in it is counted, beside the samples of the files
+  // before: its size follows from the text's. (The windows come after, the tree freed.)
+  const double tree = static_cast<double>(text.size()) * kImportCosts.json_tree_per_byte;
+  const double kept = static_cast<double>(state.report.samples) * kImportCosts.sample;
+  if (kImportCosts.fixed + tree + kept > o.memory_budget)
+    over_budget(kImportCosts.fixed + tree + kept, o.memory_budget,
+                "the JSON tree of " + path + " (" +
+                    util::format_binary_bytes(static_cast<double>(text.size())) + ") ~ " +
+                    util::format_bytes(tree) +
+                    (kept > 0.0 ? ", the " + std::to_string(state.report.samples) +
+                                      " samples of the files before ~ " + util::format_bytes(kept)
+                                : std::string()));
   const auto doc = parse_json(text, path);
   if (!doc)
     throw InputError(path, {Problem{"",

@@ -126,6 +126,24 @@ printf "$frame" 253402300799001 >"$TMP/g-far.json"
 refused "g-far.json: results.A.frames[0].data.values[0][1]: found the number 253402300799001, expected a time in milliseconds since 1970 from 0 ms (1970-01-01T00:00:00Z) to 253402300799000 ms (9999-12-31T23:59:59Z)" \
   "$SONICSIM" import prometheus "$TMP/g-far.json" -o "$TMP/g-far-m.json"
 
+# What the windows multiply (pools x windows, pool/model pairs x windows, samples, series) is
+# estimated before a window is allocated and held to --memory-budget (the runs' budget): 200
+# pools with only GPU utilization over 9,000 windows, in a 20 kB file.
+{
+  printf '{"status":"success","data":{"resultType":"matrix","result":['
+  printf '{"metric":{"__name__":"nv_inference_count","model":"pn","pod":"a"},"values":[[1732700000,"1"],[1732700001,"2"]]}'
+  for i in $(seq 200); do
+    printf ',{"metric":{"__name__":"nv_gpu_utilization","release":"g%d","pod":"a"},"values":[[1732700000,"0.5"],[1732709000,"0.5"]]}' "$i"
+  done
+  printf ']}}'
+} >"$TMP/pools.json"
+RESULTS="$TMP/pools-m.json"
+refused "--memory-budget: the import would need about" \
+  "$SONICSIM" import prometheus "$TMP/pools.json" -o "$RESULTS" --memory-budget 256MiB
+assert_stderr_contains "the largest parts: 9,000 windows x 201 pools ~ "
+assert_stderr_contains "raise the budget with --memory-budget SIZE"
+unset RESULTS
+
 # --step takes seconds or a time with its unit.
 run_ok "$SONICSIM" import prometheus tests/data/prometheus/day.json -o "$TMP/step.json" --step 1min
 assert_stdout_contains "step 1.00 min, 2 windows"

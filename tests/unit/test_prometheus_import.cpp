@@ -457,3 +457,84 @@ TEST_CASE("a series split over many result entries and files is merged once, fir
   CHECK(*pn.requests_per_s[0] == Approx(2.0));
   CHECK(*pn.requests_per_s[1] == Approx(2.0));
 }
+
+TEST_CASE("prometheus import: every row of the measurements counts as cells, GPU-only pools too",
+          "[prometheus]") {
+  test::ScratchDir dir("prom-cells");
+  // Pool r's pair sampled 1 s apart (1 s windows), and pool g with only GPU utilization over w s:
+  // w windows x (1 pair + 2 pools + the clients) = 4 w cells. Pools without a model were not
+  // counted, nor their rows.
+  const auto file = [&](int w) {
+    return dir.write(
+        "c" + std::to_string(w) + ".json",
+        matrix({entry("nv_inference_request_success", pod("a"), {{kT0, "0"}, {kT0 + 1, "1"}}),
+                entry("nv_gpu_utilization", {{"release", "g"}, {"pod", "b"}},
+                      {{kT0, "0.5"}, {kT0 + w, "0.5"}})}));
+  };
+  tel::ImportOptions o;
+  o.max_cells = 100;
+  CHECK(tel::import_prometheus({file(25)}, o).measurements.t.size() == 25);
+  CHECK_THAT(refusal({file(26)}, o),
+             Catch::Contains("--step: found 26 windows of 1 s x (1 pool/model pair + 2 pools + the "
+                             "clients) = 104 cells, expected at most 100: give a larger --step"));
+}
+
+TEST_CASE("prometheus import: counters spread over windows between far samples are bounded",
+          "[prometheus]") {
+  test::ScratchDir dir("prom-steps");
+  // Pod a sampled 1 s apart sets 1 s windows; each other pod's two samples w s apart spread its
+  // increase over w windows: pods x windows steps, minutes with thousands of pods over millions
+  // of windows, whatever the file's size.
+  const auto file = [&](int w) {
+    return dir.write(
+        "s" + std::to_string(w) + ".json",
+        matrix({entry("nv_inference_request_success", pod("a"), {{kT0, "0"}, {kT0 + 1, "1"}}),
+                entry("nv_inference_request_success", pod("b"), {{kT0, "0"}, {kT0 + w, "5"}})}));
+  };
+  tel::ImportOptions o;
+  o.max_spread_steps = 1000;
+  const auto r = tel::import_prometheus({file(999)}, o);  // 1 + 999 steps
+  CHECK(*r.measurements.pools[0].replicas[998] == 1.0);
+  CHECK_THAT(refusal({file(1000)}, o),
+             Catch::Contains("--step: found counters whose increases spread over 1,001 windows in "
+                             "all") &&
+                 Catch::Contains("expected at most 1,000: give a larger --step"));
+}
+
+TEST_CASE("prometheus import: over the memory budget, refused naming the largest part and the flag",
+          "[prometheus]") {
+  test::ScratchDir dir("prom-budget");
+  // 300 pools with only GPU utilization over 5,000 windows, 3,000 pods in one pool: pods x windows
+  // is no longer held (each pod keeps the windows it has samples in), pools x windows is counted.
+  std::vector<nlohmann::json> result = {
+      entry("nv_inference_request_success", pod("a"), {{kT0, "0"}, {kT0 + 1, "1"}})};
+  for (int i = 0; i < 300; ++i)
+    result.push_back(entry("nv_gpu_utilization",
+                           {{"release", "g" + std::to_string(i)}, {"pod", "x"}},
+                           {{kT0, "0.5"}, {kT0 + 5000, "0.25"}}));
+  for (int i = 0; i < 3000; ++i)
+    result.push_back(
+        entry("nv_inference_count", pod("p" + std::to_string(i)), {{kT0, "0"}, {kT0 + 5000, "5"}}));
+  const auto f = dir.write("big.json", matrix(result));
+  tel::ImportOptions o;
+  o.memory_budget = 64.0 * 1024 * 1024;
+  CHECK_THAT(refusal({f}, o),
+             Catch::Contains("--memory-budget: the import would need about") &&
+                 Catch::Contains("above a budget of 64.0 MiB; the largest parts: 5,000 windows x "
+                                 "301 pools ~ ") &&
+                 Catch::Contains("raise the budget with --memory-budget SIZE"));
+  // A file's JSON tree, built whole before anything in it is counted, is estimated from its size.
+  tel::ImportOptions tight;
+  tight.memory_budget = 42e6 + 1000;
+  CHECK_THAT(refusal({kData + "day.json"}, tight),
+             Catch::Contains("the largest parts: the JSON tree of " + kData + "day.json ("));
+  o.memory_budget = 1024.0 * 1024 * 1024;
+  const auto r = tel::import_prometheus({f}, o);
+  const auto& m = r.measurements;
+  REQUIRE(m.pools.size() == 301);
+  CHECK(*m.pools[0].gpu_utilization[4999] == 0.25);
+  const auto& pool_r = *m.pool("r");
+  CHECK(*pool_r.replicas[0] == 1.0);  // a
+  CHECK(*pool_r.replicas[1] == 0.0);
+  CHECK(*pool_r.replicas[4999] == 3000.0);  // every p at its last sample
+}
