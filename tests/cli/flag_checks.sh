@@ -44,8 +44,12 @@ pass "no warning when no link is overloaded"
 
 # Wall-clock instants: RFC 3339 in the same range as seconds, 1970-01-01T00:00:00Z to
 # 9999-12-31T23:59:59Z (year 0 and a time past the cap were accepted), each end and one step
-# past it.
-run_ok "$SONICSIM" run "${S[@]}" -q --openmetrics "$TMP/end.om" --openmetrics-start 9999-12-31T23:59:59Z
+# past it. The OpenMetrics file's last sample too: the 10 min run must end by the cap.
+run_ok "$SONICSIM" run "${S[@]}" -q --openmetrics "$TMP/end.om" --openmetrics-start 9999-12-31T23:49:59Z
+grep -q ' 253402300799.000$' "$TMP/end.om" || fail "the last sample is not at 9999-12-31T23:59:59Z"
+pass "the last sample at 9999-12-31T23:59:59Z"
+check_refused "--openmetrics-start: found '9999-12-31T23:49:59.001Z', whose run of 10.0 min ends after 9999-12-31T23:59:59Z, expected a start at most 253402300199 (9999-12-31T23:49:59Z)" \
+  "$SONICSIM" run "${S[@]}" -q --openmetrics "$TMP/bad.om" --openmetrics-start 9999-12-31T23:49:59.001Z
 run_ok "$SONICSIM" run "${S[@]}" -q --openmetrics "$TMP/start.om" --openmetrics-start 1970-01-01T00:00:00Z
 for t in 0000-01-01T00:00:00Z 9999-12-31T23:59:59.001Z 9999-12-31T23:59:59-00:01 \
   1969-12-31T23:59:59.999Z 253402300799.001 -0.001 0x10; do
