@@ -66,7 +66,7 @@ void read_export(const std::string& path, const ImportOptions& o, ReadState& sta
 // The series given in several result entries or files (overlapping exports) as one history,
 // each instant once, the first run read that holds an instant giving its value. Each such series
 // is sorted once, after every file is read: merging at every repeat re-sorted the whole history
-// each time, quadratic in the repeats (a 9 MB file of one series in 9,000 entries took 128 s).
+// each time, quadratic in the repeats (a 9 MB file of one series in 9,000 entries took 46 s).
 void merge_repeated_series(ReadState& state);
 
 // A JSON value as a message shows it: "null", "an object", "the string \"x\"", ...
