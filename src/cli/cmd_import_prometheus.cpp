@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iostream>
 
+#include <sonicsim/runner/memory.hpp>
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/telemetry/prometheus_import.hpp>
 #include <sonicsim/util/files.hpp>
@@ -31,7 +32,8 @@ std::optional<double> time_flag(const std::string& flag, const std::string& text
   if (!t)
     throw UsageError(flag + ": found \"" + text +
                      "\", expected unix seconds (1732700000) or RFC 3339 "
-                     "(2024-11-27T10:00:00Z)");
+                     "(2024-11-27T10:00:00Z) " +
+                     util::wall_time_range());
   return t;
 }
 
@@ -42,6 +44,7 @@ int cmd_import_prometheus(const PromArgs& a) {
   telemetry::ImportOptions o;
   o.pool_label = a.pool_label;
   o.replica_label = a.replica_label;
+  o.memory_budget = runner::memory_budget();
   o.start = time_flag("--start", a.start);
   o.end = time_flag("--end", a.end);
   if (!a.step.empty()) {
@@ -105,6 +108,7 @@ void add_import_prometheus_command(CLI::App* import, Commands& out) {
                   "Also write the measured client load (Envoy's connections as running jobs) as "
                   "a partial scenario {\"workload\": {\"flow\": {\"running\": ...}}}");
   cmd->add_flag("--json", args.json, "Print the summary as JSON");
+  add_memory_budget(cmd);
   out.push_back({cmd, [] { return cmd_import_prometheus(args); }});
 }
 

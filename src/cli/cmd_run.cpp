@@ -100,7 +100,17 @@ double openmetrics_start(const RunArgs& a) {
     if (!t)
       throw UsageError("--openmetrics-start: found '" + a.openmetrics_start +
                        "', expected seconds since the epoch (1732665600) or RFC 3339 "
-                       "(2026-11-27T00:00:00Z)");
+                       "(2026-11-27T00:00:00Z) " +
+                       util::wall_time_range());
+    // Every sample's time, start + t, stays in the range times are read in: the file's last
+    // sample too, whatever the start.
+    const double duration = pipeline::load(a.scenario).duration;
+    if (*t + duration > util::kMaxWallTime)
+      throw UsageError("--openmetrics-start: found '" + a.openmetrics_start + "', whose run of " +
+                       util::format_time(duration) + " ends after " +
+                       util::format_wall_time(util::kMaxWallTime) + ", expected a start at most " +
+                       util::exact_number(util::kMaxWallTime - duration) + " (" +
+                       util::format_wall_time(util::kMaxWallTime - duration) + ")");
     return *t;
   }
   const auto s = pipeline::load(a.scenario);

@@ -320,6 +320,20 @@ class Checker {
     else if (!p.is_null())
       fail(join(path, "published"), found(p) + "; expected a finite number or null");
     f.tolerance = tolerance(v, path, f.published.has_value());
+    // The band the simulated figure is held to must be finite too: 1e308 +- 200% is +-inf, which
+    // every number, however wrong, is within.
+    if (f.published && (f.tolerance.kind == Tolerance::Kind::Relative ||
+                        f.tolerance.kind == Tolerance::Kind::Absolute)) {
+      const bool relative = f.tolerance.kind == Tolerance::Kind::Relative;
+      const double band = relative ? f.tolerance.value * std::abs(*f.published) : f.tolerance.value;
+      if (!std::isfinite(band) || !std::isfinite(*f.published + band) ||
+          !std::isfinite(*f.published - band))
+        fail(join(join(path, "tolerance"), relative ? "relative" : "absolute"),
+             found(v.at("tolerance").at(relative ? "relative" : "absolute")) +
+                 " around the published " + v.at("published").dump() +
+                 "; expected a tolerance whose band around the published figure is finite "
+                 "(within +-1.8e308)");
+    }
     f.scenario = scenario(v, path, file_scenario);
     if (f.scenario.empty())
       fail(join(path, "scenario"), "missing here and at the top of the file; expected a path");

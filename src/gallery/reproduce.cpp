@@ -151,7 +151,16 @@ class Evaluator {
   Evaluator(const std::map<RunKey, Run>& runs, Problems& problems)
       : runs_(runs), problems_(problems) {}
 
+  // A result that overflowed (a product or a sum past 1.8e308) is no more a figure than 0/0:
+  // NaN, shown "n/a", and never within a tolerance (an infinite product once was, every band
+  // against infinity being infinite too).
   double operator()(const Expression& e, const Point& p) {
+    const double v = evaluate(e, p);
+    return std::isfinite(v) ? v : kNaN;
+  }
+
+ private:
+  double evaluate(const Expression& e, const Point& p) {
     switch (e.kind) {
       case Expression::Kind::Number:
         return e.number;
@@ -190,7 +199,6 @@ class Evaluator {
     }
   }
 
- private:
   static double sum(const std::vector<double>& x) {
     double v = 0.0;
     for (double y : x) v += y;
@@ -219,8 +227,9 @@ class Evaluator {
 };
 
 std::optional<double> relative_error(const std::optional<double>& published, double value) {
-  if (!published || *published == 0.0 || std::isnan(value)) return std::nullopt;
-  return (value - *published) / std::abs(*published);
+  if (!published || *published == 0.0 || !std::isfinite(value)) return std::nullopt;
+  const double error = (value - *published) / std::abs(*published);
+  return std::isfinite(error) ? std::optional<double>(error) : std::nullopt;
 }
 
 // The first file at fault, all its problems at once (a vary repeats a figure's problem).
@@ -262,7 +271,9 @@ Verdict judge(const Figure& f, double simulated) {
       holds = simulated <= v;
       break;
   }
-  if (std::isnan(simulated)) holds = false;
+  // Not reproduced, whatever the tolerance: a figure that is not a finite number (an overflow, a
+  // figure the results lack) is no evidence, and `simulated >= v` would hold for +inf.
+  if (!std::isfinite(simulated)) holds = false;
   // A figure by construction that leaves its tolerance reveals a bug: Outside, never excused.
   const bool constructed = f.by_construction.kind != Construction::Kind::None;
   if (!holds)

@@ -10,6 +10,7 @@
 #include <sonicsim/util/files.hpp>
 #include <sonicsim/util/format.hpp>
 #include <sonicsim/util/json_text.hpp>
+#include <sonicsim/util/wall_time.hpp>
 
 namespace sonicsim::telemetry {
 
@@ -236,6 +237,9 @@ Measurements parse_measurements(std::string_view text, const std::string& file) 
   m.source.pool_label = r.string(src, key::source, key::pool_label);
   m.source.replica_label = r.string(src, key::source, key::replica_label);
   m.start = r.number(*doc, "", key::start);
+  if (!util::is_wall_time(m.start))
+    r.fail(key::start, "found " + util::exact_number(m.start) + ", expected unix seconds " +
+                           util::wall_time_range());
   m.step_s = r.number(*doc, "", key::step_s);
   if (m.step_s <= 0.0)
     r.fail(key::step_s, "found " + util::exact_number(m.step_s) + ", expected a window length > 0");

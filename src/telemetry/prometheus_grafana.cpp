@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <sonicsim/util/errors.hpp>
+#include <sonicsim/util/wall_time.hpp>
 
 #include "prometheus_keys.hpp"
 #include "prometheus_series.hpp"
@@ -273,9 +274,10 @@ class GrafanaReader {
     for (std::size_t r = 0; r < rows; ++r) {
       const auto& x = tvalues[r];
       if (x.is_null()) continue;
-      if (!x.is_number() || !std::isfinite(x.get<double>()))
+      if (!x.is_number() || !util::is_wall_time(x.get<double>() / 1000.0))
         in_.fail(grafana_item(vpaths[*time], r),
-                 "found " + shown(x) + ", expected a time in milliseconds since 1970");
+                 "found " + shown(x) + ", expected a time in milliseconds since 1970 " +
+                     util::wall_time_range(true));
       times[r] = x.get<double>() / 1000.0;
       in_.check_order(*times[r], last_t, grafana_item(vpaths[*time], r));
     }

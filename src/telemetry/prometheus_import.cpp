@@ -56,13 +56,19 @@ struct Grid {
     return static_cast<std::size_t>(r);
   }
 
+  // The windows spread() visits for a gap (a, b]: lo..hi, empty when lo > hi.
+  std::pair<double, double> touched(double a, double b) const {
+    const double end = start + step * static_cast<double>(n);
+    if (b <= start || a >= end || b <= a) return {1.0, 0.0};
+    return {std::max(0.0, std::floor((a - start) / step)),
+            std::min(static_cast<double>(n) - 1.0, std::ceil((b - start) / step) - 1.0)};
+  }
+
   // `amount` spread evenly over (a, b]: with samples on the windows' edges each window gets
   // exactly its own increase; between misaligned samples the counter is read as linear.
   void spread(double a, double b, double amount, CounterAcc& acc) const {
-    const double end = start + step * static_cast<double>(n);
-    if (b <= start || a >= end || b <= a) return;
-    const double lo = std::max(0.0, std::floor((a - start) / step));
-    const double hi = std::min(static_cast<double>(n) - 1.0, std::ceil((b - start) / step) - 1.0);
+    const auto [lo, hi] = touched(a, b);
+    if (lo > hi) return;
     for (auto k = static_cast<std::size_t>(lo); k <= static_cast<std::size_t>(hi); ++k) {
       const double ws = start + step * static_cast<double>(k), we = ws + step;
       const double overlap = std::min(b, we) - std::max(a, ws);
@@ -103,7 +109,10 @@ struct ModelAcc {
 
 struct PoolAcc {
   std::map<std::pair<std::string, std::string>, ModelAcc> models;
-  std::map<std::string, std::vector<char>> up;  // replica -> has a sample in the window
+  // replica -> the windows it has a sample in (repeats allowed): proportional to the samples,
+  // where a row of every window per replica made pods x windows (3,000 pods over 2 million
+  // windows: 6 GB).
+  std::map<std::string, std::vector<std::size_t>> up;
   GaugeAcc gpu;
 };
 
@@ -129,8 +138,48 @@ std::optional<double> ratio(const CounterAcc& num, const CounterAcc& den, std::s
   throw InputError(files.size() == 1 ? files.front() : "the exports", {Problem{"", why}});
 }
 
+// What the windows' rows multiply by: pools (every pool of Triton's or GPU series has its
+// replicas, GPU use and autoscaler rows, even with no model) and pool/model pairs (ten rows each).
+struct Shape {
+  std::size_t pools = 0, pairs = 0;
+};
+
+bool is_envoy(const std::string& metric) {
+  return metric.rfind("envoy_", 0) == 0;
+}
+
+bool is_gauge(const std::string& metric) {
+  return metric == svc::kGpuUtilization || metric == svc::kEnvoyConnections;
+}
+
+Shape shape_of(const prom::ReadState& s) {
+  std::set<std::string> pools;
+  std::set<std::pair<std::string, std::pair<std::string, std::string>>> pairs;
+  for (const auto& [key, st] : s.series) {
+    if (is_envoy(st.metric)) continue;
+    pools.insert(st.pool);
+    if (st.metric != svc::kGpuUtilization) pairs.insert({st.pool, {st.model, st.version}});
+  }
+  return {pools.size(), pairs.size()};
+}
+
+// "1,000,000": counts a person reads at a glance.
+std::string count(double n) {
+  const std::string digits = util::formatted("%.0f", n);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string plural(double n, const char* one, const char* many) {
+  return count(n) + " " + (n == 1.0 ? one : many);
+}
+
 Grid grid_of(const prom::ReadState& s, const ImportOptions& o,
-             const std::vector<std::string>& files, std::size_t groups) {
+             const std::vector<std::string>& files, const Shape& shape) {
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   double spacing = std::numeric_limits<double>::infinity();
   for (const auto& [key, st] : s.series) {
@@ -167,18 +216,71 @@ Grid grid_of(const prom::ReadState& s, const ImportOptions& o,
                      {Problem{"", "found windows of " + util::exact_number(g.step) +
                                       " s over a span of " + util::exact_number(end - g.start) +
                                       " s, expected at least one finite window"}});
-  const double cells = windows * static_cast<double>(std::max<std::size_t>(groups, 1));
+  // Every row of the measurements file holds a value per window: ten per pool/model pair, three
+  // per pool, three for the clients.
+  const double rows = static_cast<double>(shape.pairs + shape.pools + 1);
+  const double cells = windows * rows;
   const std::size_t max_cells = std::min(o.max_cells, PrometheusLimits::max_cells);
   if (cells > static_cast<double>(max_cells))
     throw InputError(
         "--step",
-        {Problem{"", "found " + util::exact_number(windows) + " windows of " +
-                         util::exact_number(g.step) + " s for " + std::to_string(groups) +
-                         " pool/model pairs, expected at most " + std::to_string(max_cells) +
-                         " cells: give a larger --step or a shorter "
-                         "--start/--end"}});
+        {Problem{
+            "",
+            "found " + count(windows) + " windows of " + util::exact_number(g.step) + " s x (" +
+                plural(static_cast<double>(shape.pairs), "pool/model pair", "pool/model pairs") +
+                " + " + plural(static_cast<double>(shape.pools), "pool", "pools") +
+                " + the clients) = " + count(cells) + " cells, expected at most " +
+                count(static_cast<double>(max_cells)) +
+                ": give a larger --step or a shorter --start/--end"}});
   g.n = static_cast<std::size_t>(windows);
   return g;
+}
+
+// Refused before any window is allocated: the steps spreading counters' increases over the
+// windows between their samples (series x windows between samples far apart), then the memory.
+void check_costs(const prom::ReadState& s, const Grid& g, const Shape& shape,
+                 const ImportOptions& o) {
+  double steps = 0.0, samples = 0.0;
+  for (const auto& [key, st] : s.series) {
+    samples += static_cast<double>(st.samples.size());
+    if (is_gauge(st.metric)) continue;
+    for (std::size_t i = 1; i < st.samples.size(); ++i) {
+      const auto [lo, hi] = g.touched(st.samples[i - 1].t, st.samples[i].t);
+      if (lo <= hi) steps += hi - lo + 1.0;
+    }
+  }
+  const double n = static_cast<double>(g.n);
+  const double max_steps = std::min(o.max_spread_steps, PrometheusLimits::max_spread_steps);
+  if (steps > max_steps)
+    throw InputError(
+        "--step",
+        {Problem{"", "found counters whose increases spread over " + count(steps) +
+                         " windows in all (each gap between two samples over the windows it "
+                         "spans; " +
+                         count(n) + " windows of " + util::exact_number(g.step) +
+                         " s), expected at most " + count(max_steps) +
+                         ": give a larger --step or a shorter --start/--end"}});
+
+  const prom::ImportCosts& c = prom::kImportCosts;
+  std::vector<std::pair<std::string, double>> parts = {
+      {plural(samples, "sample", "samples"), samples * c.sample},
+      {plural(static_cast<double>(s.series.size()), "series", "series"),
+       static_cast<double>(s.series.size()) * c.series},
+      {count(n) + " windows x " +
+           plural(static_cast<double>(shape.pairs), "pool/model pair", "pool/model pairs"),
+       n * static_cast<double>(shape.pairs) * c.pair_window},
+      {count(n) + " windows x " + plural(static_cast<double>(shape.pools), "pool", "pools"),
+       n * static_cast<double>(shape.pools) * c.pool_window},
+      {plural(n, "window", "windows"), n * c.window}};
+  std::sort(parts.begin(), parts.end(),
+            [](const auto& x, const auto& y) { return x.second > y.second; });
+  double bytes = c.fixed;
+  for (const auto& [what, b] : parts) bytes += b;
+  if (bytes <= o.memory_budget) return;
+  std::string largest;
+  for (std::size_t i = 0; i < 3 && parts[i].second > 0.0; ++i)
+    largest += (i ? ", " : "") + parts[i].first + " ~ " + util::format_bytes(parts[i].second);
+  prom::over_budget(bytes, o.memory_budget, largest);
 }
 
 }  // namespace
@@ -198,11 +300,11 @@ const std::vector<std::string>& recognized_metrics() {
 ImportResult import_prometheus(const std::vector<std::string>& files, const ImportOptions& o) {
   prom::ReadState s;
   for (const auto& f : files) prom::read_export(f, o, s);
+  prom::merge_repeated_series(s);
 
-  std::set<std::pair<std::string, std::pair<std::string, std::string>>> groups;
-  for (const auto& [key, st] : s.series)
-    if (st.has_model) groups.insert({st.pool, {st.model, st.version}});
-  const Grid g = grid_of(s, o, files, groups.size());
+  const Shape shape = shape_of(s);
+  const Grid g = grid_of(s, o, files, shape);
+  check_costs(s, g, shape, o);
 
   std::map<std::string, PoolAcc> pools;
   CounterAcc rq, time_sum, time_count;
@@ -219,7 +321,7 @@ ImportResult import_prometheus(const std::vector<std::string>& files, const Impo
       g.add_gauge(st.samples, connected);
       continue;
     }
-    if (st.metric.rfind("envoy_", 0) == 0) {
+    if (is_envoy(st.metric)) {
       CounterAcc& a = st.metric == svc::kEnvoyRequests  ? rq
                       : st.metric == svc::kEnvoyTimeSum ? time_sum
                                                         : time_count;
@@ -230,9 +332,8 @@ ImportResult import_prometheus(const std::vector<std::string>& files, const Impo
     PoolAcc& p = pools[st.pool];
     if (p.gpu.sum.empty()) p.gpu.init(g.n);
     auto& up = p.up[st.replica];
-    if (up.empty()) up.assign(g.n, 0);
     for (const auto& x : st.samples)
-      if (const auto k = g.window_of(x.t)) up[*k] = 1;
+      if (const auto k = g.window_of(x.t)) up.push_back(*k);
     if (st.metric == svc::kGpuUtilization) {
       g.add_gauge(st.samples, p.gpu);
       continue;
@@ -294,10 +395,14 @@ ImportResult import_prometheus(const std::vector<std::string>& files, const Impo
       }
       ps.models.push_back(std::move(ms));
     }
+    std::vector<double> replicas(g.n, 0.0);
+    for (auto& [replica, w] : p.up) {
+      std::sort(w.begin(), w.end());
+      w.erase(std::unique(w.begin(), w.end()), w.end());
+      for (const std::size_t k : w) replicas[k] += 1.0;
+    }
     for (std::size_t k = 0; k < g.n; ++k) {
-      double up = 0.0;
-      for (const auto& [replica, w] : p.up) up += w[k] ? 1.0 : 0.0;
-      ps.replicas.push_back(up);
+      ps.replicas.push_back(replicas[k]);
       ps.gpu_utilization.push_back(p.gpu.count[k] ? finite(p.gpu.sum[k] / p.gpu.count[k])
                                                   : std::nullopt);
       // SuperSONIC's KEDA query: queue microseconds per execution, in ms (without its +0.001,

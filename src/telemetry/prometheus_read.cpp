@@ -11,6 +11,7 @@
 #include <sonicsim/util/format.hpp>
 #include <sonicsim/util/json_text.hpp>
 #include <sonicsim/util/sha256.hpp>
+#include <sonicsim/util/wall_time.hpp>
 
 #include "prometheus_keys.hpp"
 #include "prometheus_series.hpp"
@@ -61,6 +62,17 @@ std::string found_or_nothing(const nlohmann::json& obj, nlohmann::json::const_it
 }
 
 }  // namespace
+
+void over_budget(double bytes, double budget, const std::string& largest) {
+  throw InputError(
+      "--memory-budget",
+      {Problem{"", "the import would need about " + util::format_bytes(bytes) +
+                       " of memory, above a budget of " + util::format_binary_bytes(budget) +
+                       "; the largest parts: " + largest +
+                       ". Lower these counts (a larger --step, a shorter --start/--end, fewer "
+                       "series or files), or raise the budget with --memory-budget SIZE (e.g. "
+                       "32GiB, or unlimited) if the machine has the memory (docs/limits.md)"}});
+}
 
 void SeriesIntake::fail(const std::string& path, const std::string& message) const {
   throw InputError(file_, {Problem{path, message}});
@@ -130,14 +142,22 @@ void SeriesIntake::store(const nlohmann::json& labels, const std::string& metric
   // from a query_range file and a Grafana file is one series.
   auto [it, fresh] = s_.series.try_emplace(labels.dump(), std::move(st));
   if (!fresh) {
-    // The same series in two exports (overlapping spans): one history, each instant once.
     auto& mine = it->second.samples;
     mine.insert(mine.end(), st.samples.begin(), st.samples.end());
-    std::stable_sort(mine.begin(), mine.end(),
+    it->second.repeated = true;
+  }
+}
+
+void merge_repeated_series(ReadState& state) {
+  for (auto& [key, st] : state.series) {
+    if (!st.repeated) continue;
+    // Stable: of the runs that hold an instant, the first read comes first and is kept.
+    std::stable_sort(st.samples.begin(), st.samples.end(),
                      [](const Sample& a, const Sample& b) { return a.t < b.t; });
-    mine.erase(std::unique(mine.begin(), mine.end(),
-                           [](const Sample& a, const Sample& b) { return a.t == b.t; }),
-               mine.end());
+    st.samples.erase(std::unique(st.samples.begin(), st.samples.end(),
+                                 [](const Sample& a, const Sample& b) { return a.t == b.t; }),
+                     st.samples.end());
+    st.repeated = false;
   }
 }
 
@@ -226,8 +246,9 @@ class QueryRangeReader {
       const nlohmann::json& pair = (*values)[i];
       if (!pair.is_array() || pair.size() != 2)
         in_.fail(vpath, "found " + shown(pair) + ", expected a sample [unix seconds, \"value\"]");
-      if (!pair[0].is_number() || !std::isfinite(pair[0].get<double>()))
-        in_.fail(vpath + "[0]", "found " + shown(pair[0]) + ", expected a time in unix seconds");
+      if (!pair[0].is_number() || !util::is_wall_time(pair[0].get<double>()))
+        in_.fail(vpath + "[0]", "found " + shown(pair[0]) + ", expected a time in unix seconds " +
+                                    util::wall_time_range());
       const double t = pair[0].get<double>();
       if (!pair[1].is_string())
         in_.fail(vpath + "[1]", "found " + shown(pair[1]) +
@@ -259,6 +280,18 @@ void read_export(const std::string& path, const ImportOptions& o, ReadState& sta
   std::string error;
   const std::string text = read_text(path, error, PrometheusLimits::max_file_bytes);
   if (!error.empty()) throw InputError(path, {Problem{"", "cannot read: " + error}});
+  // The tree is built whole before anything in it is counted, beside the samples of the files
+  // before: its size follows from the text's. (The windows come after, the tree freed.)
+  const double tree = static_cast<double>(text.size()) * kImportCosts.json_tree_per_byte;
+  const double kept = static_cast<double>(state.report.samples) * kImportCosts.sample;
+  if (kImportCosts.fixed + tree + kept > o.memory_budget)
+    over_budget(kImportCosts.fixed + tree + kept, o.memory_budget,
+                "the JSON tree of " + path + " (" +
+                    util::format_binary_bytes(static_cast<double>(text.size())) + ") ~ " +
+                    util::format_bytes(tree) +
+                    (kept > 0.0 ? ", the " + std::to_string(state.report.samples) +
+                                      " samples of the files before ~ " + util::format_bytes(kept)
+                                : std::string()));
   const auto doc = parse_json(text, path);
   if (!doc)
     throw InputError(path, {Problem{"",

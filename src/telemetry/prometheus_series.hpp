@@ -24,8 +24,30 @@ struct Sample {
 struct StoredSeries {
   std::string metric, pool, model, version, replica;
   bool has_model = false;
+  // Time-ordered once merge_repeated_series() ran; until then, the runs of every result entry
+  // and file that held the series, one after another in the order read.
   std::vector<Sample> samples;
+  bool repeated = false;  // more than one run: merge_repeated_series() sorts it
 };
+
+// Bytes per item of `import prometheus`'s peak, measured as the slope of its peak RSS while one
+// count varied (Release, x86-64; docs/limits.md#imports-of-measured-metrics): a pool/model pair's
+// window holds nine counter accumulators, ten values, their JSON and their text; a pool's window
+// three; a window the clients' three and its end. A file's JSON tree is parsed whole, about ten
+// times its text (a sample [1700000000,"3"] of 22 bytes takes 200 in the tree).
+struct ImportCosts {
+  double fixed = 42e6;  // the process with nothing read
+  double json_tree_per_byte = 10.0;
+  double sample = 40.0;  // kept, its window for the replica count, the merge's buffer
+  double series = 600.0;
+  double pair_window = 730.0;
+  double pool_window = 220.0;
+  double window = 140.0;
+};
+inline constexpr ImportCosts kImportCosts;
+
+// Throws InputError (flag --memory-budget) saying the estimate, the budget and its largest parts.
+[[noreturn]] void over_budget(double bytes, double budget, const std::string& largest);
 
 struct ReadState {
   // Keyed by the whole label set, so that the same series exported twice (overlapping files)
@@ -40,6 +62,12 @@ struct ReadState {
 // Reads one file (a query_range response or an array of them, or one of Grafana's exports) into
 // `state`; throws InputError naming the file and the JSON path.
 void read_export(const std::string& path, const ImportOptions& o, ReadState& state);
+
+// The series given in several result entries or files (overlapping exports) as one history,
+// each instant once, the first run read that holds an instant giving its value. Each such series
+// is sorted once, after every file is read: merging at every repeat re-sorted the whole history
+// each time, quadratic in the repeats (a 9 MB file of one series in 9,000 entries took 46 s).
+void merge_repeated_series(ReadState& state);
 
 // A JSON value as a message shows it: "null", "an object", "the string \"x\"", ...
 std::string shown(const nlohmann::json& v);

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include <sonicsim/util/format.hpp>
+
 namespace sonicsim::util {
 
 namespace {
@@ -74,25 +76,29 @@ std::optional<double> rfc3339(const std::string& text) {
   tm.tm_sec = second;
   const std::time_t t = ::timegm(&tm);
   if (tm.tm_mday != day) return std::nullopt;  // 2026-02-30 rolled over
-  return static_cast<double>(t) - offset + fraction;
+  const double unix_seconds = static_cast<double>(t) - offset + fraction;
+  if (!is_wall_time(unix_seconds)) return std::nullopt;
+  return unix_seconds;
 }
 
 }  // namespace
+
+std::string wall_time_range(bool milliseconds) {
+  const double scale = milliseconds ? 1000.0 : 1.0;
+  const std::string u = milliseconds ? " ms" : "";
+  return "from " + exact_number(kMinWallTime * scale) + u + " (" + format_wall_time(kMinWallTime) +
+         ") to " + exact_number(kMaxWallTime * scale) + u + " (" + format_wall_time(kMaxWallTime) +
+         ")";
+}
 
 std::optional<double> parse_wall_time(const std::string& text) {
   if (text.empty()) return std::nullopt;
   if (text.find('-', 1) != std::string::npos || text.find('T') != std::string::npos ||
       text.find('t') != std::string::npos)
     return rfc3339(text);
-  std::size_t used = 0;
-  double v = 0.0;
-  try {
-    v = std::stod(text, &used);
-  } catch (...) {
-    return std::nullopt;
-  }
-  if (used != text.size() || !std::isfinite(v) || v < 0.0 || v > 253402300799.0)
-    return std::nullopt;  // 9999-12-31T23:59:59Z
+  // Decimal only, as every numeric flag: strtod would also take " 5", "0x9" and "infinity".
+  const auto v = parse_number(text);
+  if (!v || !is_wall_time(*v)) return std::nullopt;
   return v;
 }
 

@@ -42,4 +42,22 @@ run_ok "$SONICSIM" run scenarios/default.json --set duration=1min --set warmup=1
 if grep -q WARNING "$OUT"; then fail "a warning without an overload"; fi
 pass "no warning when no link is overloaded"
 
+# Wall-clock instants: RFC 3339 in the same range as seconds, 1970-01-01T00:00:00Z to
+# 9999-12-31T23:59:59Z (year 0 and a time past the cap were accepted), each end and one step
+# past it. The OpenMetrics file's last sample too: the 10 min run must end by the cap.
+run_ok "$SONICSIM" run "${S[@]}" -q --openmetrics "$TMP/end.om" --openmetrics-start 9999-12-31T23:49:59Z
+grep -q ' 253402300799.000$' "$TMP/end.om" || fail "the last sample is not at 9999-12-31T23:59:59Z"
+pass "the last sample at 9999-12-31T23:59:59Z"
+check_refused "--openmetrics-start: found '9999-12-31T23:49:59.001Z', whose run of 10.0 min ends after 9999-12-31T23:59:59Z, expected a start at most 253402300199 (9999-12-31T23:49:59Z)" \
+  "$SONICSIM" run "${S[@]}" -q --openmetrics "$TMP/bad.om" --openmetrics-start 9999-12-31T23:49:59.001Z
+run_ok "$SONICSIM" run "${S[@]}" -q --openmetrics "$TMP/start.om" --openmetrics-start 1970-01-01T00:00:00Z
+for t in 0000-01-01T00:00:00Z 9999-12-31T23:59:59.001Z 9999-12-31T23:59:59-00:01 \
+  1969-12-31T23:59:59.999Z 253402300799.001 -0.001 0x10; do
+  check_refused "--openmetrics-start: found '$t', expected seconds since the epoch (1732665600) or RFC 3339 (2026-11-27T00:00:00Z) from 0 (1970-01-01T00:00:00Z) to 253402300799 (9999-12-31T23:59:59Z)" \
+    "$SONICSIM" run "${S[@]}" -q --openmetrics "$TMP/bad.om" --openmetrics-start "$t"
+  assert_no_file "$TMP/bad.om"
+  check_refused "--start: found \"$t\"" \
+    "$SONICSIM" import prometheus tests/data/prometheus/day.json -o "$TMP/m.json" --start "$t"
+done
+
 finish

@@ -108,6 +108,42 @@ refused "grafana_lengths.json: results.A.frames[0].data.values[1]: found 2 value
 refused "grafana_text_value.json: results.A.frames[0].data.values[1][2]: found the string \"240\"" \
   "$SONICSIM" import prometheus "$D/day.json" "$D/grafana_text_value.json" -o "$RESULTS"
 unset RESULTS
+# Instants outside 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z, in a query_range export or a
+# Grafana frame: refused with the file, the JSON path, what was found and what was expected
+# (1e19 s printed as the year -219246529).
+series='{"metric":{"__name__":"nv_inference_count","model":"pn","pod":"a"},"values":[[1732700000,"1"],[%s,"2"]]}'
+printf '{"status":"success","data":{"resultType":"matrix","result":[%s]}}' \
+  "$(printf "$series" 253402300799)" >"$TMP/last.json"
+run_ok "$SONICSIM" import prometheus "$TMP/last.json" -o "$TMP/last-m.json"
+printf '{"status":"success","data":{"resultType":"matrix","result":[%s]}}' \
+  "$(printf "$series" 1e19)" >"$TMP/far.json"
+refused "far.json: data.result[0].values[1][0]: found the number 1e+19, expected a time in unix seconds from 0 (1970-01-01T00:00:00Z) to 253402300799 (9999-12-31T23:59:59Z)" \
+  "$SONICSIM" import prometheus "$TMP/far.json" -o "$TMP/far-m.json"
+frame='{"results":{"A":{"status":200,"frames":[{"schema":{"fields":[{"name":"Time","type":"time"},{"name":"Value","type":"number","labels":{"__name__":"nv_inference_count","model":"pn","pod":"a"}}]},"data":{"values":[[1732700000000,%s],[1,2]]}}]}}}'
+printf "$frame" 253402300799000 >"$TMP/g-last.json"
+run_ok "$SONICSIM" import prometheus "$TMP/g-last.json" -o "$TMP/g-last-m.json"
+printf "$frame" 253402300799001 >"$TMP/g-far.json"
+refused "g-far.json: results.A.frames[0].data.values[0][1]: found the number 253402300799001, expected a time in milliseconds since 1970 from 0 ms (1970-01-01T00:00:00Z) to 253402300799000 ms (9999-12-31T23:59:59Z)" \
+  "$SONICSIM" import prometheus "$TMP/g-far.json" -o "$TMP/g-far-m.json"
+
+# What the windows multiply (pools x windows, pool/model pairs x windows, samples, series) is
+# estimated before a window is allocated and held to --memory-budget (the runs' budget): 200
+# pools with only GPU utilization over 9,000 windows, in a 20 kB file.
+{
+  printf '{"status":"success","data":{"resultType":"matrix","result":['
+  printf '{"metric":{"__name__":"nv_inference_count","model":"pn","pod":"a"},"values":[[1732700000,"1"],[1732700001,"2"]]}'
+  for i in $(seq 200); do
+    printf ',{"metric":{"__name__":"nv_gpu_utilization","release":"g%d","pod":"a"},"values":[[1732700000,"0.5"],[1732709000,"0.5"]]}' "$i"
+  done
+  printf ']}}'
+} >"$TMP/pools.json"
+RESULTS="$TMP/pools-m.json"
+refused "--memory-budget: the import would need about" \
+  "$SONICSIM" import prometheus "$TMP/pools.json" -o "$RESULTS" --memory-budget 256MiB
+assert_stderr_contains "the largest parts: 9,000 windows x 201 pools ~ "
+assert_stderr_contains "raise the budget with --memory-budget SIZE"
+unset RESULTS
+
 # --step takes seconds or a time with its unit.
 run_ok "$SONICSIM" import prometheus tests/data/prometheus/day.json -o "$TMP/step.json" --step 1min
 assert_stdout_contains "step 1.00 min, 2 windows"

@@ -11,10 +11,13 @@ SONICSIM_FUZZ_TARGET(prometheus) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const std::string path = fuzz::scratch_file("export.json", text);
   fuzz::expect_contract("prometheus", fuzz::Where::Anywhere, [&] {
-    // A budget of cells for one input within the fuzzer's time limit (ASan, UBSan): the import
-    // refuses more, as it refuses more than PrometheusLimits::max_cells from a user.
+    // Budgets of cells, spreading steps and memory for one input within the fuzzer's time and
+    // memory limits (ASan, UBSan): the import refuses more, as it refuses more than
+    // PrometheusLimits' caps and --memory-budget from a user.
     telemetry::ImportOptions options;
     options.max_cells = 50'000;
+    options.max_spread_steps = 5e6;
+    options.memory_budget = 256.0 * 1024 * 1024;
     const auto r = telemetry::import_prometheus({path}, options);
     // What the import writes, the reader takes back unchanged.
     const auto doc = telemetry::to_json(r.measurements).dump();

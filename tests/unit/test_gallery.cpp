@@ -5,8 +5,10 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include <sonicsim/gallery/figures.hpp>
 #include <sonicsim/gallery/reproduce.hpp>
@@ -356,4 +358,53 @@ TEST_CASE("reproduce: a bad by_construction is named with its JSON path", "[gall
              Catch::Contains("figures[0].by_construction: a figure that holds by construction "
                              "cannot be a known miss"));
   CHECK(error({{"kind", "input"}, {"why", "x"}}).empty());
+}
+
+TEST_CASE("reproduce: a figure that is not a finite number is never within its tolerance",
+          "[gallery]") {
+  GalleryDir dir;
+  const double max = std::numeric_limits<double>::max();
+  const auto result = [&](json expression, json published, json tolerance) {
+    return reproduce_one(dir, figure(expression, published, tolerance)).systems.at(0).figures.at(0);
+  };
+  // The largest finite product holds its bound; one step past it overflows: not reproduced,
+  // even against `at_least`, which +inf would pass.
+  CHECK(result({{"product", {max, 1}}}, nullptr, {{"at_least", 1}}).verdict ==
+        gallery::Verdict::Prediction);
+  const auto inf = result({{"product", {max, 2}}}, nullptr, {{"at_least", 1}});
+  CHECK(std::isnan(inf.simulated));
+  CHECK(inf.verdict == gallery::Verdict::Outside);
+  // Against a published figure, with any tolerance, and as a prediction with none.
+  for (const json& tolerance : {json{{"relative", 0.5}}, json{{"absolute", 1e300}},
+                                json{{"at_least", 1}}, json{{"at_most", 1}}}) {
+    INFO(tolerance.dump());
+    const auto f = result({{"sum", {max, max}}}, 1e308, tolerance);
+    CHECK(f.verdict == gallery::Verdict::Outside);
+    CHECK_FALSE(f.error.has_value());
+  }
+  CHECK(result({{"product", {max, -2}}}, nullptr, nullptr).verdict == gallery::Verdict::Outside);
+  CHECK(gallery::judge(gallery::Figure{}, std::numeric_limits<double>::infinity()) ==
+        gallery::Verdict::Outside);
+}
+
+TEST_CASE("reproduce: a published figure whose tolerance band is not finite is refused",
+          "[gallery]") {
+  GalleryDir dir;
+  const double half = std::numeric_limits<double>::max() / 2;
+  const auto doc = [&](double published, json tolerance) {
+    return json{{"system", "test"},
+                {"source", "tests"},
+                {"scenario", "knee.json"},
+                {"figures", {figure(1.0, published, tolerance)}}};
+  };
+  // half + 1 x half is the largest double: the band's edge still finite. One step past, +inf.
+  CHECK(load_error(dir, doc(half, {{"relative", 1.0}})).empty());
+  CHECK_THAT(load_error(dir, doc(half, {{"relative", std::nextafter(1.0, 2.0)}})),
+             Catch::Contains("figures[0].tolerance.relative: found 1.0000000000000002 around the "
+                             "published 8.98") &&
+                 Catch::Contains("expected a tolerance whose band around the published figure "
+                                 "is finite"));
+  CHECK(load_error(dir, doc(half, {{"absolute", half}})).empty());
+  CHECK_THAT(load_error(dir, doc(half, {{"absolute", std::nextafter(half, 2 * half)}})),
+             Catch::Contains("figures[0].tolerance.absolute"));
 }

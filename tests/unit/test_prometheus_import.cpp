@@ -4,6 +4,7 @@
 // naming the file and the JSON path.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <fstream>
 #include <string>
 
@@ -335,4 +336,205 @@ TEST_CASE("timestamps are unix seconds or RFC 3339", "[prometheus]") {
   CHECK_FALSE(sonicsim::util::parse_wall_time("2024-11-27"));
   CHECK_FALSE(sonicsim::util::parse_wall_time("yesterday"));
   CHECK(sonicsim::util::format_wall_time(1732701600.0) == "2024-11-27T10:00:00Z");
+}
+
+namespace {
+
+// One series of a query_range result with these labels (and __name__ `metric`).
+nlohmann::json entry(const std::string& metric, nlohmann::json labels,
+                     const std::vector<std::pair<double, std::string>>& s) {
+  labels["__name__"] = metric;
+  nlohmann::json values = nlohmann::json::array();
+  for (const auto& [t, v] : s) values.push_back({t, v});
+  return {{"metric", labels}, {"values", values}};
+}
+
+nlohmann::json matrix(const std::vector<nlohmann::json>& result) {
+  return {{"status", "success"},
+          {"data", {{"resultType", "matrix"}, {"result", nlohmann::json(result)}}}};
+}
+
+nlohmann::json pod(const std::string& name, const std::string& pool = "r") {
+  return {{"model", "pn"}, {"version", "1"}, {"pod", name}, {"release", pool}};
+}
+
+std::string refusal_of_measurements(const std::string& path) {
+  try {
+    tel::read_measurements(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("instants are read from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z, in every form",
+          "[prometheus]") {
+  using sonicsim::util::parse_wall_time;
+  // Flags (--start, --end, run's --openmetrics-start): the same range numeric and RFC 3339.
+  CHECK(*parse_wall_time("0") == 0.0);
+  CHECK_FALSE(parse_wall_time("-0.001"));
+  CHECK(*parse_wall_time("253402300799") == sonicsim::util::kMaxWallTime);
+  CHECK_FALSE(parse_wall_time("253402300799.001"));
+  CHECK(*parse_wall_time("1970-01-01T00:00:00Z") == 0.0);
+  CHECK_FALSE(parse_wall_time("1969-12-31T23:59:59.999Z"));
+  CHECK_FALSE(parse_wall_time("1970-01-01T00:59:59+01:00"));
+  CHECK_FALSE(parse_wall_time("0000-01-01T00:00:00Z"));
+  CHECK(*parse_wall_time("9999-12-31T23:59:59Z") == sonicsim::util::kMaxWallTime);
+  CHECK_FALSE(parse_wall_time("9999-12-31T23:59:59.001Z"));
+  CHECK_FALSE(parse_wall_time("9999-12-31T23:59:59-00:01"));
+  for (const char* not_decimal : {"0x10", " 5", "1e400", "infinity"}) {
+    INFO(not_decimal);
+    CHECK_FALSE(parse_wall_time(not_decimal));
+  }
+
+  // Samples of a query_range export: at each end, and one step (a millisecond) past it.
+  test::ScratchDir dir("prom-instants");
+  const auto at = [&](double t0, double t1) {
+    return dir.write("t.json", response("nv_inference_request_success", {{t0, "0"}, {t1, "1"}}));
+  };
+  const double max = sonicsim::util::kMaxWallTime;
+  CHECK(tel::import_prometheus({at(0, 15)}, {}).measurements.start == 0.0);
+  CHECK(tel::import_prometheus({at(max - 15, max)}, {}).measurements.t.size() == 1);
+  CHECK_THAT(refusal({at(max - 15, max + 0.001)}),
+             Catch::Contains("t.json: data.result[0].values[1][0]: found the number "
+                             "253402300799.001, expected a time in unix seconds from 0 "
+                             "(1970-01-01T00:00:00Z) to 253402300799 (9999-12-31T23:59:59Z)"));
+  CHECK_THAT(refusal({at(-0.001, 15)}),
+             Catch::Contains("t.json: data.result[0].values[0][0]: found the number -0.001"));
+  CHECK_THAT(refusal({at(kT0, 1e19)}), Catch::Contains("found the number 1e+19"));
+
+  // A measurements file's start, which `compare` prints as a date.
+  auto doc = nlohmann::json::parse(tel::to_json(import_files({"day.json"}).measurements).dump());
+  doc["start"] = 0;
+  CHECK(tel::read_measurements(dir.write("m0.json", doc)).start == 0.0);
+  doc["start"] = -1;
+  CHECK_THAT(refusal_of_measurements(dir.write("m1.json", doc)),
+             Catch::Contains("m1.json: start: found -1, expected unix seconds from 0"));
+}
+
+TEST_CASE("a series split over many result entries and files is merged once, first read wins",
+          "[prometheus]") {
+  test::ScratchDir dir("prom-merge");
+  // 6,000 entries of 25 samples of one series, latest first: each entry used to re-sort the
+  // whole history read so far (quadratic: seconds here, 46 s for 9 MB).
+  constexpr int kEntries = 6000, kPer = 25;
+  std::vector<std::pair<double, std::string>> all;
+  std::vector<nlohmann::json> split;
+  for (int e = kEntries - 1; e >= 0; --e) {
+    std::vector<std::pair<double, std::string>> chunk;
+    for (int j = 0; j < kPer; ++j) {
+      const int i = e * kPer + j;
+      chunk.push_back({kT0 + 5.0 * i, std::to_string(3 * i)});
+    }
+    split.push_back(entry("nv_inference_request_success", pod("a"), chunk));
+  }
+  for (int i = 0; i < kEntries * kPer; ++i) all.push_back({kT0 + 5.0 * i, std::to_string(3 * i)});
+  const auto one =
+      dir.write("one.json", matrix({entry("nv_inference_request_success", pod("a"), all)}));
+  const auto many = dir.write("many.json", matrix(split));
+  const auto started = std::chrono::steady_clock::now();
+  auto merged = tel::import_prometheus({many}, {}).measurements;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  CHECK(seconds < 5.0);
+  auto whole = tel::import_prometheus({one}, {}).measurements;
+  merged.source = whole.source;
+  CHECK(merged == whole);
+
+  // An instant given twice with two values: the first read is kept, in a file or across files.
+  const auto a = dir.write(
+      "a.json",
+      matrix(
+          {entry("nv_inference_request_success", pod("a"), {{kT0, "0"}, {kT0 + 15, "30"}}),
+           entry("nv_inference_request_success", pod("a"), {{kT0 + 15, "99"}, {kT0 + 30, "60"}})}));
+  const auto b = dir.write(
+      "b.json", matrix({entry("nv_inference_request_success", pod("a"), {{kT0 + 30, "0"}})}));
+  const auto first = tel::import_prometheus({a, b}, {});
+  const auto& pn = model(first.measurements, "r", "pn");
+  REQUIRE(pn.requests_per_s.size() == 2);
+  CHECK(*pn.requests_per_s[0] == Approx(2.0));
+  CHECK(*pn.requests_per_s[1] == Approx(2.0));
+}
+
+TEST_CASE("prometheus import: every row of the measurements counts as cells, GPU-only pools too",
+          "[prometheus]") {
+  test::ScratchDir dir("prom-cells");
+  // Pool r's pair sampled 1 s apart (1 s windows), and pool g with only GPU utilization over w s:
+  // w windows x (1 pair + 2 pools + the clients) = 4 w cells. Pools without a model were not
+  // counted, nor their rows.
+  const auto file = [&](int w) {
+    return dir.write(
+        "c" + std::to_string(w) + ".json",
+        matrix({entry("nv_inference_request_success", pod("a"), {{kT0, "0"}, {kT0 + 1, "1"}}),
+                entry("nv_gpu_utilization", {{"release", "g"}, {"pod", "b"}},
+                      {{kT0, "0.5"}, {kT0 + w, "0.5"}})}));
+  };
+  tel::ImportOptions o;
+  o.max_cells = 100;
+  CHECK(tel::import_prometheus({file(25)}, o).measurements.t.size() == 25);
+  CHECK_THAT(refusal({file(26)}, o),
+             Catch::Contains("--step: found 26 windows of 1 s x (1 pool/model pair + 2 pools + the "
+                             "clients) = 104 cells, expected at most 100: give a larger --step"));
+}
+
+TEST_CASE("prometheus import: counters spread over windows between far samples are bounded",
+          "[prometheus]") {
+  test::ScratchDir dir("prom-steps");
+  // Pod a sampled 1 s apart sets 1 s windows; each other pod's two samples w s apart spread its
+  // increase over w windows: pods x windows steps, minutes with thousands of pods over millions
+  // of windows, whatever the file's size.
+  const auto file = [&](int w) {
+    return dir.write(
+        "s" + std::to_string(w) + ".json",
+        matrix({entry("nv_inference_request_success", pod("a"), {{kT0, "0"}, {kT0 + 1, "1"}}),
+                entry("nv_inference_request_success", pod("b"), {{kT0, "0"}, {kT0 + w, "5"}})}));
+  };
+  tel::ImportOptions o;
+  o.max_spread_steps = 1000;
+  const auto r = tel::import_prometheus({file(999)}, o);  // 1 + 999 steps
+  CHECK(*r.measurements.pools[0].replicas[998] == 1.0);
+  CHECK_THAT(refusal({file(1000)}, o),
+             Catch::Contains("--step: found counters whose increases spread over 1,001 windows in "
+                             "all") &&
+                 Catch::Contains("expected at most 1,000: give a larger --step"));
+}
+
+TEST_CASE("prometheus import: over the memory budget, refused naming the largest part and the flag",
+          "[prometheus]") {
+  test::ScratchDir dir("prom-budget");
+  // 300 pools with only GPU utilization over 5,000 windows, 3,000 pods in one pool: pods x windows
+  // is no longer held (each pod keeps the windows it has samples in), pools x windows is counted.
+  std::vector<nlohmann::json> result = {
+      entry("nv_inference_request_success", pod("a"), {{kT0, "0"}, {kT0 + 1, "1"}})};
+  for (int i = 0; i < 300; ++i)
+    result.push_back(entry("nv_gpu_utilization",
+                           {{"release", "g" + std::to_string(i)}, {"pod", "x"}},
+                           {{kT0, "0.5"}, {kT0 + 5000, "0.25"}}));
+  for (int i = 0; i < 3000; ++i)
+    result.push_back(
+        entry("nv_inference_count", pod("p" + std::to_string(i)), {{kT0, "0"}, {kT0 + 5000, "5"}}));
+  const auto f = dir.write("big.json", matrix(result));
+  tel::ImportOptions o;
+  o.memory_budget = 64.0 * 1024 * 1024;
+  CHECK_THAT(refusal({f}, o),
+             Catch::Contains("--memory-budget: the import would need about") &&
+                 Catch::Contains("above a budget of 64.0 MiB; the largest parts: 5,000 windows x "
+                                 "301 pools ~ ") &&
+                 Catch::Contains("raise the budget with --memory-budget SIZE"));
+  // A file's JSON tree, built whole before anything in it is counted, is estimated from its size.
+  tel::ImportOptions tight;
+  tight.memory_budget = 42e6 + 1000;
+  CHECK_THAT(refusal({kData + "day.json"}, tight),
+             Catch::Contains("the largest parts: the JSON tree of " + kData + "day.json ("));
+  o.memory_budget = 1024.0 * 1024 * 1024;
+  const auto r = tel::import_prometheus({f}, o);
+  const auto& m = r.measurements;
+  REQUIRE(m.pools.size() == 301);
+  CHECK(*m.pools[0].gpu_utilization[4999] == 0.25);
+  const auto& pool_r = *m.pool("r");
+  CHECK(*pool_r.replicas[0] == 1.0);  // a
+  CHECK(*pool_r.replicas[1] == 0.0);
+  CHECK(*pool_r.replicas[4999] == 3000.0);  // every p at its last sample
 }

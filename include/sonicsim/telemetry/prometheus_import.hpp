@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,10 +30,14 @@ struct PrometheusLimits {
   static constexpr std::size_t max_file_bytes = std::size_t{64} << 20;
   static constexpr std::size_t max_series = 100'000;
   static constexpr std::size_t max_samples = 20'000'000;
-  // windows x (pool, model) pairs: the cells of the measurements the import builds. A cell
-  // holds about 550 bytes on its way to the file (eleven series, the counters' accumulators,
-  // the JSON): 2 million is about 1.1 GB, a week of 5 s windows for 16 pool/model pairs.
+  // windows x rows (pool/model pairs + pools + 1 for the clients): the cells of the
+  // measurements the import builds, each row a value per window. 2 million: a week of 5 s
+  // windows for 14 pool/model pairs in one pool, about 2 GB on the way to the file.
   static constexpr std::size_t max_cells = 2'000'000;
+  // Windows the counters' increases are spread over, summed over every gap between two samples:
+  // with samples far apart, series x windows (3,000 series over 2 million windows: 6e9 steps,
+  // minutes). A day of 5 s scrapes spreads about as many steps as it has samples.
+  static constexpr double max_spread_steps = 1e9;
 };
 
 struct ImportOptions {
@@ -41,6 +46,9 @@ struct ImportOptions {
   std::optional<double> start, end;   // unix seconds; default: the span the data cover
   std::optional<double> step_s;       // default: the smallest sample spacing, to the ms
   std::size_t max_cells = PrometheusLimits::max_cells;  // lower only (the fuzz target's budget)
+  double max_spread_steps = PrometheusLimits::max_spread_steps;  // likewise
+  // Bytes the import's estimate must fit (the command's --memory-budget, the runs' budget).
+  double memory_budget = std::numeric_limits<double>::infinity();
 };
 
 // Series the import read but did not use, by metric name, and why.
