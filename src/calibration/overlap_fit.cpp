@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include <sonicsim/scenario/limits.hpp>
 #include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/format.hpp>
 
@@ -12,6 +13,10 @@ namespace sonicsim::calibration {
 namespace {
 
 using util::format_time;
+
+// How far X x Server Compute Infer may exceed the concurrency before a row counts as
+// contradicting itself rather than as noise of its two averages.
+constexpr double kLittleSlack = 1.1;
 
 // Shortest text that reads back as the same number ("1.6", "2").
 std::string format_number(double x) {
@@ -94,6 +99,29 @@ double throughput_at(const std::vector<std::pair<double, double>>& points, doubl
 
 OverlapFit fit_overlap(const std::vector<PerfAnalyzerScan>& scans) {
   OverlapFit fit = measured_points(scans);
+  // At concurrency C at most C requests are outstanding, so the device holds at most C
+  // executions (Little's law bounds X x Server Compute Infer by it). A little above is the noise
+  // of two averages taken over the same window; far above, the row's figures contradict each
+  // other, and the curve they would draw (up to the executions the row claims, millions) says
+  // nothing true: refused by row.
+  for (auto& m : fit.measured) {
+    if (m.executions <= m.concurrency) continue;
+    if (m.executions > kLittleSlack * m.concurrency)
+      throw InputError(
+          m.file, {{"line " + std::to_string(m.line),
+                    "found " + format_number(m.executions) +
+                        " executions on the device on average (X x Server Compute "
+                        "Infer = " +
+                        format_number(m.requests_per_s) + "/s x " + format_time(m.compute_infer_s) +
+                        ") at concurrency " + format_number(m.concurrency) +
+                        ", expected at most the concurrency: at most that many "
+                        "requests are outstanding (are Server Compute Infer in us "
+                        "and the batch size right?)"}});
+    fit.notes.push_back("at concurrency " + format_number(m.concurrency) + " X x Server Compute " +
+                        "Infer gives " + format_number(m.executions) + " executions: read as " +
+                        format_number(m.concurrency) + " (no more requests were outstanding)");
+    m.executions = m.concurrency;  // X, hence the throughput X t, stays as measured
+  }
   std::vector<std::pair<double, double>> points = {{1.0, 1.0}};
   double most = 0.0;
   const OverlapMeasured* fullest = nullptr;
@@ -105,7 +133,15 @@ OverlapFit fit_overlap(const std::vector<PerfAnalyzerScan>& scans) {
     }
   }
   std::sort(points.begin() + 1, points.end());
-  const int top = static_cast<int>(std::floor(most + 1e-9));
+  // A scenario's curve stops at scenario::Limits::max_instances executions; beyond its last
+  // point the curve is flat, which is all a longer measurement could add there.
+  const int top = static_cast<int>(
+      std::min(std::floor(most + 1e-9), static_cast<double>(scenario::Limits::max_instances)));
+  if (most + 1e-9 >= scenario::Limits::max_instances + 1.0)
+    fit.notes.push_back("the device held " + format_number(most) +
+                        " executions on average at most; the curve stops at " +
+                        std::to_string(scenario::Limits::max_instances) +
+                        ", the most a scenario's overlap curve holds (flat beyond)");
   if (top < 2)
     throw InputError(scans.front().file,
                      {{"", "found at most " + format_number(most) +

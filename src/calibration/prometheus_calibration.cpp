@@ -7,8 +7,10 @@
 #include <filesystem>
 #include <map>
 
+#include <sonicsim/scenario/limits.hpp>
 #include <sonicsim/telemetry/measurements.hpp>
 #include <sonicsim/util/errors.hpp>
+#include <sonicsim/util/format.hpp>
 #include <sonicsim/util/sha256.hpp>
 
 #include "perf_calibration_steps.hpp"
@@ -72,6 +74,49 @@ bool any_value(const telemetry::Series& s) {
   return std::any_of(s.begin(), s.end(), [](const auto& v) { return v.has_value(); });
 }
 
+// A window that would be a point of the curve, checked against what a scenario accepts (a batch
+// size of at least 1, times and rates in the scenario's ranges: scenario/limits.hpp) before it is
+// pooled: a file whose counters disagree is refused by window, not written as a calibration
+// the loader refuses.
+void check_window(const std::string& file, const std::string& model_path, std::size_t k,
+                  double t_end, double batch, double executions_per_s,
+                  const std::vector<std::pair<const char*, double>>& times) {
+  using scenario::Limits;
+  const std::string window =
+      "window " + std::to_string(k) + " (ending " + util::format_time(t_end) + " after the start)";
+  const auto refuse = [&](const std::string& series, const std::string& message) {
+    throw InputError(file, {Problem{model_path + "." + series + "[" + std::to_string(k) + "]",
+                                    "in " + window + ": " + message +
+                                        "; drop the window (--start/--end of import "
+                                        "prometheus) or raise --min-executions"}});
+  };
+  if (batch < 1.0)
+    refuse("batch_size", "found " + util::exact_number(batch) +
+                             " inferences per execution, expected at least 1 (an execution "
+                             "holds at least one inference: nv_inference_count and "
+                             "nv_inference_exec_count disagree here)");
+  if (batch > Limits::max_items)
+    refuse("batch_size",
+           "found " + util::exact_number(batch) + " inferences per execution, expected at most " +
+               std::to_string(Limits::max_items) + " (the largest batch a scenario accepts)");
+  if (executions_per_s > Limits::max_arrival_rate)
+    refuse("executions_per_s", "found " + util::exact_number(executions_per_s) +
+                                   " executions per second, expected at most 1e9 (the largest "
+                                   "rate a scenario accepts)");
+  double total = 0.0;
+  for (const auto& [series, t] : times) {
+    if (t > Limits::max_time_s)
+      refuse(series, "found " + util::exact_number(t) +
+                         " s per execution, expected at most 1e9 s (the longest time a "
+                         "scenario accepts)");
+    total += t;
+  }
+  if (total > Limits::max_time_s)
+    refuse(times.front().first, "found " + util::exact_number(total) +
+                                    " s per execution with the copies, expected at most 1e9 s "
+                                    "(the longest time a scenario accepts)");
+}
+
 struct Bin {
   double executions = 0.0, items = 0.0, seconds = 0.0;  // sums weighted by executions
   std::size_t windows = 0;
@@ -103,6 +148,10 @@ PrometheusCalibration calibrate_prometheus(const PrometheusCalibrationInput& in)
     const double t = *infer + (with_input ? *mo.compute_input_time_s[k] : 0.0) +
                      (with_output ? *mo.compute_output_time_s[k] : 0.0);
     if (t <= 0.0) continue;
+    std::vector<std::pair<const char*, double>> times = {{"compute_infer_time_s", *infer}};
+    if (with_input) times.emplace_back("compute_input_time_s", *mo.compute_input_time_s[k]);
+    if (with_output) times.emplace_back("compute_output_time_s", *mo.compute_output_time_s[k]);
+    check_window(in.measurements_path, f.path, k, m.t[k], *b, *e, times);
     Bin& bin = bins[std::lround(8.0 * std::log2(*b))];
     bin.executions += executions;
     bin.items += executions * *b;
@@ -153,6 +202,18 @@ PrometheusCalibration calibrate_prometheus(const PrometheusCalibrationInput& in)
     if (!batch.empty() && x <= batch.back() * (1.0 + 1e-9)) continue;
     batch.push_back(x);
     seconds.push_back(out.curve.at(x));
+    // Every measured point is in range, but a fitted curve may still leave it (a linear fit's
+    // negative intercept at the smallest batch): refused as the scenario would refuse it.
+    const double t = seconds.back();
+    if (!(t > 0.0) || t > scenario::Limits::max_time_s) {
+      std::snprintf(buf, sizeof buf,
+                    "the %s curve fitted to the windows gives %s s at a batch size of %s, "
+                    "expected a time above 0 and at most 1e9 s: no usable calibration; try "
+                    "another --curve",
+                    to_string(out.curve.kind), util::exact_number(t).c_str(),
+                    util::exact_number(x).c_str());
+      throw InputError(in.measurements_path, {Problem{f.path, buf}});
+    }
   }
 
   const std::string compute = std::string(with_input ? "compute_input + " : "") + "compute_infer" +

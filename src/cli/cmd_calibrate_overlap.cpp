@@ -27,9 +27,14 @@ int cmd_calibrate_overlap(const OverlapArgs& a) {
         f, a.batch_size > 0 ? std::optional<int>(a.batch_size) : std::nullopt));
   const auto fit = calibration::fit_overlap(scans);
   const auto doc = calibration::to_json(fit, a.device, scans);
-  if (!a.output.empty()) write_all_or_none({{a.output, doc.dump(2) + "\n"}});
+  // The curve is for pasting into devices.D.overlap: a scenario must accept it.
+  const std::string text = doc.dump(2) + "\n";
+  if (!a.output.empty())
+    write_all_or_none({{a.output, text, overlap_read_back()}});
+  else
+    read_back_copy("standard output", text, overlap_read_back());
   if (a.json)
-    std::cout << doc.dump(2) << "\n";
+    std::cout << text;
   else
     std::cout << calibration::to_text(fit, a.device)
               << (a.output.empty() ? "" : "curve written to " + a.output + "\n");

@@ -41,7 +41,7 @@ int cmd_calibrate_scan(const ScanArgs& a) {
   if (::isatty(2)) q.progress = [](const std::string& line) { std::cerr << line << "\n"; };
   const auto c = calibration::calibrate_scan(q);
 
-  std::vector<std::pair<std::string, std::string>> out = {{a.output, c.fitted.dump(2) + "\n"}};
+  std::vector<Output> out = {{a.output, c.fitted.dump(2) + "\n", scenario_read_back()}};
   if (!a.report.empty())
     out.emplace_back(a.report, calibration::to_json(c.result, c.measurements).dump(2) + "\n");
   write_all_or_none(out);

@@ -28,7 +28,7 @@ struct CompareArgs {
 // The report as JSON (-o) and CSV (--csv), all or none, then as text: a scan's or a history's.
 template <class Report>
 int write_report(const CompareArgs& a, const Report& report) {
-  std::vector<std::pair<std::string, std::string>> out;
+  std::vector<Output> out;
   if (!a.output.empty()) out.emplace_back(a.output, compare::to_json(report).dump(2) + "\n");
   if (!a.csv.empty()) out.emplace_back(a.csv, compare::to_csv(report));
   write_all_or_none(out);

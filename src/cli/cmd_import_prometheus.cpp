@@ -61,11 +61,12 @@ int cmd_import_prometheus(const PromArgs& a) {
     o.step_s = *t;
   }
   const auto r = telemetry::import_prometheus(a.files, o);
-  std::vector<std::pair<std::string, std::string>> out = {
-      {a.output, telemetry::to_json(r.measurements).dump(1) + "\n"}};
+  std::vector<Output> out = {
+      {a.output, telemetry::to_json(r.measurements).dump(1) + "\n", measurements_read_back()}};
   if (!a.flow_overlay.empty())
     out.emplace_back(a.flow_overlay,
-                     telemetry::flow_overlay(r.measurements, "--flow-overlay").dump(2) + "\n");
+                     telemetry::flow_overlay(r.measurements, "--flow-overlay").dump(2) + "\n",
+                     flow_overlay_read_back());
   write_all_or_none(out);
   if (a.json) {
     std::cout << telemetry::summary_json(r).dump(2) << "\n";

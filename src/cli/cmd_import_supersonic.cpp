@@ -38,8 +38,7 @@ int cmd_import_supersonic(const ImportSupersonicArgs& a) {
   options.chart_dir = a.chart_dir;
   options.output = a.output;
   const auto imported = deployment::import_supersonic(options);
-  std::vector<std::pair<std::string, std::string>> files{
-      {a.output, imported.scenario.dump(2) + "\n"}};
+  std::vector<Output> files{{a.output, imported.scenario.dump(2) + "\n", scenario_read_back()}};
   if (!a.report.empty())
     files.push_back({a.report, deployment::to_json(imported.report).dump(2) + "\n"});
   write_all_or_none(files);

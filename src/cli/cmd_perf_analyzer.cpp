@@ -125,7 +125,7 @@ int cmd_perf_analyzer(const PerfAnalyzerArgs& a) {
       by_rate ? calibration::LoadMode::RequestRate : calibration::LoadMode::Concurrency, rows,
       /*with_avg_latency=*/true);
   if (!a.output.empty())
-    write_atomically(a.output, csv);
+    write_all_or_none({{a.output, csv, perf_analyzer_csv_read_back(a.batch_size)}});
   else
     std::cout << csv;
   return 0;

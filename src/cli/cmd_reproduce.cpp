@@ -45,7 +45,7 @@ int cmd_reproduce(const ReproduceArgs& a) {
     if (::isatty(2))
       std::cerr << "simulating " << runs << " runs, " << workers << " at a time...\n";
   });
-  std::vector<std::pair<std::string, std::string>> out;
+  std::vector<Output> out;
   if (!a.json.empty()) out.emplace_back(a.json, gallery::to_json(r));
   if (!a.markdown_dir.empty()) {
     out.emplace_back(a.markdown_dir + "/validation-table.md", gallery::validation_table(r));

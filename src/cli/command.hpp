@@ -19,6 +19,8 @@
 #include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/files.hpp>
 
+#include "read_back.hpp"
+
 namespace sonicsim::cli {
 
 struct Command {
@@ -52,12 +54,17 @@ using pipeline::load;
 using pipeline::overrides_of;
 
 // A calibration's file (-o, written atomically) and its report on stdout, or with --json the file
-// itself: what `calibrate perf-analyzer` and `calibrate prometheus` end with.
+// itself: what `calibrate perf-analyzer` and `calibrate prometheus` end with. Either is first
+// loaded by a scenario (calibration_read_back): a calibration no scenario can use is not given.
 template <class Calibration>
 int write_calibration(const Calibration& cal, const std::string& output, bool json) {
-  if (!output.empty()) write_atomically(output, cal.doc.dump(2) + "\n");
+  const std::string text = cal.doc.dump(2) + "\n";
+  if (!output.empty())
+    write_all_or_none({{output, text, calibration_read_back()}});
+  else if (json)
+    read_back_copy("standard output", text, calibration_read_back());
   if (json)
-    std::cout << cal.doc.dump(2) << "\n";
+    std::cout << text;
   else
     std::cout << cal.report << (output.empty() ? "" : "calibration written to " + output + "\n");
   return 0;

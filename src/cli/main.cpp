@@ -8,6 +8,7 @@
 #include <exception>
 #include <iostream>
 #include <new>
+#include <sstream>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -72,7 +73,18 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
+    // --help and --version print on standard output: they succeed only if it took the text.
+    // CLI11 ends the version with std::endl, whose flush would fail and lose errno before
+    // close_standard_output could name the reason: the text goes through a string instead.
+    std::ostringstream text;
+    const int code = app.exit(e, text, std::cerr);
+    std::cout << text.str();
+    try {
+      close_standard_output();
+    } catch (const WriteError& w) {
+      std::cerr << "sonicsim: " << w.what() << "\n";
+      return 1;
+    }
     return code == 0 ? 0 : 2;
   }
 

@@ -237,18 +237,49 @@ std::size_t first_control(const std::string& text) {
   return std::string::npos;
 }
 
-ValueNode parse_values(const std::string& text, const std::string& name) {
-  const std::size_t non_utf8 = first_non_utf8(text);
-  const std::size_t control = first_control(text);
+// Line ends as Helm reads them. Helm's YAML (go-yaml, through sigs.k8s.io/yaml) breaks lines at
+// CR LF, LF, a lone CR, NEL, LS and PS (go-yaml v3 yamlprivateh.go:124-130 `is_break`,
+// scannerc.go:568-589 `read_line`; v2 the same at yamlprivateh.go:102-108); yaml-cpp 0.7 at CR LF
+// and LF only, so a file saved with old Mac line ends (CR alone) became one long key. A lone CR
+// is turned into LF, which keeps every line and column where Helm puts them; NEL, LS and PS,
+// which no editor writes as line ends, are refused rather than read differently from Helm.
+std::string helm_line_ends(const std::string& text, const std::string& name) {
+  std::string out = text;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const auto c = static_cast<unsigned char>(out[i]);
+    if (c == '\r' && (i + 1 == out.size() || out[i + 1] != '\n')) out[i] = '\n';
+    const bool nel =
+        c == 0xC2 && i + 1 < out.size() && static_cast<unsigned char>(out[i + 1]) == 0x85;
+    const bool ls_ps = c == 0xE2 && i + 2 < out.size() &&
+                       static_cast<unsigned char>(out[i + 1]) == 0x80 &&
+                       (static_cast<unsigned char>(out[i + 2]) == 0xA8 ||
+                        static_cast<unsigned char>(out[i + 2]) == 0xA9);
+    if (nel || ls_ps)
+      throw InputError(
+          name, {{"", line_column(out, i + 1) + ": found " +
+                          (nel                    ? std::string("U+0085 (NEL)")
+                           : out[i + 2] == '\xA8' ? std::string("U+2028 (line separator)")
+                                                  : std::string("U+2029 (paragraph separator)")) +
+                          ", which Helm reads as a line end and yaml-cpp does not, expected line "
+                          "ends of LF, CR LF or CR"}});
+  }
+  return out;
+}
+
+ValueNode parse_values(const std::string& given, const std::string& name) {
+  const std::size_t non_utf8 = first_non_utf8(given);
+  const std::size_t control = first_control(given);
   if (const std::size_t bad = std::min(non_utf8, control); bad != std::string::npos) {
     char byte[8];
-    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
-    throw InputError(name, {{"", line_column(text, bad + 1) + ": found the byte " + byte +
-                                     (bad == control ? ", a control character, expected text "
-                                                       "(YAML allows tabs and line ends only)"
-                                                     : ", which is not UTF-8, expected UTF-8 "
-                                                       "text (YAML is UTF-8)")}});
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(given[bad]));
+    throw InputError(
+        name, {{"", line_column(helm_line_ends(given, name), bad + 1) + ": found the byte " + byte +
+                        (bad == control ? ", a control character, expected text "
+                                          "(YAML allows tabs and line ends only)"
+                                        : ", which is not UTF-8, expected UTF-8 "
+                                          "text (YAML is UTF-8)")}});
   }
+  const std::string text = helm_line_ends(given, name);
   std::vector<YAML::Node> documents;
   try {
     scout_documents(text, name);

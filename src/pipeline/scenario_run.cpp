@@ -95,7 +95,7 @@ ScenarioRun run(const ScenarioSource& source, const RunFiles& files, bool progre
                line.on() ? simulation_watch(line, total_s) : engine::Watch{}, outputs);
   line.finish(false);
   // All or none: a results file beside a missing trace would look like a complete run.
-  std::vector<std::pair<std::string, std::string>> out;
+  std::vector<Output> out;
   if (!files.results.empty()) out.emplace_back(files.results, done.results.dump(2) + "\n");
   if (!files.prometheus.empty())
     out.emplace_back(files.prometheus, results::to_prometheus(done.scenario, done.output));

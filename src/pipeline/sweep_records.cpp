@@ -49,8 +49,14 @@ std::vector<std::string> complete_lines(const std::string& text) {
 }
 
 Appender::Appender(const std::string& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  // O_NONBLOCK: a JSONL that is a FIFO no process reads would hold the open forever (ENXIO
+  // instead); the appends then block as usual.
+  fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd_ < 0 && errno == ENXIO)
+    throw OutputError(path + ": cannot append: no process reads from this FIFO");
   if (fd_ < 0) throw OutputError(path + ": cannot append: " + std::strerror(errno));
+  if (const int flags = ::fcntl(fd_, F_GETFL); flags >= 0)
+    ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK);
 }
 
 Appender::~Appender() {

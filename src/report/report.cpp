@@ -1,10 +1,13 @@
 #include <sonicsim/report/report.hpp>
 
-#include <fstream>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <sonicsim/report/energy_report.hpp>
 #include <sonicsim/sweep/sweep.hpp>
 #include <sonicsim/util/errors.hpp>
+#include <sonicsim/util/files.hpp>
 
 namespace sonicsim::report {
 
@@ -14,12 +17,16 @@ enum class Kind { Results, Sweep };
 
 // The first bytes decide; an extension only breaks the tie for a file that is neither.
 Kind detect(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
+  std::string error;
+  const int fd = open_regular_file(file, error);
+  if (fd < 0)
     return file.size() > 4 && file.substr(file.size() - 4) == ".csv" ? Kind::Sweep : Kind::Results;
   std::string head(64, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(in.gcount()));
+  ssize_t n;
+  do n = ::read(fd, head.data(), head.size());
+  while (n < 0 && errno == EINTR);
+  ::close(fd);
+  head.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
   const auto start = head.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
   if (start != std::string::npos && head[start] == '{') return Kind::Results;
   if (head.rfind(sweep::kLeadingColumns.front(), 0) == 0) return Kind::Sweep;

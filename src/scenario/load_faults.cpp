@@ -60,7 +60,7 @@ struct FaultReader {
     std::vector<std::string> names;
     for (const auto& site : s.sites)
       for (LinkClass c : kLinkClasses)
-        if (c != LinkClass::Wan && site.link(c))
+        if (c != LinkClass::Wan && site.link(c) && !is_unnamed_site(site.name))
           names.push_back(site.name + "/" + link_class_name(c));
     for (const auto& l : s.wan.links) names.push_back("wan/" + l.name);
     const json* x = need("link",

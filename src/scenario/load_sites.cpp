@@ -22,15 +22,38 @@ constexpr const char* kNeedsSites =
     "expected no site without top-level `sites` (a scenario without sites is one site: see "
     "docs/sites.md)";
 
+// How a message names site i: its name, or where it is when it has none.
+std::string site_shown(const std::vector<Site>& sites, std::size_t i) {
+  return is_unnamed_site(sites[i].name) ? "sites[" + std::to_string(i) + "] (no valid name)"
+                                        : sites[i].name;
+}
+
 }  // namespace
+
+std::string unnamed_site(std::size_t index) {
+  // Appended rather than "\x01" + ...: GCC 12 warns (-Wrestrict) on the concatenation.
+  std::string name(1, '\x01');
+  return name.append(std::to_string(index));
+}
+
+bool is_unnamed_site(const std::string& name) {
+  return !name.empty() && name.front() == '\x01';
+}
+
+std::vector<std::string> shown_names(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const auto& n : names)
+    if (!is_unnamed_site(n)) out.push_back(n);
+  return out;
+}
 
 std::optional<std::size_t> Loader::site_named(const json& v, const std::string& path,
                                               const Scenario& s) {
   const auto name = string(v, path);
   if (!name) return std::nullopt;
-  const std::vector<std::string> names = names_of(s.sites);
-  for (std::size_t i = 0; i < names.size(); ++i)
-    if (names[i] == *name) return i;
+  const std::vector<std::string> names = shown_names(names_of(s.sites));
+  for (std::size_t i = 0; i < s.sites.size(); ++i)
+    if (s.sites[i].name == *name) return i;
   std::string message =
       "found " + describe(v) + ", expected the name of a site in `sites` (" + join(names) + ")";
   if (const std::string hint = did_you_mean(*name, names); !hint.empty()) message += "; " + hint;
@@ -88,7 +111,7 @@ void Loader::sites(const json& doc, Scenario& s) {
         seen[site.name] = path;
     }
     // Placeholder names keep indices aligned when a site is broken; problems were reported.
-    if (site.name.empty()) site.name = "\x01" + std::to_string(i);
+    if (site.name.empty()) site.name = unnamed_site(i);
     s.sites.push_back(std::move(site));
   }
   if (const json* w = get(doc, "wan"); w && !w->is_null()) wan(*w, "wan", s);
@@ -178,9 +201,10 @@ void Loader::wan(const json& v, const std::string& path, Scenario& s) {
         }
         const auto it = std::find(points.begin(), points.end(), *name);
         if (it == points.end()) {
+          const std::vector<std::string> shown = shown_names(points);
           std::string message = "found " + describe((*between)[e]) +
-                                ", expected a site or a router (" + join(points) + ")";
-          if (const std::string hint = did_you_mean(*name, points); !hint.empty())
+                                ", expected a site or a router (" + join(shown) + ")";
+          if (const std::string hint = did_you_mean(*name, shown); !hint.empty())
             message += "; " + hint;
           add(epath, message);
           ok = false;
@@ -364,8 +388,9 @@ void Loader::placements(const json& doc, Scenario& s) {
     } else if (auto at = one_site(w, path)) {
       out.sites = {SiteShare{*at, 1.0}};
     } else {
-      missing(key_path(path, "site"),
-              "the site of its jobs (" + join(names_of(s.sites)) + "), or `sites` with shares");
+      missing(key_path(path, "site"), "the site of its jobs (" +
+                                          join(shown_names(names_of(s.sites))) +
+                                          "), or `sites` with shares");
     }
     if (const json* r = get(w, "routing"); r && !r->is_null())
       out.routing = site_routing(*r, key_path(path, "routing"), s);
@@ -384,7 +409,8 @@ void Loader::placements(const json& doc, Scenario& s) {
     if (auto at = one_site(p, path))
       s.servers[i].site = *at;
     else if (!get(p, "site"))
-      missing(key_path(path, "site"), "the site of its devices (" + join(names_of(s.sites)) + ")");
+      missing(key_path(path, "site"),
+              "the site of its devices (" + join(shown_names(names_of(s.sites))) + ")");
   }
 }
 
@@ -430,9 +456,12 @@ void Loader::site_checks(Scenario& s) {
   s.routes = derive_routes(s.sites.size(), s.wan);
   std::vector<std::string> cut_off;
   for (std::size_t t = 1; t < s.sites.size(); ++t)
-    if (!s.routes[0][t].exists) cut_off.push_back(s.sites[t].name);
+    if (!s.routes[0][t].exists) cut_off.push_back(site_shown(s.sites, t));
   if (!cut_off.empty())
-    add("wan", "found no route from site \"" + s.sites[0].name + "\" to " + join(cut_off) +
+    add("wan", "found no route from site " +
+                   (is_unnamed_site(s.sites[0].name) ? site_shown(s.sites, 0)
+                                                     : "\"" + s.sites[0].name + "\"") +
+                   " to " + join(cut_off) +
                    ", expected WAN links that connect every site (directly or through routers)");
   if (!ok()) return;
   for (std::size_t wi = 0; wi < s.workloads.size(); ++wi) {

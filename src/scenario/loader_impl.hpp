@@ -62,6 +62,14 @@ inline const DistSpec kItemsDist{false, 1.0, "a number of items"};
 // "a, b, c": the names a message lists.
 std::string join(const std::vector<std::string>& items);
 
+// A site whose name was refused (or missing) keeps a placeholder name, so that the indices of
+// the others stay aligned while the rest is checked; it starts with a byte no JSON string name
+// can hold unnoticed and never reaches a message (load_sites.cpp leaves it out of every list).
+std::string unnamed_site(std::size_t index);
+bool is_unnamed_site(const std::string& name);
+// The names a message may list: every name but the placeholders.
+std::vector<std::string> shown_names(const std::vector<std::string>& names);
+
 // What a refusal of a Triton config advises a scenario's author (load_triton.cpp).
 triton::Advice scenario_advice();
 

@@ -11,23 +11,66 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <new>
 
 #include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/format.hpp>
 
 namespace sonicsim {
 
-std::string read_text(const std::string& path, std::string& error, std::size_t cap) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+namespace {
+
+// What a path is, in the words a message gives it ("found a FIFO (named pipe), ...").
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "a file that is not a regular file";
+}
+
+[[noreturn]] void not_regular(const std::string& path, mode_t mode) {
+  throw InputError(path, {{"", std::string("found ") + kind_of(mode) +
+                                   ", expected a regular file (sonicsim reads only regular "
+                                   "files: docs/limits.md)"}});
+}
+
+}  // namespace
+
+int open_regular_file(const std::string& path, std::string& error) {
+  // stat first: a device's open can act (rewind a tape, arm a watchdog) and a socket cannot be
+  // opened at all, so they are named without an open. The open cannot block (O_NONBLOCK), and
+  // fstat checks what was opened, in case the path changed in between.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    error = std::strerror(errno);
+    return -1;
+  }
+  if (!S_ISREG(st.st_mode)) not_regular(path, st.st_mode);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     error = std::strerror(errno);
-    return {};
+    return -1;
   }
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const mode_t mode = st.st_mode;
+    ::close(fd);
+    not_regular(path, mode);
+  }
+  // A regular file never blocks, but its reads should not see EAGAIN should that ever change.
+  if (const int flags = ::fcntl(fd, F_GETFL); flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
+}
+
+std::string read_text(const std::string& path, std::string& error, std::size_t cap) {
+  const int fd = open_regular_file(path, error);
+  if (fd < 0) return {};
   struct stat st {};
   std::string out;
   // A regular file says its size: refused before a byte is read, with the exact size.
-  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-  if (regular && static_cast<std::size_t>(st.st_size) > cap) {
+  const bool sized = ::fstat(fd, &st) == 0;
+  if (sized && static_cast<std::size_t>(st.st_size) > cap) {
     ::close(fd);
     throw InputError(
         path,
@@ -35,7 +78,7 @@ std::string read_text(const std::string& path, std::string& error, std::size_t c
                   ", expected at most " + util::format_binary_bytes(static_cast<double>(cap)) +
                   " (the limit for this kind of input, docs/limits.md)"}});
   }
-  if (regular) out.reserve(static_cast<std::size_t>(st.st_size));
+  if (sized) out.reserve(static_cast<std::size_t>(st.st_size));
   char buffer[1 << 16];
   for (;;) {
     const std::size_t want = std::min(sizeof buffer, cap + 1 - out.size());
@@ -52,7 +95,7 @@ std::string read_text(const std::string& path, std::string& error, std::size_t c
       ::close(fd);
       throw InputError(
           path, {{"", "found more than " + util::format_binary_bytes(static_cast<double>(cap)) +
-                          " (a device or a pipe that does not end?), expected a "
+                          " (a file that grew while it was read), expected a "
                           "file of at most " +
                           util::format_binary_bytes(static_cast<double>(cap)) +
                           " (the limit for this kind of input, docs/limits.md)"}});
@@ -83,8 +126,13 @@ bool is_special(const std::string& path) {
 }
 
 void write_in_place(const std::string& path, const std::string& content) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO no process reads would hold the open forever; it fails with ENXIO instead.
+  // The writes then block as usual, so that a slow reader gets every byte.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0 && errno == ENXIO)
+    throw WriteError(path + ": cannot write: no process reads from this FIFO");
   if (fd < 0) failed(path, "cannot write", errno);
+  if (const int flags = ::fcntl(fd, F_GETFL); flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
   if (!write_fully(fd, content)) {
     const int err = errno;
     ::close(fd);
@@ -115,6 +163,32 @@ std::string write_temporary(const std::string& path, const std::string& content)
   }
   ::chmod(tmpl.c_str(), 0644);
   return tmpl;
+}
+
+// Runs an output's read-back on its staged copy. The reader names the file it read: the
+// temporary's name is put back to the target's, which is the file the user will look for.
+void read_back(const std::string& target, const std::string& staged, const ReadBack& check) {
+  std::string message;
+  try {
+    check(staged, target);
+    return;
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    message = e.what();
+  }
+  std::error_code ec;
+  const std::string absolute = fs::absolute(staged, ec).lexically_normal().string();
+  for (const std::string& name : {absolute, staged}) {
+    if (name.empty()) continue;
+    for (std::size_t at = message.find(name); at != std::string::npos;
+         at = message.find(name, at + target.size()))
+      message.replace(at, name.size(), target);
+  }
+  throw ReadBackError(target + ": sonicsim's own reader refuses the file it was about to write (" +
+                      message +
+                      "); nothing was written. This is a bug in sonicsim: please report "
+                      "it with the command line and its input files");
 }
 
 }  // namespace
@@ -168,19 +242,29 @@ void write_atomically(const std::string& path, const std::string& content) {
   write_all_or_none({{path, content}});
 }
 
-void write_all_or_none(const std::vector<std::pair<std::string, std::string>>& files) {
-  // Every regular file goes to a temporary first; devices and pipes (which cannot be taken back)
-  // are written once every temporary is in place; the renames come last, and a rename within a
-  // folder does not fail for want of space.
+void write_all_or_none(const std::vector<Output>& files) {
+  // Every regular file goes to a temporary first and is read back there; devices and pipes
+  // (which cannot be taken back) are written once every temporary is in place and every
+  // read-back has passed; the renames come last, and a rename within a folder does not fail for
+  // want of space.
   std::vector<std::pair<std::string, const std::string*>> staged;  // temporary, target
   auto discard = [&staged] {
     for (const auto& [tmp, target] : staged) ::unlink(tmp.c_str());
   };
   try {
-    for (const auto& [path, content] : files)
-      if (!is_special(path)) staged.emplace_back(write_temporary(path, content), &path);
-    for (const auto& [path, content] : files)
-      if (is_special(path)) write_in_place(path, content);
+    for (const auto& f : files)
+      if (!is_special(f.path)) staged.emplace_back(write_temporary(f.path, f.content), &f.path);
+    std::size_t next = 0;
+    for (const auto& f : files) {
+      if (is_special(f.path)) {
+        if (f.read_back) read_back_copy(f.path, f.content, f.read_back);
+        continue;
+      }
+      const std::string& at = staged[next++].first;
+      if (f.read_back) read_back(f.path, at, f.read_back);
+    }
+    for (const auto& f : files)
+      if (is_special(f.path)) write_in_place(f.path, f.content);
   } catch (...) {
     discard();
     throw;
@@ -191,6 +275,22 @@ void write_all_or_none(const std::vector<std::pair<std::string, std::string>>& f
       for (std::size_t j = i; j < staged.size(); ++j) ::unlink(staged[j].first.c_str());
       failed(*staged[i].second, "cannot write", err);
     }
+}
+
+void read_back_copy(const std::string& name, const std::string& content, const ReadBack& check) {
+  std::error_code ec;
+  fs::path folder = fs::temp_directory_path(ec);
+  if (ec) folder = "/tmp";
+  std::string base = fs::path(name).filename().string();
+  if (base.empty() || base == "." || base == "..") base = "output";
+  const std::string copy = write_temporary((folder / base).string(), content);
+  try {
+    read_back(name, copy, check);
+  } catch (...) {
+    ::unlink(copy.c_str());
+    throw;
+  }
+  ::unlink(copy.c_str());
 }
 
 void close_standard_output() {

@@ -11,14 +11,16 @@ DEFAULT=scenarios/default.json
 TRITON=scenarios/examples/triton-config.json
 MODEL=particlenet_ak4
 
-# Input files: at most 16 MiB (scenario, config.pbtxt, calibration file, CSVs) are read.
-refused "/dev/zero: found more than 16.0 MiB" "$SONICSIM" run /dev/zero -o "$RESULTS"
-refused "/dev/zero: found more than 16.0 MiB" "$SONICSIM" validate /dev/zero
-refused "cannot read Triton config \`/dev/zero\`: found more than 16.0 MiB" \
+# Input files: at most 16 MiB (scenario, config.pbtxt, calibration file, CSVs) are read, and only
+# regular files: a device that never ends is refused before a byte is read (cli_hostile_files).
+DEVICE="found a character device, expected a regular file"
+refused "/dev/zero: $DEVICE" "$SONICSIM" run /dev/zero -o "$RESULTS"
+refused "/dev/zero: $DEVICE" "$SONICSIM" validate /dev/zero
+refused "cannot read Triton config \`/dev/zero\`: $DEVICE" \
   "$SONICSIM" run "$TRITON" --set "models.$MODEL.triton_config=\"/dev/zero\"" -o "$RESULTS"
-refused "cannot read calibration file \`/dev/zero\`: found more than 16.0 MiB" \
+refused "cannot read calibration file \`/dev/zero\`: $DEVICE" \
   "$SONICSIM" run "$TRITON" --set "models.$MODEL.service_time={\"calibration\":\"/dev/zero\"}" -o "$RESULTS"
-refused "/dev/zero: found more than 16.0 MiB" \
+refused "/dev/zero: $DEVICE" \
   "$SONICSIM" calibrate perf-analyzer /dev/zero --model m -b 1 -o "$RESULTS"
 truncate -s 17M "$TMP/big.json"
 refused "big.json: found a file of 17.0 MiB, expected at most 16.0 MiB" "$SONICSIM" run "$TMP/big.json" -o "$RESULTS"

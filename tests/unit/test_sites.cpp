@@ -273,6 +273,23 @@ TEST_CASE("bad sites are refused with their paths", "[sites][bad]") {
 }
 // clang-format on
 
+TEST_CASE("a site without a valid name is never named by a placeholder in a message",
+          "[sites][bad]") {
+  // Issue 35: the loader keeps a placeholder name ("\x01" + index) for a site whose name was
+  // refused, and it leaked into the lists and routes the other messages print.
+  json doc = three_sites();
+  doc["sites"][1]["name"] = 7;  // MIT's name refused: the WAN link to "mit" then names nothing
+  const auto problems = site_problems(doc);
+  INFO(dump(problems));
+  CHECK(has_problem(problems, "sites[1].name", {"found 7"}));
+  CHECK(has_problem(problems, "wan.links[1].between[0]",
+                    {"found \"mit\", expected a site or a router (purdue, fnal, esnet)"}));
+  CHECK(has_problem(problems, "workloads[0].sites.mit",
+                    {"expected the name of a site in `sites` (purdue, fnal)"}));
+  for (const auto& p : problems)
+    for (char c : p.path + p.message) CHECK(static_cast<unsigned char>(c) >= 0x20);
+}
+
 TEST_CASE("overrides (--set) reach the keys of sites, the WAN and the routing",
           "[sites][override]") {
   const auto file = std::filesystem::temp_directory_path() /

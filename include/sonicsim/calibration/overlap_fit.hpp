@@ -36,8 +36,9 @@ struct OverlapFit {
 
 // Fits the curve from perf_analyzer files of one model at one batch size (concurrency mode).
 // Throws scenario::InputError naming the file (and line) when the data cannot give a curve: no
-// row at concurrency 1, a request-rate scan, several batch sizes, or never two executions at
-// once on average.
+// row at concurrency 1, a request-rate scan, several batch sizes, never two executions at once
+// on average, or a row whose executions exceed its concurrency by more than noise. The curve
+// holds at most the concurrency measured and at most scenario::Limits::max_instances points.
 OverlapFit fit_overlap(const std::vector<PerfAnalyzerScan>& scans);
 
 // {"device": D, "overlap": {"executions": [...], "throughput": [...]}, "measured": [...], ...}:

@@ -45,6 +45,13 @@ class WriteError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A file sonicsim produced that its own reader refuses: a bug in sonicsim, not the user's input
+// (exit 1). The message names the output and the reader's words; nothing was written.
+class ReadBackError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // "did you mean `x`?" for the candidate closest to a misspelt `word`, or "" when none is close:
 // the hint a message gives for a key, a name or a choice that is almost right.
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);

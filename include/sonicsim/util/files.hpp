@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,9 +31,17 @@ struct InputLimits {
   static constexpr int max_json_depth = 64;
 };
 
-// The bytes of `path`; on failure "" and `error` says why (strerror's wording). A file of more
-// than `cap` bytes throws InputError naming the file, its size and the cap; at most cap + 1 bytes
-// are read, so a device that never ends (/dev/zero) or a pipe is refused at once.
+// The one open every input file goes through: a descriptor of `path`, opened for reading, when it
+// is a regular file. Anything else (a FIFO, a socket, a device, a folder) throws InputError
+// naming the file and what it is ("found a FIFO (named pipe), expected a regular file"), and is
+// never opened for long: the open does not block (a FIFO with no writer would wait forever) and
+// a device's own open (a tape, a watchdog) is not attempted. -1 with `error` set (strerror's
+// wording) when it cannot be opened at all (missing, no permission).
+int open_regular_file(const std::string& path, std::string& error);
+
+// The bytes of `path`, opened by open_regular_file; on failure "" and `error` says why. A file of
+// more than `cap` bytes throws InputError naming the file, its size and the cap; at most cap + 1
+// bytes are read, so a file that grows while it is read is refused too.
 std::string read_text(const std::string& path, std::string& error,
                       std::size_t cap = InputLimits::max_input_bytes);
 
@@ -55,9 +64,30 @@ void check_distinct_outputs(const std::vector<std::pair<std::string, std::string
 // checked: a failure throws WriteError naming the path and the system's reason.
 void write_atomically(const std::string& path, const std::string& content);
 
-// The outputs of one command, all or none: (path, content) pairs, each written as
-// write_atomically does; when one fails, none of the regular files appears. Throws WriteError.
-void write_all_or_none(const std::vector<std::pair<std::string, std::string>>& files);
+// Reads a file sonicsim is about to write back through sonicsim's own reader for it, and throws
+// what that reader throws when it refuses the file. `staged` holds the content (a temporary file
+// beside `target`, so that relative paths inside resolve as they will); `target` is where it goes.
+using ReadBack = std::function<void(const std::string& staged, const std::string& target)>;
+
+// One output of a command; `read_back`, when set, must accept the content before it is written.
+struct Output {
+  Output(std::string path, std::string content, ReadBack read_back = {})
+      : path(std::move(path)), content(std::move(content)), read_back(std::move(read_back)) {}
+  std::string path, content;
+  ReadBack read_back;
+};
+
+// The outputs of one command, all or none, each written as write_atomically does; when one fails,
+// none of the regular files appears. Each output's read-back runs on its staged copy before
+// anything is renamed into place (a device target is checked through a copy in the system's
+// temporary folder): a refusal throws ReadBackError naming the target and the reader's message,
+// and nothing is written. Throws WriteError.
+void write_all_or_none(const std::vector<Output>& files);
+
+// Runs `read_back` on a copy of `content` in the system's temporary folder, for what goes where
+// no file can be read back (standard output, a device); `name` is what the messages call it.
+// Throws ReadBackError as write_all_or_none does.
+void read_back_copy(const std::string& name, const std::string& content, const ReadBack& read_back);
 
 // Flushes and closes standard output, checking both (`--json > /dev/full`, a closed pipe):
 // what a command printed must have reached its destination before it says success. Throws
