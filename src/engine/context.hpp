@@ -49,7 +49,9 @@ struct Context {
       : sc(s),
         queue(far_width_of(s)),
         end(Time::from_seconds(s.duration)),
-        warmup(Time::from_seconds(s.warmup)) {
+        warmup(Time::from_seconds(s.warmup)),
+        end_s(end.seconds()),
+        warmup_s(warmup.seconds()) {
     metrics.duration = s.duration;
     metrics.warmup = s.warmup;
   }
@@ -59,6 +61,8 @@ struct Context {
   Time now;
   Time limit;  // process_through stops after this time
   const Time end, warmup;
+  // The same in seconds, for the statistics binned in seconds (a link's bytes per window).
+  const double end_s, warmup_s;
   // Every part counts its own figures here; accounting counts the requests and closes the books.
   RunMetrics metrics;
   RequestTable requests;

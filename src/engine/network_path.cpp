@@ -66,12 +66,11 @@ void NetworkPath::set_transport(Transport* t, bool to_servers, bool to_clients) 
                                       : "analytic";
 }
 
-void NetworkPath::offer_on(int slot, int direction, double bytes) {
-  const Time now = ctx_.now;
-  if (now < ctx_.warmup) return;
+// `since`: seconds since the warm-up ended (>= 0), computed once for every link of the path.
+void NetworkPath::offer_on(int slot, int direction, double bytes, double since) {
   RunMetrics::Link& l = ctx_.metrics.links[slot];
   l.offered[direction] += bytes;
-  const auto w = static_cast<std::size_t>((now - ctx_.warmup) / l.window);
+  const auto w = static_cast<std::size_t>(since / l.window);
   if (w < l.offered_window_bytes[direction].size()) l.offered_window_bytes[direction][w] += bytes;
 }
 
@@ -82,23 +81,23 @@ void NetworkPath::carry_on(int slot, int direction, double from, double to, doub
   RunMetrics::Link& l = ctx_.metrics.links[slot];
   l.bytes[direction] += counted;
   // Bytes per window are statistics: seconds as doubles are precise enough for them.
-  const double warmup = ctx_.warmup.seconds();
-  spread_over_windows(l.window_bytes[direction], warmup, l.window, std::max(from, warmup),
-                      std::min(to, ctx_.end.seconds()), counted);
+  spread_over_windows(l.window_bytes[direction], ctx_.warmup_s, l.window,
+                      std::max(from, ctx_.warmup_s), std::min(to, ctx_.end_s), counted);
 }
 
 inline void NetworkPath::offer(Direction d, double bytes) {
-  if (bytes <= 0.0) return;
+  if (bytes <= 0.0 || ctx_.now < ctx_.warmup) return;
   const int dir = d == Direction::ToServer ? 0 : 1;
+  const double since = ctx_.now - ctx_.warmup;
   for (int s : link_slot_)
-    if (s >= 0) offer_on(s, dir, bytes);
+    if (s >= 0) offer_on(s, dir, bytes, since);
 }
 
 void NetworkPath::carry(std::uint32_t node, std::uint32_t device, Direction d, double from,
                         double to, double bytes) {
   if (bytes <= 0.0) return;
   const int dir = d == Direction::ToServer ? 0 : 1;
-  const double counted = bytes * share_within(from, to, ctx_.warmup.seconds(), ctx_.end.seconds());
+  const double counted = bytes * share_within(from, to, ctx_.warmup_s, ctx_.end_s);
   for (int s : link_slot_)
     if (s >= 0) carry_on(s, dir, from, to, bytes, counted);
   if (counted <= 0.0) return;
@@ -122,10 +121,11 @@ void NetworkPath::send(std::uint32_t r, Direction dir, double bytes) {
   } else {
     // Its bytes pass the narrowest link from now on, as fast as that link lets them.
     const double transfer = bytes > 0.0 ? bytes / path_bandwidth_ : 0.0;
+    const double now_s = now.seconds();
     const double through = bandwidth_steps_.empty()
-                               ? now.seconds() + transfer
+                               ? now_s + transfer
                                : degraded_transfer_end(bytes, bandwidth_steps_);
-    carry(node, rq.device, dir, now.seconds(), through, bytes);
+    carry(node, rq.device, dir, now_s, through, bytes);
     const Time t = bandwidth_steps_.empty() ? now + (path_latency_ + transfer)
                                             : Time::from_seconds(through) + path_latency_;
     ctx_.queue.push(t + overhead_after_transfer(r), EventKind::TransferDone, r);

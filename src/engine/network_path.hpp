@@ -79,7 +79,7 @@ class NetworkPath {
   // Into link `slot`'s carried bytes, physical direction `direction`: `bytes` over [from, to]
   // for the time series, `counted` of them (the share after warm-up) for the run's figures.
   void carry_on(int slot, int direction, double from, double to, double bytes, double counted);
-  void offer_on(int slot, int direction, double bytes);
+  void offer_on(int slot, int direction, double bytes, double since);
   double degraded_transfer_end(double bytes,
                                const std::vector<std::pair<double, double>>& steps) const;
 

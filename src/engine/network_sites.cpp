@@ -125,12 +125,13 @@ void NetworkPath::offer_sites(std::uint32_t node, std::uint32_t device, const Si
                               Direction d, double bytes) {
   if (bytes <= 0.0 || ctx_.now < ctx_.warmup) return;
   const int dir = d == Direction::ToServer ? 0 : 1;
+  const double since = ctx_.now - ctx_.warmup;
   // NICs: their directions are the payload's (out of the client node is towards the servers).
   for (int slot : {client_nic_slot_[parts_.sites.of_node(node)],
                    server_nic_slot_[parts_.sites.of_device(device)]})
-    if (slot >= 0) offer_on(slot, dir, bytes);
+    if (slot >= 0) offer_on(slot, dir, bytes, since);
   for (const auto& [slot, forward] : route.shared)
-    offer_on(slot, dir == 0 ? forward : 1 - forward, bytes);
+    offer_on(slot, dir == 0 ? forward : 1 - forward, bytes, since);
 }
 
 void NetworkPath::carry_sites(std::uint32_t node, std::uint32_t device, const SiteRoute& route,
@@ -140,7 +141,7 @@ void NetworkPath::carry_sites(std::uint32_t node, std::uint32_t device, const Si
   auto& links = ctx_.metrics.links;
   // The share after warm-up, which every link of the route counts; the WAN egress it is charged
   // is what left its site, as the links count it.
-  const double counted = bytes * share_within(from, to, ctx_.warmup.seconds(), ctx_.end.seconds());
+  const double counted = bytes * share_within(from, to, ctx_.warmup_s, ctx_.end_s);
   for (int slot : {client_nic_slot_[parts_.sites.of_node(node)],
                    server_nic_slot_[parts_.sites.of_device(device)]}) {
     if (slot < 0) continue;

@@ -145,8 +145,8 @@ std::optional<Autoscaler> Loader::autoscaler(const json& v, const std::string& p
         if (t) read_quantity(*x, tpath, Quantity::Time, *t);
         if (!t) {
           add(tpath, error +
-                         " (the threshold of metric \"queue_time\" is a time > 0 such as "
-                         "\"20ms\")");
+                         " (the threshold of metric \"queue_time\" is a time from 1ns to 1e9 s "
+                         "such as \"20ms\")");
         } else if (!(*t >= Limits::clock_tick_s && *t <= Limits::max_time_s)) {
           add(tpath, "found " + describe(*x) + ", expected " + expected_threshold);
           t.reset();

@@ -48,6 +48,79 @@ JSON
 refused "stall.json: simulated time stopped advancing at t=2 s" "$SONICSIM" run "$TMP/stall.json" -o "$RESULTS"
 assert_stderr_contains "events in a row within 1 ns, mostly client events (workload.cpu_time_per_event)"
 
+# Issue 35. The clock past 2^24 s (194 days): an execution's remaining work under half the
+# double's spacing was rescheduled at the same instant for ever. One thread, a request a day.
+cat >"$TMP/long.json" <<'JSON'
+{
+  "name": "long", "duration": 20000000, "warmup": 0,
+  "workload": {"jobs": 1, "threads_per_job": 1, "cpu_time_per_event": 86400,
+               "requests": [{"model": "m", "offload_fraction": 0.5}]},
+  "models": {"m": {"input_bytes_per_item": 1000, "output_bytes_per_item": 10,
+                   "service_time": {"batch": [1], "seconds": [0.001]}}},
+  "servers": [{"name": "gpu", "count": 1, "device": "T4", "models": ["m"]}]
+}
+JSON
+run_ok "$SONICSIM" run "$TMP/long.json" -q -o "$RESULTS"
+assert_jq "$RESULTS" '.requests.failed == 0 and .requests.completed > 200'
+
+# The time budget (one admission gate with the memory budget): random crashes every 2 ns on
+# 8 devices for a minute are 4.8e11 events, days of wall time; refused at once with the term.
+rm -f "$RESULTS"
+refused "the run would take about 66.7 h of wall time" "$SONICSIM" run "$DEFAULT" --set duration=1min \
+  --set warmup=0 --set 'faults=[{"kind":"random_crashes","pool":"t4","mtbf":"1ns","mttr":"1ns"}]' \
+  -o "$RESULTS"
+assert_stderr_contains "random crashes of pool \`t4\`: 2 x 8 devices x 1.00 min / (mtbf + mttr = 2.00 ns)"
+assert_stderr_contains "--time-budget DURATION"
+assert_no_file "$RESULTS"
+# ... the flag raises it (validate checks the same estimate without running).
+run_ok "$SONICSIM" validate "$DEFAULT" --set duration=1min --set warmup=0 --time-budget unlimited \
+  --set 'faults=[{"kind":"random_crashes","pool":"t4","mtbf":"1ns","mttr":"1ns"}]'
+refused "--time-budget: found \"0.5\", expected a wall time of at least 1s" \
+  "$SONICSIM" validate "$DEFAULT" --time-budget 0.5
+# No CPU time per event: a 1 ns service time paces each thread at a billion events a second.
+# Past 1e12 events the loader refuses it; below, the time budget does.
+cat >"$TMP/nocpu.json" <<'JSON'
+{
+  "name": "nocpu", "duration": "1h", "warmup": 0,
+  "workload": {"jobs": 4, "threads_per_job": 1, "cpu_time_per_event": 0,
+               "requests": [{"model": "m", "offload_fraction": 1}]},
+  "models": {"m": {"input_bytes_per_item": 1000, "output_bytes_per_item": 10,
+                   "service_time": {"batch": [1], "seconds": [1e-9]}}},
+  "servers": [{"name": "gpu", "count": 2, "device": "T4", "models": ["m"]}]
+}
+JSON
+refused "workload.cpu_time_per_event: found a run expected to process about 1.44e+13 events" \
+  "$SONICSIM" run "$TMP/nocpu.json" -o "$RESULTS"
+assert_stderr_contains "the fastest event with no CPU time"
+refused "the workload's client events: 4 threads x 1.00 min / no CPU time, so the fastest round trip 1.00 ns" \
+  "$SONICSIM" run "$TMP/nocpu.json" --set duration=1min -o "$RESULTS"
+
+# A run in which no event completes says so instead of printing 0 s per event silently.
+run_ok "$SONICSIM" run "$DEFAULT" --set duration=5s --set warmup=0 \
+  --set workload.cpu_time_per_event=10s -q -o "$RESULTS"
+assert_stderr_contains "warning: no event completed in the measured span"
+rm -f "$RESULTS"
+
+# A site with neither NICs nor a WAN between its clients and its pool: nothing to share, and
+# SimGrid found "no connecting path" and aborted (exit 134); the same file ran with "flow".
+cat >"$TMP/nonic.json" <<'JSON'
+{
+  "name": "nonic", "duration": "1min", "warmup": 0,
+  "workload": {"jobs": 4, "threads_per_job": 1, "cpu_time_per_event": "100ms", "site": "a",
+               "requests": [{"model": "m", "offload_fraction": 0.5}]},
+  "models": {"m": {"input_bytes_per_item": 1000, "output_bytes_per_item": 10,
+                   "service_time": {"batch": [1], "seconds": [0.001]}}},
+  "servers": [{"name": "gpu", "count": 1, "device": "T4", "models": ["m"], "site": "a"}],
+  "sites": [{"name": "a", "network": {}},
+            {"name": "b", "network": {"site_uplink": {"bandwidth": "10Gbps"}}}],
+  "wan": {"links": [{"between": ["a", "b"], "bandwidth": "10Gbps", "latency": "1ms"}]},
+  "network": {"flow_model": "simgrid"}
+}
+JSON
+run_ok "$SONICSIM" run "$TMP/nonic.json" -q -o "$RESULTS"
+assert_jq "$RESULTS" '.requests.completed > 1000 and .requests.failed == 0'
+rm -f "$RESULTS"
+
 # `validate` refuses what `run` refuses, for the same reasons.
 refused "workload.cpu_time_per_event: found 0 with requests" \
   "$SONICSIM" validate "$BASELINE" --set workload.cpu_time_per_event=0

@@ -56,6 +56,12 @@ TEST_CASE("time: rounding to the nanosecond, never(), and sums past the range", 
   CHECK(Time::from_seconds(1.6e-9).ns() == 2);
   CHECK(Time::from_seconds(0.3).ns() == 300'000'000);
   CHECK(Time::from_seconds(-2.0).ns() == -2'000'000'000);
+  CHECK(Time::from_seconds(-1.5e-9).ns() == -2);
+  // Every instant of a run survives a round trip through its double where that is exact (to
+  // 2^53 ns, 104 days), odd ones included: no rounding to even past 2^52.
+  for (std::int64_t ns :
+       {std::int64_t{1}, (std::int64_t{1} << 52) + 1, (std::int64_t{1} << 53) - 1})
+    CHECK(Time::from_seconds(Time::from_ns(ns).seconds()).ns() == ns);
   const double inf = std::numeric_limits<double>::infinity();
   CHECK(Time::from_seconds(inf).is_never());
   CHECK(Time::from_seconds(std::nan("")).is_never());

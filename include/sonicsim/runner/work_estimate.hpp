@@ -16,7 +16,7 @@
 namespace sonicsim::runner {
 
 struct WorkTerm {
-  std::string what;  // "client events: 720 threads x 1 h / 993 ms x (1 + 3 x 3 requests)"
+  std::string what;  // "the workload's client events: 720 threads x 1.00 h / ..."
   double events = 0.0;
 };
 
@@ -27,8 +27,8 @@ struct WorkEstimate {
   std::string largest(std::size_t n = 2) const;
 };
 
-// Engine events per wall-second, the slowest of the shipped benchmarks on this machine class
-// (Release, one core; docs/performance.md): the estimate errs long.
+// Engine events per wall-second assumed: below all but the flow runs of the shipped scenarios
+// (0.84 to 13.4 million, median 6.1; scripts/work-estimate.sh, docs/limits.md#the-time-budget).
 inline constexpr double kEngineEventsPerSecond = 2e6;
 
 WorkEstimate estimate_work(const scenario::Scenario& s);

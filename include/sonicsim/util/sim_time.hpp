@@ -38,13 +38,14 @@ class Time {
   }
 
   // An instant plus a duration: rounded to the nanosecond, never() stays never(), a sum past
-  // the range is never().
+  // the range is never(). On every event's path: one multiply, one conversion, one add.
   friend Time operator+(Time t, double seconds) {
-    if (t.is_never()) return t;
     const std::int64_t d = ticks_of(seconds);
-    if (d == kNever || (d > 0 && t.ns_ > kNever - d)) return never();
-    if (d < 0 && t.ns_ < -kNever - d) return Time(-kNever);
-    return Time(t.ns_ + d);
+    std::int64_t sum;
+    if (t.is_never() || d == kNever || d == -kNever || __builtin_add_overflow(t.ns_, d, &sum))
+        [[unlikely]]
+      return t.is_never() || d == kNever || d > 0 ? never() : Time(-kNever);
+    return Time(sum);
   }
   friend Time operator-(Time t, double seconds) { return t + (-seconds); }
   Time& operator+=(double seconds) { return *this = *this + seconds; }
@@ -58,12 +59,16 @@ class Time {
  private:
   static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
   constexpr explicit Time(std::int64_t ns) : ns_(ns) {}
+  // Rounded half to even, as nearbyint (a libm call without SSE4.1) would: adding 2^52 leaves
+  // no bits below the unit, so the FPU's own rounding does it in two adds. From 2^52 on a double
+  // is a whole number already; past +-2^63 ns, and nan, saturate.
   static std::int64_t ticks_of(double s) {
-    const double t = std::nearbyint(s * kTicksPerSecond);
-    // 2^63 is exactly representable; anything at or past it (and nan) is out of range.
-    if (!(t < 9.2233720368547758e18)) return t > 0.0 || std::isnan(t) ? kNever : -kNever;
-    if (t <= -9.2233720368547758e18) return -kNever;
-    return static_cast<std::int64_t>(t);
+    const double t = s * kTicksPerSecond;
+    if (t >= 0.0 && t < 0x1p52) [[likely]]
+      return static_cast<std::int64_t>((t + 0x1p52) - 0x1p52);
+    if (t < 0.0 && t > -0x1p52) return static_cast<std::int64_t>((t - 0x1p52) + 0x1p52);
+    if (t < 0x1p63 && t > -0x1p63) return static_cast<std::int64_t>(t);
+    return t > 0.0 || std::isnan(t) ? kNever : -kNever;
   }
 
   std::int64_t ns_ = 0;
