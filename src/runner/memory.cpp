@@ -56,14 +56,7 @@ bool g_given = false;
 MemoryEstimate g_last;
 
 std::string count(double n) {
-  // "1,000,000": counts a person can read at a glance.
-  const std::string digits = util::formatted("%.0f", n);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
+  return util::format_count(n);
 }
 
 // Requests the trace will hold: every `every`-th issued after the warm-up, at most `max`. The

@@ -13,8 +13,8 @@ namespace sonicsim::runner {
 
 namespace {
 
-double g_budget = kDefaultTimeBudget;
-bool g_given = false;
+double g_time_budget = kDefaultTimeBudget;
+bool g_time_budget_given = false;
 
 // Engine events a remote request adds to its event: it reaches the server, its batch executes,
 // the answer is back, the thread's CPU work resumes (a batcher's wake and a balancer's stages
@@ -120,16 +120,16 @@ WorkEstimate estimate_work(const scenario::Scenario& s) {
 }
 
 double time_budget() {
-  return g_budget;
+  return g_time_budget;
 }
 
 void set_time_budget(double seconds) {
-  g_budget = seconds;
-  g_given = true;
+  g_time_budget = seconds;
+  g_time_budget_given = true;
 }
 
 bool time_budget_given() {
-  return g_given;
+  return g_time_budget_given;
 }
 
 bool parse_time_budget(const std::string& text, double& seconds, std::string& error) {

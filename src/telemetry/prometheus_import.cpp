@@ -163,15 +163,8 @@ Shape shape_of(const prom::ReadState& s) {
   return {pools.size(), pairs.size()};
 }
 
-// "1,000,000": counts a person reads at a glance.
 std::string count(double n) {
-  const std::string digits = util::formatted("%.0f", n);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
+  return util::format_count(n);
 }
 
 std::string plural(double n, const char* one, const char* many) {

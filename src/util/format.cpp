@@ -122,4 +122,14 @@ std::string format_bandwidth(double bytes_per_second) {
   return format_scaled(bytes_per_second * 8.0, table, "bps");
 }
 
+std::string format_count(double n) {
+  const std::string digits = formatted("%.0f", n);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && digits[i - 1] != '-' && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 }  // namespace sonicsim::util

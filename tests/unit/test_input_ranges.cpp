@@ -12,7 +12,7 @@ namespace {
 using test::json;
 
 // A grid site and a GPU site, weighted routing between them.
-json two_sites(double weight, double price) {
+json ranges_two_sites(double weight, double price) {
   json d = json::parse(R"({
     "duration": "10min",
     "workload": {"jobs": 2, "threads_per_job": 1, "cpu_time_per_event": "1s",
@@ -31,13 +31,13 @@ json two_sites(double weight, double price) {
   return d;
 }
 
-json with_threshold(const char* metric, double threshold) {
+json ranges_threshold(const char* metric, double threshold) {
   json d = test::deterministic(4, 2);
   d["servers"][0]["autoscaler"] = {{"metric", metric}, {"threshold", threshold}};
   return d;
 }
 
-json with_timeseries(double interval) {
+json ranges_timeseries(double interval) {
   json d = test::deterministic(4, 2);
   d["timeseries"] = {{"interval", interval}};
   return d;
@@ -47,35 +47,35 @@ json with_timeseries(double interval) {
 
 TEST_CASE("ranges: a site's weight and an egress price stay finite in every sum and product",
           "[loader][ranges]") {
-  CHECK(test::load_error(two_sites(1e9, 1e6)).empty());
-  CHECK_THAT(test::load_error(two_sites(1.001e9, 1)),
+  CHECK(test::load_error(ranges_two_sites(1e9, 1e6)).empty());
+  CHECK_THAT(test::load_error(ranges_two_sites(1.001e9, 1)),
              Catch::Contains("routing.weights.gpu: found 1001000000") &&
                  Catch::Contains("[0, 1000000000]"));
-  CHECK_THAT(test::load_error(two_sites(1, 1.000001e6)),
+  CHECK_THAT(test::load_error(ranges_two_sites(1, 1.000001e6)),
              Catch::Contains("sites[0].egress_price_per_gb: found 1000001") &&
                  Catch::Contains("a price in [0, 1000000]"));
 }
 
 TEST_CASE("ranges: an autoscaler threshold is not below what the clock can tell from 0",
           "[loader][ranges]") {
-  CHECK(test::load_error(with_threshold("queue_time", 1e-9)).empty());
-  CHECK(test::load_error(with_threshold("queue_time", 1e9)).empty());
-  CHECK_THAT(test::load_error(with_threshold("queue_time", 0.999e-9)),
+  CHECK(test::load_error(ranges_threshold("queue_time", 1e-9)).empty());
+  CHECK(test::load_error(ranges_threshold("queue_time", 1e9)).empty());
+  CHECK_THAT(test::load_error(ranges_threshold("queue_time", 0.999e-9)),
              Catch::Contains("autoscaler.threshold: found 9.99e-10") &&
                  Catch::Contains("a time from 1ns"));
-  CHECK_THAT(test::load_error(with_threshold("queue_time", 1.001e9)),
+  CHECK_THAT(test::load_error(ranges_threshold("queue_time", 1.001e9)),
              Catch::Contains("autoscaler.threshold: found 1001000000") &&
                  Catch::Contains("at most 1e9 s") && Catch::Contains("a time from 1ns to 1e9 s"));
-  CHECK(test::load_error(with_threshold("queue_length", 1e-6)).empty());
-  CHECK(test::load_error(with_threshold("queue_length", 1e9)).empty());
-  CHECK_THAT(test::load_error(with_threshold("queue_length", 0.999e-6)),
+  CHECK(test::load_error(ranges_threshold("queue_length", 1e-6)).empty());
+  CHECK(test::load_error(ranges_threshold("queue_length", 1e9)).empty());
+  CHECK_THAT(test::load_error(ranges_threshold("queue_length", 0.999e-6)),
              Catch::Contains("from 1e-06 to 1e+09"));
 }
 
 TEST_CASE("ranges: a time series is no coarser than the run", "[loader][ranges]") {
   // deterministic(): 400 s.
-  CHECK(test::load_error(with_timeseries(400.0)).empty());
-  CHECK_THAT(test::load_error(with_timeseries(400.4)),
+  CHECK(test::load_error(ranges_timeseries(400.0)).empty());
+  CHECK_THAT(test::load_error(ranges_timeseries(400.4)),
              Catch::Contains("timeseries.interval: found") &&
                  Catch::Contains("expected an interval at most the duration"));
 }

@@ -41,6 +41,8 @@ std::string percent_points(double points, const char* number_format = "%.1f");
 
 // Human-readable quantities for summaries, three significant digits with the unit that fits:
 // 0.0012 -> "1.20 ms", 4.7e6 -> "4.70 MB", 1.25e9 B/s -> "10.0 Gbps"; "inf", "nan" as such.
+// "1,000,000": a whole count a person reads at a glance (rounded to a whole number).
+std::string format_count(double n);
 std::string format_time(double seconds);
 std::string format_bytes(double bytes);
 // In powers of 1024 ("16.0 MiB", "7.50 GiB"): limits and budgets, which are set that way.
