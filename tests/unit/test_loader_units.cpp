@@ -24,7 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kData = SONICSIM_TEST_DATA_DIR;
+const std::string kUnitsData = SONICSIM_TEST_DATA_DIR;
 
 // Two models of about a millisecond, links of 10 and 100 Gbps: plausible in every respect.
 json plausible_doc() {
@@ -88,7 +88,7 @@ TEST_CASE("a plausible scenario and the shipped default have no warnings", "[loa
   for (const char* file : {"/../../scenarios/default.json", "/with_calibration.json",
                            "/plan_two_sites.json", "/valid_minimal.json"}) {
     INFO(file);
-    const auto s = load_file(kData + file);
+    const auto s = load_file(kUnitsData + file);
     CHECK(dump(s.warnings).empty());
   }
 }
