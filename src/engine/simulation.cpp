@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -270,9 +271,13 @@ double Simulation::next_time() const {
 // several instants share one double: the platform has reached every instant whose double
 // (next_time()'s answer) is at or before its clock. A binary search between the neighbours.
 Time Simulation::platform_instant(double t) {
-  if (!(t < kInf)) return Time::never();
-  std::int64_t lo = Time::from_seconds(t).ns() - 1;                        // at or before t
-  std::int64_t hi = Time::from_seconds(std::nextafter(t, kInf)).ns() + 1;  // after t
+  const Time at = Time::from_seconds(t);
+  // Past the range (the flow models wake the core at +inf, or just below a huge finite time):
+  // every instant is reached.
+  if (!(t < kInf) || at.is_never()) return Time::never();
+  const Time above = Time::from_seconds(std::nextafter(t, kInf));
+  std::int64_t lo = at.ns() - 1;  // at or before t
+  std::int64_t hi = above.is_never() ? std::numeric_limits<std::int64_t>::max() : above.ns() + 1;
   while (Time::from_ns(lo).seconds() > t) lo -= hi - lo;
   while (hi - lo > 1) {
     const std::int64_t mid = lo + (hi - lo) / 2;
