@@ -66,8 +66,7 @@ void add_calibrate_scan_command(CLI::App* calibrate, Commands& out) {
                   "thread_time_per_event_s), optional <metric>_stddev")
       ->required();
   add_scenario_args(cmd, args.scenario, false);
-  add_memory_budget(cmd);
-  add_time_budget(cmd);
+  add_budgets(cmd);
   cmd->add_option("--vary", args.vary, "Scenario path the x column sets (workload.jobs)")
       ->required();
   cmd->add_option("-o,--output", args.output, "Write the fitted scenario here")->required();

@@ -93,8 +93,7 @@ void add_compare_command(CLI::App& app, Commands& out) {
       "Simulate the scenario at every measured point and hold the simulation, the SONIC formula "
       "and exact MVA against the measurements (MAPE, worst point, Spearman, a verdict)");
   add_scenario_args(cmd, args.scenario);
-  add_memory_budget(cmd);
-  add_time_budget(cmd);
+  add_budgets(cmd);
   cmd->add_option("measurements", args.measurements,
                   "Measurements CSV: a header row, the x column and one metric column "
                   "(per_job_throughput_per_s, throughput_per_s, time_per_event_s or "

@@ -44,7 +44,7 @@ int cmd_import_prometheus(const PromArgs& a) {
   telemetry::ImportOptions o;
   o.pool_label = a.pool_label;
   o.replica_label = a.replica_label;
-  o.memory_budget = runner::memory_budget();
+  o.memory_budget = runner::memory_budget().value();
   o.start = time_flag("--start", a.start);
   o.end = time_flag("--end", a.end);
   if (!a.step.empty()) {
@@ -109,7 +109,10 @@ void add_import_prometheus_command(CLI::App* import, Commands& out) {
                   "Also write the measured client load (Envoy's connections as running jobs) as "
                   "a partial scenario {\"workload\": {\"flow\": {\"running\": ...}}}");
   cmd->add_flag("--json", args.json, "Print the summary as JSON");
-  add_memory_budget(cmd);
+  add_budget(cmd, runner::memory_budget(),
+             "Refuse an import whose estimated peak memory is above SIZE (512MiB, 8GiB, "
+             "unlimited); default: the smaller of 8 GiB and 75% of the machine's memory",
+             "SIZE");
   out.push_back({cmd, [] { return cmd_import_prometheus(args); }});
 }
 

@@ -139,8 +139,7 @@ void add_perf_analyzer_command(CLI::App& app, Commands& out) {
       "perf-analyzer",
       "Run perf_analyzer's experiment in the simulator; CSV in perf_analyzer's format");
   add_scenario_args(pa, args.scenario, /*positional=*/false);
-  add_memory_budget(pa);
-  add_time_budget(pa);
+  add_budgets(pa);
   pa->add_option("-m,--model", args.model, "Model to load (a model of the scenario)")->required();
   args.concurrency_flag =
       pa->add_option("--concurrency-range", args.concurrency_range,

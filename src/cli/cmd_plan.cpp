@@ -211,8 +211,7 @@ void add_plan_command(CLI::App& app, Commands& out) {
       "Answer a capacity question by search: the formulas and MVA bracket the answer, "
       "simulations with replications refine it (docs/plan.md)");
   add_scenario_args(cmd, args.scenario);
-  add_memory_budget(cmd);
-  add_time_budget(cmd);
+  add_budgets(cmd);
   cmd->add_option("question", args.question,
                   "max-cpu (largest --vary, default workload.jobs, meeting the constraint), "
                   "min-devices (smallest servers.0.count), min-bandwidth (smallest bandwidth of "

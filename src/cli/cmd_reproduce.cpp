@@ -78,8 +78,7 @@ void add_reproduce_command(CLI::App& app, Commands& out) {
   cmd->add_option("--workers", args.workers,
                   "Simulations running at once, each in its own process (default: the cores)")
       ->check(whole_number(1, 4096));
-  add_memory_budget(cmd);
-  add_time_budget(cmd);
+  add_budgets(cmd);
   out.push_back({cmd, [] { return cmd_reproduce(args); }});
 }
 

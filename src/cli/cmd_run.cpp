@@ -40,44 +40,35 @@ void check_scenario(const ScenarioArgs& a) {
   print_warnings(a.scenario_path, load(a).warnings);
 }
 
-void add_memory_budget(CLI::App* cmd) {
+void add_budget(CLI::App* cmd, runner::Budget& budget, const std::string& help,
+                const std::string& type_name) {
   cmd->add_option_function<std::string>(
-         "--memory-budget",
-         [](const std::string& text) {
-           double bytes = 0.0;
+         budget.flag(),
+         [&budget](const std::string& text) {
+           double v = 0.0;
            std::string error;
-           if (runner::parse_memory_budget(text, bytes, error)) runner::set_memory_budget(bytes);
+           if (budget.parse(text, v, error)) budget.set(v);
          },
-         "Refuse a run whose estimated peak memory is above SIZE (512MiB, 8GiB, unlimited); "
-         "default: the smaller of 8 GiB and 75% of the machine's memory")
-      ->type_name("SIZE")
+         help)
+      ->type_name(type_name)
       ->check(CLI::Validator(
-          [](std::string& text) {
-            double bytes = 0.0;
+          [&budget](std::string& text) {
+            double v = 0.0;
             std::string error;
-            return runner::parse_memory_budget(text, bytes, error) ? std::string() : error;
+            return budget.parse(text, v, error) ? std::string() : error;
           },
-          "SIZE"));
+          ""));
 }
 
-void add_time_budget(CLI::App* cmd) {
-  cmd->add_option_function<std::string>(
-         "--time-budget",
-         [](const std::string& text) {
-           double seconds = 0.0;
-           std::string error;
-           if (runner::parse_time_budget(text, seconds, error)) runner::set_time_budget(seconds);
-         },
-         "Refuse a simulation whose estimated wall time is above DURATION (30min, 12h, "
-         "unlimited); default: 1h")
-      ->type_name("DURATION")
-      ->check(CLI::Validator(
-          [](std::string& text) {
-            double seconds = 0.0;
-            std::string error;
-            return runner::parse_time_budget(text, seconds, error) ? std::string() : error;
-          },
-          "DURATION"));
+void add_budgets(CLI::App* cmd) {
+  add_budget(cmd, runner::memory_budget(),
+             "Refuse a run whose estimated peak memory is above SIZE (512MiB, 8GiB, unlimited); "
+             "default: the smaller of 8 GiB and 75% of the machine's memory",
+             "SIZE");
+  add_budget(cmd, runner::time_budget(),
+             "Refuse a simulation whose estimated wall time is above DURATION (30min, 12h, "
+             "unlimited); default: 1h",
+             "DURATION");
 }
 
 namespace {
@@ -192,8 +183,7 @@ void add_run_commands(CLI::App& app, Commands& out) {
   auto* run =
       app.add_subcommand("run", "Simulate one scenario; summary on stdout, results JSON to -o");
   add_scenario_args(run, run_args.scenario);
-  add_memory_budget(run);
-  add_time_budget(run);
+  add_budgets(run);
   run->add_option("-o,--output", run_args.output, "Write the results JSON here");
   run->add_option("--prometheus", run_args.prometheus,
                   "Write Triton's Prometheus metrics (text exposition format) here");
@@ -225,8 +215,7 @@ void add_run_commands(CLI::App& app, Commands& out) {
   auto* validate =
       app.add_subcommand("validate", "Check a scenario and print every problem (exit 0 or 2)");
   add_scenario_args(validate, validate_args);
-  add_memory_budget(validate);
-  add_time_budget(validate);
+  add_budgets(validate);
   out.push_back({validate, [] { return cmd_validate(validate_args); }});
 
   auto* an = app.add_subcommand("analytic",

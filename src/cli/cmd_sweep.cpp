@@ -62,8 +62,7 @@ void add_sweep_commands(CLI::App& app, Commands& out) {
       "all points ran, 3 some failed (rows carry the error), 2 bad input, 130 interrupted "
       "(--resume finishes)");
   add_scenario_args(cmd, args.sweep.scenario);
-  add_memory_budget(cmd);
-  add_time_budget(cmd);
+  add_budgets(cmd);
   cmd->add_option("--param", args.sweep.params,
                   "PATH=VALUES, repeatable: a list 1,2,4 (JSON values or words like 2.5ms), a "
                   "range A:B:STEP, a geometric range A:B:xF or a log range log:A:B:N; bounds may "

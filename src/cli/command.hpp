@@ -45,11 +45,12 @@ void add_scenario_args(CLI::App* cmd, ScenarioArgs& a, bool positional = true);
 // plausibility warnings on stderr, one line each.
 void check_scenario(const ScenarioArgs& a);
 void print_warnings(const std::string& file, const std::vector<Problem>& warnings);
-// --memory-budget SIZE|unlimited, for every command that simulates (runner/memory.hpp): sets the
-// process-wide budget, which the forked children of sweeps, plans and scans inherit.
-void add_memory_budget(CLI::App* cmd);
-// --time-budget: the wall time a simulation's estimate may take (runner/work_estimate.hpp).
-void add_time_budget(CLI::App* cmd);
+// A budget's flag (runner/budget.hpp): it sets the process-wide value, which the forked children
+// of sweeps, plans and scans inherit.
+void add_budget(CLI::App* cmd, runner::Budget& budget, const std::string& help,
+                const std::string& type_name);
+// --memory-budget SIZE and --time-budget DURATION, for every command that simulates.
+void add_budgets(CLI::App* cmd);
 using pipeline::load;
 using pipeline::overrides_of;
 

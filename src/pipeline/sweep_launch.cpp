@@ -160,18 +160,8 @@ sweep::BatchJob batch_job_of(const SweepRequest& a, const BatchRequest& b,
   for (const auto& z : a.zips) args.insert(args.end(), {"--zip", z});
   args.insert(args.end(), {"--replications", std::to_string(a.replications)});
   // The budget the user gave; without one each task takes its own node's default.
-  if (runner::memory_budget_given()) {
-    const double budget = runner::memory_budget();
-    args.insert(args.end(),
-                {"--memory-budget",
-                 std::isinf(budget) ? std::string("unlimited") : util::formatted("%.0f", budget)});
-  }
-  if (runner::time_budget_given()) {
-    const double budget = runner::time_budget();
-    args.insert(args.end(),
-                {"--time-budget",
-                 std::isinf(budget) ? std::string("unlimited") : util::formatted("%.0f", budget)});
-  }
+  for (runner::Budget* budget : {&runner::memory_budget(), &runner::time_budget()})
+    if (budget->given()) args.insert(args.end(), {budget->flag(), budget->argument()});
   // Slurm's default MaxArraySize is 1001: at most 1000 shards unless asked.
   job.tasks = std::min(d.n_points, b.tasks ? b.tasks : std::size_t{1000});
   job.max_running = b.max_running;

@@ -51,13 +51,7 @@ struct MemoryCosts {
 };
 constexpr MemoryCosts kMemoryCosts{};
 
-double g_budget = -1.0;  // < 0: not set, the default
-bool g_given = false;
 MemoryEstimate g_last;
-
-std::string count(double n) {
-  return util::format_count(n);
-}
 
 // Requests the trace will hold: every `every`-th issued after the warm-up, at most `max`. The
 // issue rate is bounded from above: a closed loop issues at most one event per t_CPU per thread
@@ -116,7 +110,7 @@ MemoryEstimate estimate_memory(const scenario::Scenario& s, const engine::TraceS
         std::any_of(s.faults.random_crashes.begin(), s.faults.random_crashes.end(), crashes))
       operated += 1.0;
   }
-  add(count(devices) + (devices == 1.0 ? " server" : " servers"),
+  add(util::format_count(devices) + (devices == 1.0 ? " server" : " servers"),
       devices * c.per_device + device_models * c.per_device_model);
 
   double threads = 0.0, slots = 0.0;
@@ -127,9 +121,9 @@ MemoryEstimate estimate_memory(const scenario::Scenario& s, const engine::TraceS
     slots += static_cast<double>(w.n_threads()) * w.async.events_in_flight;
     job_flow = job_flow || w.flow.has_value();
   }
-  add(slots == threads
-          ? count(threads) + " client threads"
-          : count(threads) + " client threads holding " + count(slots) + " events in flight",
+  add(slots == threads ? util::format_count(threads) + " client threads"
+                       : util::format_count(threads) + " client threads holding " +
+                             util::format_count(slots) + " events in flight",
       threads * c.per_thread + (slots - threads) * c.per_extra_event_in_flight);
 
   double links = 0.0;
@@ -143,12 +137,12 @@ MemoryEstimate estimate_memory(const scenario::Scenario& s, const engine::TraceS
     for (const auto& from : s.routes)
       for (const auto& r : from) route_links += static_cast<double>(r.wan_links.size());
     const double pairs = static_cast<double>(s.sites.size()) * static_cast<double>(s.sites.size());
-    add(count(pairs) + " routes between sites", pairs * 160.0 + route_links * 24.0);
+    add(util::format_count(pairs) + " routes between sites", pairs * 160.0 + route_links * 24.0);
   }
   const double span = s.duration - s.warmup;
   const double link_windows = (span >= 100.0 ? std::ceil(span) : 100.0) + 1.0;
-  add("byte counters of " + count(links) + " links over " + util::format_time(span) + " (" +
-          count(link_windows) + " windows)",
+  add("byte counters of " + util::format_count(links) + " links over " + util::format_time(span) +
+          " (" + util::format_count(link_windows) + " windows)",
       links * link_windows * c.per_link_window);
 
   if (s.timeseries_interval > 0.0) {
@@ -169,14 +163,15 @@ MemoryEstimate estimate_memory(const scenario::Scenario& s, const engine::TraceS
     const double engine_values = shared + devices / 8.0 + 2.0 * models + 3.0 * workloads +
                                  (s.timeseries_replicas ? devices : 0.0);
     const double json_values = shared + (s.workloads.size() > 1 ? 3.0 * workloads : 0.0);
-    add(count(windows) + " time-series windows of " + count(engine_values) + " values",
+    add(util::format_count(windows) + " time-series windows of " +
+            util::format_count(engine_values) + " values",
         windows * engine_values * c.per_series_value);
-    add("the time series in the results (" + count(windows * json_values) +
+    add("the time series in the results (" + util::format_count(windows * json_values) +
             " values as JSON and text)",
         windows * json_values * c.per_series_json_value);
   }
   const double traced = traced_requests(s, trace);
-  add(count(traced) + " traced requests", traced * c.per_traced_request);
+  add(util::format_count(traced) + " traced requests", traced * c.per_traced_request);
   for (const auto& o : outputs) add(o.what, o.bytes);
 
   std::sort(e.parts.begin(), e.parts.end(),
@@ -194,37 +189,15 @@ double default_memory_budget() {
   return std::min(cap, 0.75 * static_cast<double>(pages) * static_cast<double>(page));
 }
 
-double memory_budget() {
-  if (g_budget < 0.0) g_budget = default_memory_budget();
-  return g_budget;
-}
-
-void set_memory_budget(double bytes) {
-  g_budget = bytes;
-  g_given = true;
-}
-
-bool parse_memory_budget(const std::string& text, double& bytes, std::string& error) {
-  if (text == "unlimited") {
-    bytes = std::numeric_limits<double>::infinity();
-    return true;
-  }
-  nlohmann::json value = text;
-  if (const auto number = util::parse_number(text)) value = *number;
-  const auto v = scenario::parse_quantity(value, scenario::Quantity::Size, error);
-  if (!v || !std::isfinite(*v) || *v <= 0.0) {
-    error = "found \"" + text.substr(0, 40) +
-            "\", expected a size such as 512MiB, 8GiB or 2GB, or `unlimited`" +
-            (error.empty() ? std::string() : " (" + error + ")");
-    return false;
-  }
-  bytes = *v;
-  return true;
+Budget& memory_budget() {
+  static Budget budget({"--memory-budget", scenario::Quantity::Size, 1.0,
+                        "a size such as 512MiB, 8GiB or 2GB", default_memory_budget});
+  return budget;
 }
 
 void check_memory_budget(const scenario::Scenario& s, const MemoryEstimate& estimate) {
   g_last = estimate;
-  const double budget = memory_budget();
+  const double budget = memory_budget().value();
   if (estimate.bytes <= budget) return;
   throw InputError(
       s.source_file.empty() ? s.name : s.source_file,
@@ -235,10 +208,6 @@ void check_memory_budget(const scenario::Scenario& s, const MemoryEstimate& esti
                 "or unlimited) if the machine has the memory (docs/limits.md)"}});
 }
 
-bool memory_budget_given() {
-  return g_given;
-}
-
 const MemoryEstimate& last_memory_estimate() {
   return g_last;
 }
@@ -247,7 +216,7 @@ std::string out_of_memory_message() {
   std::string m = "memory ran out";
   if (g_last.bytes > 0.0)
     m += " (the run's estimate was " + util::format_bytes(g_last.bytes) + " against " +
-         budget_text(memory_budget()) + "; its largest parts: " + g_last.largest() + ")";
+         budget_text(memory_budget().value()) + "; its largest parts: " + g_last.largest() + ")";
   return m +
          ": lower the counts (servers, jobs and threads, events in flight, time-series windows, "
          "--trace-max) or give the process more memory (a ulimit -v or a container limit may be "

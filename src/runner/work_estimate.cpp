@@ -13,9 +13,6 @@ namespace sonicsim::runner {
 
 namespace {
 
-double g_time_budget = kDefaultTimeBudget;
-bool g_time_budget_given = false;
-
 // Engine events a remote request adds to its event: it reaches the server, its batch executes,
 // the answer is back, the thread's CPU work resumes (a batcher's wake and a balancer's stages
 // are rarer). scripts/work-estimate.sh measures the ratio on every shipped scenario.
@@ -119,40 +116,15 @@ WorkEstimate estimate_work(const scenario::Scenario& s) {
   return e;
 }
 
-double time_budget() {
-  return g_time_budget;
-}
-
-void set_time_budget(double seconds) {
-  g_time_budget = seconds;
-  g_time_budget_given = true;
-}
-
-bool time_budget_given() {
-  return g_time_budget_given;
-}
-
-bool parse_time_budget(const std::string& text, double& seconds, std::string& error) {
-  if (text == "unlimited") {
-    seconds = std::numeric_limits<double>::infinity();
-    return true;
-  }
-  nlohmann::json value = text;
-  if (const auto number = util::parse_number(text)) value = *number;
-  std::string why;
-  const auto v = scenario::parse_quantity(value, scenario::Quantity::Time, why);
-  if (!v || !std::isfinite(*v) || *v < 1.0) {
-    error = "found \"" + text.substr(0, 40) +
-            "\", expected a wall time of at least 1s such as 30min or 6h, or `unlimited`" +
-            (why.empty() ? std::string() : " (" + why + ")");
-    return false;
-  }
-  seconds = *v;
-  return true;
+Budget& time_budget() {
+  static Budget budget({"--time-budget", scenario::Quantity::Time, 1.0,
+                        "a wall time of at least 1s such as 30min or 6h",
+                        [] { return kDefaultTimeBudget; }});
+  return budget;
 }
 
 void check_time_budget(const scenario::Scenario& s, const WorkEstimate& estimate) {
-  const double budget = time_budget();
+  const double budget = time_budget().value();
   if (estimate.wall_seconds <= budget) return;
   throw InputError(
       s.source_file.empty() ? s.name : s.source_file,

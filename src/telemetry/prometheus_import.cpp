@@ -163,12 +163,8 @@ Shape shape_of(const prom::ReadState& s) {
   return {pools.size(), pairs.size()};
 }
 
-std::string count(double n) {
-  return util::format_count(n);
-}
-
 std::string plural(double n, const char* one, const char* many) {
-  return count(n) + " " + (n == 1.0 ? one : many);
+  return util::format_count(n) + " " + (n == 1.0 ? one : many);
 }
 
 Grid grid_of(const prom::ReadState& s, const ImportOptions& o,
@@ -219,11 +215,12 @@ Grid grid_of(const prom::ReadState& s, const ImportOptions& o,
         "--step",
         {Problem{
             "",
-            "found " + count(windows) + " windows of " + util::exact_number(g.step) + " s x (" +
+            "found " + util::format_count(windows) + " windows of " + util::exact_number(g.step) +
+                " s x (" +
                 plural(static_cast<double>(shape.pairs), "pool/model pair", "pool/model pairs") +
                 " + " + plural(static_cast<double>(shape.pools), "pool", "pools") +
-                " + the clients) = " + count(cells) + " cells, expected at most " +
-                count(static_cast<double>(max_cells)) +
+                " + the clients) = " + util::format_count(cells) + " cells, expected at most " +
+                util::format_count(static_cast<double>(max_cells)) +
                 ": give a larger --step or a shorter --start/--end"}});
   g.n = static_cast<std::size_t>(windows);
   return g;
@@ -247,11 +244,11 @@ void check_costs(const prom::ReadState& s, const Grid& g, const Shape& shape,
   if (steps > max_steps)
     throw InputError(
         "--step",
-        {Problem{"", "found counters whose increases spread over " + count(steps) +
+        {Problem{"", "found counters whose increases spread over " + util::format_count(steps) +
                          " windows in all (each gap between two samples over the windows it "
                          "spans; " +
-                         count(n) + " windows of " + util::exact_number(g.step) +
-                         " s), expected at most " + count(max_steps) +
+                         util::format_count(n) + " windows of " + util::exact_number(g.step) +
+                         " s), expected at most " + util::format_count(max_steps) +
                          ": give a larger --step or a shorter --start/--end"}});
 
   const prom::ImportCosts& c = prom::kImportCosts;
@@ -259,10 +256,11 @@ void check_costs(const prom::ReadState& s, const Grid& g, const Shape& shape,
       {plural(samples, "sample", "samples"), samples * c.sample},
       {plural(static_cast<double>(s.series.size()), "series", "series"),
        static_cast<double>(s.series.size()) * c.series},
-      {count(n) + " windows x " +
+      {util::format_count(n) + " windows x " +
            plural(static_cast<double>(shape.pairs), "pool/model pair", "pool/model pairs"),
        n * static_cast<double>(shape.pairs) * c.pair_window},
-      {count(n) + " windows x " + plural(static_cast<double>(shape.pools), "pool", "pools"),
+      {util::format_count(n) + " windows x " +
+           plural(static_cast<double>(shape.pools), "pool", "pools"),
        n * static_cast<double>(shape.pools) * c.pool_window},
       {plural(n, "window", "windows"), n * c.window}};
   std::sort(parts.begin(), parts.end(),

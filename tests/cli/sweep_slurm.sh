@@ -33,7 +33,13 @@ run_status 3 "$SONICSIM" "${SWEEP[@]}" -o "$TMP/local.csv"
 
 # --- HTCondor: the files, and the shards run by hand as HTCondor would ------------------------
 run_ok "$SONICSIM" "${SWEEP[@]}" --condor --tasks 3 --cpus-per-task 2 --request-memory 1GB \
-  --condor-command '+JobFlavour = "espresso"' -o "$TMP/condor.csv"
+  --condor-command '+JobFlavour = "espresso"' --memory-budget 1GiB --time-budget 2h \
+  -o "$TMP/condor.csv"
+# The budgets the user gave go to every shard (runner/budget.hpp); without them each node would
+# take its own default.
+for flag in "'--memory-budget' '1073741824'" "'--time-budget' '7200'"; do
+  grep -qF -- "$flag" "$TMP/condor.batch/shard.sh" || fail "shard.sh does not pass on $flag"
+done
 sub="$TMP/condor.batch/sweep.sub"
 assert_stdout_contains "condor_submit '$sub'"
 for line in "executable = $TMP/condor.batch/shard.sh" "arguments = --zero-based \$(Process)" \

@@ -218,22 +218,22 @@ TEST_CASE("a run over the memory budget is refused with the estimate and how to 
           "[memory]") {
   double bytes = 0.0;
   std::string error;
-  CHECK(runner::parse_memory_budget("512MiB", bytes, error));
+  CHECK(runner::memory_budget().parse("512MiB", bytes, error));
   CHECK(bytes == 512.0 * 1024 * 1024);
-  CHECK(runner::parse_memory_budget("2GB", bytes, error));
+  CHECK(runner::memory_budget().parse("2GB", bytes, error));
   CHECK(bytes == 2e9);
-  CHECK(runner::parse_memory_budget("1000000", bytes, error));
+  CHECK(runner::memory_budget().parse("1000000", bytes, error));
   CHECK(bytes == 1e6);
-  CHECK(runner::parse_memory_budget("unlimited", bytes, error));
+  CHECK(runner::memory_budget().parse("unlimited", bytes, error));
   CHECK(std::isinf(bytes));
   for (const char* bad : {"lots", "0", "-1GiB", "nan", "1e999"})
-    CHECK_FALSE(runner::parse_memory_budget(bad, bytes, error));
+    CHECK_FALSE(runner::memory_budget().parse(bad, bytes, error));
   CHECK(runner::default_memory_budget() <= 8.0 * 1024 * 1024 * 1024);
 
   json big = small_run();
   big["servers"][0]["count"] = 100000;
   const auto s = test::scenario_of(big);
-  runner::set_memory_budget(100e6);
+  runner::memory_budget().set(100e6);
   try {
     runner::check_memory_budget(s, runner::estimate_memory(s));
     FAIL("expected the budget to refuse the run");
@@ -244,6 +244,6 @@ TEST_CASE("a run over the memory budget is refused with the estimate and how to 
                  "largest parts: 100,000 servers ~ 198 MB") != std::string::npos);
     CHECK(m.find("--memory-budget SIZE") != std::string::npos);
   }
-  runner::set_memory_budget(std::numeric_limits<double>::infinity());
+  runner::memory_budget().set(std::numeric_limits<double>::infinity());
   CHECK_NOTHROW(runner::check_memory_budget(s, runner::estimate_memory(s)));
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <sonicsim/engine/run_metrics.hpp>
+#include <sonicsim/runner/budget.hpp>
 #include <sonicsim/scenario/scenario.hpp>
 
 namespace sonicsim::runner {
@@ -35,19 +36,11 @@ struct MemoryEstimate {
 MemoryEstimate estimate_memory(const scenario::Scenario& s, const engine::TraceSettings& trace = {},
                                const std::vector<MemoryPart>& outputs = {});
 
-// The budget a run's estimate must fit, process-wide (the `--memory-budget` flag sets it; forked
-// children, which run every sweep, plan, compare and scan simulation, inherit it). Bytes; +inf
-// means unlimited. Defaults to default_memory_budget().
-double memory_budget();
-void set_memory_budget(double bytes);
-// Whether set_memory_budget was called (a sweep's batch tasks are then given the same budget;
-// otherwise each takes its own machine's default).
-bool memory_budget_given();
+// The budget a run's estimate must fit (`--memory-budget`; budget.hpp). Bytes; defaults to
+// default_memory_budget().
+Budget& memory_budget();
 // min(8 GiB, 75% of the machine's physical memory).
 double default_memory_budget();
-
-// "512MiB", "8GiB", "2GB", "1e9" (bytes), or "unlimited"; false with `error` set otherwise.
-bool parse_memory_budget(const std::string& text, double& bytes, std::string& error);
 
 // Throws InputError (exit 2) naming the scenario, the estimate, the budget, the largest parts and
 // how to override, when the estimate is over memory_budget().

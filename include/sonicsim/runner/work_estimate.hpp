@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <sonicsim/runner/budget.hpp>
 #include <sonicsim/scenario/scenario.hpp>
 
 namespace sonicsim::runner {
@@ -33,15 +34,9 @@ inline constexpr double kEngineEventsPerSecond = 2e6;
 
 WorkEstimate estimate_work(const scenario::Scenario& s);
 
-// The budget a run's estimated wall time must fit, process-wide (`--time-budget` sets it; forked
-// children inherit it, and a sweep's batch tasks are given it). Seconds; +inf: unlimited.
-double time_budget();
-void set_time_budget(double seconds);
-bool time_budget_given();
+// The budget a run's estimated wall time must fit (`--time-budget`; budget.hpp). Seconds.
 inline constexpr double kDefaultTimeBudget = 3600.0;
-
-// "30min", "6h", "3600" (seconds) or "unlimited"; false with `error` set otherwise.
-bool parse_time_budget(const std::string& text, double& seconds, std::string& error);
+Budget& time_budget();
 
 // Throws InputError (exit 2) naming the scenario, the estimate, the budget, the largest terms and
 // the flag, when the estimate is over time_budget().
