@@ -23,6 +23,21 @@ double Histogram::bucket_low(std::size_t bucket) {
   return std::ldexp(0.5 * (1.0 + sub / (1 << kSubBits)), exp);
 }
 
+void Histogram::cover(std::size_t b) {
+  if (buckets_.empty()) {
+    first_ = b;
+    buckets_.assign(1, 0);
+  } else if (b < first_) {
+    // Grown downwards by at least the span held: a minimum that keeps falling one bucket at a
+    // time costs amortised O(1) per sample, as growing upwards does in std::vector.
+    const std::size_t grow = std::max(first_ - b, std::min(first_, buckets_.size()));
+    buckets_.insert(buckets_.begin(), grow, 0);
+    first_ -= grow;
+  } else if (b - first_ >= buckets_.size()) {
+    buckets_.resize(b - first_ + 1, 0);
+  }
+}
+
 void Histogram::add(double value) {
   if (count_ == 0) {
     min_ = max_ = value;
@@ -37,8 +52,8 @@ void Histogram::add(double value) {
     return;
   }
   const std::size_t b = bucket_of(value);
-  if (b >= buckets_.size()) buckets_.resize(b + 1, 0);
-  ++buckets_[b];
+  cover(b);
+  ++buckets_[b - first_];
 }
 
 void Histogram::merge(const Histogram& other) {
@@ -53,8 +68,11 @@ void Histogram::merge(const Histogram& other) {
   count_ += other.count_;
   sum_ += other.sum_;
   zeros_ += other.zeros_;
-  if (other.buckets_.size() > buckets_.size()) buckets_.resize(other.buckets_.size(), 0);
-  for (std::size_t i = 0; i < other.buckets_.size(); ++i) buckets_[i] += other.buckets_[i];
+  if (other.buckets_.empty()) return;
+  cover(other.first_);
+  cover(other.first_ + other.buckets_.size() - 1);
+  const std::size_t offset = other.first_ - first_;
+  for (std::size_t i = 0; i < other.buckets_.size(); ++i) buckets_[offset + i] += other.buckets_[i];
 }
 
 double Histogram::quantile(double q) const {
@@ -64,10 +82,11 @@ double Histogram::quantile(double q) const {
   const double rank = q * static_cast<double>(count_ - 1);
   double seen = static_cast<double>(zeros_);
   if (rank < seen) return min_;
-  for (std::size_t b = 0; b < buckets_.size(); ++b) {
-    const double n = static_cast<double>(buckets_[b]);
+  for (std::size_t i = 0; i < buckets_.size(); ++i) {
+    const double n = static_cast<double>(buckets_[i]);
     if (n == 0.0) continue;
     if (rank < seen + n) {
+      const std::size_t b = first_ + i;
       const double lo = bucket_low(b), hi = bucket_low(b + 1);
       const double f = (rank - seen + 0.5) / n;
       return std::clamp(lo + f * (hi - lo), min_, max_);
@@ -89,15 +108,15 @@ Histogram::Bins Histogram::log_bins(int per_decade) const {
   std::size_t lowest = 0;
   while (lowest < buckets_.size() && buckets_[lowest] == 0) ++lowest;
   if (lowest == buckets_.size()) return out;  // no positive sample
-  const long first = bin_of(middle(lowest));
+  const long first = bin_of(middle(first_ + lowest));
   const long last = std::max(first, bin_of(max_));
   out.counts.assign(static_cast<std::size_t>(last - first + 1), 0);
   for (long b = first; b <= last + 1; ++b) out.edges.push_back(std::pow(10.0, b / k));
   out.counts.front() += zeros_;
-  for (std::size_t b = lowest; b < buckets_.size(); ++b)
-    if (buckets_[b] > 0)
-      out.counts[static_cast<std::size_t>(std::clamp(bin_of(middle(b)), first, last) - first)] +=
-          buckets_[b];
+  for (std::size_t i = lowest; i < buckets_.size(); ++i)
+    if (buckets_[i] > 0)
+      out.counts[static_cast<std::size_t>(std::clamp(bin_of(middle(first_ + i)), first, last) -
+                                          first)] += buckets_[i];
   return out;
 }
 

@@ -45,6 +45,12 @@ struct MemoryCosts {
   // direction and 1 s window, for the peak utilization), twice since links keep the bytes
   // offered beside those carried (issue 33).
   double per_link_window = 32.0;
+  // Sites x workloads (100 sites, 8 -> 64 workloads spread over every site, 1 min): 82 -> 328
+  // MB, 44 kB a workload's record at a site of its clients. Most of it is the record's two
+  // histograms (latency and time per event, metrics/histogram.hpp), 8 kB per factor of two their
+  // samples span: 1 ms to 20 ms and 0.15 s to 1.5 s there. A record whose samples span 2^20
+  // (microseconds to seconds) holds 160 kB each.
+  double per_site_record_samples = 48.0 * 1024;
   // --trace-max 10,000 -> 30,000 (every request traced): 18.4 KiB per request, mostly the Chrome
   // trace's JSON events.
   double per_traced_request = 18832.0;
@@ -138,6 +144,14 @@ MemoryEstimate estimate_memory(const scenario::Scenario& s, const engine::TraceS
       for (const auto& r : from) route_links += static_cast<double>(r.wan_links.size());
     const double pairs = static_cast<double>(s.sites.size()) * static_cast<double>(s.sites.size());
     add(util::format_count(pairs) + " routes between sites", pairs * 160.0 + route_links * 24.0);
+    // A record per workload and site (engine/accounting.hpp), with samples at its clients' sites.
+    double sampled = 0.0;
+    for (const auto& w : s.workloads) sampled += static_cast<double>(w.sites.size());
+    const double records =
+        static_cast<double>(s.workloads.size()) * static_cast<double>(s.sites.size());
+    add(util::format_count(sampled) + " workload x site records",
+        records * static_cast<double>(sizeof(engine::RunMetrics::Workload)) +
+            sampled * c.per_site_record_samples);
   }
   const double span = s.duration - s.warmup;
   const double link_windows = (span >= 100.0 ? std::ceil(span) : 100.0) + 1.0;

@@ -247,3 +247,61 @@ TEST_CASE("a run over the memory budget is refused with the estimate and how to 
   runner::memory_budget().set(std::numeric_limits<double>::infinity());
   CHECK_NOTHROW(runner::check_memory_budget(s, runner::estimate_memory(s)));
 }
+
+// Workloads spread over every site of a star WAN, each with lognormal CPU times (so that its
+// histograms span what a real workload's do), one GPU pool at the first site.
+static json memory_sites_by_workloads(int sites, int workloads) {
+  json doc = test::deterministic(1, 8);
+  doc["duration"] = 60.0;
+  doc["warmup"] = 0.0;
+  doc.erase("network");
+  json wl = doc["workload"];
+  doc.erase("workload");
+  wl["jobs"] = sites;
+  wl["cpu_time_per_event"] = {{"dist", "lognormal"}, {"mean", 0.5}, {"cv", 0.3}};
+  wl["requests"][0]["offload_fraction"] = 1.0;
+  doc["workloads"] = json::array();
+  doc["sites"] = json::array();
+  doc["wan"] = {{"routers", {"r"}}, {"links", json::array()}};
+  for (int i = 0; i < sites; ++i) {
+    const std::string name = "s" + std::to_string(i);
+    doc["sites"].push_back(
+        {{"name", name},
+         {"network", {{"site_uplink", {{"bandwidth", "100Gbps"}, {"latency", "1ms"}}}}}});
+    doc["wan"]["links"].push_back(
+        {{"between", {name, "r"}}, {"bandwidth", "100Gbps"}, {"latency", "2ms"}});
+    wl["sites"][name] = 1;
+  }
+  for (int w = 0; w < workloads; ++w) {
+    wl["name"] = "w" + std::to_string(w);
+    doc["workloads"].push_back(wl);
+  }
+  doc["servers"][0]["site"] = "s0";
+  return doc;
+}
+
+TEST_CASE("the memory estimate counts a record per workload and site of its clients", "[memory]") {
+  // 500 sites x 16 workloads were estimated at 105 MB and ran out above 3 GB (issue 35): each
+  // record's histograms held every bucket from 2^-40 s up. Now they hold their samples' span.
+  const auto estimate =
+      runner::estimate_memory(test::scenario_of(memory_sites_by_workloads(40, 8)));
+  CHECK_THAT(part_names(estimate), Catch::Contains("320 workload x site records"));
+  const double per_record = part_bytes(estimate, "320 workload x site records") / 320.0;
+  CHECK(per_record > 40e3);
+  CHECK(per_record < 60e3);
+#if defined(__SANITIZE_ADDRESS__)
+  SUCCEED("an AddressSanitizer build's memory is not the release build's");
+#else
+  // The part against what 960 more records cost (as the devices' test below does).
+  const auto small = test::scenario_of(memory_sites_by_workloads(60, 2));
+  const auto large = test::scenario_of(memory_sites_by_workloads(60, 18));
+  const double part = runner::estimate_memory(large).bytes - runner::estimate_memory(small).bytes;
+  const double before = static_cast<double>(runner::peak_rss_bytes());
+  const auto run = sonicsim::pipeline::simulate(large);
+  const std::string text = run.results.dump(2);
+  const double grown = static_cast<double>(runner::peak_rss_bytes()) - before;
+  INFO("estimated " << part << " B for 960 more records, the peak grew by " << grown);
+  CHECK(grown > part / 2.0);
+  CHECK(grown < part * 2.0);
+#endif
+}

@@ -3,6 +3,9 @@
 // Values fall into log-spaced buckets: 2^10 buckets per power of two give quantiles within 0.07%
 // relative error, whatever the number of samples; the mean and the count are exact. A simulated
 // hour at site scale records tens of millions of samples, which must not cost one double each.
+// Only the buckets between the smallest and the largest sample are held (8 kB per factor of two
+// the samples span): a run keeps two per workload and client site, and 500 sites x 16 workloads
+// held from 2^-40 s up cost 1 MB each (docs/limits.md#memory).
 #pragma once
 
 #include <cstdint>
@@ -40,8 +43,15 @@ class Histogram {
   static constexpr int kMaxExp = 40;
   static std::size_t bucket_of(double value);
   static double bucket_low(std::size_t bucket);
+  void cover(std::size_t bucket);  // grows buckets_ to hold `bucket`
 
-  std::vector<std::uint64_t> buckets_;  // grown on demand
+ public:
+  // The bytes the buckets hold now: for the memory estimate's measurements.
+  std::size_t bucket_bytes() const { return buckets_.capacity() * sizeof(std::uint64_t); }
+
+ private:
+  std::vector<std::uint64_t> buckets_;  // buckets first_, first_ + 1, ...; grown on demand
+  std::size_t first_ = 0;
   std::uint64_t zeros_ = 0;
   std::uint64_t count_ = 0;
   double sum_ = 0.0;
