@@ -118,6 +118,13 @@ void ServerPools::rebuild_up_hosts() {
   parts_.sites.rebuild_up_hosts();
 }
 
+void ServerPools::set_up(std::uint32_t d, bool up) {
+  for (std::uint32_t mi = 0; mi < hosts_.size(); ++mi)
+    if (std::binary_search(hosts_[mi].begin(), hosts_[mi].end(), d))
+      set_in_device_order(up_hosts_[mi], d, up);
+  parts_.sites.set_up(d, up);
+}
+
 std::size_t ServerPools::queued_on(std::uint32_t d) const {
   std::size_t queued = 0;
   for (std::uint32_t bi : devices_[d].batcher_of_model)

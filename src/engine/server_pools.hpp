@@ -7,6 +7,7 @@
 // device) goes here.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -21,6 +22,15 @@
 namespace sonicsim::engine {
 
 struct Parts;
+
+// Puts device d into a list of devices in increasing order, or takes it out: a memmove of the
+// list's tail, not a pass over every device.
+inline void set_in_device_order(std::vector<std::uint32_t>& list, std::uint32_t d, bool in) {
+  const auto it = std::lower_bound(list.begin(), list.end(), d);
+  const bool there = it != list.end() && *it == d;
+  if (in && !there) list.insert(it, d);
+  if (!in && there) list.erase(it);
+}
 
 class ServerPools {
  public:
@@ -81,6 +91,10 @@ class ServerPools {
   const std::vector<std::uint32_t>& hosts(std::uint32_t model) const { return hosts_[model]; }
   const std::vector<std::uint32_t>& up_hosts(std::uint32_t model) const { return up_hosts_[model]; }
   void rebuild_up_hosts();
+  // Device d came up or went down: its entries in the lists of those up, kept in device order
+  // (the order a rebuild gives, so routing's choices are the same). A whole pool of 155,000
+  // devices crashing at once rebuilt every list at each crash: 281 s for 155,000 events.
+  void set_up(std::uint32_t d, bool up);
   const Counters& counters(std::uint32_t pool) const { return counters_[pool]; }
   // Each model's scheduler on each device, by index (Device::batcher_of_model).
   std::uint32_t batcher_count() const { return static_cast<std::uint32_t>(batchers_.size()); }

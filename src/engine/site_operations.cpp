@@ -57,12 +57,22 @@ void SiteOperations::build() {
         ctx_.queue.push(Time::from_seconds(c.at), EventKind::Operation, devs[k],
                         op_stamp(kCrash, static_cast<std::uint32_t>(&c - faults.crashes.data())));
   }
+  crash_planned_.assign(servers.device_count(), false);
+  random_crash_pool_.assign(sc.servers.size(), false);
+  for (const auto& c : faults.random_crashes) random_crash_pool_[c.pool] = true;
   for (const auto& c : faults.random_crashes)
     for (std::uint32_t d : pools_[c.pool].devices) {
       fault_rngs_[d].reseed(derive_seed(sc.seed, kFaultStream, d));
-      ctx_.queue.push(Time::from_seconds(fault_rngs_[d].exponential(c.mtbf)), EventKind::Operation,
-                      d, op_stamp(kRandomCrash, 0));
+      const State st = servers.device(d).state;
+      if (st != State::Off && st != State::Down) plan_random_crash(d);
     }
+}
+
+void SiteOperations::plan_random_crash(std::uint32_t d) {
+  if (crash_planned_[d]) return;
+  crash_planned_[d] = true;
+  ctx_.queue.push(ctx_.now + fault_rngs_[d].exponential(random_crashes_of(d).mtbf),
+                  EventKind::Operation, d, op_stamp(kRandomCrash, 0));
 }
 
 // The random-crash settings of a device's pool (the scenario allows one per pool).
@@ -99,8 +109,12 @@ void SiteOperations::set_state(std::uint32_t d, State next) {
   if (!(dev.state == State::Starting && is_up)) dev.epoch = (dev.epoch + 1) & kEpochMask;
   const State from = dev.state;
   dev.state = next;
-  if (was_up != is_up) parts_.servers.rebuild_up_hosts();
+  if (was_up != is_up) parts_.servers.set_up(d, is_up);
   parts_.memory.state_changed(d, from, next);
+  const bool serving = next != State::Off && next != State::Down;
+  if (serving && (from == State::Off || from == State::Down) && !random_crash_pool_.empty() &&
+      random_crash_pool_[dev.pool])
+    plan_random_crash(d);
 }
 
 void SiteOperations::start_server(std::uint32_t d) {
@@ -179,24 +193,21 @@ void SiteOperations::on_operation(std::uint32_t id, std::uint32_t stamp) {
       if (in_state(id, State::Down, epoch)) start_server(id);
       return;
     case kRandomCrash: {
-      const auto& rc = random_crashes_of(id);
-      const double down_for = fault_rngs_[id].exponential(rc.mttr);
-      // Not serving (nothing to crash), or leaving anyway: the next failure is drawn from now.
-      if (!crash(id, down_for, kRandomRepair))
-        ctx_.queue.push(now + fault_rngs_[id].exponential(rc.mtbf), EventKind::Operation, id,
-                        op_stamp(kRandomCrash, 0));
+      crash_planned_[id] = false;
+      const double down_for = fault_rngs_[id].exponential(random_crashes_of(id).mttr);
+      // Not serving (nothing to crash), or leaving anyway: the next failure is planned when the
+      // device serves again (set_state).
+      crash(id, down_for, kRandomRepair);
       return;
     }
     case kModelLoaded:
       return parts_.memory.on_loaded(id, epoch);
     case kScrape:
       return scrape();
-    case kRandomRepair: {
+    case kRandomRepair:
+      // Back up: set_state plans the next failure.
       if (in_state(id, State::Down, epoch)) start_server(id);
-      ctx_.queue.push(now + fault_rngs_[id].exponential(random_crashes_of(id).mtbf),
-                      EventKind::Operation, id, op_stamp(kRandomCrash, 0));
       return;
-    }
   }
 }
 

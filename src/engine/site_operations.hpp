@@ -92,6 +92,11 @@ class SiteOperations {
 
   // Server states and faults (site_operations.cpp).
   const scenario::Faults::RandomCrashes& random_crashes_of(std::uint32_t d) const;
+  // A device's next random crash is drawn when it starts serving (from off or down), and only a
+  // serving device keeps one planned: an off device drawing a failure every MTBF was a busy loop
+  // with a tiny MTBF (issue 35). The exponential has no memory, so the times are those of a
+  // clock that runs while the device serves.
+  void plan_random_crash(std::uint32_t d);
   void account_up(PoolOps& po);
   void set_state(std::uint32_t d, State next);
   void start_server(std::uint32_t d);
@@ -119,8 +124,10 @@ class SiteOperations {
   Context& ctx_;
   Parts& parts_;
   std::vector<PoolOps> pools_;
-  bool operated_ = false;        // some pool has an autoscaler or faults
-  std::vector<Rng> fault_rngs_;  // per device: random crashes' times up and down
+  bool operated_ = false;                // some pool has an autoscaler or faults
+  std::vector<Rng> fault_rngs_;          // per device: random crashes' times up and down
+  std::vector<bool> crash_planned_;      // per device: a random crash is in the queue
+  std::vector<bool> random_crash_pool_;  // per pool: it has random_crashes
 };
 
 }  // namespace sonicsim::engine

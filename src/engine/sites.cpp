@@ -49,6 +49,15 @@ void Sites::rebuild_up_hosts() {
     }
 }
 
+void Sites::set_up(std::uint32_t d, bool up) {
+  if (!several_) return;
+  for (std::uint32_t m = 0; m < hosts_.size(); ++m) {
+    const auto& at = hosts_[m][device_site_[d]];
+    if (std::binary_search(at.begin(), at.end(), d))
+      set_in_device_order(up_hosts_[m][device_site_[d]], d, up);
+  }
+}
+
 double Sites::expected_queue_time(std::uint32_t model, std::uint32_t site) const {
   const auto& up = up_hosts_[model][site];
   if (up.empty()) return kInf;

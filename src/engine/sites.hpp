@@ -40,8 +40,9 @@ class Sites {
   const std::vector<std::uint32_t>& up_hosts(std::uint32_t model, std::uint32_t site) const {
     return up_hosts_[model][site];
   }
-  // After a server changed state (ServerPools::rebuild_up_hosts).
+  // After servers changed state (ServerPools::rebuild_up_hosts), or one did (set_up).
   void rebuild_up_hosts();
+  void set_up(std::uint32_t d, bool up);
 
   // Round-trip network latency between two sites, client NIC to server NIC, as the scenario
   // gives it (no queueing): what least_latency and local_first's spill-over compare.

@@ -45,7 +45,12 @@ cat >"$TMP/stall.json" <<'JSON'
   "faults": [{"kind": "crash", "pool": "gpu", "at": "2s"}]
 }
 JSON
-refused "stall.json: simulated time stopped advancing at t=2 s" "$SONICSIM" run "$TMP/stall.json" -o "$RESULTS"
+# The gate sees it first: a request that can fail at once (the crash) makes the fastest event 1 ns.
+refused "stall.json: the run would take about" "$SONICSIM" run "$TMP/stall.json" -o "$RESULTS"
+assert_stderr_contains "no CPU time, so the fastest round trip 1.00 ns"
+# Past the gate (unlimited), the net stops the run where the clock stops.
+refused "stall.json: simulated time stopped advancing at t=2 s" \
+  "$SONICSIM" run "$TMP/stall.json" --time-budget unlimited -o "$RESULTS"
 assert_stderr_contains "events in a row within 1 ns, mostly client events (workload.cpu_time_per_event)"
 
 # Issue 35. The clock past 2^24 s (194 days): an execution's remaining work under half the
@@ -69,7 +74,7 @@ rm -f "$RESULTS"
 refused "the run would take about 66.7 h of wall time" "$SONICSIM" run "$DEFAULT" --set duration=1min \
   --set warmup=0 --set 'faults=[{"kind":"random_crashes","pool":"t4","mtbf":"1ns","mttr":"1ns"}]' \
   -o "$RESULTS"
-assert_stderr_contains "random crashes of pool \`t4\`: 2 x 8 devices x 1.00 min / (mtbf + mttr = 2.00 ns)"
+assert_stderr_contains "random crashes of pool \`t4\`: 8 devices x (1 + 2 x 1.00 min / (mtbf + mttr = 2.00 ns))"
 assert_stderr_contains "--time-budget DURATION"
 assert_no_file "$RESULTS"
 # ... the flag raises it (validate checks the same estimate without running).
@@ -92,7 +97,7 @@ JSON
 refused "workload.cpu_time_per_event: found a run expected to process about 1.44e+13 events" \
   "$SONICSIM" run "$TMP/nocpu.json" -o "$RESULTS"
 assert_stderr_contains "the fastest event with no CPU time"
-refused "the workload's client events: 4 threads x 1.00 min / no CPU time, so the fastest round trip 1.00 ns" \
+refused "the workload's client events: 4 threads x (1 + 1.00 min / no CPU time, so the fastest round trip 1.00 ns)" \
   "$SONICSIM" run "$TMP/nocpu.json" --set duration=1min -o "$RESULTS"
 
 # A run in which no event completes says so instead of printing 0 s per event silently.
