@@ -6,6 +6,7 @@
 #include <cctype>
 #include <set>
 
+#include "results_support.hpp"
 #include "support.hpp"
 
 #include <sonicsim/analytic/analytic.hpp>
@@ -32,10 +33,6 @@ const scenario::DeviceSpec& device_of(const scenario::Scenario& s, const std::st
 std::string spaced_lower(std::string name) {
   for (char& c : name) c = c == '-' ? ' ' : static_cast<char>(std::tolower(c));
   return name;
-}
-
-nlohmann::ordered_json results_of(const scenario::Scenario& s, const runner::RunOutput& out) {
-  return results::to_json(s, out, analytic::to_json(analytic::predict(s)));
 }
 
 }  // namespace
@@ -186,7 +183,7 @@ TEST_CASE("device catalogue: `catalogue` opts out, names another entry, or is re
     CHECK(d.catalogue.empty());
     CHECK(!d.memory);
     CHECK(!d.power);
-    const auto j = results_of(s, runner::simulate(s, runner::TransportChoice{}));
+    const auto j = test::results_of(s, runner::simulate(s, runner::TransportChoice{}));
     CHECK(!j.contains(results::keys::top::energy));
     CHECK(!j.contains(results::keys::top::devices));
   }
@@ -249,7 +246,7 @@ TEST_CASE("device catalogue: a T4's energy is its catalogue power integrated ove
   // the 10 ms execution: about 820 executions in 50 s.
   CHECK(executions == Approx(T / (0.05 + 0.0012 + 0.000008 + 0.01)).epsilon(0.01));
 
-  const auto j = results_of(s, out);
+  const auto j = test::results_of(s, out);
   namespace k = results::keys;
   REQUIRE(j.contains(k::top::energy));
   const double devices_j =

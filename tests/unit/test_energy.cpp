@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "results_support.hpp"
 #include "support.hpp"
 
 #include <sonicsim/analytic/analytic.hpp>
@@ -38,10 +39,6 @@ json powered(int threads = 2) {
   return doc;
 }
 
-nlohmann::ordered_json results_of(const scenario::Scenario& s, const runner::RunOutput& out) {
-  return results::to_json(s, out, analytic::to_json(analytic::predict(s)));
-}
-
 }  // namespace
 
 TEST_CASE("energy: power x time over the components is the reported energy", "[energy]") {
@@ -66,7 +63,7 @@ TEST_CASE("energy: power x time over the components is the reported energy", "[e
   const double cores_j = 2 * T * kCoreIdleW + (kCoreBusyW - kCoreIdleW) * core_busy;
   const double total = devices_j + hosts_j + cores_j;
 
-  const auto j = results_of(s, out);
+  const auto j = test::results_of(s, out);
   namespace k = results::keys;
   REQUIRE(j.contains(k::top::energy));
   const auto& e = j[k::top::energy];
@@ -102,7 +99,7 @@ TEST_CASE("energy: cost per event is the hand computation", "[energy]") {
   const auto& m = out.metrics;
   const double T = m.span();
   const double events = static_cast<double>(m.events_completed);
-  const auto j = results_of(s, out);
+  const auto j = test::results_of(s, out);
   namespace k = results::keys;
   const double joules = j[k::top::energy][k::energy::joules].get<double>();
   // One T4 at $0.35/h, its host at $0.10/h, 2 cores at $0.02/h, energy at $0.25/kWh.
@@ -167,7 +164,7 @@ TEST_CASE("energy: without power or prices the results have neither block", "[en
   doc["devices"] = {{"T4", {{"catalogue", false}}}};
   const auto s = scenario_of(doc);
   const auto out = runner::simulate(s, runner::TransportChoice{});
-  const auto j = results_of(s, out);
+  const auto j = test::results_of(s, out);
   CHECK_FALSE(j.contains(results::keys::top::energy));
   CHECK_FALSE(j.contains(results::keys::top::cost));
 }
@@ -175,7 +172,7 @@ TEST_CASE("energy: without power or prices the results have neither block", "[en
 TEST_CASE("energy: a sweep has the energy and cost columns", "[energy][sweep]") {
   const auto s = scenario_of(powered());
   const auto out = runner::simulate(s, runner::TransportChoice{});
-  const auto metrics = sweep::flatten_metrics(results_of(s, out));
+  const auto metrics = sweep::flatten_metrics(test::results_of(s, out));
   namespace k = results::keys;
   const auto has = [&](const std::string& name) {
     return std::any_of(metrics.begin(), metrics.end(),

@@ -37,6 +37,9 @@ class Histogram {
   };
   Bins log_bins(int per_decade) const;
 
+  // The bytes the buckets hold now: what a histogram costs, for the memory estimate's tests.
+  std::size_t bucket_bytes() const { return buckets_.capacity() * sizeof(std::uint64_t); }
+
  private:
   static constexpr int kSubBits = 10;
   static constexpr int kMinExp = -40;  // values below 2^-40 s (~1 ps) are counted as zero
@@ -45,11 +48,6 @@ class Histogram {
   static double bucket_low(std::size_t bucket);
   void cover(std::size_t bucket);  // grows buckets_ to hold `bucket`
 
- public:
-  // The bytes the buckets hold now: for the memory estimate's measurements.
-  std::size_t bucket_bytes() const { return buckets_.capacity() * sizeof(std::uint64_t); }
-
- private:
   std::vector<std::uint64_t> buckets_;  // buckets first_, first_ + 1, ...; grown on demand
   std::size_t first_ = 0;
   std::uint64_t zeros_ = 0;
