@@ -139,7 +139,9 @@ PrometheusCalibration calibrate_prometheus(const PrometheusCalibrationInput& in)
     const auto& b = mo.batch_size[k];
     const auto& e = mo.executions_per_s[k];
     const auto& infer = mo.compute_infer_time_s[k];
-    if (!b || !e || !infer || *b <= 0.0) continue;
+    // A window with executions has a batch of at least 1: below it (0 too) the counters
+    // disagree, and check_window refuses it by name instead of dropping it unsaid.
+    if (!b || !e || !infer || *e <= 0.0) continue;
     const double executions = *e * m.step_s;
     if (executions < in.min_executions) continue;
     if ((with_input && !mo.compute_input_time_s[k]) ||

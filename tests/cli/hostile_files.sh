@@ -126,6 +126,11 @@ set_window "$TMP/curve-m.json" "$TMP/half.json" batch_size 3 0.5
 refused "half.json: pools[0].models[0].batch_size[3]: in window 3" \
   "$SONICSIM" calibrate prometheus "$TMP/half.json" --model pn -o "$RESULTS"
 assert_stderr_contains "found 0.5 inferences per execution, expected at least 1"
+# A batch of 0 (or below) in a window with executions was dropped without a word.
+set_window "$TMP/curve-m.json" "$TMP/zero.json" batch_size 3 0
+refused "zero.json: pools[0].models[0].batch_size[3]: in window 3" \
+  "$SONICSIM" calibrate prometheus "$TMP/zero.json" --model pn -o "$RESULTS"
+assert_stderr_contains "found 0 inferences per execution, expected at least 1"
 # A compute time past the scenario's 1e9 s: once a calibration of `null` times.
 set_window "$TMP/curve-m.json" "$TMP/huge.json" compute_infer_time_s 5 1e300
 refused "huge.json: pools[0].models[0].compute_infer_time_s[5]: in window 5" \
