@@ -41,16 +41,23 @@ counts() {
     END { out = ""; for (k in n) out = out (out == "" ? "" : ", ") k " " n[k]; print out }' "$1" |
     tr ',' '\n' | sed 's/^ //' | sort | paste -sd, - | sed 's/,/, /g'
 }
+# fixed BEFORE AFTER SURFACE: cases of the surface whose outcome was not the expected class before
+# (nor an unknown flag) and is after.
+fixed() {
+  awk -F'\t' -v s="$3" 'FNR == 1 { next } NR == FNR { b[$2] = $4; next }
+    (s == "" || $1 == s) && $4 == $3 && ($2 in b) && b[$2] != $3 && b[$2] != "refused-flag" { n++ }
+    END { print n + 0 }' "$1" "$2"
+}
 compare() {
   local before="$1" after="$2" s
-  echo "| surface | cases | before | after |"
-  echo "|---|---|---|---|"
+  echo "| surface | cases | before | after | fixed |"
+  echo "|---|---|---|---|---|"
   while IFS= read -r s; do
-    printf '| %s | %s | %s | %s |\n' "$s" "$(awk -F'\t' -v s="$s" 'NR > 1 && $1 == s' "$after" | wc -l)" \
-      "$(counts "$before" "$s")" "$(counts "$after" "$s")"
+    printf '| %s | %s | %s | %s | %s |\n' "$s" "$(awk -F'\t' -v s="$s" 'NR > 1 && $1 == s' "$after" | wc -l)" \
+      "$(counts "$before" "$s")" "$(counts "$after" "$s")" "$(fixed "$before" "$after" "$s")"
   done < <(awk -F'\t' 'NR > 1 && !seen[$1]++ { print $1 }' "$after")
-  printf '| all | %s | %s | %s |\n' "$(awk 'NR > 1' "$after" | wc -l)" "$(counts "$before" "")" \
-    "$(counts "$after" "")"
+  printf '| all | %s | %s | %s | %s |\n' "$(awk 'NR > 1' "$after" | wc -l)" "$(counts "$before" "")" \
+    "$(counts "$after" "")" "$(fixed "$before" "$after" "")"
   echo
   # Joined on the id: fixed (before not the expected class, and not an unknown flag; after the
   # expected class), still not the expected class after, and worse.
@@ -395,6 +402,8 @@ S="clock and duration"
 c "$S" long-2p24-remote ok runs "$BIN" run "$IN/long.json" -q -o out.json
 c "$S" long-2p25-remote ok runs "$BIN" run "$IN/long.json" --set duration=33554432 -q -o out.json
 c "$S" long-10y-remote ok runs "$BIN" run "$IN/long.json" --set duration=315360000 -q -o out.json
+c "$S" long-200d-flow ok runs "$BIN" run "$IN/long.json" --set duration=17280000 --set 'network={"flow_model":"flow","site_uplink":{"bandwidth":"10Gbps","latency":"1ms"}}' -q -o out.json
+c "$S" long-200d-simgrid ok runs "$BIN" run "$IN/long.json" --set duration=17280000 --set 'network={"flow_model":"simgrid","site_uplink":{"bandwidth":"10Gbps","latency":"1ms"}}' -q -o out.json
 c "$S" long-2p30-remote refused okwrong "$BIN" run "$IN/long.json" --set duration=1073741824 -q -o out.json
 c "$S" long-1e9s-async ok runs "$BIN" run "$IN/long.json" --set duration=300000000 --set workload.mode=async -q -o out.json
 c "$S" default-2p24 refused okwrong "$BIN" run "$DEFAULT" --set duration=16777216 -q -o out.json
@@ -414,7 +423,6 @@ c "$S" crash-1ns-8dev-1min refused okwrong "$BIN" run "$DEFAULT" --set duration=
 c "$S" crash-1ns-8dev refused okwrong "$BIN" run "$DEFAULT" --set "$CRASH" -q -o out.json
 c "$S" crash-1us-8dev-1h refused okwrong "$BIN" run "$DEFAULT" --set duration=1h --set warmup=0 --set 'faults=[{"kind":"random_crashes","pool":"t4","mtbf":"1us","mttr":"1us"}]' -q -o out.json
 c "$S" crash-1ns-autoscaled refused okwrong "$BIN" run "$KEDA" --set "$CRASH" -q -o out.json
-c "$S" crash-long-repair ok - "$BIN" run "$DEFAULT" --set duration=10s --set warmup=0 --set 'faults=[{"kind":"random_crashes","pool":"t4","mtbf":"1ns","mttr":"1000000000s"}]' -q -o out.json
 c "$S" preempt-1ns refused okwrong "$BIN" run "$DEFAULT" --set 'faults=[{"kind":"random_preemption","mtbf":"1ns"}]' -q -o out.json
 c "$S" preempt-1us-1min refused okwrong "$BIN" run "$DEFAULT" --set duration=1min --set warmup=0 --set 'faults=[{"kind":"random_preemption","mtbf":"1us"}]' -q -o out.json
 c "$S" poll-1ns refused okwrong "$BIN" run "$KEDA" --set servers.0.autoscaler.polling_interval=1ns -q -o out.json
@@ -472,7 +480,6 @@ c "$S" step-1ns refused okwrong "$BIN" import prometheus "$PROM/day.json" --step
 c "$S" pods-week-1s refused okwrong "$BIN" import prometheus "$IN/pods.json" --step 1 -o out.json
 c "$S" gpu-only-pools refused okwrong "$BIN" import prometheus "$IN/gpupools.json" --step 1 -o out.json
 c "$S" repeated-series-9MB ok - "$BIN" import prometheus "$IN/repeated.json" -o out.json
-c "$S" grafana-day ok - "$BIN" import prometheus "$PROM/grafana_ds_query.json" -o out.json
 
 S="calibrate overlap"
 c "$S" executions-1.5M refused overlap "$BIN" calibrate overlap "$IN/contradiction_batch1.csv" -o out.json
