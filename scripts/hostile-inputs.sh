@@ -465,7 +465,7 @@ c "$S" threshold-0.5ns refused okwrong "$BIN" validate "$KEDA" --set 'servers.0.
 c "$S" threshold-1ns ok - "$BIN" validate "$KEDA" --set 'servers.0.autoscaler.threshold="1ns"'
 c "$S" threshold-length-1e-300 refused okwrong "$BIN" validate "$KEDA" --set servers.0.autoscaler.metric=queue_length --set servers.0.autoscaler.threshold=1e-300
 c "$S" threshold-length-1e300 refused okwrong "$BIN" validate "$KEDA" --set servers.0.autoscaler.metric=queue_length --set servers.0.autoscaler.threshold=1e300
-c "$S" threshold-supersonic refused okwrong "$BIN" import supersonic "$IN/tiny-threshold.yaml" --overlay "$SUPER/overlay.json" -o out.json
+c "$S" supersonic-threshold-1e-9ms refused okwrong "$BIN" import supersonic "$IN/tiny-threshold.yaml" --overlay "$SUPER/overlay.json" -o out.json
 c "$S" timeseries-0.001-100k refused okwrong "$BIN" run "$DEFAULT" --set duration=100000 --set 'timeseries={"interval":0.001}' -q -o out.json
 
 S="import prometheus"
