@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -45,6 +46,9 @@ void expect_contract(const char* target, Where where, const std::function<void()
   try {
     call();
   } catch (const InputError& e) {
+    // SONICSIM_FUZZ_VERBOSE=1: each refusal on stderr, to see how far a seed gets.
+    static const bool verbose = std::getenv("SONICSIM_FUZZ_VERBOSE") != nullptr;
+    if (verbose) std::fprintf(stderr, "%s: refused: %s\n", target, e.what());
     if (e.file().empty())
       finding(target, "InputError without a file name: " + std::string(e.what()));
     if (e.problems().empty()) finding(target, "InputError without a problem");
@@ -111,6 +115,31 @@ std::pair<std::string_view, std::string_view> split_at_marker(std::string_view d
     start = end + 1;
   }
   return {data, {}};
+}
+
+bool splice(nlohmann::json& base, std::string_view input, const std::vector<std::string>& replace,
+            const std::vector<std::string>& merge, std::size_t max_elements) {
+  const auto doc = nlohmann::json::parse(input, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return false;
+  for (const std::string& key : replace)
+    if (const auto it = doc.find(key); it != doc.end()) base[key] = *it;
+  for (const std::string& key : merge) {
+    const auto it = doc.find(key);
+    if (it == doc.end()) continue;
+    nlohmann::json& target = base[key];
+    if (it->is_array() && target.is_array() && !target.empty()) {
+      nlohmann::json out = nlohmann::json::array();
+      for (std::size_t i = 0; i < it->size() && i < max_elements; ++i) {
+        nlohmann::json element = target[std::min(i, target.size() - 1)];
+        element.merge_patch((*it)[i]);
+        out.push_back(std::move(element));
+      }
+      target = std::move(out);
+    } else {
+      target.merge_patch(*it);
+    }
+  }
+  return true;
 }
 
 }  // namespace sonicsim::fuzz

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace sonicsim::fuzz {
 
 using TargetFn = int (*)(const std::uint8_t*, std::size_t);
@@ -49,6 +51,16 @@ std::pair<std::string_view, std::string_view> split_first_line(std::string_view 
 // without one.
 std::pair<std::string_view, std::string_view> split_at_marker(std::string_view data,
                                                               std::string_view marker);
+
+// Splices a fuzzed JSON object into a valid base document, so that the fuzzer works on one block
+// instead of the outer document around it. For each key of `replace` the input's value (when it
+// has the key) replaces the base's; for each key of `merge` an object is merge-patched (RFC 7386)
+// onto the base's value and an array onto the base's array element by element (elements past
+// the base's end patch a copy of its last element; at most `max_elements`). Returns false, and
+// leaves `base` alone, when the input is not a JSON object: the outer JSON is the scenario
+// target's work.
+bool splice(nlohmann::json& base, std::string_view input, const std::vector<std::string>& replace,
+            const std::vector<std::string>& merge, std::size_t max_elements = 16);
 
 }  // namespace sonicsim::fuzz
 
