@@ -184,6 +184,17 @@ PrometheusCalibration calibrate_prometheus(const PrometheusCalibrationInput& in)
   const CurveKind* forced = in.curve ? &*in.curve : nullptr;
   const CurveChoice choice = choose_curve(points, forced);
   out.curve = choice.best();
+  // A forced curve the points cannot support (a saturating one through two batch sizes), or batch
+  // sizes too close to tell apart, leaves a fit without parameters: nothing to tabulate.
+  if (!out.curve.ok) {
+    std::snprintf(buf, sizeof buf,
+                  "found windows at %zu batch sizes, too few for the %s curve (%s), expected "
+                  "windows at more batch sizes%s",
+                  points.size(), to_string(out.curve.kind),
+                  out.curve.note.empty() ? "no fit" : out.curve.note.c_str(),
+                  forced ? ", or another --curve" : "");
+    throw InputError(in.measurements_path, {Problem{f.path, buf}});
+  }
   out.batch_min = points.front().items;
   out.batch_max = points.back().items;
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include <sonicsim/calibration/prometheus_calibration.hpp>
+#include <sonicsim/telemetry/measurements.hpp>
 #include <sonicsim/telemetry/prometheus_import.hpp>
 #include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/format.hpp>
@@ -150,4 +151,51 @@ TEST_CASE("calibrate prometheus refuses too few windows, and a model it cannot f
   in.model = "pn";
   in.pool = "elsewhere";
   CHECK_THAT(calibration_refusal(in), Catch::Contains("found no pool `elsewhere` (--pool)"));
+}
+
+TEST_CASE("calibrate prometheus refuses a forced curve the batch sizes cannot support",
+          "[prometheus]") {
+  // Found by fuzzing (tests/fuzz/corpus/calibrate_prometheus/crash-saturating-two-sizes): with
+  // --curve saturating and windows at two batch sizes the fit had no parameters, and tabulating
+  // it read past an empty vector.
+  test::ScratchDir dir("prom-cal-forced");
+  telemetry::Measurements m;
+  m.step_s = 60.0;
+  telemetry::PoolSeries pool;
+  pool.name = "p";
+  telemetry::ModelSeries mo;
+  mo.name = "pn";
+  mo.version = "1";
+  for (int w = 0; w < 8; ++w) {
+    const double b = w % 2 ? 4.0 : 1.0;
+    m.t.push_back(60.0 * (w + 1));
+    mo.batch_size.push_back(b);
+    mo.executions_per_s.push_back(10.0);
+    mo.inferences_per_s.push_back(10.0 * b);
+    mo.requests_per_s.push_back(10.0);
+    mo.failures_per_s.push_back(0.0);
+    mo.compute_infer_time_s.push_back(known(b));
+    for (auto* s : {&mo.queue_time_s, &mo.request_time_s, &mo.compute_input_time_s,
+                    &mo.compute_output_time_s, &pool.gpu_utilization, &pool.autoscaler_metric_ms,
+                    &m.clients.connected, &m.clients.requests_per_s, &m.clients.request_time_s})
+      s->push_back(std::nullopt);
+    pool.replicas.push_back(1.0);
+  }
+  pool.models.push_back(mo);
+  m.pools.push_back(pool);
+  const auto path = (dir.path / "two-sizes.json").string();
+  std::ofstream(path) << telemetry::to_json(m).dump();
+  calibration::PrometheusCalibrationInput in;
+  in.measurements_path = path;
+  in.model = "pn";
+  in.min_executions = 10.0;
+  in.min_windows = 4;
+  // Two batch sizes hold a line.
+  CHECK(calibration::calibrate_prometheus(in).curve.ok);
+  in.curve = calibration::CurveKind::Saturating;
+  const std::string why = calibration_refusal(in);
+  CHECK_THAT(why, Catch::Contains("two-sizes.json") && Catch::Contains("pools[0].models[0]") &&
+                      Catch::Contains("found windows at 2 batch sizes, too few for the saturating "
+                                      "curve") &&
+                      Catch::Contains("or another --curve"));
 }
