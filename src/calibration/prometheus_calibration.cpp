@@ -141,7 +141,9 @@ PrometheusCalibration calibrate_prometheus(const PrometheusCalibrationInput& in)
     const auto& infer = mo.compute_infer_time_s[k];
     if (!b || !e || !infer || *b <= 0.0) continue;
     const double executions = *e * m.step_s;
-    if (executions < in.min_executions) continue;
+    // A window without executions has no time per execution (its bin's 0/0 made a NaN point),
+    // however low --min-executions is set.
+    if (!(executions > 0.0) || executions < in.min_executions) continue;
     if ((with_input && !mo.compute_input_time_s[k]) ||
         (with_output && !mo.compute_output_time_s[k]))
       continue;
