@@ -38,6 +38,8 @@ const char* const kHostsBase = R"({
 
 }  // namespace
 
+SONICSIM_FUZZ_JSON_OBJECT_MUTATOR
+
 SONICSIM_FUZZ_TARGET(hosts) {
   using namespace sonicsim;
   const std::string_view input(reinterpret_cast<const char*>(data), size);

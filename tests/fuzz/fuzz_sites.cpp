@@ -43,6 +43,8 @@ const char* const kSitesBase = R"({
 
 }  // namespace
 
+SONICSIM_FUZZ_JSON_OBJECT_MUTATOR
+
 SONICSIM_FUZZ_TARGET(sites) {
   using namespace sonicsim;
   const std::string_view input(reinterpret_cast<const char*>(data), size);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -140,6 +141,22 @@ bool splice(nlohmann::json& base, std::string_view input, const std::vector<std:
     }
   }
   return true;
+}
+
+std::size_t mutate_json_object(std::uint8_t* data, std::size_t size, std::size_t max_size,
+                               std::size_t (*mutate)(std::uint8_t*, std::size_t, std::size_t)) {
+  const std::vector<std::uint8_t> original(data, data + size);
+  std::size_t n = 0;
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    if (attempt > 0) std::copy(original.begin(), original.end(), data);
+    n = mutate(data, size, max_size);
+    const char* begin = reinterpret_cast<const char*>(data);
+    const char* end = begin + n;
+    const char* first = std::find_if(
+        begin, end, [](char c) { return !std::isspace(static_cast<unsigned char>(c)); });
+    if (first != end && *first == '{' && nlohmann::json::accept(begin, end)) return n;
+  }
+  return n;
 }
 
 }  // namespace sonicsim::fuzz

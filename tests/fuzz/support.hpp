@@ -64,7 +64,26 @@ bool splice(nlohmann::json& base, std::string_view input, const std::vector<std:
 
 }  // namespace sonicsim::fuzz
 
+// The mutator of a target whose input is a JSON object (sites, hosts): libFuzzer's byte
+// mutations mostly break JSON's syntax, and such a target skips an input that is not an object,
+// so without it most of a run went into the JSON parser's error paths (4,000 of the 4,400 inputs
+// of the sites corpus after two minutes held no object). libFuzzer's mutations are kept, retried
+// from the same input until one gives a JSON object (at most 16 times; then the last is taken).
+#define SONICSIM_FUZZ_JSON_OBJECT_MUTATOR                                                \
+  extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t*, std::size_t, std::size_t);      \
+  extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size,   \
+                                                 std::size_t max_size, unsigned int) {   \
+    return ::sonicsim::fuzz::mutate_json_object(data, size, max_size, LLVMFuzzerMutate); \
+  }
+
+namespace sonicsim::fuzz {
+std::size_t mutate_json_object(std::uint8_t* data, std::size_t size, std::size_t max_size,
+                               std::size_t (*mutate)(std::uint8_t*, std::size_t, std::size_t));
+}  // namespace sonicsim::fuzz
+
 #ifdef SONICSIM_FUZZ_REPLAY
+#undef SONICSIM_FUZZ_JSON_OBJECT_MUTATOR
+#define SONICSIM_FUZZ_JSON_OBJECT_MUTATOR
 #define SONICSIM_FUZZ_TARGET(name)                                                                 \
   static int fuzz_target_##name(const std::uint8_t*, std::size_t);                                 \
   static const ::sonicsim::fuzz::Registration fuzz_registration_##name(#name, fuzz_target_##name); \
