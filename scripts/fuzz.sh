@@ -38,7 +38,7 @@ duration_seconds() {
 
 LONG=0
 case "${1:-}" in
-  -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
   --long)
     LONG=1
     SECONDS_ALL="$(duration_seconds "${2:-}")"
@@ -129,10 +129,12 @@ fuzz_one() {
     >>"$log"
   if ((rc != 0)); then
     tail -n 40 "$BUILD_DIR/logs/$t.log" >&2
-    # Keep the smallest input that still breaks the contract.
+    # Keep the smallest input that still breaks the contract. libFuzzer runs a child per step,
+    # each with its own time limit: `timeout` bounds the whole (it once took the five minutes
+    # a long run had left).
     for f in "${found[@]}"; do
       case "$f" in *crash-*) ;; *) continue ;; esac
-      nice -n "$NICE" "$bin" -minimize_crash=1 -max_total_time=30 -runs=100000 \
+      timeout 60 nice -n "$NICE" "$bin" -minimize_crash=1 -max_total_time=30 -runs=100000 \
         -exact_artifact_path="$f.min" "$f" >/dev/null 2>&1 || true
       [[ -s "$f.min" ]] && mv "$f.min" "$f"
       rm -f "$f.min"
