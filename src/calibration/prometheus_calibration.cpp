@@ -143,7 +143,9 @@ PrometheusCalibration calibrate_prometheus(const PrometheusCalibrationInput& in)
     // disagree, and check_window refuses it by name instead of dropping it unsaid.
     if (!b || !e || !infer || *e <= 0.0) continue;
     const double executions = *e * m.step_s;
-    if (executions < in.min_executions) continue;
+    // A window without executions has no time per execution (its bin's 0/0 made a NaN point),
+    // however low --min-executions is set.
+    if (!(executions > 0.0) || executions < in.min_executions) continue;
     if ((with_input && !mo.compute_input_time_s[k]) ||
         (with_output && !mo.compute_output_time_s[k]))
       continue;
@@ -186,6 +188,17 @@ PrometheusCalibration calibrate_prometheus(const PrometheusCalibrationInput& in)
   const CurveKind* forced = in.curve ? &*in.curve : nullptr;
   const CurveChoice choice = choose_curve(points, forced);
   out.curve = choice.best();
+  // A forced curve the points cannot support (a saturating one through two batch sizes), or batch
+  // sizes too close to tell apart, leaves a fit without parameters: nothing to tabulate.
+  if (!out.curve.ok) {
+    std::snprintf(buf, sizeof buf,
+                  "found windows at %zu batch sizes, too few for the %s curve (%s), expected "
+                  "windows at more batch sizes%s",
+                  points.size(), to_string(out.curve.kind),
+                  out.curve.note.empty() ? "no fit" : out.curve.note.c_str(),
+                  forced ? ", or another --curve" : "");
+    throw InputError(in.measurements_path, {Problem{f.path, buf}});
+  }
   out.batch_min = points.front().items;
   out.batch_max = points.back().items;
 

@@ -116,17 +116,34 @@ void load_runs(std::map<RunKey, Run>& runs, Problems& problems) {
   }
 }
 
-void simulate_runs(std::map<RunKey, Run>& runs, int workers, Problems& problems) {
+void simulate_runs(std::map<RunKey, Run>& runs, int workers, const ReproduceRequest& request,
+                   Problems& problems) {
   std::vector<std::pair<const RunKey*, Run*>> todo;
   for (auto& [key, run] : runs)
     if (run.simulate) todo.emplace_back(&key, &run);
-  const auto outcomes = pipeline::run_in_children(
-      todo.size(),
-      [&](std::size_t i) {
-        const RunKey& k = *todo[i].first;
-        return pipeline::simulate(scenario::load_file(k.scenario, overrides_of(k))).results.dump();
-      },
-      workers);
+  std::vector<pipeline::ChildOutcome> outcomes;
+  if (request.results_of) {
+    for (const auto& [key, run] : todo) {
+      pipeline::ChildOutcome o;
+      try {
+        o.output = request.results_of(key->scenario, key->set);
+        o.ok = true;
+      } catch (const InputError& e) {
+        o.input_error = true;
+        o.error = e.what();
+      }
+      outcomes.push_back(std::move(o));
+    }
+  } else {
+    outcomes = pipeline::run_in_children(
+        todo.size(),
+        [&](std::size_t i) {
+          const RunKey& k = *todo[i].first;
+          return pipeline::simulate(scenario::load_file(k.scenario, overrides_of(k)))
+              .results.dump();
+        },
+        workers);
+  }
   for (std::size_t i = 0; i < todo.size(); ++i) {
     const auto& [key, run] = todo[i];
     const auto& o = outcomes[i];
@@ -373,7 +390,7 @@ Reproduction reproduce(const ReproduceRequest& request,
   if (on_simulating && out.runs_simulated)
     on_simulating(out.runs_simulated,
                   request.workers > 0 ? request.workers : pipeline::default_workers());
-  simulate_runs(runs, request.workers, problems);
+  simulate_runs(runs, request.workers, request, problems);
 
   Evaluator eval(runs, problems);
   for (const FiguresFile& file : request.files) {

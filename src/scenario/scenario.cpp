@@ -31,7 +31,8 @@ double JobFlow::start_of(std::int64_t job, std::int64_t jobs) const {
 double ServiceCurve::at(double batch_size) const {
   if (batch.empty()) return 0.0;
   const std::size_t n = batch.size();
-  if (n == 1 || batch_size <= batch.front()) return seconds.front();
+  // NaN takes the first point too: the search below would find no segment for it.
+  if (n == 1 || !(batch_size > batch.front())) return seconds.front();
   if (batch_size >= batch.back()) {
     const double slope = (seconds[n - 1] - seconds[n - 2]) / (batch[n - 1] - batch[n - 2]);
     // A last segment that goes down (measurement noise) would extrapolate to free or negative

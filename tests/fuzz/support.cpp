@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -45,6 +47,9 @@ void expect_contract(const char* target, Where where, const std::function<void()
   try {
     call();
   } catch (const InputError& e) {
+    // SONICSIM_FUZZ_VERBOSE=1: each refusal on stderr, to see how far a seed gets.
+    static const bool verbose = std::getenv("SONICSIM_FUZZ_VERBOSE") != nullptr;
+    if (verbose) std::fprintf(stderr, "%s: refused: %s\n", target, e.what());
     if (e.file().empty())
       finding(target, "InputError without a file name: " + std::string(e.what()));
     if (e.problems().empty()) finding(target, "InputError without a problem");
@@ -111,6 +116,47 @@ std::pair<std::string_view, std::string_view> split_at_marker(std::string_view d
     start = end + 1;
   }
   return {data, {}};
+}
+
+bool splice(nlohmann::json& base, std::string_view input, const std::vector<std::string>& replace,
+            const std::vector<std::string>& merge, std::size_t max_elements) {
+  const auto doc = nlohmann::json::parse(input, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return false;
+  for (const std::string& key : replace)
+    if (const auto it = doc.find(key); it != doc.end()) base[key] = *it;
+  for (const std::string& key : merge) {
+    const auto it = doc.find(key);
+    if (it == doc.end()) continue;
+    nlohmann::json& target = base[key];
+    if (it->is_array() && target.is_array() && !target.empty()) {
+      nlohmann::json out = nlohmann::json::array();
+      for (std::size_t i = 0; i < it->size() && i < max_elements; ++i) {
+        nlohmann::json element = target[std::min(i, target.size() - 1)];
+        element.merge_patch((*it)[i]);
+        out.push_back(std::move(element));
+      }
+      target = std::move(out);
+    } else {
+      target.merge_patch(*it);
+    }
+  }
+  return true;
+}
+
+std::size_t mutate_json_object(std::uint8_t* data, std::size_t size, std::size_t max_size,
+                               std::size_t (*mutate)(std::uint8_t*, std::size_t, std::size_t)) {
+  const std::vector<std::uint8_t> original(data, data + size);
+  std::size_t n = 0;
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    if (attempt > 0) std::copy(original.begin(), original.end(), data);
+    n = mutate(data, size, max_size);
+    const char* begin = reinterpret_cast<const char*>(data);
+    const char* end = begin + n;
+    const char* first = std::find_if(
+        begin, end, [](char c) { return !std::isspace(static_cast<unsigned char>(c)); });
+    if (first != end && *first == '{' && nlohmann::json::accept(begin, end)) return n;
+  }
+  return n;
 }
 
 }  // namespace sonicsim::fuzz

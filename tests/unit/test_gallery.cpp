@@ -408,3 +408,37 @@ TEST_CASE("reproduce: a published figure whose tolerance band is not finite is r
   CHECK_THAT(load_error(dir, doc(half, {{"absolute", std::nextafter(half, 2 * half)}})),
              Catch::Contains("figures[0].tolerance.absolute"));
 }
+
+TEST_CASE("reproduce: results handed in (results_of) stand in for the simulations", "[gallery]") {
+  GalleryDir dir;
+  dir.write("knee.json", knee_scenario());
+  const json fig =
+      figure({{"ratio", {{{"metric", "events.throughput_per_s"}}, 2}}}, 5.0, {{"relative", 0.01}});
+  const auto file = dir.write(
+      "figures.json",
+      {{"system", "test"}, {"source", "tests"}, {"scenario", "knee.json"}, {"figures", {fig}}});
+  gallery::ReproduceRequest request;
+  request.files.push_back(gallery::load_figures(file));
+  std::vector<std::string> asked;
+  request.results_of = [&](const std::string& scenario, const std::vector<std::string>&) {
+    asked.push_back(scenario);
+    return std::string(R"({"events": {"throughput_per_s": 10}})");
+  };
+  const auto r = gallery::reproduce(request);
+  CHECK(asked.size() == 1);
+  CHECK(r.runs_simulated == 1);
+  CHECK(r.systems.at(0).figures.at(0).simulated == Approx(5.0));
+  CHECK(r.systems.at(0).figures.at(0).verdict == gallery::Verdict::Within);
+  // A run refused where results are made is named as a child's refusal is.
+  request.results_of = [](const std::string&, const std::vector<std::string>&) -> std::string {
+    throw InputError("knee.json", {{"workload.jobs", "found 0, expected at least 1"}});
+  };
+  try {
+    gallery::reproduce(request);
+    FAIL("no InputError");
+  } catch (const InputError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("figures[0].simulated") &&
+                                          Catch::Contains("is refused") &&
+                                          Catch::Contains("expected at least 1"));
+  }
+}

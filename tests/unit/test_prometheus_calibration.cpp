@@ -4,11 +4,14 @@
 // refusals when the history cannot support a curve.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <sonicsim/calibration/prometheus_calibration.hpp>
+#include <sonicsim/telemetry/measurements.hpp>
 #include <sonicsim/telemetry/prometheus_import.hpp>
 #include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/format.hpp>
@@ -38,6 +41,38 @@ std::string calibration_refusal(const calibration::PrometheusCalibrationInput& i
     return e.what();
   }
   return "";
+}
+
+// A measurements file of one pool serving `pn`, a window a minute each: (batch size, executions
+// per second, compute time per execution); the other series left unmeasured.
+std::string windows_file(const test::ScratchDir& dir, const std::string& name,
+                         const std::vector<std::array<double, 3>>& windows) {
+  telemetry::Measurements m;
+  m.step_s = 60.0;
+  telemetry::PoolSeries pool;
+  pool.name = "p";
+  telemetry::ModelSeries mo;
+  mo.name = "pn";
+  mo.version = "1";
+  for (const auto& [b, e, t] : windows) {
+    m.t.push_back(60.0 * static_cast<double>(m.t.size() + 1));
+    mo.batch_size.push_back(b);
+    mo.executions_per_s.push_back(e);
+    mo.inferences_per_s.push_back(e * b);
+    mo.requests_per_s.push_back(e);
+    mo.failures_per_s.push_back(0.0);
+    mo.compute_infer_time_s.push_back(t);
+    for (auto* s : {&mo.queue_time_s, &mo.request_time_s, &mo.compute_input_time_s,
+                    &mo.compute_output_time_s, &pool.gpu_utilization, &pool.autoscaler_metric_ms,
+                    &m.clients.connected, &m.clients.requests_per_s, &m.clients.request_time_s})
+      s->push_back(std::nullopt);
+    pool.replicas.push_back(1.0);
+  }
+  pool.models.push_back(mo);
+  m.pools.push_back(pool);
+  const auto path = (dir.path / name).string();
+  std::ofstream(path) << telemetry::to_json(m).dump();
+  return path;
 }
 
 }  // namespace
@@ -150,4 +185,50 @@ TEST_CASE("calibrate prometheus refuses too few windows, and a model it cannot f
   in.model = "pn";
   in.pool = "elsewhere";
   CHECK_THAT(calibration_refusal(in), Catch::Contains("found no pool `elsewhere` (--pool)"));
+}
+
+TEST_CASE("calibrate prometheus refuses a forced curve the batch sizes cannot support",
+          "[prometheus]") {
+  // Found by fuzzing (tests/fuzz/corpus/calibrate_prometheus/crash-saturating-two-sizes): with
+  // --curve saturating and windows at two batch sizes the fit had no parameters, and tabulating
+  // it read past an empty vector.
+  test::ScratchDir dir("prom-cal-forced");
+  std::vector<std::array<double, 3>> windows;
+  for (int w = 0; w < 8; ++w) {
+    const double b = w % 2 ? 4.0 : 1.0;
+    windows.push_back({b, 10.0, known(b)});
+  }
+  calibration::PrometheusCalibrationInput in;
+  in.measurements_path = windows_file(dir, "two-sizes.json", windows);
+  in.model = "pn";
+  in.min_executions = 10.0;
+  in.min_windows = 4;
+  // Two batch sizes hold a line.
+  CHECK(calibration::calibrate_prometheus(in).curve.ok);
+  in.curve = calibration::CurveKind::Saturating;
+  const std::string why = calibration_refusal(in);
+  CHECK_THAT(why, Catch::Contains("two-sizes.json") && Catch::Contains("pools[0].models[0]") &&
+                      Catch::Contains("found windows at 2 batch sizes, too few for the saturating "
+                                      "curve") &&
+                      Catch::Contains("or another --curve"));
+}
+
+TEST_CASE("calibrate prometheus skips windows without executions, even at --min-executions 0",
+          "[prometheus]") {
+  // Found by fuzzing (tests/fuzz/corpus/calibrate_prometheus/crash-zero-execution-window): a
+  // window with no executions but a compute time made a 0/0 point, and the curve's search for
+  // its segment read before the first one.
+  test::ScratchDir dir("prom-cal-zero");
+  std::vector<std::array<double, 3>> windows = {{1.0, 0.0, 1.0}};
+  for (double b : {1.0, 2.0, 4.0, 8.0}) windows.push_back({b, 10.0, known(b)});
+  calibration::PrometheusCalibrationInput in;
+  in.measurements_path = windows_file(dir, "zero.json", windows);
+  in.model = "pn";
+  in.min_executions = 0.0;
+  in.min_windows = 2;
+  const auto c = calibration::calibrate_prometheus(in);
+  CHECK(c.windows_used == 4);
+  CHECK(c.windows_total == 5);
+  CHECK(c.batch_min == Approx(1.0));
+  for (double b : {1.0, 3.0, 8.0}) CHECK(c.curve.at(b) == Approx(known(b)).epsilon(0.01));
 }

@@ -76,6 +76,10 @@ struct ReproduceRequest {
   std::string only_figure;                // --figure: just this id ("" = all)
   int workers = 0;                        // simulations at once (<= 0: the cores)
   std::string binary = "build/sonicsim";  // how the commands name the binary
+  // The results JSON of a run (its scenario, its overrides in order) in place of a simulation in
+  // a child process: what a test or the fuzz target (tests/fuzz/fuzz_reproduce.cpp) feeds the
+  // figures. An InputError it throws is the run refused, as a child's would be.
+  std::function<std::string(const std::string&, const std::vector<std::string>&)> results_of;
 };
 
 // Runs what the figures need and evaluates them. Throws InputError naming the figures file and
