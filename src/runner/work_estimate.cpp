@@ -77,7 +77,10 @@ WorkEstimate estimate_work(const scenario::Scenario& s) {
   WorkEstimate e;
   const double duration = s.duration;
   const std::string dur = util::format_time(duration);
+  // A term that is not a number (0 x inf from ranges that should exclude it) is counted as
+  // infinite: the gate refuses the run, naming it, instead of dropping the term unseen.
   auto add = [&](std::string what, double events) {
+    if (std::isnan(events)) events = std::numeric_limits<double>::infinity();
     if (events > 0.0) e.terms.push_back({std::move(what), events});
   };
   const bool many = s.workloads.size() > 1;
