@@ -174,7 +174,6 @@ bool SiteOperations::in_state(std::uint32_t d, State s, std::uint32_t epoch) con
 void SiteOperations::on_operation(std::uint32_t id, std::uint32_t stamp) {
   const auto op = static_cast<Op>(stamp & ((1u << kOpBits) - 1));
   const std::uint32_t epoch = stamp >> kOpBits;
-  const Time now = ctx_.now;
   switch (op) {
     case kPoll:
       return poll(id);
