@@ -124,21 +124,6 @@ cat >"$IN/nocpu.json" <<'JSON'
   "servers": [{"name": "gpu", "count": 2, "device": "T4", "models": ["m"]}]
 }
 JSON
-# A site whose clients and pool have no NICs and no WAN between them.
-cat >"$IN/nonic.json" <<'JSON'
-{
-  "name": "nonic", "duration": "1min", "warmup": 0,
-  "workload": {"jobs": 4, "threads_per_job": 1, "cpu_time_per_event": "100ms", "site": "a",
-               "requests": [{"model": "m", "offload_fraction": 0.5}]},
-  "models": {"m": {"input_bytes_per_item": 1000, "output_bytes_per_item": 10,
-                   "service_time": {"batch": [1], "seconds": [0.001]}}},
-  "servers": [{"name": "gpu", "count": 1, "device": "T4", "models": ["m"], "site": "a"}],
-  "sites": [{"name": "a", "network": {}},
-            {"name": "b", "network": {"site_uplink": {"bandwidth": "10Gbps"}}}],
-  "wan": {"links": [{"between": ["a", "b"], "bandwidth": "10Gbps", "latency": "1ms"}]},
-  "network": {"flow_model": "simgrid"}
-}
-JSON
 # N sites around one WAN router, W workloads each with a job at every site (as the unit test
 # `the memory estimate counts a record per workload and site of its clients` builds them), a pool
 # at the first site: one record per workload and site, W x N of them.
@@ -439,9 +424,9 @@ c "$S" servers-1e6-budget refused okwrong "$BIN" run "$DEFAULT" --set servers.0.
 c "$S" servers-1e9 refused okwrong "$BIN" run "$DEFAULT" --set servers.0.count=1000000000 -q -o out.json
 
 S="sites and WAN"
-c "$S" nonic-simgrid ok runs "$BIN" run "$IN/nonic.json" -q -o out.json
-c "$S" nonic-flow ok runs "$BIN" run "$IN/nonic.json" --set network.flow_model=flow -q -o out.json
-c "$S" nonic-simgrid-async ok runs "$BIN" run "$IN/nonic.json" --set workload.mode=async -q -o out.json
+c "$S" nonic-simgrid ok runs "$BIN" run "$R/tests/data/sites_no_nics.json" -q -o out.json
+c "$S" nonic-flow ok runs "$BIN" run "$R/tests/data/sites_no_nics.json" --set network.flow_model=flow -q -o out.json
+c "$S" nonic-simgrid-async ok runs "$BIN" run "$R/tests/data/sites_no_nics.json" --set workload.mode=async -q -o out.json
 c "$S" sites-500x16 ok runs "$BIN" run "$IN/sites500x16.json" -q -o out.json
 c "$S" sites-500x16-budget refused okwrong "$BIN" run "$IN/sites500x16.json" --memory-budget 256MiB -q -o out.json
 c "$S" sites-500x64-budget refused okwrong "$BIN" validate "$IN/sites500x64.json" --memory-budget 1GiB

@@ -108,21 +108,7 @@ rm -f "$RESULTS"
 
 # A site with neither NICs nor a WAN between its clients and its pool: nothing to share, and
 # SimGrid found "no connecting path" and aborted (exit 134); the same file ran with "flow".
-cat >"$TMP/nonic.json" <<'JSON'
-{
-  "name": "nonic", "duration": "1min", "warmup": 0,
-  "workload": {"jobs": 4, "threads_per_job": 1, "cpu_time_per_event": "100ms", "site": "a",
-               "requests": [{"model": "m", "offload_fraction": 0.5}]},
-  "models": {"m": {"input_bytes_per_item": 1000, "output_bytes_per_item": 10,
-                   "service_time": {"batch": [1], "seconds": [0.001]}}},
-  "servers": [{"name": "gpu", "count": 1, "device": "T4", "models": ["m"], "site": "a"}],
-  "sites": [{"name": "a", "network": {}},
-            {"name": "b", "network": {"site_uplink": {"bandwidth": "10Gbps"}}}],
-  "wan": {"links": [{"between": ["a", "b"], "bandwidth": "10Gbps", "latency": "1ms"}]},
-  "network": {"flow_model": "simgrid"}
-}
-JSON
-run_ok "$SONICSIM" run "$TMP/nonic.json" -q -o "$RESULTS"
+run_ok "$SONICSIM" run tests/data/sites_no_nics.json -q -o "$RESULTS"
 assert_jq "$RESULTS" '.requests.completed > 1000 and .requests.failed == 0'
 rm -f "$RESULTS"
 
