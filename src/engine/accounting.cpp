@@ -12,6 +12,7 @@ void Accounting::build() {
   for (const auto& w : sc.workloads) client_cpu_ = client_cpu_ || w.core_power.has_value();
   metrics.models.resize(sc.models.size());
   for (std::size_t i = 0; i < sc.models.size(); ++i) metrics.models[i].name = sc.models[i].name;
+  if (!sc.sites.empty()) keep_sites(sc.sites.size());
 }
 
 void Accounting::keep_sites(std::size_t sites) {
@@ -66,7 +67,8 @@ void Accounting::try_failed(Rejection why, std::uint32_t model) {
   }
 }
 
-void Accounting::requests_preempted(RunMetrics::Workload& w, std::uint64_t n) {
+void Accounting::requests_preempted(Tally t, std::uint64_t n) {
+  RunMetrics::Workload& w = *t.w_;
   if (ctx_.counts(ctx_.now)) {
     w.failed += n;
     ctx_.metrics.resilience.preempted += n;
@@ -80,8 +82,8 @@ void Accounting::finish(std::uint64_t in_flight) {
   metrics.in_flight_at_end = in_flight;
   for (std::size_t w = 0; w < by_site_.size() / std::max<std::size_t>(sites_, 1); ++w)
     for (std::size_t s = 0; s < sites_; ++s) {
-      add_into(metrics.workloads[w], at_site(w, s));
-      add_into(metrics.sites[s], at_site(w, s));
+      add_into(metrics.workloads[w], by_site_[w * sites_ + s]);
+      add_into(metrics.sites[s], by_site_[w * sites_ + s]);
     }
   for (auto& site : metrics.sites)
     site.in_flight_at_end = site.sent - site.completed - site.failed - site.fallback;

@@ -15,30 +15,43 @@
 
 namespace sonicsim::engine {
 
+// A workload's counts (at one site, with several), as a handle the clients hold: only the
+// accounting reads or changes what it points to.
+class Tally {
+ public:
+  Tally() = default;
+
+ private:
+  friend class Accounting;
+  explicit Tally(RunMetrics::Workload* w) : w_(w) {}
+  RunMetrics::Workload* w_ = nullptr;
+};
+
 class Accounting {
  public:
   explicit Accounting(Context& ctx) : ctx_(ctx) {}
 
   // One record per workload and per model, in scenario order.
   void build();
-  RunMetrics::Workload& workload(std::size_t i) { return ctx_.metrics.workloads[i]; }
+  Tally workload(std::size_t i) { return Tally(&ctx_.metrics.workloads[i]); }
   // With several sites, each workload's figures are kept per site of its client nodes and
   // added up at the end into the workload's and the site's (finish).
-  void keep_sites(std::size_t sites);
-  RunMetrics::Workload& at_site(std::size_t workload, std::size_t site) {
-    return by_site_[workload * sites_ + site];
+  Tally at_site(std::size_t workload, std::size_t site) {
+    return Tally(&by_site_[workload * sites_ + site]);
   }
 
   // Requests a workload's client issues (counted at once, taken back if they end in warm-up).
-  void issued(RunMetrics::Workload& w, std::uint64_t n) { w.sent += n; }
+  void issued(Tally t, std::uint64_t n) { t.w_->sent += n; }
   // n requests served on the client's CPU because no server hosts their model are done.
-  void fallbacks_done(RunMetrics::Workload& w, std::uint64_t n) {
+  void fallbacks_done(Tally t, std::uint64_t n) {
+    RunMetrics::Workload& w = *t.w_;
     if (ctx_.counts(ctx_.now))
       w.fallback += n;
     else
       w.sent -= n;
   }
-  void event_completed(RunMetrics::Workload& w, Time started) {
+  void event_completed(Tally t, Time started) {
+    RunMetrics::Workload& w = *t.w_;
     const Time now = ctx_.now;
     if (ctx_.counts(now)) {
       ++ctx_.metrics.events_completed;
@@ -59,8 +72,9 @@ class Accounting {
     if (ctx_.counts(ctx_.now)) ++ctx_.metrics.resilience.abandoned;
   }
   // The request's last word; `fallback_cpu`: what its CPU fallback took (Outcome::Fallback).
-  void request_finished(RunMetrics::Workload& w, std::uint32_t model, Outcome outcome,
-                        double latency, bool retried, double fallback_cpu) {
+  void request_finished(Tally t, std::uint32_t model, Outcome outcome, double latency, bool retried,
+                        double fallback_cpu) {
+    RunMetrics::Workload& w = *t.w_;
     auto& metrics = ctx_.metrics;
     if (ctx_.counts(ctx_.now)) {
       switch (outcome) {
@@ -101,7 +115,7 @@ class Accounting {
     if (client_cpu_) client_cpu_between(w, ctx_.now, until, -1.0);
   }
   // n requests of events lost when their job was preempted.
-  void requests_preempted(RunMetrics::Workload& w, std::uint64_t n);
+  void requests_preempted(Tally t, std::uint64_t n);
 
   // A batch starts executing: each request's time in the queue.
   void batch_started(std::uint32_t model, const std::vector<Batcher::Queued>& batch) {
@@ -128,6 +142,8 @@ class Accounting {
   void finish(std::uint64_t in_flight);
 
  private:
+  // Several sites: counts per workload and site, each with its own histograms.
+  void keep_sites(std::size_t sites);
   void client_cpu_between(std::size_t w, Time from, Time to, double sign) {
     from = std::max(from, ctx_.warmup);
     to = std::min(to, ctx_.end);

@@ -2,7 +2,9 @@
 
 #include <sonicsim/scenario/sites.hpp>
 
-#include "parts.hpp"
+#include "clients.hpp"
+#include "request_path.hpp"
+#include "server_pools.hpp"
 
 namespace sonicsim::engine {
 

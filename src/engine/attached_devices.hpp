@@ -11,13 +11,23 @@
 
 namespace sonicsim::engine {
 
-struct Parts;
+class Clients;
+class RequestPath;
+class ServerPools;
 
 class AttachedDevices {
  public:
   static constexpr std::uint32_t kNone = UINT32_MAX;
 
-  AttachedDevices(Context& ctx, Parts& parts) : ctx_(ctx), parts_(parts) {}
+  // The parts this one calls, and no others: the engine's dependency graph is the list of
+  // these structs (parts.hpp wires them).
+  struct Uses {
+    Clients& clients;
+    RequestPath& path;
+    ServerPools& servers;
+  };
+
+  AttachedDevices(Context& ctx, const Uses& uses) : ctx_(ctx), parts_(uses) {}
   // After the clients and the server pools.
   void build();
 
@@ -29,7 +39,7 @@ class AttachedDevices {
 
  private:
   Context& ctx_;
-  Parts& parts_;
+  Uses parts_;
   std::vector<std::uint8_t> attached_;             // by device
   std::vector<std::vector<std::uint32_t>> local_;  // [model][client node] -> device or kNone
 };

@@ -5,7 +5,8 @@
 
 #include <algorithm>
 
-#include "parts.hpp"
+#include "model_memory.hpp"
+#include "server_pools.hpp"
 
 namespace sonicsim::engine {
 

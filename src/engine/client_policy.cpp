@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "parts.hpp"
+#include "accounting.hpp"
+#include "request_path.hpp"
+#include "sampling.hpp"
+#include "sites.hpp"
 
 namespace sonicsim::engine {
 namespace {
@@ -133,7 +136,7 @@ void Clients::finish_request(std::uint32_t r, Outcome outcome) {
     tr->failed = outcome != Outcome::Completed;
   }
   --requests.live;
-  auto& tally = tally_of(rq.thread);
+  const Tally tally = tally_of(rq.thread);
   parts_.accounting.request_finished(tally, model, outcome, latency, rq.tries > 1,
                                      outcome == Outcome::Fallback ? fallback_seconds(r) : 0.0);
   const std::uint32_t t = rq.thread, slot = rq.slot;

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "parts.hpp"
+#include "accounting.hpp"
+#include "request_path.hpp"
+#include "sampling.hpp"
+#include "sites.hpp"
 
 namespace sonicsim::engine {
 
@@ -17,7 +20,7 @@ void Clients::build() {
     const auto& w = sc.workloads[i];
     Tenant& tn = tenants_[i];
     tn.w = &w;
-    tn.tally = &parts_.accounting.workload(i);
+    tn.tally = parts_.accounting.workload(i);
     tn.async = w.mode == scenario::Mode::Async;
     tn.flow = w.flow.has_value();
     tn.indep_fraction = w.async.independent_work_fraction;
@@ -309,7 +312,7 @@ void Clients::start_event(std::uint32_t t, std::uint32_t slot) {
 }
 
 // The CPU fallback of unserved models ends with the event's CPU work: count those requests.
-RunMetrics::Workload& Clients::site_tally_of(std::uint32_t t) {
+Tally Clients::site_tally_of(std::uint32_t t) {
   return parts_.accounting.at_site(tenant_index(t), parts_.sites.of_node(node_of(t)));
 }
 

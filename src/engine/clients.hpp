@@ -16,15 +16,28 @@
 
 #include <sonicsim/util/rng.hpp>
 
+#include "accounting.hpp"
 #include "context.hpp"
 
 namespace sonicsim::engine {
 
-struct Parts;
+class Sites;
+class RequestPath;
+class Sampling;
+class Accounting;
 
 class Clients {
  public:
-  Clients(Context& ctx, Parts& parts) : ctx_(ctx), parts_(parts) {}
+  // The parts this one calls, and no others: the engine's dependency graph is the list of
+  // these structs (parts.hpp wires them).
+  struct Uses {
+    Sites& sites;
+    RequestPath& path;
+    Sampling& sampling;
+    Accounting& accounting;
+  };
+
+  Clients(Context& ctx, const Uses& uses) : ctx_(ctx), parts_(uses) {}
 
   // First of all parts: the workloads, the request kinds, each workload's share of the metrics.
   void build();
@@ -42,7 +55,10 @@ class Clients {
     const Tenant& tn = tenant_of(thread);
     return tn.node_base + (thread - tn.thread_base) / tn.threads_per_job / tn.jobs_per_node;
   }
-  Rng& rng_of(std::uint32_t thread) { return threads_[thread].rng; }
+  // A draw from thread's own random stream, for what happens to its requests on their way.
+  double draw(std::uint32_t thread, const scenario::Distribution& d) {
+    return d.sample(threads_[thread].rng);
+  }
   // The batcher's priority level (0-based) the thread's requests wait at for `model`.
   std::uint32_t level_of(std::uint32_t thread, std::uint32_t model) const {
     return tenant_of(thread).level[model];
@@ -105,7 +121,7 @@ class Clients {
     std::uint32_t slots_per_thread = 1, threads_per_job = 1, jobs_per_node = 1;
     std::uint32_t thread_base = 0, job_base = 0, slot_base = 0, node_base = 0;
     std::vector<std::uint32_t> level;  // per model: the batcher's priority level (0-based)
-    RunMetrics::Workload* tally = nullptr;
+    Tally tally;
     std::uint64_t running_jobs = 0;  // job flow: started, not yet exited
     // Job flow: running_jobs integrated over the measured span up to running_since.
     Time running_since;
@@ -172,11 +188,11 @@ class Clients {
   const Tenant& tenant_of(std::uint32_t thread) const { return tenants_[tenant_index(thread)]; }
   // Where the thread's requests and events are counted: its workload's record, or with several
   // sites its workload's record at the site of its node (Accounting::at_site).
-  RunMetrics::Workload& tally_of(std::uint32_t thread) {
-    if (!by_site_) return *tenant_of(thread).tally;
+  Tally tally_of(std::uint32_t thread) {
+    if (!by_site_) return tenant_of(thread).tally;
     return site_tally_of(thread);
   }
-  RunMetrics::Workload& site_tally_of(std::uint32_t thread);
+  Tally site_tally_of(std::uint32_t thread);
   const Tenant& tenant_of_job(std::uint32_t job) const;
   std::uint32_t first_thread_of_job(std::uint32_t job) const;
   bool flows(std::uint32_t job) const { return tenant_of_job(job).flow; }
@@ -214,7 +230,7 @@ class Clients {
   void integrate_running(Tenant& tn);
 
   Context& ctx_;
-  Parts& parts_;
+  Uses parts_;
   bool open_ = false;
   std::vector<Tenant> tenants_;
   bool by_site_ = false;  // several sites: counts per workload and site (tally_of)

@@ -3,8 +3,14 @@
 // today's arithmetic to the last bit.
 #include <algorithm>
 
-#include "parts.hpp"
+#include "accounting.hpp"
+#include "model_memory.hpp"
+#include "request_path.hpp"
+#include "sampling.hpp"
+#include "server_hosts.hpp"
 #include "server_pools.hpp"
+#include "site_operations.hpp"
+#include "sites.hpp"
 
 namespace sonicsim::engine {
 

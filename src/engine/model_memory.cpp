@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include "parts.hpp"
+#include "server_pools.hpp"
+#include "site_operations.hpp"
 
 namespace sonicsim::engine {
 

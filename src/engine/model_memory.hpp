@@ -29,13 +29,21 @@
 
 namespace sonicsim::engine {
 
-struct Parts;
+class ServerPools;
+class SiteOperations;
 
 class ModelMemory {
  public:
   using State = ServerPools::State;
 
-  ModelMemory(Context& ctx, Parts& parts) : ctx_(ctx), parts_(parts) {}
+  // The parts this one calls, and no others: the engine's dependency graph is the list of
+  // these structs (parts.hpp wires them).
+  struct Uses {
+    ServerPools& servers;
+    SiteOperations& operations;
+  };
+
+  ModelMemory(Context& ctx, const Uses& uses) : ctx_(ctx), parts_(uses) {}
   // After the server pools: each device's models, loaded (no model control) or not (explicit).
   void build();
 
@@ -100,7 +108,7 @@ class ModelMemory {
   void count_load(std::uint32_t pool, double seconds);
 
   Context& ctx_;
-  Parts& parts_;
+  Uses parts_;
   bool explicit_ = false;    // some pool has explicit model control
   std::vector<Slot> slots_;  // by batcher index
   std::vector<DeviceMemory> devices_;

@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attached_devices.hpp"
+#include "clients.hpp"
 #include "link_windows.hpp"
-#include "parts.hpp"
+#include "sampling.hpp"
+#include "server_hosts.hpp"
+#include "sites.hpp"
 
 namespace sonicsim::engine {
 
@@ -176,7 +180,7 @@ double NetworkPath::overhead_after_transfer(std::uint32_t r) {
           : o.to_server(rq.items);
   const auto& jitter = overhead_spreads_[model];
   if (mean <= 0.0 || jitter.kind == scenario::Distribution::Kind::Constant) return mean;
-  return mean * jitter.sample(parts_.clients.rng_of(rq.thread));
+  return mean * parts_.clients.draw(rq.thread, jitter);
 }
 
 double NetworkPath::refusal_round_trip(std::uint32_t thread) const {

@@ -18,11 +18,25 @@
 namespace sonicsim::engine {
 
 struct Context;
-struct Parts;
+class Clients;
+class Sites;
+class ServerHosts;
+class AttachedDevices;
+class Sampling;
 
 class NetworkPath {
  public:
-  NetworkPath(Context& ctx, Parts& parts) : ctx_(ctx), parts_(parts) {}
+  // The parts this one calls, and no others: the engine's dependency graph is the list of
+  // these structs (parts.hpp wires them).
+  struct Uses {
+    Clients& clients;
+    Sites& sites;
+    ServerHosts& hosts;
+    AttachedDevices& attached;
+    Sampling& sampling;
+  };
+
+  NetworkPath(Context& ctx, const Uses& uses) : ctx_(ctx), parts_(uses) {}
 
   // After the server pools: the server NICs are one link per device.
   void build(std::size_t devices);
@@ -84,7 +98,7 @@ class NetworkPath {
                                const std::vector<std::pair<double, double>>& steps) const;
 
   Context& ctx_;
-  Parts& parts_;
+  Uses parts_;
   Transport* transport_ = nullptr;
   bool flow_dir_[2] = {false, false};  // [ToServer, ToClient]
   double path_latency_ = 0.0, path_bandwidth_ = kInf;

@@ -6,9 +6,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attached_devices.hpp"
+#include "clients.hpp"
 #include "link_windows.hpp"
 #include "network_path.hpp"
-#include "parts.hpp"
+#include "sampling.hpp"
+#include "server_hosts.hpp"
+#include "sites.hpp"
 
 namespace sonicsim::engine {
 

@@ -1,6 +1,8 @@
-// The engine's parts, each reachable by name, so that they call each other directly: no virtual
-// dispatch and no callbacks on the hot path. Each part owns its state and is built with the
-// shared context and this struct; simulation.cpp builds them in order and hands them the events.
+// The engine's parts. They call each other directly (no virtual dispatch and no callbacks on
+// the hot path), but each only the parts its constructor names (its Uses), so that the graph
+// below is the whole of who may call whom. Each part owns its state: another part reads it
+// through const accessors or asks the owner to change it. simulation.cpp builds the parts in
+// order and hands them the events.
 //
 // One request through the parts: a client issues it (clients), the request path admits and
 // routes it, the network path carries it to its server's host (server hosts: the front end's
@@ -29,19 +31,42 @@
 namespace sonicsim::engine {
 
 struct Parts {
+  // The engine's dependency graph, one part per line: whom each part may call (its Uses).
+  // Members are built in declaration order; a reference to a later one may be bound before it
+  // is built, and no part calls another before build().
   explicit Parts(const scenario::Scenario& s)
       : ctx(s),
-        clients(ctx, *this),
-        sites(ctx, *this),
-        path(ctx, *this),
-        network(ctx, *this),
-        servers(ctx, *this),
-        hosts(ctx, *this),
-        memory(ctx, *this),
-        attached(ctx, *this),
-        operations(ctx, *this),
-        preemption(ctx, *this),
-        sampling(ctx, *this),
+        clients(ctx,
+                {.sites = sites, .path = path, .sampling = sampling, .accounting = accounting}),
+        sites(ctx, {.path = path, .servers = servers}),
+        path(ctx, {.clients = clients,
+                   .sites = sites,
+                   .network = network,
+                   .servers = servers,
+                   .hosts = hosts,
+                   .attached = attached,
+                   .operations = operations,
+                   .accounting = accounting}),
+        network(ctx, {.clients = clients,
+                      .sites = sites,
+                      .hosts = hosts,
+                      .attached = attached,
+                      .sampling = sampling}),
+        servers(ctx, {.sites = sites,
+                      .path = path,
+                      .hosts = hosts,
+                      .memory = memory,
+                      .operations = operations,
+                      .sampling = sampling,
+                      .accounting = accounting}),
+        hosts(ctx, {.path = path, .servers = servers, .operations = operations}),
+        memory(ctx, {.servers = servers, .operations = operations}),
+        attached(ctx, {.clients = clients, .path = path, .servers = servers}),
+        operations(ctx, {.servers = servers, .memory = memory}),
+        preemption(ctx, {.clients = clients, .path = path}),
+        sampling(
+            ctx,
+            {.clients = clients, .servers = servers, .memory = memory, .operations = operations}),
         accounting(ctx) {}
   Parts(const Parts&) = delete;
   Parts& operator=(const Parts&) = delete;

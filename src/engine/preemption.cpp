@@ -1,6 +1,7 @@
 #include "preemption.hpp"
 
-#include "parts.hpp"
+#include "clients.hpp"
+#include "request_path.hpp"
 
 namespace sonicsim::engine {
 

@@ -13,11 +13,19 @@
 
 namespace sonicsim::engine {
 
-struct Parts;
+class Clients;
+class RequestPath;
 
 class Preemption {
  public:
-  Preemption(Context& ctx, Parts& parts) : ctx_(ctx), parts_(parts) {}
+  // The parts this one calls, and no others: the engine's dependency graph is the list of
+  // these structs (parts.hpp wires them).
+  struct Uses {
+    Clients& clients;
+    RequestPath& path;
+  };
+
+  Preemption(Context& ctx, const Uses& uses) : ctx_(ctx), parts_(uses) {}
   // After the clients' threads and jobs: the planned preemptions and the random clocks.
   void build();
   bool on() const { return !jobs_.empty(); }
@@ -40,7 +48,7 @@ class Preemption {
   void preempt(std::uint32_t j, double restart_after);
 
   Context& ctx_;
-  Parts& parts_;
+  Uses parts_;
   std::vector<JobRun> jobs_;  // per job, with preemptions
 };
 

@@ -4,7 +4,8 @@
 // of the last window only.
 #include <cmath>
 
-#include "parts.hpp"
+#include "model_memory.hpp"
+#include "server_pools.hpp"
 #include "site_operations.hpp"
 
 namespace sonicsim::engine {

@@ -4,13 +4,20 @@
 #include <cmath>
 #include <limits>
 
-#include "parts.hpp"
+#include "accounting.hpp"
+#include "attached_devices.hpp"
+#include "clients.hpp"
+#include "network_path.hpp"
+#include "server_hosts.hpp"
+#include "server_pools.hpp"
+#include "site_operations.hpp"
+#include "sites.hpp"
 
 namespace sonicsim::engine {
 
-RequestPath::RequestPath(Context& ctx, Parts& parts)
+RequestPath::RequestPath(Context& ctx, const Uses& uses)
     : ctx_(ctx),
-      parts_(parts),
+      parts_(uses),
       routing_rng_(derive_seed(ctx.sc.seed, kRoutingStream, 0)),
       retry_rng_(derive_seed(ctx.sc.seed, kRetryStream, 0)) {}
 

@@ -17,14 +17,34 @@
 
 namespace sonicsim::engine {
 
-struct Parts;
+class Clients;
+class Sites;
+class NetworkPath;
+class ServerPools;
+class ServerHosts;
+class AttachedDevices;
+class SiteOperations;
+class Accounting;
 
 class RequestPath {
  public:
   // No server is up for the model: the balancer refuses the try.
   static constexpr std::uint32_t kNoDevice = UINT32_MAX;
 
-  RequestPath(Context& ctx, Parts& parts);
+  // The parts this one calls, and no others: the engine's dependency graph is the list of
+  // these structs (parts.hpp wires them).
+  struct Uses {
+    Clients& clients;
+    Sites& sites;
+    NetworkPath& network;
+    ServerPools& servers;
+    ServerHosts& hosts;
+    AttachedDevices& attached;
+    SiteOperations& operations;
+    Accounting& accounting;
+  };
+
+  RequestPath(Context& ctx, const Uses& uses);
   // After the server pools (routing tables per device).
   void build();
 
@@ -74,7 +94,7 @@ class RequestPath {
   bool admitted(std::uint32_t job);
 
   Context& ctx_;
-  Parts& parts_;
+  Uses parts_;
   bool open_ = false;  // open loop: each arrival is a client of its own
   std::vector<std::uint64_t> rr_next_;
   Rng routing_rng_;

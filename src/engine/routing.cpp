@@ -3,7 +3,14 @@
 
 #include <algorithm>
 
-#include "parts.hpp"
+#include "accounting.hpp"
+#include "attached_devices.hpp"
+#include "clients.hpp"
+#include "network_path.hpp"
+#include "server_hosts.hpp"
+#include "server_pools.hpp"
+#include "site_operations.hpp"
+#include "sites.hpp"
 
 namespace sonicsim::engine {
 
@@ -31,7 +38,8 @@ std::uint32_t RequestPath::route(std::uint32_t model, std::uint32_t thread) {
   // With several sites the site comes first (sites.cpp), then the policy picks a server there.
   std::uint32_t site = 0;
   if (parts_.sites.several()) {
-    site = parts_.sites.choose(model, thread);
+    site = parts_.sites.choose(model, parts_.clients.workload_of(thread),
+                               parts_.clients.node_of(thread));
     if (site == Sites::kNoSite) return kNoDevice;
   }
   const auto& hosts =

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 
+#include "clients.hpp"
 #include "link_windows.hpp"
-#include "parts.hpp"
+#include "model_memory.hpp"
+#include "server_pools.hpp"
+#include "site_operations.hpp"
 
 namespace sonicsim::engine {
 

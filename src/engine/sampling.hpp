@@ -15,11 +15,23 @@
 
 namespace sonicsim::engine {
 
-struct Parts;
+class Clients;
+class ServerPools;
+class ModelMemory;
+class SiteOperations;
 
 class Sampling {
  public:
-  Sampling(Context& ctx, Parts& parts) : ctx_(ctx), parts_(parts) {}
+  // The parts this one calls, and no others: the engine's dependency graph is the list of
+  // these structs (parts.hpp wires them).
+  struct Uses {
+    Clients& clients;
+    ServerPools& servers;
+    ModelMemory& memory;
+    SiteOperations& operations;
+  };
+
+  Sampling(Context& ctx, const Uses& uses) : ctx_(ctx), parts_(uses) {}
 
   // After every other part is built (the windows follow their devices, models and links).
   void start();
@@ -87,7 +99,7 @@ class Sampling {
   void start_counters(RunMetrics::TimeSeries& ts);
 
   Context& ctx_;
-  Parts& parts_;
+  Uses parts_;
   bool on_ = false;
   std::vector<double> busy_before_;  // per device, at the previous sample
   std::uint64_t window_events_ = 0;

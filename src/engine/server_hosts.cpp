@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
-#include "parts.hpp"
+#include "request_path.hpp"
+#include "server_pools.hpp"
+#include "site_operations.hpp"
 
 namespace sonicsim::engine {
 

@@ -17,11 +17,21 @@
 
 namespace sonicsim::engine {
 
-struct Parts;
+class RequestPath;
+class ServerPools;
+class SiteOperations;
 
 class ServerHosts {
  public:
-  ServerHosts(Context& ctx, Parts& parts) : ctx_(ctx), parts_(parts) {}
+  // The parts this one calls, and no others: the engine's dependency graph is the list of
+  // these structs (parts.hpp wires them).
+  struct Uses {
+    RequestPath& path;
+    ServerPools& servers;
+    SiteOperations& operations;
+  };
+
+  ServerHosts(Context& ctx, const Uses& uses) : ctx_(ctx), parts_(uses) {}
   void build();
 
   // The stages below are reached only when some host is modelled (`any()`): marked cold so
@@ -77,7 +87,7 @@ class ServerHosts {
   std::uint32_t new_job(Work kind, std::uint32_t device, double work);
 
   Context& ctx_;
-  Parts& parts_;
+  Uses parts_;
   std::vector<std::uint32_t> host_of_;  // per device; empty without any host modelled
   std::vector<int> jobs_of_;            // per device: its live jobs
   std::vector<std::uint32_t> pool_of_host_;

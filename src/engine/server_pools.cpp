@@ -4,7 +4,13 @@
 
 #include <algorithm>
 
-#include "parts.hpp"
+#include "accounting.hpp"
+#include "model_memory.hpp"
+#include "request_path.hpp"
+#include "sampling.hpp"
+#include "server_hosts.hpp"
+#include "site_operations.hpp"
+#include "sites.hpp"
 
 namespace sonicsim::engine {
 
@@ -116,6 +122,17 @@ void ServerPools::rebuild_up_hosts() {
       if (devices_[d].state == State::Up) up.push_back(d);
   }
   parts_.sites.rebuild_up_hosts();
+}
+
+ServerPools::State ServerPools::change_state(std::uint32_t d, State next) {
+  Device& dev = devices_[d];
+  const State from = dev.state;
+  const bool was_up = from == State::Up, is_up = next == State::Up;
+  if (!(from == State::Starting && is_up)) dev.epoch = (dev.epoch + 1) & kEpochMask;
+  if (next == State::Starting) dev.started_at = ctx_.now;
+  dev.state = next;
+  if (was_up != is_up) set_up(d, is_up);
+  return from;
 }
 
 void ServerPools::set_up(std::uint32_t d, bool up) {

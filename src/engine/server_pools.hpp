@@ -21,7 +21,13 @@
 
 namespace sonicsim::engine {
 
-struct Parts;
+class Sites;
+class RequestPath;
+class ServerHosts;
+class ModelMemory;
+class SiteOperations;
+class Sampling;
+class Accounting;
 
 // Puts device d into a list of devices in increasing order, or takes it out: a memmove of the
 // list's tail, not a pass over every device.
@@ -74,8 +80,23 @@ class ServerPools {
     double queue_seconds = 0.0, executions = 0.0;
   };
   static constexpr std::uint32_t kNone = UINT32_MAX;
+  // A device's epoch wraps within what an operation's event stamp holds beside the operation's
+  // kind (site_operations.hpp, kOpBits).
+  static constexpr std::uint32_t kEpochMask = EventQueue::kStampMask >> 4;
 
-  ServerPools(Context& ctx, Parts& parts) : ctx_(ctx), parts_(parts) {}
+  // The parts this one calls, and no others: the engine's dependency graph is the list of
+  // these structs (parts.hpp wires them).
+  struct Uses {
+    Sites& sites;
+    RequestPath& path;
+    ServerHosts& hosts;
+    ModelMemory& memory;
+    SiteOperations& operations;
+    Sampling& sampling;
+    Accounting& accounting;
+  };
+
+  ServerPools(Context& ctx, const Uses& uses) : ctx_(ctx), parts_(uses) {}
   void build();
 
   std::uint32_t device_count() const { return static_cast<std::uint32_t>(devices_.size()); }
@@ -85,16 +106,19 @@ class ServerPools {
   std::uint32_t batcher_for(std::uint32_t d, std::uint32_t model) const {
     return batcher_table_[static_cast<std::size_t>(d) * models_ + model];
   }
-  Device& device(std::uint32_t d) { return devices_[d]; }
+  // Read-only: a device's state changes only here (change_state), when site operations ask.
   const Device& device(std::uint32_t d) const { return devices_[d]; }
   // The devices that host a model, and those of them up: routing's choice.
   const std::vector<std::uint32_t>& hosts(std::uint32_t model) const { return hosts_[model]; }
   const std::vector<std::uint32_t>& up_hosts(std::uint32_t model) const { return up_hosts_[model]; }
   void rebuild_up_hosts();
-  // Device d came up or went down: its entries in the lists of those up, kept in device order
-  // (the order a rebuild gives, so routing's choices are the same). A whole pool of 155,000
-  // devices crashing at once rebuilt every list at each crash: 281 s for 155,000 events.
-  void set_up(std::uint32_t d, bool up);
+  // Server states (site_operations.hpp decides when they change). An autoscaled pool's devices
+  // beyond its initial replicas begin the run off, before any list of devices up is built.
+  void begin_off(std::uint32_t d) { devices_[d].state = State::Off; }
+  // Moves device d to `next` and returns the state it left. The epoch moves on with every change
+  // but Starting -> Up (the start-up event that makes it up is the one planned in its epoch);
+  // Starting stamps started_at; the lists of devices up follow.
+  State change_state(std::uint32_t d, State next);
   const Counters& counters(std::uint32_t pool) const { return counters_[pool]; }
   // Each model's scheduler on each device, by index (Device::batcher_of_model).
   std::uint32_t batcher_count() const { return static_cast<std::uint32_t>(batchers_.size()); }
@@ -149,6 +173,10 @@ class ServerPools {
     const char* c = reinterpret_cast<const char*>(p);
     for (std::size_t off = 0; off < sizeof(T); off += 64) __builtin_prefetch(c + off);
   }
+  // Device d came up or went down: its entries in the lists of those up, kept in device order
+  // (the order a rebuild gives, so routing's choices are the same). A whole pool of 155,000
+  // devices crashing at once rebuilt every list at each crash: 281 s for 155,000 events.
+  void set_up(std::uint32_t d, bool up);
   void place(std::uint32_t di, Exec&& e);
   void end_execution(std::uint32_t di, const Exec& e);
   struct BatcherState {
@@ -193,7 +221,7 @@ class ServerPools {
   void finish_kinds();
 
   Context& ctx_;
-  Parts& parts_;
+  Uses parts_;
   std::vector<Device> devices_;
   std::vector<std::uint32_t> pool_of_;        // per device
   std::vector<std::uint32_t> batcher_table_;  // [device * models_ + model]: batcher_of_model

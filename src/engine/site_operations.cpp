@@ -4,7 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "parts.hpp"
+#include "model_memory.hpp"
+#include "server_pools.hpp"
 
 namespace sonicsim::engine {
 
@@ -33,7 +34,7 @@ void SiteOperations::build() {
     po.scaler.emplace(a);
     // The first initial_replicas devices are serving when the run begins; the others are off.
     for (std::size_t k = static_cast<std::size_t>(a.initial_replicas); k < po.devices.size(); ++k)
-      servers.device(po.devices[k]).state = State::Off;
+      servers.begin_off(po.devices[k]);
     po.asked = po.up = a.initial_replicas;
     metrics.pools[p].peak_replicas = a.initial_replicas;
     ctx_.queue.push(Time::from_seconds(a.polling_interval), EventKind::Operation,
@@ -98,39 +99,35 @@ void SiteOperations::account_up(PoolOps& po) {
 }
 
 void SiteOperations::set_state(std::uint32_t d, State next) {
-  ServerPools::Device& dev = parts_.servers.device(d);
-  PoolOps& po = pools_[dev.pool];
-  const bool was_up = dev.state == State::Up, is_up = next == State::Up;
+  const std::uint32_t pool = parts_.servers.pool_of(d);
+  PoolOps& po = pools_[pool];
+  const bool was_up = parts_.servers.device(d).state == State::Up, is_up = next == State::Up;
   if (was_up != is_up) {
     account_up(po);
     po.up += is_up ? 1 : -1;
   }
-  // Starting -> Up keeps the epoch: the start-up event that made it up is the one planned.
-  if (!(dev.state == State::Starting && is_up)) dev.epoch = (dev.epoch + 1) & kEpochMask;
-  const State from = dev.state;
-  dev.state = next;
-  if (was_up != is_up) parts_.servers.set_up(d, is_up);
+  const State from = parts_.servers.change_state(d, next);
   parts_.memory.state_changed(d, from, next);
   const bool serving = next != State::Off && next != State::Down;
   if (serving && (from == State::Off || from == State::Down) && !random_crash_pool_.empty() &&
-      random_crash_pool_[dev.pool])
+      random_crash_pool_[pool])
     plan_random_crash(d);
 }
 
 void SiteOperations::start_server(std::uint32_t d) {
-  ServerPools::Device& dev = parts_.servers.device(d);
   set_state(d, State::Starting);
-  dev.started_at = ctx_.now;
   // Pod start, then loading the models it holds (model_memory.hpp).
-  const double delay = ctx_.sc.servers[dev.pool].startup_delay + parts_.memory.start_up_loading(d);
+  const double delay =
+      ctx_.sc.servers[parts_.servers.pool_of(d)].startup_delay + parts_.memory.start_up_loading(d);
   if (delay <= 0.0) return set_state(d, State::Up);
-  ctx_.queue.push(ctx_.now + delay, EventKind::Operation, d, op_stamp(kStarted, dev.epoch));
+  ctx_.queue.push(ctx_.now + delay, EventKind::Operation, d,
+                  op_stamp(kStarted, parts_.servers.device(d).epoch));
 }
 
 // Scaled down: a server not yet serving goes at once; one serving stops taking requests and goes
 // when it holds none, or when the grace period ends.
 void SiteOperations::drain_server(std::uint32_t d) {
-  ServerPools::Device& dev = parts_.servers.device(d);
+  const ServerPools::Device& dev = parts_.servers.device(d);
   if (dev.state != State::Up) return stop_server(d, State::Off);
   set_state(d, State::Draining);
   if (!parts_.servers.holds_work(d)) return stop_server(d, State::Off);
@@ -148,7 +145,7 @@ void SiteOperations::stop_server(std::uint32_t d, State next) {
 // Whether the device went down (and will come back after `down_for`). A draining server that
 // crashes just goes: it was leaving, and no one asked for it any more.
 bool SiteOperations::crash(std::uint32_t d, double down_for, Op back) {
-  ServerPools::Device& dev = parts_.servers.device(d);
+  const ServerPools::Device& dev = parts_.servers.device(d);
   if (dev.state == State::Off || dev.state == State::Down) return false;
   if (ctx_.now >= ctx_.warmup) ++ctx_.metrics.pools[dev.pool].crashes;
   if (dev.state == State::Draining) {

@@ -18,13 +18,21 @@
 
 namespace sonicsim::engine {
 
-struct Parts;
+class ServerPools;
+class ModelMemory;
 
 class SiteOperations {
  public:
   using State = ServerPools::State;
 
-  SiteOperations(Context& ctx, Parts& parts) : ctx_(ctx), parts_(parts) {}
+  // The parts this one calls, and no others: the engine's dependency graph is the list of
+  // these structs (parts.hpp wires them).
+  struct Uses {
+    ServerPools& servers;
+    ModelMemory& memory;
+  };
+
+  SiteOperations(Context& ctx, const Uses& uses) : ctx_(ctx), parts_(uses) {}
   // After the server pools: the initial replicas, the first polls and the planned crashes.
   void build();
 
@@ -69,6 +77,8 @@ class SiteOperations {
   };
   static constexpr std::uint32_t kOpBits = 4;
   static constexpr std::uint32_t kEpochMask = EventQueue::kStampMask >> kOpBits;
+  static_assert(kEpochMask == ServerPools::kEpochMask,
+                "a device's epoch fits an operation's stamp");
   static std::uint32_t op_stamp(Op op, std::uint32_t epoch) {
     return static_cast<std::uint32_t>(op) | (epoch << kOpBits);
   }
@@ -122,7 +132,7 @@ class SiteOperations {
   std::deque<Scrape> scrapes_;  // the last window's worth, oldest first
 
   Context& ctx_;
-  Parts& parts_;
+  Uses parts_;
   std::vector<PoolOps> pools_;
   bool operated_ = false;                // some pool has an autoscaler or faults
   std::vector<Rng> fault_rngs_;          // per device: random crashes' times up and down

@@ -2,19 +2,19 @@
 
 #include <algorithm>
 
-#include "parts.hpp"
+#include "request_path.hpp"
+#include "server_pools.hpp"
 
 namespace sonicsim::engine {
 
-Sites::Sites(Context& ctx, Parts& parts)
-    : ctx_(ctx), parts_(parts), rng_(derive_seed(ctx.sc.seed, kSiteStream, 0)) {}
+Sites::Sites(Context& ctx, const Uses& uses)
+    : ctx_(ctx), parts_(uses), rng_(derive_seed(ctx.sc.seed, kSiteStream, 0)) {}
 
 void Sites::build() {
   const auto& sc = ctx_.sc;
   several_ = !sc.sites.empty();
   if (!several_) return;
   count_ = static_cast<std::uint32_t>(sc.sites.size());
-  parts_.accounting.keep_sites(count_);
   nodes_at_.assign(count_, 0);
   devices_at_.assign(count_, 0);
   node_site_ = scenario::client_node_sites(sc);
@@ -118,11 +118,10 @@ std::uint32_t Sites::weighted(std::uint32_t model, std::uint32_t from,
   return last;
 }
 
-std::uint32_t Sites::choose(std::uint32_t model, std::uint32_t thread) {
+std::uint32_t Sites::choose(std::uint32_t model, const scenario::Workload& w, std::uint32_t node) {
   using Policy = scenario::SiteRouting::Policy;
-  const auto& w = parts_.clients.workload_of(thread);
   const scenario::SiteRouting& r = w.routing ? *w.routing : ctx_.sc.routing;
-  const std::uint32_t from = of_node(parts_.clients.node_of(thread));
+  const std::uint32_t from = of_node(node);
   switch (r.policy) {
     case Policy::Pinned: {
       const auto s = static_cast<std::uint32_t>(r.pinned);

@@ -13,13 +13,21 @@
 
 namespace sonicsim::engine {
 
-struct Parts;
+class RequestPath;
+class ServerPools;
 
 class Sites {
  public:
   static constexpr std::uint32_t kNoSite = UINT32_MAX;
 
-  Sites(Context& ctx, Parts& parts);
+  // The parts this one calls, and no others: the engine's dependency graph is the list of
+  // these structs (parts.hpp wires them).
+  struct Uses {
+    RequestPath& path;
+    ServerPools& servers;
+  };
+
+  Sites(Context& ctx, const Uses& uses);
   // After the clients and the server pools.
   void build();
 
@@ -33,9 +41,9 @@ class Sites {
   // Triton servers at the site: one server NIC each.
   std::uint32_t servers_at(std::uint32_t site) const { return servers_at_[site]; }
 
-  // The site that serves a try of `model` sent from `thread`'s node by its workload's routing,
-  // or kNoSite when no site it may choose has a server of the model up.
-  std::uint32_t choose(std::uint32_t model, std::uint32_t thread);
+  // The site that serves a try of `model` sent by a thread of workload `w` on client node `node`,
+  // by the workload's routing, or kNoSite when no site it may choose has a server of the model up.
+  std::uint32_t choose(std::uint32_t model, const scenario::Workload& w, std::uint32_t node);
   // The servers of `model` up at `site`: the load-balancing policy's choice there.
   const std::vector<std::uint32_t>& up_hosts(std::uint32_t model, std::uint32_t site) const {
     return up_hosts_[model][site];
@@ -59,7 +67,7 @@ class Sites {
   bool too_busy(std::uint32_t model, std::uint32_t site, const scenario::SiteRouting& r) const;
 
   Context& ctx_;
-  Parts& parts_;
+  Uses parts_;
   bool several_ = false;
   std::uint32_t count_ = 1;
   std::vector<std::uint32_t> node_site_, device_site_;
