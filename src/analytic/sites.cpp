@@ -119,7 +119,7 @@ void add_site_links(Prediction& pr, const scenario::Scenario& sc) {
       if (a == b || bytes[a][b] <= 0.0) continue;
       uplink[a] += bytes[a][b];
       uplink[b] += bytes[a][b];
-      for (std::size_t l : sc.routes[a][b].wan_links) wan[l] += bytes[a][b];
+      for (const auto& h : sc.routes[a][b].hops) wan[h.link] += bytes[a][b];
     }
   auto add = [&pr](LinkClass c, std::string name, const scenario::LinkSpec& spec, double load) {
     LinkTerm l{c, std::move(name), spec.bandwidth, spec.latency, load, 0.0};

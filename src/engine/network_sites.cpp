@@ -75,13 +75,8 @@ void NetworkPath::build_sites(std::size_t devices) {
       route.bandwidth = path.bandwidth;
       if (a == b) continue;
       if (uplink_slot[a] >= 0) route.shared.push_back({uplink_slot[a], 0});  // leaves a
-      // Walk the WAN route from a: each link is crossed from the point the walk is at.
-      std::size_t at = a;
-      for (std::size_t l : sc.routes[a][b].wan_links) {
-        const auto& link = sc.wan.links[l];
-        route.shared.push_back({wan_slot[l], link.a == at ? 0 : 1});
-        at = link.a == at ? link.b : link.a;
-      }
+      for (const auto& h : sc.routes[a][b].hops)
+        route.shared.push_back({wan_slot[h.link], h.forward ? 0 : 1});
       if (uplink_slot[b] >= 0) route.shared.push_back({uplink_slot[b], 1});  // enters b
     }
   if (!sc.faults.links.empty()) degrade_routes();
@@ -110,9 +105,9 @@ void NetworkPath::degrade_routes() {
       if (a != b) {
         cross(a, LinkClass::SiteUplink);
         cross(b, LinkClass::SiteUplink);
-        for (std::size_t l : sc.routes[a][b].wan_links)
-          links.push_back(
-              {sc.wan.links[l].spec.bandwidth, sc.faults.wan_link_factors(static_cast<int>(l))});
+        for (const auto& h : sc.routes[a][b].hops)
+          links.push_back({sc.wan.links[h.link].spec.bandwidth,
+                           sc.faults.wan_link_factors(static_cast<int>(h.link))});
       }
       site_routes_[a * n + b].bandwidth_steps = scenario::narrowest_bandwidth_steps(links);
     }

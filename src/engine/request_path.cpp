@@ -30,7 +30,7 @@ void RequestPath::build() {
   if (sc.load_balancer.capacity) {
     balancer_ = true;
     lb_sites_.resize(parts_.sites.count());
-    for (auto& stages : lb_sites_) stages[0].servers = sc.load_balancer.capacity->workers;
+    for (auto& stages : lb_sites_) stages[0] = Station(sc.load_balancer.capacity->workers);
     ctx_.metrics.balancer.emplace(RunMetrics::Balancer{});
   }
   if (sc.load_balancer.admission && !open_) {
@@ -118,13 +118,6 @@ double RequestPath::stage_cost(int stage, std::uint32_t r) const {
   return c.bandwidth > 0.0 ? ctx_.requests[r].lb_bytes / c.bandwidth : 0.0;
 }
 
-void RequestPath::account_stage(BalancerStage& st) {
-  const Time now = ctx_.now;
-  const Time from = std::max(st.last, ctx_.warmup);
-  if (now > from) st.busy_area += st.busy * (now - from);
-  st.last = now;
-}
-
 void RequestPath::enter_balancer(std::uint32_t r, double bytes) {
   const Time now = ctx_.now;
   ctx_.requests[r].lb_in = now;
@@ -136,31 +129,19 @@ void RequestPath::enter_balancer(std::uint32_t r, double bytes) {
 void RequestPath::next_stage(std::uint32_t r, int stage) {
   for (; stage < 2; ++stage) {
     if (stage_cost(stage, r) <= 0.0) continue;
-    BalancerStage& st = balancer_of(r)[stage];
-    if (st.busy < st.servers) {
-      account_stage(st);
-      ++st.busy;
+    if (balancer_of(r)[stage].arrive(r, ctx_.now, ctx_.warmup))
       ctx_.queue.push(ctx_.now + stage_cost(stage, r), EventKind::BalancerDone, r,
                       static_cast<std::uint32_t>(stage));
-    } else {
-      st.waiting.push_back(r);
-    }
     return;
   }
   leave_balancer(r);
 }
 
 void RequestPath::on_balancer_done(std::uint32_t r, int stage) {
-  BalancerStage& st = balancer_of(r)[stage];
-  account_stage(st);
-  --st.busy;
-  if (!st.waiting.empty()) {
-    const std::uint32_t next = st.waiting.front();
-    st.waiting.pop_front();
-    ++st.busy;
+  balancer_of(r)[stage].done(ctx_.now, ctx_.warmup, [&](std::uint32_t next) {
     ctx_.queue.push(ctx_.now + stage_cost(stage, next), EventKind::BalancerDone, next,
                     static_cast<std::uint32_t>(stage));
-  }
+  });
   next_stage(r, stage + 1);
 }
 
@@ -222,10 +203,10 @@ void RequestPath::finish() {
   double cpu = 0.0, nic = 0.0, balancers = 0.0;
   for (std::uint32_t site = 0; site < lb_sites_.size(); ++site) {
     auto& stages = lb_sites_[site];
-    for (auto& st : stages) account_stage(st);
+    for (auto& st : stages) st.account(ctx_.now, ctx_.warmup);
     if (parts_.sites.several() && parts_.sites.devices_at(site) == 0) continue;
-    cpu += stages[0].busy_area / (span * stages[0].servers);
-    nic += stages[1].busy_area / span;
+    cpu += stages[0].busy_area() / (span * stages[0].servers());
+    nic += stages[1].busy_area() / span;
     balancers += 1.0;
   }
   metrics.balancer->cpu_utilization = balancers > 0.0 ? cpu / balancers : 0.0;

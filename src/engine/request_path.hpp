@@ -7,13 +7,13 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <utility>
 #include <vector>
 
 #include <sonicsim/util/rng.hpp>
 
 #include "context.hpp"
+#include "station.hpp"
 
 namespace sonicsim::engine {
 
@@ -72,17 +72,11 @@ class RequestPath {
   void build_rings();
   std::uint32_t route(std::uint32_t model, std::uint32_t thread);
   std::uint32_t route_retry(const Request& rq, std::uint32_t model);
-  // The load balancer as a server: two stages in tandem, each first come first served, the
-  // worker threads (per_message each) then the NIC (bytes / bandwidth). A stage with no cost is
-  // skipped. With sites, each site with servers has its own.
-  struct BalancerStage {
-    int servers = 1, busy = 0;
-    std::deque<std::uint32_t> waiting;
-    double busy_area = 0.0;  // busy servers x seconds, after warm-up
-    Time last;
-  };
+  // The load balancer as a server: two stations in tandem (station.hpp), the worker threads
+  // (per_message each) then the NIC (bytes / bandwidth). A stage with no cost is skipped. With
+  // sites, each site with servers has its own.
+  using BalancerStages = std::array<Station, 2>;
   double stage_cost(int stage, std::uint32_t r) const;
-  void account_stage(BalancerStage& st);
   void enter_balancer(std::uint32_t r, double bytes);
   void next_stage(std::uint32_t r, int stage);
   void leave_balancer(std::uint32_t r);
@@ -107,10 +101,8 @@ class RequestPath {
   std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> rings_;
   std::uint64_t arrivals_routed_ = 0;  // ring_hash key of an open-loop arrival
   // Per server site (one without sites): each site's servers have their own Envoy.
-  std::vector<std::array<BalancerStage, 2>> lb_sites_;
-  std::array<BalancerStage, 2>& balancer_of(std::uint32_t r) {
-    return lb_sites_[server_site_of(r)];
-  }
+  std::vector<BalancerStages> lb_sites_;
+  BalancerStages& balancer_of(std::uint32_t r) { return lb_sites_[server_site_of(r)]; }
   std::uint32_t server_site_of(std::uint32_t r) const;
   bool balancer_ = false;
   std::vector<Connection> connections_;  // per job, with load_balancer.admission

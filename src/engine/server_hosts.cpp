@@ -27,9 +27,7 @@ void ServerHosts::build() {
     for (int i = 0; i < pool.count; ++i, ++d) {
       if (!modelled) continue;
       if (i % per_host == 0) {
-        Host h;
-        h.cores = *pool.host->cores;
-        hosts_.push_back(std::move(h));
+        hosts_.emplace_back(*pool.host->cores);
         pool_of_host_.push_back(static_cast<std::uint32_t>(p));
       }
       host_of_[d] = static_cast<std::uint32_t>(hosts_.size() - 1);
@@ -95,37 +93,18 @@ void ServerHosts::response_out(std::uint32_t r, double bytes) {
   submit(host_of_[rq.device], j);
 }
 
-void ServerHosts::account(Host& h) {
-  const Time now = ctx_.now;
-  const Time from = std::max(h.last, ctx_.warmup);
-  if (now > from) h.busy_area += h.busy * (now - from);
-  h.last = now;
-}
-
 void ServerHosts::submit(std::uint32_t host, std::uint32_t job) {
-  Host& h = hosts_[host];
-  if (h.busy < h.cores)
-    start(h, job);
-  else
-    h.waiting.push_back(job);
+  if (hosts_[host].arrive(job, ctx_.now, ctx_.warmup)) start(job);
 }
 
-void ServerHosts::start(Host& h, std::uint32_t job) {
-  account(h);
-  ++h.busy;
+void ServerHosts::start(std::uint32_t job) {
   ctx_.queue.push(ctx_.now + jobs_[job].work, EventKind::HostWorkDone, job, jobs_[job].gen);
 }
 
 void ServerHosts::on_work_done(std::uint32_t job, std::uint32_t stamp) {
   if (!jobs_[job].live || stamp != jobs_[job].gen) return;  // dropped with its server
-  Host& h = hosts_[host_of_[jobs_[job].device]];
-  account(h);
-  --h.busy;
-  while (h.busy < h.cores && !h.waiting.empty()) {
-    const std::uint32_t next = h.waiting.front();
-    h.waiting.pop_front();
-    start(h, next);
-  }
+  hosts_[host_of_[jobs_[job].device]].done(ctx_.now, ctx_.warmup,
+                                           [&](std::uint32_t next) { start(next); });
   complete(job);
 }
 
@@ -166,10 +145,10 @@ void ServerHosts::complete(std::uint32_t j) {
 
 void ServerHosts::drop(std::uint32_t d, std::vector<Batcher::Queued>& lost) {
   if (!modelled(d)) return;
-  Host& h = hosts_[host_of_[d]];
+  Station& h = hosts_[host_of_[d]];
   // Jobs of the device still waiting leave the queue; those on a core free it now (their
   // completion events go stale with the job's generation).
-  std::erase_if(h.waiting, [&](std::uint32_t j) { return jobs_[j].device == d; });
+  h.leave_queue([&](std::uint32_t j) { return jobs_[j].device == d; });
   for (std::uint32_t j = 0; j < jobs_.size(); ++j) {
     Job& job = jobs_[j];
     if (!job.live || job.device != d) continue;
@@ -181,28 +160,23 @@ void ServerHosts::drop(std::uint32_t d, std::vector<Batcher::Queued>& lost) {
     }
     retire(j);
   }
-  // Recount the cores in use from the jobs still live on this host.
-  account(h);
-  int busy = 0;
+  // The cores in use: the jobs still live on this host, less those waiting.
+  int live = 0;
   for (std::uint32_t j = 0; j < jobs_.size(); ++j)
-    if (jobs_[j].live && host_of_[jobs_[j].device] == host_of_[d]) ++busy;
-  h.busy = busy - static_cast<int>(h.waiting.size());
-  while (h.busy < h.cores && !h.waiting.empty()) {
-    const std::uint32_t next = h.waiting.front();
-    h.waiting.pop_front();
-    start(h, next);
-  }
+    if (jobs_[j].live && host_of_[jobs_[j].device] == host_of_[d]) ++live;
+  h.recount(live - static_cast<int>(h.waiting()), ctx_.now, ctx_.warmup,
+            [&](std::uint32_t next) { start(next); });
 }
 
 void ServerHosts::finish() {
   auto& pools = ctx_.metrics.pools;
   const double span = ctx_.metrics.span();
   for (std::size_t i = 0; i < hosts_.size(); ++i) {
-    Host& h = hosts_[i];
-    account(h);
-    pools[pool_of_host_[i]].host_cores = h.cores;
-    pools[pool_of_host_[i]].host_utilization.push_back(span > 0.0 ? h.busy_area / (span * h.cores)
-                                                                  : 0.0);
+    Station& h = hosts_[i];
+    h.account(ctx_.now, ctx_.warmup);
+    pools[pool_of_host_[i]].host_cores = h.servers();
+    pools[pool_of_host_[i]].host_utilization.push_back(
+        span > 0.0 ? h.busy_area() / (span * h.servers()) : 0.0);
   }
   for (std::size_t p = 0; p < host_seconds_.size() && !hosts_.empty(); ++p)
     pools[p].host_seconds_per_request =

@@ -7,13 +7,13 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include <sonicsim/engine/free_list.hpp>
 
 #include "context.hpp"
 #include "server_pools.hpp"
+#include "station.hpp"
 
 namespace sonicsim::engine {
 
@@ -72,16 +72,8 @@ class ServerHosts {
     bool live = false;
     ServerPools::Exec exec{};
   };
-  struct Host {
-    int cores = 1, busy = 0;
-    std::deque<std::uint32_t> waiting;  // jobs, first come first served
-    Time last;
-    double busy_area = 0.0;
-  };
-
   void submit(std::uint32_t host, std::uint32_t job);
-  void start(Host& h, std::uint32_t job);
-  void account(Host& h);
+  void start(std::uint32_t job);  // on a core: its end is planned
   void complete(std::uint32_t job);
   void retire(std::uint32_t job);
   std::uint32_t new_job(Work kind, std::uint32_t device, double work);
@@ -91,7 +83,7 @@ class ServerHosts {
   std::vector<std::uint32_t> host_of_;  // per device; empty without any host modelled
   std::vector<int> jobs_of_;            // per device: its live jobs
   std::vector<std::uint32_t> pool_of_host_;
-  std::vector<Host> hosts_;
+  std::vector<Station> hosts_;  // a host's cores
   FreeList<Job> jobs_;
   // Host time of the requests that reached a host after the warm-up, per pool: seconds in the
   // host stage (queue and work, every stage) and the requests.

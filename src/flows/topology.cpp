@@ -178,12 +178,9 @@ void Topology::several_sites(const scenario::Scenario& s) {
         p.push_back(up(uplink[a]));
         latency += link_latency_[uplink[a]];
       }
-      std::size_t at = a;
-      for (std::size_t l : s.routes[a][b].wan_links) {
-        const auto& link = s.wan.links[l];
-        p.push_back(link.a == at ? up(wan[l]) : down(wan[l]));
-        latency += link_latency_[wan[l]];
-        at = link.a == at ? link.b : link.a;
+      for (const auto& h : s.routes[a][b].hops) {
+        p.push_back(h.forward ? up(wan[h.link]) : down(wan[h.link]));
+        latency += link_latency_[wan[h.link]];
       }
       if (uplink[b] >= 0) {
         p.push_back(down(uplink[b]));

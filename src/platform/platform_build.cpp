@@ -144,12 +144,8 @@ BuiltPlatform several_sites(const scenario::Scenario& s) {
       if (a == b) continue;
       std::vector<sg4::LinkInRoute> route;
       if (uplinks[a]) route.emplace_back(uplinks[a], Dir::UP);
-      std::size_t at = a;
-      for (std::size_t l : s.routes[a][b].wan_links) {
-        const auto& link = s.wan.links[l];
-        route.emplace_back(wan[l], link.a == at ? Dir::UP : Dir::DOWN);
-        at = link.a == at ? link.b : link.a;
-      }
+      for (const auto& h : s.routes[a][b].hops)
+        route.emplace_back(wan[h.link], h.forward ? Dir::UP : Dir::DOWN);
       if (uplinks[b]) route.emplace_back(uplinks[b], Dir::DOWN);
       top->add_route(zones[a]->get_netpoint(), zones[b]->get_netpoint(), gateways[a], gateways[b],
                      route, false);

@@ -141,7 +141,7 @@ MemoryEstimate estimate_memory(const scenario::Scenario& s, const engine::TraceS
     links = 3.0 * static_cast<double>(s.sites.size()) + static_cast<double>(s.wan.links.size());
     double route_links = 0.0;
     for (const auto& from : s.routes)
-      for (const auto& r : from) route_links += static_cast<double>(r.wan_links.size());
+      for (const auto& r : from) route_links += static_cast<double>(r.hops.size());
     const double pairs = static_cast<double>(s.sites.size()) * static_cast<double>(s.sites.size());
     add(util::format_count(pairs) + " routes between sites", pairs * 160.0 + route_links * 24.0);
     // A record per workload and site (engine/accounting.hpp), with samples at its clients' sites.

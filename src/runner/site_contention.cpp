@@ -131,12 +131,7 @@ Contention site_contention(const scenario::Scenario& s, const std::vector<Load>&
             links[link].uses.push_back({w, d, d == 0 ? forward : 1 - forward, f, f});
         };
         if (uplink[a] >= 0) cross(static_cast<std::size_t>(uplink[a]), 0);
-        std::size_t at = a;
-        for (std::size_t l : s.routes[a][b].wan_links) {
-          const auto& link = s.wan.links[l];
-          cross(first_wan + l, link.a == at ? 0 : 1);
-          at = link.a == at ? link.b : link.a;
-        }
+        for (const auto& h : s.routes[a][b].hops) cross(first_wan + h.link, h.forward ? 0 : 1);
         if (uplink[b] >= 0) cross(static_cast<std::size_t>(uplink[b]), 1);
       }
 

@@ -71,14 +71,15 @@ std::vector<std::vector<Route>> derive_routes(std::size_t sites, const Wan& wan)
       if (!std::isfinite(best[to].latency)) continue;
       r.exists = true;
       r.latency = best[to].latency;
-      // Walk back from `to` along the links that reached each point.
+      // Walk back from `to` along the links that reached each point: a link entered at its `b`
+      // end is crossed forward (from `a`).
       for (std::size_t at = to; at != from;) {
         const WanLink& link = wan.links[best[at].via];
-        r.wan_links.push_back(best[at].via);
+        r.hops.push_back({best[at].via, link.b == at && link.a != at});
         r.bandwidth = std::min(r.bandwidth, link.spec.bandwidth);
         at = link.a == at ? link.b : link.a;
       }
-      std::reverse(r.wan_links.begin(), r.wan_links.end());
+      std::reverse(r.hops.begin(), r.hops.end());
     }
   }
   // The route back is the same links reversed: on a tie the search from the other end could
@@ -86,7 +87,9 @@ std::vector<std::vector<Route>> derive_routes(std::size_t sites, const Wan& wan)
   for (std::size_t from = 0; from < sites; ++from)
     for (std::size_t to = from + 1; to < sites; ++to) {
       routes[to][from] = routes[from][to];
-      std::reverse(routes[to][from].wan_links.begin(), routes[to][from].wan_links.end());
+      auto& back = routes[to][from].hops;
+      std::reverse(back.begin(), back.end());
+      for (WanHop& h : back) h.forward = !h.forward;
     }
   return routes;
 }

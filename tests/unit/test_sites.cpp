@@ -80,21 +80,21 @@ TEST_CASE("routes take the least latency, ties broken the same way every time", 
                wan_link("direct", 0, 2, 2e-3, 1e9)};
   auto routes = derive_routes(3, wan);
   CHECK(routes[0][2].exists);
-  CHECK(routes[0][2].wan_links == std::vector<std::size_t>{2});
+  CHECK(routes[0][2].links() == std::vector<std::size_t>{2});
   CHECK(routes[0][2].latency == Approx(2e-3));
   CHECK(routes[0][2].bandwidth == 1e9);
-  CHECK(routes[0][1].wan_links == std::vector<std::size_t>{0});
+  CHECK(routes[0][1].links() == std::vector<std::size_t>{0});
   CHECK(routes[0][0].exists);
-  CHECK(routes[0][0].wan_links.empty());
+  CHECK(routes[0][0].hops.empty());
   CHECK(routes[0][0].latency == 0.0);
 
   // A faster direct link changes nothing but the choice; a slower one loses.
   wan.links[2].spec.latency = 3e-3;
   routes = derive_routes(3, wan);
-  CHECK(routes[0][2].wan_links == std::vector<std::size_t>{0, 1});
+  CHECK(routes[0][2].links() == std::vector<std::size_t>{0, 1});
   CHECK(routes[0][2].bandwidth == 5e9);
   // The way back is the same links reversed.
-  CHECK(routes[2][0].wan_links == std::vector<std::size_t>{1, 0});
+  CHECK(routes[2][0].links() == std::vector<std::size_t>{1, 0});
   CHECK(routes[2][0].latency == routes[0][2].latency);
 
   // Through a router (point 2): sites 0 and 1 meet there.
@@ -102,8 +102,16 @@ TEST_CASE("routes take the least latency, ties broken the same way every time", 
   star.routers = {"backbone"};
   star.links = {wan_link("a", 0, 2, 4e-3), wan_link("b", 1, 2, 6e-3)};
   routes = derive_routes(2, star);
-  CHECK(routes[0][1].wan_links == std::vector<std::size_t>{0, 1});
+  CHECK(routes[0][1].links() == std::vector<std::size_t>{0, 1});
   CHECK(routes[0][1].latency == Approx(10e-3));
+  // Each link is crossed the way the walk goes: "a" from its end 0 (forward), "b" from its end
+  // 2 into 1 (backward); the way back crosses both the other way. Every model of the network
+  // (engine, flows, SimGrid's platform, the contention check) reads these directions.
+  CHECK(routes[0][1].hops[0].forward);
+  CHECK_FALSE(routes[0][1].hops[1].forward);
+  CHECK(routes[1][0].hops[0].link == 1);
+  CHECK(routes[1][0].hops[0].forward);
+  CHECK_FALSE(routes[1][0].hops[1].forward);
 
   // Two equal paths of equal length: the one reached by the lower link number, both ways.
   Wan square;
@@ -111,8 +119,8 @@ TEST_CASE("routes take the least latency, ties broken the same way every time", 
                   wan_link("s", 3, 1, 1e-3)};
   square.routers = {"x", "y"};
   routes = derive_routes(2, square);
-  CHECK(routes[0][1].wan_links == std::vector<std::size_t>{0, 2});
-  CHECK(routes[1][0].wan_links == std::vector<std::size_t>{2, 0});
+  CHECK(routes[0][1].links() == std::vector<std::size_t>{0, 2});
+  CHECK(routes[1][0].links() == std::vector<std::size_t>{2, 0});
 
   // Nothing joins them.
   routes = derive_routes(2, Wan{});
@@ -156,8 +164,8 @@ TEST_CASE("a scenario with sites loads its sites, WAN, routing and placements", 
   CHECK(s.wan.links[0].b == 3);  // routers after the sites
   CHECK(s.wan.links[3].name == "direct");
   // purdue -> fnal through the backbone (7 ms); mit -> fnal too (10 ms beats 25 ms direct).
-  CHECK(s.routes[0][2].wan_links == std::vector<std::size_t>{0, 2});
-  CHECK(s.routes[1][2].wan_links == std::vector<std::size_t>{1, 2});
+  CHECK(s.routes[0][2].links() == std::vector<std::size_t>{0, 2});
+  CHECK(s.routes[1][2].links() == std::vector<std::size_t>{1, 2});
   CHECK(s.routes[1][2].latency == Approx(10e-3));
   CHECK(s.routing.policy == SiteRouting::Policy::LocalFirst);
   CHECK(s.routing.spill_queue_time == Approx(0.02));
@@ -304,7 +312,7 @@ TEST_CASE("overrides (--set) reach the keys of sites, the WAN and the routing",
   CHECK(s.sites[0].site_uplink->bandwidth == Approx(1e9 / 8));
   CHECK(s.wan.links[3].spec.latency == Approx(1e-3));
   // The direct link is now the shorter way from mit to fnal.
-  CHECK(s.routes[1][2].wan_links == std::vector<std::size_t>{3});
+  CHECK(s.routes[1][2].links() == std::vector<std::size_t>{3});
   CHECK(s.routing.policy == SiteRouting::Policy::LeastLatency);
   CHECK(s.servers[0].site == 1);
   CHECK(s.workloads[1].sites[0].site == 1);

@@ -58,11 +58,24 @@ struct Wan {
   std::vector<WanLink> links;
 };
 
-// The WAN part of the path from one site to another.
+// One WAN link of a route, and which way the route crosses it: forward is from its point `a`
+// to its point `b` (the link's "up" direction in the flow models).
+struct WanHop {
+  std::size_t link = 0;
+  bool forward = true;
+};
+
+// The WAN part of the path from one site to another, walked once here (derive_routes): every
+// model of the network crosses the links in this order and direction.
 struct Route {
-  bool exists = false;                 // false: the WAN does not connect them
-  std::vector<std::size_t> wan_links;  // in order from the client's site
-  double latency = 0.0;                // one way, the WAN links only
+  bool exists = false;       // false: the WAN does not connect them
+  std::vector<WanHop> hops;  // in order from the client's site
+  std::vector<std::size_t> links() const {
+    std::vector<std::size_t> out;
+    for (const WanHop& h : hops) out.push_back(h.link);
+    return out;
+  }
+  double latency = 0.0;                                        // one way, the WAN links only
   double bandwidth = std::numeric_limits<double>::infinity();  // narrowest WAN link
 };
 
