@@ -30,22 +30,9 @@ void NetworkPath::build(std::size_t devices) {
   if (!sc.faults.links.empty()) bandwidth_steps_ = scenario::path_bandwidth_steps(net, sc.faults);
   using scenario::LinkClass;
   auto add = [&](LinkClass c, int count) {
-    const auto& spec = net.link(c);
-    if (!spec) return;
-    RunMetrics::Link l;
-    l.name = scenario::link_class_name(c);
-    l.count = count;
-    l.bandwidth = spec->bandwidth;
-    l.latency = spec->latency;
-    const double span = ctx_.end - ctx_.warmup;
-    l.window = span >= 100.0 ? 1.0 : span / 100.0;
-    for (int d = 0; d < 2; ++d) {
-      l.window_bytes[d].assign(static_cast<std::size_t>(std::ceil(span / l.window)) + 1, 0.0);
-      l.offered_window_bytes[d].assign(l.window_bytes[d].size(), 0.0);
-    }
-    if (!sc.faults.links.empty()) l.bandwidth_factors = sc.faults.link_factors(c);
-    link_slot_[scenario::index_of(c)] = static_cast<int>(metrics.links.size());
-    metrics.links.push_back(std::move(l));
+    if (const auto& spec = net.link(c))
+      link_slot_[scenario::index_of(c)] =
+          add_link(scenario::link_class_name(c), *spec, count, sc.faults.link_factors(c));
   };
   add(LinkClass::ClientNic, static_cast<int>(sc.client_nodes()));
   add(LinkClass::SiteUplink, 1);
@@ -57,6 +44,25 @@ void NetworkPath::build(std::size_t devices) {
     if (net.client_nic) client_nic_bytes_[dir].assign(sc.client_nodes(), 0.0);
     if (net.server_nic) server_nic_bytes_[dir].assign(devices, 0.0);
   }
+}
+
+int NetworkPath::add_link(std::string name, const scenario::LinkSpec& spec, int count,
+                          std::vector<std::pair<double, double>> factors) {
+  RunMetrics::Link l;
+  l.name = std::move(name);
+  l.count = count;
+  l.bandwidth = spec.bandwidth;
+  l.latency = spec.latency;
+  // Windows of bytes: one second each, or a hundredth of a shorter run (after the warm-up).
+  const double span = ctx_.end - ctx_.warmup;
+  l.window = span >= 100.0 ? 1.0 : span / 100.0;
+  for (int d = 0; d < 2; ++d) {
+    l.window_bytes[d].assign(static_cast<std::size_t>(std::ceil(span / l.window)) + 1, 0.0);
+    l.offered_window_bytes[d].assign(l.window_bytes[d].size(), 0.0);
+  }
+  if (!ctx_.sc.faults.links.empty()) l.bandwidth_factors = std::move(factors);
+  ctx_.metrics.links.push_back(std::move(l));
+  return static_cast<int>(ctx_.metrics.links.size() - 1);
 }
 
 void NetworkPath::set_transport(Transport* t, bool to_servers, bool to_clients) {

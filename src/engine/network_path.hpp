@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -74,6 +75,9 @@ class NetworkPath {
     // With link faults on any link it crosses: its narrowest bandwidth over time.
     std::vector<std::pair<double, double>> bandwidth_steps;
   };
+  // The one way a link joins the run's metrics (one site or several): its slot.
+  int add_link(std::string name, const scenario::LinkSpec& spec, int count,
+               std::vector<std::pair<double, double>> factors);
   void build_sites(std::size_t devices);
   void degrade_routes();
   void send_between_sites(std::uint32_t r, Direction dir, double bytes, std::uint32_t node);

@@ -22,23 +22,10 @@ void NetworkPath::build_sites(std::size_t devices) {
   auto& metrics = ctx_.metrics;
   const auto& sites = parts_.sites;
   const std::uint32_t n = sites.count();
-  const double span = ctx_.end - ctx_.warmup;
+  // A site's link that exists and has users: a slot in the run's links (none: -1).
   auto add = [&](std::string name, const std::optional<scenario::LinkSpec>& spec, int count,
                  std::vector<std::pair<double, double>> factors) {
-    if (!spec || count == 0) return -1;
-    RunMetrics::Link l;
-    l.name = std::move(name);
-    if (!sc.faults.links.empty()) l.bandwidth_factors = std::move(factors);
-    l.count = count;
-    l.bandwidth = spec->bandwidth;
-    l.latency = spec->latency;
-    l.window = span >= 100.0 ? 1.0 : span / 100.0;
-    for (int d = 0; d < 2; ++d) {
-      l.window_bytes[d].assign(static_cast<std::size_t>(std::ceil(span / l.window)) + 1, 0.0);
-      l.offered_window_bytes[d].assign(l.window_bytes[d].size(), 0.0);
-    }
-    metrics.links.push_back(std::move(l));
-    return static_cast<int>(metrics.links.size() - 1);
+    return !spec || count == 0 ? -1 : add_link(std::move(name), *spec, count, std::move(factors));
   };
   using scenario::LinkClass;
   std::vector<int> uplink_slot(n, -1);

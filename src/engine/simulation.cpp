@@ -19,40 +19,6 @@ namespace {
 
 using scenario::Limits;
 
-// What each kind of event is, by the scenario keys that time it: the stall message's hint.
-const char* kind_meaning(EventKind k) {
-  switch (k) {
-    case EventKind::CpuDone:
-    case EventKind::EventStart:
-      return "client events (workload.cpu_time_per_event)";
-    case EventKind::TransferDone:
-      return "transfers (network latencies, request_overhead)";
-    case EventKind::BatcherWake:
-      return "batcher wake-ups (dynamic_batching.max_queue_delay)";
-    case EventKind::ExecutionDone:
-      return "executions (models' service_time)";
-    case EventKind::Arrival:
-      return "open-loop arrivals (workload.arrivals.rate)";
-    case EventKind::Sample:
-      return "time-series samples (timeseries.interval)";
-    case EventKind::Operation:
-      return "site operations (autoscaler polls, crashes)";
-    case EventKind::ClientTimeout:
-      return "client timeouts (workload.client.timeout)";
-    case EventKind::Retry:
-      return "retries (workload.client.retry_delay)";
-    case EventKind::FallbackDone:
-      return "CPU fallbacks (offload_fraction x workload.cpu_time_per_event)";
-    case EventKind::Preemption:
-      return "preemptions (faults)";
-    case EventKind::BalancerDone:
-      return "load-balancer messages (load_balancer.capacity.per_message)";
-    case EventKind::HostWorkDone:
-      return "server host work (models' host_cost)";
-  }
-  return "events";
-}
-
 // Events in a row within one tick that stop the run: ten million at least, and more where the
 // scenario's own population (threads with their events and requests, open-loop requests,
 // devices) could legitimately all act at one instant, a few events each. A billion at most: no
@@ -121,9 +87,9 @@ struct Simulation::Impl {
   Time tick_end = Time::from_seconds(-1.0);
   std::int64_t same_tick = 0;
   const std::int64_t stall_limit;
-  std::array<std::int64_t, 16> kinds_seen{};  // over the last events before the stop
-  std::optional<std::string> stall;           // why the run stopped, once it has
-  std::int64_t events = 0;                    // processed, for the watch
+  std::array<std::int64_t, kEventKindCount> kinds_seen{};  // over the last events before the stop
+  std::optional<std::string> stall;                        // why the run stopped, once it has
+  std::int64_t events = 0;                                 // processed, for the watch
   Watch watch;
 };
 
@@ -142,8 +108,8 @@ bool Simulation::Impl::stalled(const Event& e) {
                 "simulated time stopped advancing at t=%.9g s: %lld events in a row within 1 ns, "
                 "mostly ",
                 e.time.seconds(), static_cast<long long>(same_tick));
-  stall = std::string(head) + kind_meaning(kind) + " (" + std::to_string(*most) + " of the last " +
-          std::to_string(kSampled) +
+  stall = std::string(head) + facts_of(kind).meaning + " (" + std::to_string(*most) +
+          " of the last " + std::to_string(kSampled) +
           "), expected time to advance: a period or a duration in the scenario is zero or next "
           "to it (events that take no time, such as requests no server can take with no CPU "
           "time per event), see docs/limits.md";

@@ -4,7 +4,9 @@
 // always replay the same sequence.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 
 #include <sonicsim/engine/bucket_queue.hpp>
 #include <sonicsim/engine/event_heap.hpp>
@@ -29,13 +31,51 @@ enum class EventKind : std::uint8_t {
   HostWorkDone,   // id: a server host's job (server_hosts.hpp); stale unless `stamp` matches
 };
 
-// The queue packs the kind in 4 bits.
-static_assert(static_cast<int>(EventKind::HostWorkDone) < 16, "EventKind no longer fits in 4 bits");
+// Every kind's facts, one line each, in the enum's order: what the stall net names when a run's
+// clock stops on it (simulation.cpp), and whether it waits in the far queue (the client threads'
+// CPU work, one pending per thread) or the near one. A new timer is a line here and in the enum,
+// and a case in Simulation::Impl::handle; nothing else.
+struct EventKindFacts {
+  EventKind kind;
+  bool far;
+  const char* meaning;
+};
+inline constexpr EventKindFacts kEventKinds[] = {
+    {EventKind::CpuDone, true, "client events (workload.cpu_time_per_event)"},
+    {EventKind::TransferDone, false, "transfers (network latencies, request_overhead)"},
+    {EventKind::BatcherWake, false, "batcher wake-ups (dynamic_batching.max_queue_delay)"},
+    {EventKind::ExecutionDone, false, "executions (models' service_time)"},
+    {EventKind::EventStart, true, "client events (workload.cpu_time_per_event)"},
+    {EventKind::Arrival, false, "open-loop arrivals (workload.arrivals.rate)"},
+    {EventKind::Sample, false, "time-series samples (timeseries.interval)"},
+    {EventKind::Operation, false, "site operations (autoscaler polls, crashes)"},
+    {EventKind::ClientTimeout, false, "client timeouts (workload.client.timeout)"},
+    {EventKind::Retry, false, "retries (workload.client.retry_delay)"},
+    {EventKind::FallbackDone, false,
+     "CPU fallbacks (offload_fraction x workload.cpu_time_per_event)"},
+    {EventKind::Preemption, false, "preemptions (faults)"},
+    {EventKind::BalancerDone, false, "load-balancer messages (load_balancer.capacity.per_message)"},
+    {EventKind::HostWorkDone, false, "server host work (models' host_cost)"},
+};
+inline constexpr std::size_t kEventKindCount = std::size(kEventKinds);
+constexpr const EventKindFacts& facts_of(EventKind k) {
+  return kEventKinds[static_cast<std::size_t>(k)];
+}
+constexpr bool event_kinds_in_order() {
+  for (std::size_t i = 0; i < kEventKindCount; ++i)
+    if (static_cast<std::size_t>(kEventKinds[i].kind) != i) return false;
+  return true;
+}
+static_assert(event_kinds_in_order(),
+              "kEventKinds lists every EventKind once, in the enum's order");
+static_assert(facts_of(EventKind::HostWorkDone).kind == EventKind::HostWorkDone &&
+                  kEventKindCount == static_cast<std::size_t>(EventKind::HostWorkDone) + 1,
+              "a new EventKind needs its line in kEventKinds");
 
 struct Event {
   Time time;
   std::uint32_t id;
-  std::uint32_t stamp;  // 24 bits kept
+  std::uint32_t stamp;  // 24 bits kept (EventQueue::kStampMask)
   EventKind kind;
 };
 
@@ -47,16 +87,20 @@ struct Event {
 // take the earlier top of the two, so the order is the same total order as one heap's.
 class EventQueue {
  public:
+  // An event's 64-bit key after its time: kind (8 bits), stamp (24), id (32). Simultaneous events
+  // pop in this order; the kind's 8 bits leave room for 256 kinds.
   static constexpr std::uint32_t kStampMask = (1u << 24) - 1;
+  static constexpr int kKindShift = 56;
+  static_assert(kEventKindCount <= 256, "EventKind no longer fits in 8 bits");
   static constexpr double kNearWidth = 1e-5;
 
   // `far_width`: seconds per bucket of the far queue (the speed, not the order, depends on it).
   explicit EventQueue(double far_width = 1e-3) : near_(kNearWidth), far_(far_width) {}
 
   void push(Time time, EventKind kind, std::uint32_t id, std::uint32_t stamp = 0) {
-    const std::uint64_t payload = (static_cast<std::uint64_t>(kind) << 60) |
+    const std::uint64_t payload = (static_cast<std::uint64_t>(kind) << kKindShift) |
                                   (static_cast<std::uint64_t>(stamp & kStampMask) << 32) | id;
-    if (kind == EventKind::CpuDone || kind == EventKind::EventStart)
+    if (facts_of(kind).far)
       far_.push({time.ns(), payload});
     else
       near_.push({time.ns(), payload});
@@ -71,7 +115,7 @@ class EventQueue {
   static Event decode(const EventHeap::Entry& e) {
     return {Time::from_ns(e.time), static_cast<std::uint32_t>(e.payload),
             static_cast<std::uint32_t>(e.payload >> 32) & kStampMask,
-            static_cast<EventKind>(e.payload >> 60)};
+            static_cast<EventKind>(e.payload >> kKindShift)};
   }
   bool far_first() const {
     if (far_.empty()) return false;
