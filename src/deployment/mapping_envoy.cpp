@@ -3,6 +3,8 @@
 // model index (load_balancer.admission), and the route's timeout (the client's per-try timeout).
 #include <sstream>
 
+#include <sonicsim/balancing/policies.hpp>
+
 #include "mapping.hpp"
 
 namespace sonicsim::deployment {
@@ -30,7 +32,7 @@ void Mapper::map_load_balancer() {
     for (const char* k : envoy_keys)
       if (set_by_user(k))
         not_relevant(k, shown(k), at(k), "envoy.enabled is false: the chart renders no Envoy");
-    put_default("load_balancer.policy", "ring_hash",
+    put_default("load_balancer.policy", std::string(balancing::RingHash::name),
                 "no Envoy (envoy.enabled false): a client's gRPC connection stays on one Triton "
                 "pod behind the Kubernetes Service, as ring_hash keeps a job on one server");
     return;
@@ -38,38 +40,29 @@ void Mapper::map_load_balancer() {
   shaped("load_balancer", "envoy.enabled");
   const auto policy = text("envoy.loadBalancerPolicy");
   const std::string p = policy.value_or("LEAST_REQUEST");
-  std::string mapped;
-  if (p == "ROUND_ROBIN")
-    mapped = "round_robin";
-  else if (p == "LEAST_REQUEST")
-    mapped = "least_request";
-  else if (p == "RANDOM")
-    mapped = "random";
-  // The hashing policies balance at random here: the chart's route has no hash_policy
-  // (templates/envoy/configmaps.yaml:58-63 at 0.3.1, :57-62 at 0.2.1; envoy-configmaps.yaml at
-  // 0.1.0 likewise), and Envoy's hashing balancers then hash a random value per request
-  // (source/extensions/load_balancing_policies/common/thread_aware_lb_impl.cc, chooseHost:
-  // "this effectively becomes the random LB").
-  else if (p == "RING_HASH" || p == "MAGLEV")
-    mapped = "random";
-  if (mapped.empty()) {
-    const std::vector<std::string> options{"ROUND_ROBIN", "LEAST_REQUEST", "RANDOM", "RING_HASH",
-                                           "MAGLEV"};
+  // Each policy names the lbPolicy values it stands for (include/sonicsim/balancing/), the
+  // hashing ones included: without a hash_policy on the chart's route they balance at random
+  // (balancing/random.hpp).
+  const auto match = balancing::for_envoy(p);
+  if (!match) {
+    std::vector<std::string> options;
+    std::string listed;
+    for (std::string_view name : balancing::envoy_names()) {
+      listed += (listed.empty() ? "" : ", ") + std::string(name);
+      options.emplace_back(name);
+    }
     const std::string hint = did_you_mean(p, options);
     bad("envoy.loadBalancerPolicy", "\"" + p + "\"",
-        "one of ROUND_ROBIN, LEAST_REQUEST, RANDOM, RING_HASH, MAGLEV" +
-            (hint.empty() ? "" : " (" + hint + ")"));
+        "one of " + listed + (hint.empty() ? "" : " (" + hint + ")"));
     return;
   }
+  const std::string mapped(match->policy);
   put("load_balancer.policy", mapped, "envoy.loadBalancerPolicy");
   map_envoy_replicas(mapped);
-  if (p == "RING_HASH" || p == "MAGLEV")
-    note("envoy.loadBalancerPolicy " + p +
-         " -> random: the chart's route sets no hash_policy, so Envoy hashes a random value "
-         "for every request and no client sticks to a server (set load_balancer.policy to "
-         "ring_hash by hand to study sticky sessions, which need a hash_policy on the route)");
-  if (mapped == "least_request")
-    sonicsim_default("load_balancer.choice_count", "2 (Envoy's default choice_count)");
+  if (!match->note.empty()) note("envoy.loadBalancerPolicy " + p + std::string(match->note));
+  if (mapped == balancing::LeastRequest::name)
+    sonicsim_default("load_balancer." + std::string(balancing::LeastRequest::keys[0].name),
+                     "2 (Envoy's default choice_count)");
 }
 
 // Both limiters gate what a CMSSW job does once, when it starts: TritonService asks each server
@@ -85,7 +78,7 @@ void Mapper::map_envoy_replicas(const std::string& policy) {
     return;
   }
   std::vector<std::string> why;
-  if (policy == "least_request")
+  if (policy == balancing::LeastRequest::name)
     why.push_back(
         "least_request: each Envoy counts only the requests it sent itself, sonicsim's balancer "
         "counts all of them");

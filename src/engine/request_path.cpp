@@ -24,9 +24,8 @@ RequestPath::RequestPath(Context& ctx, const Uses& uses)
 void RequestPath::build() {
   const auto& sc = ctx_.sc;
   open_ = sc.workload().open_loop();  // the loader keeps an open loop alone
-  rr_next_.assign(sc.models.size() * parts_.sites.count(), 0);
   active_.assign(parts_.servers.device_count(), 0);
-  if (sc.load_balancer.policy == scenario::BalancePolicy::RingHash) build_rings();
+  build_policy();
   if (sc.load_balancer.capacity) {
     balancer_ = true;
     lb_sites_.resize(parts_.sites.count());

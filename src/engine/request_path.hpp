@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include <sonicsim/balancing/policies.hpp>
 #include <sonicsim/util/rng.hpp>
 
 #include "context.hpp"
@@ -68,8 +69,10 @@ class RequestPath {
 
  private:
   void at_server(std::uint32_t r);
-  // Routing (routing.cpp).
-  void build_rings();
+  // Routing (routing.cpp): the site, then the load-balancing policy (include/sonicsim/balancing/)
+  // through RoutingEnv, its view of the engine.
+  class RoutingEnv;
+  void build_policy();
   std::uint32_t route(std::uint32_t model, std::uint32_t thread);
   std::uint32_t route_retry(const Request& rq, std::uint32_t model);
   // The load balancer as a server: two stations in tandem (station.hpp), the worker threads
@@ -90,16 +93,13 @@ class RequestPath {
   Context& ctx_;
   Uses parts_;
   bool open_ = false;  // open loop: each arrival is a client of its own
-  std::vector<std::uint64_t> rr_next_;
+  balancing::List::State policy_state_;
   Rng routing_rng_;
   Rng retry_rng_;  // the other server a later try goes to
-  // least_request: requests routed to each device whose response has not left it yet (what an
-  // Envoy in front of the servers counts as active).
+  // Requests routed to each device whose response has not left it yet (what an Envoy in front of
+  // the servers counts as active: least_request's measure).
   std::vector<std::uint32_t> active_;
-  // ring_hash: per model, (hash, device) sorted by hash; a client takes the first entry at or
-  // after its own hash, so removing a device moves only its clients.
-  std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> rings_;
-  std::uint64_t arrivals_routed_ = 0;  // ring_hash key of an open-loop arrival
+  std::uint64_t arrivals_routed_ = 0;  // the client of an open-loop arrival, for client hashes
   // Per server site (one without sites): each site's servers have their own Envoy.
   std::vector<BalancerStages> lb_sites_;
   BalancerStages& balancer_of(std::uint32_t r) { return lb_sites_[server_site_of(r)]; }

@@ -14,27 +14,50 @@
 
 namespace sonicsim::engine {
 
-void RequestPath::build_rings() {
-  const auto& sc = ctx_.sc;
-  rings_.assign(sc.models.size(), {});
-  for (std::size_t mi = 0; mi < sc.models.size(); ++mi) {
-    const auto& hosts = parts_.servers.hosts(static_cast<std::uint32_t>(mi));
-    if (hosts.empty()) continue;
-    const auto per_host = static_cast<std::size_t>(sc.load_balancer.ring_entries_per_host);
-    auto& ring = rings_[mi];
-    ring.reserve(per_host * hosts.size());
-    // A device's points depend on the seed and the device alone, not on the model or the other
-    // hosts: the same device holds the same arcs of every model's ring.
-    for (std::uint32_t d : hosts)
-      for (std::size_t k = 0; k < per_host; ++k)
-        ring.push_back({derive_seed(sc.seed, kRingStream, (std::uint64_t{d} << 24) | k), d});
-    std::sort(ring.begin(), ring.end());
+// What a load-balancing policy may ask of the engine (balancing/policy.hpp, Env): inlined into
+// each policy's pick, no virtual dispatch.
+class RequestPath::RoutingEnv {
+ public:
+  explicit RoutingEnv(RequestPath& p) : p_(p) {}
+  Rng& rng() { return p_.routing_rng_; }
+  std::uint32_t models() const { return static_cast<std::uint32_t>(p_.ctx_.sc.models.size()); }
+  std::uint32_t sites() const { return p_.parts_.sites.count(); }
+  const std::vector<std::uint32_t>& hosting(std::uint32_t model) const {
+    return p_.parts_.servers.hosts(model);
   }
+  std::uint32_t active(std::uint32_t d) const { return p_.active_[d]; }
+  bool serves(std::uint32_t d, std::uint32_t site) const {
+    return p_.parts_.servers.device(d).state == ServerPools::State::Up &&
+           p_.parts_.sites.of_device(d) == site;
+  }
+  std::uint64_t ring_point(std::uint32_t d, std::uint64_t k) const {
+    return derive_seed(p_.ctx_.sc.seed, kRingStream, (std::uint64_t{d} << 24) | k);
+  }
+  // The client is the job (open loop: each arrival is a client of its own).
+  std::uint64_t client_hash(std::uint32_t thread) {
+    const std::uint64_t client =
+        p_.open_ ? p_.arrivals_routed_++ : p_.parts_.clients.job_of(thread);
+    return derive_seed(p_.ctx_.sc.seed, kClientHashStream, client);
+  }
+
+ private:
+  RequestPath& p_;
+};
+
+void RequestPath::build_policy() {
+  RoutingEnv env(*this);
+  std::visit(
+      [&]<class S>(const S& settings) {
+        balancing::List::each([&]<class P>() {
+          if constexpr (std::is_same_v<S, typename P::Settings>)
+            policy_state_ = P::build(settings, env);
+        });
+      },
+      ctx_.sc.load_balancer.policy);
 }
 
 // The device a try goes to, or kNoDevice when no server is up for the model.
 std::uint32_t RequestPath::route(std::uint32_t model, std::uint32_t thread) {
-  const auto& sc = ctx_.sc;
   // With several sites the site comes first (sites.cpp), then the policy picks a server there.
   std::uint32_t site = 0;
   if (parts_.sites.several()) {
@@ -45,38 +68,18 @@ std::uint32_t RequestPath::route(std::uint32_t model, std::uint32_t thread) {
   const auto& hosts =
       parts_.sites.several() ? parts_.sites.up_hosts(model, site) : parts_.servers.up_hosts(model);
   if (hosts.empty()) return kNoDevice;
-  switch (sc.load_balancer.policy) {
-    case scenario::BalancePolicy::RoundRobin:
-      break;
-    case scenario::BalancePolicy::Random:
-      return hosts[routing_rng_.below(hosts.size())];
-    case scenario::BalancePolicy::LeastRequest: {
-      // Envoy draws the candidates independently (one may come twice); the first of the least
-      // loaded wins.
-      std::uint32_t best = hosts[routing_rng_.below(hosts.size())];
-      for (int c = 1; c < sc.load_balancer.choice_count; ++c) {
-        const std::uint32_t d = hosts[routing_rng_.below(hosts.size())];
-        if (active_[d] < active_[best]) best = d;
-      }
-      return best;
-    }
-    case scenario::BalancePolicy::RingHash: {
-      // The client is the job (open loop: each arrival is a client of its own). A device that is
-      // not up is skipped: its clients move to the next point on the ring, no one else.
-      const std::uint64_t client = open_ ? arrivals_routed_++ : parts_.clients.job_of(thread);
-      const std::uint64_t key = derive_seed(sc.seed, kClientHashStream, client);
-      const auto& ring = rings_[model];
-      auto it = std::lower_bound(ring.begin(), ring.end(), std::make_pair(key, std::uint32_t{0}));
-      for (std::size_t k = 0; k < ring.size(); ++k, ++it) {
-        if (it == ring.end()) it = ring.begin();
-        if (parts_.servers.device(it->second).state == ServerPools::State::Up &&
-            parts_.sites.of_device(it->second) == site)
-          return it->second;
-      }
-      return kNoDevice;
-    }
-  }
-  return hosts[rr_next_[model * parts_.sites.count() + site]++ % hosts.size()];
+  RoutingEnv env(*this);
+  std::uint32_t d = kNoDevice;
+  std::visit(
+      [&]<class S>(const S& settings) {
+        balancing::List::each([&]<class P>() {
+          if constexpr (std::is_same_v<S, typename P::Settings>)
+            d = P::pick(settings, std::get<typename P::State>(policy_state_), env, hosts, model,
+                        site, thread);
+        });
+      },
+      ctx_.sc.load_balancer.policy);
+  return d;
 }
 
 // A retry goes to the server of the failed try if it still serves (the first retry), else to

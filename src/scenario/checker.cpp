@@ -247,8 +247,8 @@ bool Checker::expect_object(const json& value, const std::string& path, std::str
 }
 
 void Checker::check_keys(const json& object, const std::string& path,
-                         std::initializer_list<std::string_view> allowed,
-                         std::initializer_list<std::string_view> elsewhere,
+                         std::span<const std::string_view> allowed,
+                         std::span<const std::string_view> elsewhere,
                          std::string_view elsewhere_message) {
   if (!object.is_object()) return;
   for (const auto& item : object.items()) {
@@ -287,7 +287,7 @@ std::optional<std::string> Checker::string(const json& value, const std::string&
 }
 
 std::optional<std::string> Checker::choice(const json& value, const std::string& path,
-                                           std::initializer_list<std::string_view> options) {
+                                           std::span<const std::string_view> options) {
   std::string expected = "expected one of";
   for (std::size_t i = 0; i < options.size(); ++i)
     expected += std::string(i ? ", " : " ") + "\"" + std::string(options.begin()[i]) + "\"";

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -111,14 +112,25 @@ class Checker {
   // Reports every key of `object` not in `allowed`, with a did-you-mean hint. Keys listed in
   // `elsewhere` get `elsewhere_message` instead (a key valid for another variant of the object).
   void check_keys(const json& object, const std::string& path,
+                  std::span<const std::string_view> allowed,
+                  std::span<const std::string_view> elsewhere = {},
+                  std::string_view elsewhere_message = {});
+  void check_keys(const json& object, const std::string& path,
                   std::initializer_list<std::string_view> allowed,
                   std::initializer_list<std::string_view> elsewhere = {},
-                  std::string_view elsewhere_message = {});
+                  std::string_view elsewhere_message = {}) {
+    check_keys(object, path, std::span(allowed.begin(), allowed.size()),
+               std::span(elsewhere.begin(), elsewhere.size()), elsewhere_message);
+  }
 
   std::optional<std::string> string(const json& value, const std::string& path,
                                     bool allow_empty = false);
   std::optional<std::string> choice(const json& value, const std::string& path,
-                                    std::initializer_list<std::string_view> options);
+                                    std::span<const std::string_view> options);
+  std::optional<std::string> choice(const json& value, const std::string& path,
+                                    std::initializer_list<std::string_view> options) {
+    return choice(value, path, std::span(options.begin(), options.size()));
+  }
   std::optional<double> number(const json& value, const std::string& path, Range range,
                                std::string_view noun = "a number");
   std::optional<std::int64_t> integer(const json& value, const std::string& path, std::int64_t lo,

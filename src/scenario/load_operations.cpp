@@ -9,38 +9,38 @@ namespace sonicsim::scenario::detail {
 // whom it admits.
 void Loader::load_balancer(const json& v, const std::string& path, Scenario& s) {
   if (!expect_object(v, path, "an object {\"policy\": \"round_robin\"}")) return;
-  check_keys(v, path, {"policy", "choice_count", "ring_entries_per_host", "admission", "capacity"});
+  std::vector<std::string_view> allowed{"policy"};
+  balancing::List::each([&]<class P>() {
+    for (const auto& k : P::keys) allowed.push_back(k.name);
+  });
+  allowed.insert(allowed.end(), {"admission", "capacity"});
+  check_keys(v, path, allowed);
   if (const json* c = get(v, "capacity"); c && !c->is_null())
     balancer_capacity(*c, key_path(path, "capacity"), s.load_balancer);
   if (const json* a = get(v, "admission"); a && !a->is_null())
     admission(*a, key_path(path, "admission"), s);
   auto& lb = s.load_balancer;
-  if (const json* p = get(v, "policy")) {
-    if (auto name = choice(*p, key_path(path, "policy"),
-                           {"round_robin", "random", "least_request", "ring_hash"}))
-      lb.policy = *name == "random"          ? BalancePolicy::Random
-                  : *name == "least_request" ? BalancePolicy::LeastRequest
-                  : *name == "ring_hash"     ? BalancePolicy::RingHash
-                                             : BalancePolicy::RoundRobin;
-  }
-  if (const json* c = get(v, "choice_count")) {
-    const std::string cpath = key_path(path, "choice_count");
-    if (lb.policy != BalancePolicy::LeastRequest)
-      add(cpath,
-          "found choice_count with policy other than least_request, expected it only with "
-          "\"policy\": \"least_request\"");
-    else if (auto n = integer(*c, cpath, 2, 100, "hosts"))
-      lb.choice_count = static_cast<int>(*n);
-  }
-  if (const json* e = get(v, "ring_entries_per_host")) {
-    const std::string epath = key_path(path, "ring_entries_per_host");
-    if (lb.policy != BalancePolicy::RingHash)
-      add(epath,
-          "found ring_entries_per_host with policy other than ring_hash, expected it only with "
-          "\"policy\": \"ring_hash\"");
-    else if (auto n = integer(*e, epath, 1, 100000, "entries"))
-      lb.ring_entries_per_host = static_cast<int>(*n);
-  }
+  if (const json* p = get(v, "policy"))
+    if (auto name = choice(*p, key_path(path, "policy"), balancing::names()))
+      lb.policy = *balancing::settings_named(*name);
+  // Each policy's own keys (balancing/<policy>.hpp): read into the chosen policy's settings, and
+  // refused with any other policy.
+  const std::string_view chosen = balancing::name_of(lb.policy);
+  balancing::List::each([&]<class P>() {
+    for (const auto& k : P::keys) {
+      const json* x = get(v, std::string(k.name));
+      if (!x) continue;
+      const std::string kpath = key_path(path, std::string(k.name));
+      if (P::name != chosen) {
+        add(kpath, "found " + std::string(k.name) + " with policy other than " +
+                       std::string(P::name) + ", expected it only with \"policy\": \"" +
+                       std::string(P::name) + "\"");
+        continue;
+      }
+      if (auto n = integer(*x, kpath, k.lo, k.hi, k.unit))
+        std::get<typename P::Settings>(lb.policy).*k.field = static_cast<int>(*n);
+    }
+  });
 }
 
 // `load_balancer.capacity`: the balancer's worker threads and NIC, so that it can saturate.

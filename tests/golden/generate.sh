@@ -107,7 +107,12 @@ case_ok ops-no-fallback "$BIN" run "$T2" --set duration=40min -o "$SCRATCH/r.jso
 results ops-no-fallback
 D=scenarios/default.json
 DSHORT=(--set duration=3min --set warmup=20s)
-for policy in round_robin random ring_hash; do
+# Every load-balancing policy, as the schema lists them (a unit test holds the schema to the
+# policies' table, include/sonicsim/balancing/policies.hpp): a new policy gets its case here.
+policies=$(jq -r '.. | objects | select(has("properties")) | .properties
+  | select(has("policy") and has("admission")) | .policy.enum[]' docs/scenario.schema.json) ||
+  { echo "generate.sh: cannot read the policies from docs/scenario.schema.json (jq)" >&2; exit 2; }
+for policy in $policies; do
   case_ok "lb-$policy" "$BIN" run "$D" "${DSHORT[@]}" --set "load_balancer={\"policy\": \"$policy\"}" \
     -o "$SCRATCH/r.json"
   results "lb-$policy"

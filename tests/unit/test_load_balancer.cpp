@@ -121,3 +121,67 @@ TEST_CASE("load_balancer: bad settings name the key, what was found and what is 
   doc["load_balancer"] = {{"policy", "maglev"}};
   CHECK_THAT(load_error(doc), Catch::Contains("least_request") && Catch::Contains("ring_hash"));
 }
+
+namespace {
+
+// The schema's `load_balancer` object: the one whose properties hold `policy` and `admission`.
+const json* lb_schema_of(const json& node) {
+  if (node.is_object()) {
+    if (auto p = node.find("properties");
+        p != node.end() && p->is_object() && p->contains("policy") && p->contains("admission"))
+      return &node;
+    for (const auto& [key, child] : node.items())
+      if (const json* found = lb_schema_of(child)) return found;
+  } else if (node.is_array()) {
+    for (const auto& child : node)
+      if (const json* found = lb_schema_of(child)) return found;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+// A policy is registered once (include/sonicsim/balancing/policies.hpp); the hand-written schema
+// editors use must list the same names and keys, with the loader's ranges and defaults.
+TEST_CASE("load_balancer: the schema lists every policy of the table with its keys",
+          "[loader][balancer]") {
+  std::ifstream in(std::string(SONICSIM_SOURCE_DIR) + "/docs/scenario.schema.json");
+  REQUIRE(in);
+  const json schema = json::parse(in);
+  const json* lb = lb_schema_of(schema);
+  REQUIRE(lb != nullptr);
+  const json& props = (*lb)["properties"];
+  std::vector<std::string> names;
+  for (std::string_view n : sonicsim::balancing::names()) names.emplace_back(n);
+  CHECK(props["policy"]["enum"].get<std::vector<std::string>>() == names);
+  CHECK(props["policy"]["default"] == names.front());
+  sonicsim::balancing::List::each([&]<class P>() {
+    const typename P::Settings defaults{};
+    for (const auto& k : P::keys) {
+      INFO(P::name << "." << k.name);
+      const std::string key(k.name);
+      REQUIRE(props.contains(key));
+      CHECK(props[key]["type"] == "integer");
+      CHECK(props[key]["minimum"] == k.lo);
+      CHECK(props[key]["maximum"] == k.hi);
+      CHECK(props[key]["default"] == defaults.*k.field);
+      CHECK_THAT(props[key]["description"].get<std::string>(),
+                 Catch::StartsWith(std::string(P::name)));
+    }
+  });
+}
+
+// Every policy of the table loads from its name and serves every request; its keys are refused
+// under another policy.
+TEST_CASE("load_balancer: every policy of the table routes every request", "[balancer]") {
+  for (std::string_view name : sonicsim::balancing::names()) {
+    INFO(name);
+    auto doc = mixed_fleet(8, std::string(name));
+    doc["duration"] = 20.0;
+    doc["warmup"] = 2.0;
+    const auto m = sonicsim::runner::simulate(scenario_of(doc)).metrics;
+    CHECK(m.requests_simulated > 0);
+    CHECK(m.workloads[0].sent == m.workloads[0].completed + m.workloads[0].failed +
+                                     m.workloads[0].fallback + m.workloads[0].in_flight_at_end);
+  }
+}

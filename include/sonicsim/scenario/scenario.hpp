@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include <sonicsim/balancing/policies.hpp>
 #include <sonicsim/scenario/devices.hpp>
 #include <sonicsim/scenario/distribution.hpp>
 #include <sonicsim/scenario/link_class.hpp>
@@ -239,12 +240,6 @@ struct Model {
   const ServiceCurve& curve_for(const std::string& device) const;
 };
 
-// How a model's requests are spread over the devices hosting it, as Envoy's policies do per
-// request: in turn, at random, to the one with fewer active requests of `choice_count` picked at
-// random (Envoy's least_request: power of two choices), or by a consistent hash of the client
-// (ring_hash: each job sticks to one device while the devices stay the same).
-enum class BalancePolicy { RoundRobin, Random, LeastRequest, RingHash };
-
 // SuperSONIC's rate limiter in front of the servers: it admits new client connections (a job
 // connects with its first request), not inference calls; connected jobs keep being served. A
 // refused job runs without the servers (its requests go straight to the client's fallback, or
@@ -284,11 +279,9 @@ struct BalancerCapacity {
 };
 
 struct LoadBalancer {
-  BalancePolicy policy = BalancePolicy::RoundRobin;
-  int choice_count = 2;  // least_request
-  // ring_hash: a fixed number per device (not Envoy's ring of at least 1024 in total), so that
-  // a device going away moves its own clients and no others.
-  int ring_entries_per_host = 256;
+  // How a model's requests are spread over the devices hosting it, as Envoy's policies do per
+  // request: the chosen policy with its settings (include/sonicsim/balancing/, one header each).
+  balancing::Settings policy;
   std::optional<Admission> admission;
   std::optional<BalancerCapacity> capacity;
 };

@@ -1,0 +1,82 @@
+// The load-balancing policies: the one table. A new policy is a header in this folder (policy.hpp
+// says what it holds) and an entry in `List` below; the loader, the schema test, the SuperSONIC
+// mapping and the engine all go through this table.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <variant>
+#include <vector>
+
+#include <sonicsim/balancing/least_request.hpp>
+#include <sonicsim/balancing/random.hpp>
+#include <sonicsim/balancing/ring_hash.hpp>
+#include <sonicsim/balancing/round_robin.hpp>
+
+namespace sonicsim::balancing {
+
+template <class... P>
+struct PolicyList {
+  using Settings = std::variant<typename P::Settings...>;
+  using State = std::variant<typename P::State...>;
+  // f.template operator()<Policy>() for each policy, in the table's order.
+  template <class F>
+  static void each(F&& f) {
+    (f.template operator()<P>(), ...);
+  }
+};
+
+// The first is the default (`load_balancer.policy` absent).
+using List = PolicyList<RoundRobin, Random, LeastRequest, RingHash>;
+// What a scenario keeps: the chosen policy's settings.
+using Settings = List::Settings;
+
+// The policies' names, in the table's order.
+inline std::vector<std::string_view> names() {
+  std::vector<std::string_view> out;
+  List::each([&]<class P>() { out.push_back(P::name); });
+  return out;
+}
+inline std::string_view name_of(const Settings& s) {
+  std::string_view out;
+  std::visit(
+      [&]<class S>(const S&) {
+        List::each([&]<class P>() {
+          if constexpr (std::is_same_v<S, typename P::Settings>) out = P::name;
+        });
+      },
+      s);
+  return out;
+}
+// The named policy with its defaults; nullopt for a name not in the table.
+inline std::optional<Settings> settings_named(std::string_view name) {
+  std::optional<Settings> out;
+  List::each([&]<class P>() {
+    if (P::name == name) out = typename P::Settings{};
+  });
+  return out;
+}
+// The policy an Envoy lbPolicy maps to, with the mapping's note when it is a stand-in.
+struct EnvoyMatch {
+  std::string_view policy, note;
+};
+inline std::optional<EnvoyMatch> for_envoy(std::string_view lb_policy) {
+  std::optional<EnvoyMatch> out;
+  List::each([&]<class P>() {
+    for (const EnvoyName& e : P::envoy)
+      if (e.lb_policy == lb_policy) out = EnvoyMatch{P::name, e.note};
+  });
+  return out;
+}
+// Every Envoy lbPolicy some policy stands for, in the table's order.
+inline std::vector<std::string_view> envoy_names() {
+  std::vector<std::string_view> out;
+  List::each([&]<class P>() {
+    for (const EnvoyName& e : P::envoy) out.push_back(e.lb_policy);
+  });
+  return out;
+}
+
+}  // namespace sonicsim::balancing
