@@ -179,7 +179,7 @@ TEST_CASE("load_balancer: every policy of the table routes every request", "[bal
     auto doc = mixed_fleet(8, std::string(name));
     doc["duration"] = 20.0;
     doc["warmup"] = 2.0;
-    const auto m = sonicsim::runner::simulate(scenario_of(doc)).metrics;
+    const auto m = run(doc);
     CHECK(m.requests_simulated > 0);
     CHECK(m.workloads[0].sent == m.workloads[0].completed + m.workloads[0].failed +
                                      m.workloads[0].fallback + m.workloads[0].in_flight_at_end);

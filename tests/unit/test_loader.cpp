@@ -125,7 +125,7 @@ TEST_CASE("minimal scenario gets the documented defaults", "[loader]") {
   CHECK(s.workload().offload_fraction() == 0.0);
   CHECK(s.models.empty());
   CHECK(s.servers.empty());
-  CHECK(std::holds_alternative<balancing::RoundRobin::Settings>(s.load_balancer.policy));
+  CHECK(std::holds_alternative<sonicsim::balancing::RoundRobin::Settings>(s.load_balancer.policy));
   CHECK_FALSE(s.network.client_nic);
   CHECK_FALSE(s.network.site_uplink);
   CHECK_FALSE(s.network.wan);
@@ -222,7 +222,7 @@ TEST_CASE("extensions: async, load balancer, flow model, spread, Triton delay", 
   CHECK(s.workload().mode == Mode::Async);
   CHECK(s.workload().async.independent_work_fraction == 0.4);
   CHECK(s.workload().async.events_in_flight == 3);
-  CHECK(std::holds_alternative<balancing::Random::Settings>(s.load_balancer.policy));
+  CHECK(std::holds_alternative<sonicsim::balancing::Random::Settings>(s.load_balancer.policy));
   CHECK(s.network.flow_model == FlowModel::Analytic);
   CHECK(s.network.auto_tolerance == 0.01);
   CHECK(s.network.wan->bandwidth == 1.25e9);
