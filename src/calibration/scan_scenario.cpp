@@ -37,12 +37,12 @@ std::map<std::string, double> requests_per_model(const scenario::Scenario& s) {
   return out;
 }
 
-scenario::Model& model_of(scenario::Scenario& s, const std::string& name) {
+scenario::Model& scan_model_of(scenario::Scenario& s, const std::string& name) {
   return *std::find_if(s.models.begin(), s.models.end(),
                        [&](const scenario::Model& m) { return m.name == name; });
 }
 
-scenario::Distribution scaled(scenario::Distribution d, double factor) {
+scenario::Distribution scan_scaled(scenario::Distribution d, double factor) {
   d.mean *= factor;
   d.min *= factor;
   d.max *= factor;
@@ -103,7 +103,7 @@ void apply_host(scenario::Scenario& out, const scenario::Scenario& s, const Scan
     } else if (requests > 0.0) {
       c.per_request = v.t_host / requests;
     }
-    model_of(out, name).host_cost = c;
+    scan_model_of(out, name).host_cost = c;
   }
 }
 
@@ -121,7 +121,7 @@ scenario::Scenario apply_values(const scenario::Scenario& s, const ScanValues& b
   if (moves(ScanParam::TGpu)) {
     const double factor = v.t_gpu / base.t_gpu;
     for (const auto& name : served) {
-      scenario::Model& model = model_of(out, name);
+      scenario::Model& model = scan_model_of(out, name);
       for (auto& [device, curve] : model.service_time)
         for (double& t : curve.seconds) t *= factor;
       for (auto& [device, timing] : model.pipeline_time) {
@@ -150,7 +150,7 @@ scenario::Scenario apply_values(const scenario::Scenario& s, const ScanValues& b
   if (moves(ScanParam::THost)) apply_host(out, s, base, v);
   if (moves(ScanParam::TCpu))
     out.workload().cpu_time_per_event =
-        scaled(s.workload().cpu_time_per_event, v.t_cpu / base.t_cpu);
+        scan_scaled(s.workload().cpu_time_per_event, v.t_cpu / base.t_cpu);
   if (moves(ScanParam::TLatency)) {
     const double delta = v.t_latency - base.t_latency;
     const auto overheads = server_overheads(s, delta);
@@ -168,7 +168,7 @@ scenario::Scenario apply_values(const scenario::Scenario& s, const ScanValues& b
     // A calibration file's overheads become explicit (the writer), so only the server part
     // changes.
     for (const auto& [name, fixed] : *overheads) {
-      scenario::OverheadPhase& server = model_of(out, name).overhead.server;
+      scenario::OverheadPhase& server = scan_model_of(out, name).overhead.server;
       server = server.shifted(fixed - server.fixed);
     }
   }

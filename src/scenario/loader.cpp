@@ -75,28 +75,29 @@ void Loader::top_level(const json& doc, Scenario& s) {
              "belongs inside `workload`, not at the top level");
   if (const json* x = get(doc, "$schema")) string(*x, "$schema");
   if (const json* x = get(doc, keys::kName)) {
-    if (auto n = string(*x, "name")) s.name = *n;
+    if (auto n = string(*x, keys::kName)) s.name = *n;
   }
   if (const json* x = get(doc, keys::kDescription)) {
-    if (auto d = string(*x, "description", true)) s.description = *d;
+    if (auto d = string(*x, keys::kDescription, true)) s.description = *d;
   }
   if (const json* x = get(doc, keys::kSeed)) {
-    if (auto n = unsigned_integer(*x, "seed")) s.seed = *n;
+    if (auto n = unsigned_integer(*x, keys::kSeed)) s.seed = *n;
   }
   std::optional<double> duration;
   if (const json* x = get(doc, keys::kDuration)) {
-    duration =
-        quantity(*x, "duration", Quantity::Time, Range{0.0, Limits::max_duration_s, true, false});
+    duration = quantity(*x, keys::kDuration, Quantity::Time,
+                        Range{0.0, Limits::max_duration_s, true, false});
     if (duration) s.duration = *duration;
   } else {
-    missing("duration", "the simulated time, a time > 0 such as \"1h\"");
+    missing(keys::kDuration, "the simulated time, a time > 0 such as \"1h\"");
   }
   if (const json* x = get(doc, keys::kWarmup)) {
-    if (auto w = quantity(*x, "warmup", Quantity::Time, Range::at_least(0))) {
+    if (auto w = quantity(*x, keys::kWarmup, Quantity::Time, Range::at_least(0))) {
       s.warmup = *w;
       if (duration && *w >= *duration) {
-        add("warmup", "found " + describe(*x) + ", expected a warm-up shorter than duration (" +
-                          describe(doc.at("duration")) + ")");
+        add(keys::kWarmup, "found " + describe(*x) +
+                               ", expected a warm-up shorter than duration (" +
+                               describe(doc.at(keys::kDuration)) + ")");
       }
     }
   }

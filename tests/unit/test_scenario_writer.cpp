@@ -289,3 +289,60 @@ TEST_CASE("each field the writer covers reads back as written, and only it chang
     CHECK(applied > 0);
   }
 }
+
+TEST_CASE("a reduced scenario: one model, one pool, a new client workload", "[writer]") {
+  const auto s = scenario::load_file(std::string(SONICSIM_SOURCE_DIR) + "/scenarios/default.json");
+  REQUIRE(s.models.size() > 1);
+  scenario::Scenario r = s;
+  const std::string kept = s.servers.front().models.front();
+  r.models.erase(std::remove_if(r.models.begin(), r.models.end(),
+                                [&](const scenario::Model& m) { return m.name != kept; }),
+                 r.models.end());
+  r.servers = {s.servers.front()};
+  r.servers[0].count = 3;
+  r.servers[0].models = {kept};
+  scenario::Workload client;
+  client.jobs = 4;
+  client.jobs_per_node = 4;
+  client.cpu_time_per_event = scenario::Distribution::constant(0.0);
+  client.requests = {scenario::RequestSpec{kept, 0.0, 1, scenario::Distribution::constant(8)}};
+  r.workloads = {client};
+  const json doc = scenario::write_scenario(s, r);
+  CHECK(doc["models"].size() == 1);
+  CHECK(doc["workload"].size() ==
+        6);  // jobs, threads_per_job, jobs_per_node, mode, t_CPU, requests
+  const auto back = writer_reload(s, doc);
+  REQUIRE(back.models.size() == 1);
+  CHECK(back.models[0].name == kept);
+  REQUIRE(back.servers.size() == 1);
+  CHECK(back.servers[0].count == 3);
+  CHECK(back.workload().jobs == 4);
+  CHECK(back.workload().requests.size() == 1);
+  CHECK(back.workload().requests[0].items.mean == 8);
+  CHECK(back.workload().client.timeout == 0.0);
+
+  // The same client as an open loop: the closed loop's keys go.
+  r.workloads[0].arrivals.emplace().rate = 250.0;
+  const auto open = writer_reload(s, scenario::write_scenario(s, r));
+  REQUIRE(open.workload().open_loop());
+  CHECK(open.workload().arrivals->rate == 250.0);
+  CHECK(open.workload().jobs == 1);
+}
+
+TEST_CASE("a change the writer does not cover is refused, not lost", "[writer]") {
+  const auto s = scenario::load_file(std::string(SONICSIM_SOURCE_DIR) + "/scenarios/default.json");
+  scenario::Scenario e = s;
+  e.network.flow_model = scenario::FlowModel::SimGrid;
+  CHECK_THROWS_WITH(scenario::write_scenario(s, e), Catch::Contains("network"));
+  e = s;
+  e.models.front().load_time = 12.0;
+  CHECK_THROWS_WITH(scenario::write_overrides(s, e), Catch::Contains("models."));
+  e = s;
+  e.servers.front().drain_timeout += 1.0;  // covered
+  CHECK_NOTHROW(scenario::write_scenario(s, e));
+  e.servers.front().device = "A100";
+  CHECK_THROWS_WITH(scenario::write_scenario(s, e), Catch::Contains("servers"));
+  e = s;
+  e.load_balancer.choice_count = 5;
+  CHECK_THROWS_WITH(scenario::write_scenario(s, e), Catch::Contains("load_balancer"));
+}

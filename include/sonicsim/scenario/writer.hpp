@@ -19,7 +19,8 @@
 //   servers      removed or reordered (by name); count, models, startup_delay, drain_timeout
 //   devices      power (a device may be added for it)
 //   prices       every field
-// A change to any other field throws std::logic_error: the writer is extended first.
+// A change to any other field (the types compare field by field) throws std::logic_error, so a
+// tool's change is never silently lost: the writer is extended first.
 #pragma once
 
 #include <string>
