@@ -71,7 +71,8 @@ bool writer_within(const std::string& path, const std::vector<std::string>& pref
   return false;
 }
 
-std::vector<WriterChange> writer_changes() {
+// The top level and the workloads.
+std::vector<WriterChange> writer_workload_changes() {
   using scenario::Scenario;
   std::vector<WriterChange> out;
   out.push_back({"top level",
@@ -160,6 +161,13 @@ std::vector<WriterChange> writer_changes() {
                      CHECK(r.workloads[i].jobs == e.workloads[i].jobs);
                  },
                  {"workload", "workloads"}});
+  return out;
+}
+
+// Models, pools, devices and prices.
+std::vector<WriterChange> writer_section_changes() {
+  using scenario::Scenario;
+  std::vector<WriterChange> out;
   out.push_back({"service times, overheads and host work",
                  [](Scenario& s) {
                    for (auto& m : s.models) {
@@ -241,6 +249,12 @@ std::vector<WriterChange> writer_changes() {
                    CHECK(r.prices->host_hour == 0.05);
                  },
                  {"devices", "prices"}});
+  return out;
+}
+
+std::vector<WriterChange> writer_changes() {
+  std::vector<WriterChange> out = writer_workload_changes();
+  for (auto& c : writer_section_changes()) out.push_back(std::move(c));
   return out;
 }
 
