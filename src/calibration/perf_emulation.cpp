@@ -10,6 +10,7 @@
 
 #include <sonicsim/runner/runner.hpp>
 #include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/scenario/writer.hpp>
 #include <sonicsim/util/json_text.hpp>
 
 namespace sonicsim::calibration {
@@ -111,20 +112,24 @@ double execution_alone(const scenario::Scenario& s, const EmulationOptions& o, i
 // perf_analyzer's setup inside the scenario: only MODEL, on `devices` devices of its pool, the
 // scenario's links, and perf_analyzer's client as the workload.
 scenario::Scenario reduce(const scenario::Scenario& s, const EmulationOptions& o, int pool,
-                          json workload, double warmup, double span) {
-  json doc = json::parse(s.canonical_json);
-  json model_doc = doc["models"][o.model];
-  json pool_doc = doc["servers"][pool];
-  pool_doc["count"] = o.devices;
-  pool_doc["models"] = json::array({o.model});
-  doc["models"] = json::object({{o.model, model_doc}});
-  doc["servers"] = json::array({pool_doc});
-  workload["requests"] =
-      json::array({{{"model", o.model}, {"offload_fraction", 0}, {"items", o.batch_size}}});
-  doc["workload"] = std::move(workload);
-  doc["duration"] = warmup + span;
-  doc["warmup"] = warmup;
-  return scenario::load_json(doc, s.source_file.empty() ? "<perf-analyzer>" : s.source_file,
+                          scenario::Workload client, double warmup, double span) {
+  scenario::Scenario r = s;
+  r.models.erase(std::remove_if(r.models.begin(), r.models.end(),
+                                [&](const scenario::Model& m) { return m.name != o.model; }),
+                 r.models.end());
+  r.servers = {s.servers[pool]};
+  r.servers[0].count = o.devices;
+  r.servers[0].models = {o.model};
+  scenario::RequestSpec request;
+  request.model = o.model;
+  request.items = scenario::Distribution::constant(o.batch_size);
+  client.name = s.workload().name;
+  client.requests = {request};
+  r.workloads = {client};
+  r.duration = warmup + span;
+  r.warmup = warmup;
+  return scenario::load_json(scenario::write_scenario(s, r),
+                             s.source_file.empty() ? "<perf-analyzer>" : s.source_file,
                              base_dir_of(s));
 }
 
@@ -180,11 +185,12 @@ EmulatedPoint emulate_concurrency(const scenario::Scenario& s, const EmulationOp
   const double span =
       1.02 * static_cast<double>(o.requests) * per_request / concurrency + per_request;
   const double warmup = std::max(0.1 * span, 50.0 * per_request);
-  const json workload = {{"jobs", concurrency},
-                         {"threads_per_job", 1},
-                         {"jobs_per_node", concurrency},
-                         {"mode", "sync"},
-                         {"cpu_time_per_event", 0}};
+  scenario::Workload workload;
+  workload.jobs = concurrency;
+  workload.threads_per_job = 1;
+  workload.jobs_per_node = concurrency;
+  workload.mode = scenario::Mode::Sync;
+  workload.cpu_time_per_event = scenario::Distribution::constant(0.0);
   const auto sc = reduce(s, o, pool, workload, warmup, span);
   return measure(sc, runner::simulate(sc, runner::TransportChoice{}), o, concurrency);
 }
@@ -204,11 +210,10 @@ EmulatedPoint emulate_request_rate(const scenario::Scenario& s, const EmulationO
   const double span = static_cast<double>(o.requests) / rate;
   const double unloaded = outside_server(s, o) + execution_alone(s, o, pool);
   const double warmup = std::max({0.1 * span, 50.0 * unloaded, 10.0 / rate});
-  const json workload = {
-      {"arrivals",
-       {{"rate", rate},
-        {"distribution",
-         o.distribution == scenario::Arrivals::Distribution::Poisson ? "poisson" : "constant"}}}};
+  scenario::Workload workload;
+  workload.arrivals.emplace();
+  workload.arrivals->rate = rate;
+  workload.arrivals->distribution = o.distribution;
   const auto sc = reduce(s, o, pool, workload, warmup, span);
   return measure(sc, runner::simulate(sc, runner::TransportChoice{}), o, rate);
 }

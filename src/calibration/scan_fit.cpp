@@ -10,6 +10,7 @@
 
 #include <sonicsim/pipeline/points.hpp>
 #include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/scenario/writer.hpp>
 #include <sonicsim/util/numbers.hpp>
 
 #include <sonicsim/util/format.hpp>
@@ -20,7 +21,6 @@ namespace sonicsim::calibration {
 
 namespace {
 
-using json = nlohmann::json;
 using scan_detail::has;
 using scan_detail::Moved;
 using scan_detail::moved;
@@ -559,16 +559,16 @@ Simulator point_simulator(const std::string& scenario_path,
                           const scenario::Scenario& base, const ScanValues& base_values,
                           const std::vector<ScanParam>& free, const Measurements& m,
                           const std::string& vary, int workers) {
-  const json base_doc = json::parse(base.canonical_json);
   return [=](const ScanValues& v) {
-    const json doc = apply_values(base_doc, base, base_values, v, free, "the refined scenario");
-    const std::string workload = doc["workload"].dump(), models = doc["models"].dump();
+    // The fitted values as overrides after the user's: what the refined scenario changes.
+    const std::vector<scenario::Override> fitted = scenario::write_overrides(
+        base, apply_values(base, base_values, v, free, "the refined scenario"));
     std::vector<std::vector<scenario::Override>> sets;
-    for (std::size_t i = 0; i < m.rows.size(); ++i)
-      sets.push_back({{"workload", workload},
-                      {"models", models},
-                      {"seed", std::to_string(base.seed + 7919 * (i + 1))},
-                      {vary, format_x(m.rows[i].x)}});
+    for (std::size_t i = 0; i < m.rows.size(); ++i) {
+      sets.push_back(fitted);
+      sets.back().push_back({"seed", std::to_string(base.seed + 7919 * (i + 1))});
+      sets.back().push_back({vary, format_x(m.rows[i].x)});
+    }
     const auto results = pipeline::run_points(scenario_path, common, sets, workers);
     std::vector<double> out;
     for (std::size_t i = 0; i < results.size(); ++i) {

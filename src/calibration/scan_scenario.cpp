@@ -12,6 +12,7 @@
 
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/scenario/units.hpp>
+#include <sonicsim/scenario/writer.hpp>
 #include <sonicsim/util/files.hpp>
 #include <sonicsim/util/format.hpp>
 
@@ -36,48 +37,17 @@ std::map<std::string, double> requests_per_model(const scenario::Scenario& s) {
   return out;
 }
 
-json distribution_json(const scenario::Distribution& d, double factor) {
-  using K = scenario::Distribution::Kind;
-  switch (d.kind) {
-    case K::Constant:
-      return d.mean * factor;
-    case K::Exponential:
-      return {{"dist", "exponential"}, {"mean", d.mean * factor}};
-    case K::Lognormal:
-    case K::Gamma:
-    case K::Normal:
-      return {{"dist", scenario::to_string(d.kind)}, {"mean", d.mean * factor}, {"cv", d.cv}};
-    case K::Uniform:
-      return {{"dist", "uniform"}, {"min", d.min * factor}, {"max", d.max * factor}};
-    case K::Empirical: {
-      json values = json::array();
-      for (double v : d.values) values.push_back(v * factor);
-      return {{"dist", "empirical"}, {"values", values}, {"weights", d.weights}};
-    }
-  }
-  return d.mean * factor;
+scenario::Model& scan_model_of(scenario::Scenario& s, const std::string& name) {
+  return *std::find_if(s.models.begin(), s.models.end(),
+                       [&](const scenario::Model& m) { return m.name == name; });
 }
 
-json curve_json(const scenario::ServiceCurve& c, double factor) {
-  json batch = json::array(), seconds = json::array();
-  for (double b : c.batch) {
-    if (b == std::floor(b) && b < 1e15)
-      batch.push_back(static_cast<std::int64_t>(b));
-    else
-      batch.push_back(b);
-  }
-  for (double t : c.seconds) seconds.push_back(t * factor);
-  return {{"batch", batch}, {"seconds", seconds}};
-}
-
-json phase_json(const scenario::OverheadPhase& p) {
-  if (p.per_item == 0.0 && p.batch.empty()) return p.fixed;
-  json j{{"fixed", p.fixed}, {"per_item", p.per_item}};
-  if (!p.batch.empty()) {
-    j["batch"] = p.batch;
-    j["seconds"] = p.seconds;
-  }
-  return j;
+scenario::Distribution scan_scaled(scenario::Distribution d, double factor) {
+  d.mean *= factor;
+  d.min *= factor;
+  d.max *= factor;
+  for (double& v : d.values) v *= factor;
+  return d;
 }
 
 // Server overhead per event that t_latency's change can act on (the fixed parts).
@@ -112,7 +82,7 @@ std::optional<std::map<std::string, double>> server_overheads(const scenario::Sc
 // Every served model's host work scaled to t_host per event; without any yet, t_host spread
 // evenly over the requests of the models on hosts as per-request work that is part of the
 // server overhead (what a production point says the bench's server time holds).
-void apply_host(json& out, const scenario::Scenario& s, const ScanValues& base,
+void apply_host(scenario::Scenario& out, const scenario::Scenario& s, const ScanValues& base,
                 const ScanValues& v) {
   double requests = 0.0;
   for (const auto& [name, n] : requests_per_model(s))
@@ -133,11 +103,7 @@ void apply_host(json& out, const scenario::Scenario& s, const ScanValues& base,
     } else if (requests > 0.0) {
       c.per_request = v.t_host / requests;
     }
-    out["models"][name]["host_cost"] = {{"per_request", c.per_request},
-                                        {"per_byte_in", c.per_byte_in},
-                                        {"per_byte_out", c.per_byte_out},
-                                        {"per_execution", c.per_execution},
-                                        {"in_server_overhead", c.in_server_overhead}};
+    scan_model_of(out, name).host_cost = c;
   }
 }
 
@@ -145,42 +111,31 @@ void apply_host(json& out, const scenario::Scenario& s, const ScanValues& base,
 
 // ---- back onto the scenario ------------------------------------------------------------------
 
-json apply_values(const json& doc, const scenario::Scenario& s, const ScanValues& base,
-                  const ScanValues& v, const std::vector<ScanParam>& free,
-                  const std::string& what) {
-  json out = doc;
+scenario::Scenario apply_values(const scenario::Scenario& s, const ScanValues& base,
+                                const ScanValues& v, const std::vector<ScanParam>& free,
+                                const std::string& what) {
+  scenario::Scenario out = s;
   // A parameter at its scenario value changes nothing, not even a calibration file reference.
   const auto moves = [&](ScanParam k) { return has(free, k) && v.get(k) != base.get(k); };
   const auto served = served_models(s);
   if (moves(ScanParam::TGpu)) {
     const double factor = v.t_gpu / base.t_gpu;
     for (const auto& name : served) {
-      const scenario::Model* model = s.find_model(name);
-      json& st = out["models"][name]["service_time"];
-      const bool single =
-          st.contains("batch") || st.contains("seconds") || st.contains("calibration");
-      if (single) {
-        st.erase("calibration");
-        const json c = curve_json(model->service_time.at("*"), factor);
-        st["batch"] = c["batch"];
-        st["seconds"] = c["seconds"];
-      } else {
-        for (auto& item : st.items()) {
-          if (item.key() == "dist" || item.key() == "cv") continue;
-          item.value() = curve_json(model->service_time.at(item.key()), factor);
-        }
+      scenario::Model& model = scan_model_of(out, name);
+      for (auto& [device, curve] : model.service_time)
+        for (double& t : curve.seconds) t *= factor;
+      for (auto& [device, timing] : model.pipeline_time) {
+        timing.latency *= factor;
+        timing.interval *= factor;
       }
     }
   }
   if (moves(ScanParam::P)) {
     const double factor = v.p / base.p;
     double total = 0.0;
-    for (std::size_t i = 0; i < s.workload().requests.size(); ++i) {
-      const auto& r = s.workload().requests[i];
-      const bool is_served = s.devices_hosting(r.model) > 0;
-      const double p = is_served ? r.offload_fraction * factor : r.offload_fraction;
-      total += p;
-      if (is_served) out["workload"]["requests"][i]["offload_fraction"] = p;
+    for (auto& r : out.workload().requests) {
+      if (s.devices_hosting(r.model) > 0) r.offload_fraction *= factor;
+      total += r.offload_fraction;
     }
     if (total >= 1.0 - 1e-9) {
       throw InputError(what,
@@ -194,8 +149,8 @@ json apply_values(const json& doc, const scenario::Scenario& s, const ScanValues
   }
   if (moves(ScanParam::THost)) apply_host(out, s, base, v);
   if (moves(ScanParam::TCpu))
-    out["workload"]["cpu_time_per_event"] =
-        distribution_json(s.workload().cpu_time_per_event, v.t_cpu / base.t_cpu);
+    out.workload().cpu_time_per_event =
+        scan_scaled(s.workload().cpu_time_per_event, v.t_cpu / base.t_cpu);
   if (moves(ScanParam::TLatency)) {
     const double delta = v.t_latency - base.t_latency;
     const auto overheads = server_overheads(s, delta);
@@ -210,28 +165,11 @@ json apply_values(const json& doc, const scenario::Scenario& s, const ScanValues
                                 "overhead): the measured events are faster than the scenario's "
                                 "network path allows; check the link latencies or fix t_latency"}});
     }
+    // A calibration file's overheads become explicit (the writer), so only the server part
+    // changes.
     for (const auto& [name, fixed] : *overheads) {
-      const scenario::Model* model = s.find_model(name);
-      json& mj = out["models"][name];
-      const json* own = mj.contains("request_overhead") ? &mj["request_overhead"] : nullptr;
-      const scenario::OverheadPhase server =
-          model->overhead.server.shifted(fixed - model->overhead.server.fixed);
-      if (own && own->is_object() && !own->contains("calibration")) {
-        mj["request_overhead"]["server"] = phase_json(server);
-      } else {
-        // A calibration file's overheads become explicit, so only the server part changes.
-        json o = json::object();
-        if (!model->overhead.client_send.is_zero())
-          o["client_send"] = phase_json(model->overhead.client_send);
-        o["server"] = phase_json(server);
-        if (!model->overhead.client_recv.is_zero())
-          o["client_recv"] = phase_json(model->overhead.client_recv);
-        using K = scenario::Distribution::Kind;
-        const auto& spread = model->overhead.spread;
-        if (spread.kind != K::Constant) o["dist"] = scenario::to_string(spread.kind);
-        if (spread.kind == K::Lognormal || spread.kind == K::Gamma) o["cv"] = spread.cv;
-        mj["request_overhead"] = o;
-      }
+      scenario::OverheadPhase& server = scan_model_of(out, name).overhead.server;
+      server = server.shifted(fixed - server.fixed);
     }
   }
   return out;
@@ -332,12 +270,7 @@ nlohmann::ordered_json ordered_like(const json& v, const nlohmann::ordered_json&
 
 nlohmann::ordered_json fitted_scenario(const scenario::Scenario& s, const ScanResult& r,
                                        const Measurements& m, const std::string& output) {
-  json doc = apply_values(json::parse(s.canonical_json), s, r.base, r.fit.values, r.free, output);
-  const fs::path from =
-      s.source_file.empty() ? fs::path(".") : fs::path(s.source_file).parent_path();
-  const fs::path to = fs::path(output).parent_path();
-  relocate(doc, from.empty() ? fs::path(".") : from, to.empty() ? fs::path(".") : to);
-
+  scenario::Scenario fitted = apply_values(s, r.base, r.fit.values, r.free, output);
   std::string note = "Calibrated by `sonicsim calibrate scan` against " + m.file + " (" +
                      metric_name(m.metric) + ", " + std::to_string(m.rows.size()) + " points): ";
   for (std::size_t i = 0; i < r.free.size(); ++i) {
@@ -346,8 +279,12 @@ nlohmann::ordered_json fitted_scenario(const scenario::Scenario& s, const ScanRe
             show(k, r.fit.values.get(k));
   }
   note += "; MAPE " + formatted("%.2f%%", r.mape_percent) + ".";
-  const std::string before = doc.value("description", std::string());
-  doc["description"] = before.empty() ? note : before + " " + note;
+  fitted.description = s.description.empty() ? note : s.description + " " + note;
+  json doc = scenario::write_scenario(s, fitted);
+  const fs::path from =
+      s.source_file.empty() ? fs::path(".") : fs::path(s.source_file).parent_path();
+  const fs::path to = fs::path(output).parent_path();
+  relocate(doc, from.empty() ? fs::path(".") : from, to.empty() ? fs::path(".") : to);
 
   nlohmann::ordered_json like;
   if (!s.source_file.empty()) {

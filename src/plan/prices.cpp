@@ -6,13 +6,16 @@
 #include <algorithm>
 
 #include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/scenario/writer.hpp>
 
 namespace sonicsim::plan {
 
 namespace {
 
-nlohmann::json constant_power(double watts) {
-  return {{"idle", watts}, {"busy", watts}};
+scenario::PowerSpec constant_power(double watts) {
+  scenario::PowerSpec p;
+  p.watts = {watts, watts};
+  return p;
 }
 
 }  // namespace
@@ -41,30 +44,31 @@ std::vector<scenario::Override> price_overrides(const std::string& scenario_path
                                {{"devices",
                                  "--kwh-price needs a power draw: --gpu-power, --core-power, "
                                  "or the scenario's devices.D.power or workload.core_power"}});
-  const nlohmann::json doc = nlohmann::json::parse(s.canonical_json);
-  std::vector<scenario::Override> out;
-  if (!flags.any()) return out;
+  if (!flags.any()) return {};
 
-  nlohmann::json prices = doc.contains("prices") && doc["prices"].is_object()
-                              ? doc["prices"]
-                              : nlohmann::json::object();
-  if (flags.gpu_hour) prices["device_hour"] = *flags.gpu_hour;
-  if (flags.core_hour) prices["core_hour"] = *flags.core_hour;
-  if (flags.kwh) prices["kwh"] = *flags.kwh;
-  out.push_back({"prices", prices.dump()});
-
-  if (flags.gpu_watts) {
-    nlohmann::json devices = doc.contains("devices") && doc["devices"].is_object()
-                                 ? doc["devices"]
-                                 : nlohmann::json::object();
-    for (const auto& pool : s.servers)
-      devices[pool.device]["power"] = constant_power(*flags.gpu_watts);
-    out.push_back({"devices", devices.dump()});
+  // The flags as typed fields of the scenario; the writer turns them into overrides.
+  scenario::Scenario priced = s;
+  scenario::Prices& prices = priced.prices.emplace(s.prices.value_or(scenario::Prices{}));
+  if (flags.gpu_hour) {
+    prices.device_hour = *flags.gpu_hour;
+    prices.device_hour_by_device.clear();
   }
-  if (flags.core_watts)
-    out.push_back({doc.contains("workload") ? "workload.core_power" : "workloads.0.core_power",
-                   constant_power(*flags.core_watts).dump()});
-  return out;
+  if (flags.core_hour) prices.core_hour = *flags.core_hour;
+  if (flags.kwh) prices.kwh = *flags.kwh;
+  if (flags.gpu_watts) {
+    for (const auto& pool : s.servers) {
+      auto device = std::find_if(priced.devices.begin(), priced.devices.end(),
+                                 [&](const auto& d) { return d.name == pool.device; });
+      if (device == priced.devices.end()) {
+        priced.devices.push_back({});
+        priced.devices.back().name = pool.device;
+        device = priced.devices.end() - 1;
+      }
+      device->power = constant_power(*flags.gpu_watts);
+    }
+  }
+  if (flags.core_watts) priced.workload().core_power = constant_power(*flags.core_watts);
+  return scenario::write_overrides(s, priced);
 }
 
 }  // namespace sonicsim::plan

@@ -5,6 +5,7 @@
 
 #include <sonicsim/util/format.hpp>
 
+#include "keys.hpp"
 #include "loader_impl.hpp"
 
 namespace sonicsim::scenario::detail {
@@ -35,18 +36,19 @@ std::optional<Distribution> Loader::distribution(const json& v, const std::strin
                   (spec.is_time ? "\"1s\"" : "8") + ", \"cv\": 0.3}");
     return std::nullopt;
   }
-  const std::initializer_list<std::string_view> all_keys = {"dist", "mean", "cv",     "stddev",
-                                                            "min",  "max",  "values", "weights"};
-  const json* kind_value = get(v, "dist");
+  const std::initializer_list<std::string_view> all_keys = {
+      keys::kDist, keys::kMean, keys::kCv,     "stddev",
+      keys::kMin,  keys::kMax,  keys::kValues, keys::kWeights};
+  const json* kind_value = get(v, keys::kDist);
   if (!kind_value) {
-    missing(key_path(path, "dist"),
+    missing(key_path(path, keys::kDist),
             "the kind of distribution: one of \"constant\", \"exponential\", \"lognormal\", "
             "\"gamma\", \"normal\", \"uniform\", \"empirical\"");
     check_keys(v, path, all_keys);
     return std::nullopt;
   }
   const auto kind_name =
-      choice(*kind_value, key_path(path, "dist"),
+      choice(*kind_value, key_path(path, keys::kDist),
              {"constant", "exponential", "lognormal", "gamma", "normal", "uniform", "empirical"});
   if (!kind_name) {
     check_keys(v, path, all_keys);
@@ -74,31 +76,33 @@ std::optional<Distribution> Loader::distribution(const json& v, const std::strin
   switch (d.kind) {
     case K::Constant:
     case K::Exponential: {
-      check_keys(v, path, {"dist", "mean"}, {"cv", "stddev", "min", "max", "values", "weights"},
+      check_keys(v, path, {keys::kDist, keys::kMean},
+                 {keys::kCv, "stddev", keys::kMin, keys::kMax, keys::kValues, keys::kWeights},
                  applies + (d.kind == K::Exponential ? " (its cv is 1 by definition; keys: dist, "
                                                        "mean)"
                                                      : " (keys: dist, mean)"));
       const Range range =
           d.kind == K::Constant ? floor : Range{spec.floor, floor.hi, spec.floor == 0};
-      if (auto m = need("mean", range)) d.mean = *m;
+      if (auto m = need(keys::kMean, range)) d.mean = *m;
       break;
     }
     case K::Lognormal:
     case K::Gamma:
     case K::Normal: {
-      check_keys(v, path, {"dist", "mean", "cv", "stddev"}, {"min", "max", "values", "weights"},
+      check_keys(v, path, {keys::kDist, keys::kMean, keys::kCv, "stddev"},
+                 {keys::kMin, keys::kMax, keys::kValues, keys::kWeights},
                  applies + " (keys: dist, mean, cv or stddev)");
       // Lognormal and gamma live on (0, inf); the normal is cut at 0 so a zero mean is allowed.
       const Range range =
           d.kind == K::Normal ? floor : Range{spec.floor, floor.hi, spec.floor == 0};
-      if (auto m = need("mean", range)) d.mean = *m;
-      const json* cv = get(v, "cv");
+      if (auto m = need(keys::kMean, range)) d.mean = *m;
+      const json* cv = get(v, keys::kCv);
       const json* sd = get(v, "stddev");
       if (cv && sd) {
         add(key_path(path, "stddev"), "found both `cv` and `stddev`, expected only one of them");
         ok = false;
       } else if (cv) {
-        if (auto c = number(*cv, key_path(path, "cv"), Range::at_least(0))) {
+        if (auto c = number(*cv, key_path(path, keys::kCv), Range::at_least(0))) {
           d.cv = *c;
         } else {
           ok = false;
@@ -118,7 +122,7 @@ std::optional<Distribution> Loader::distribution(const json& v, const std::strin
           ok = false;
         }
       } else {
-        missing(key_path(path, "cv"), "the coefficient of variation `cv` (or `stddev`)");
+        missing(key_path(path, keys::kCv), "the coefficient of variation `cv` (or `stddev`)");
         ok = false;
       }
       if (ok && d.cv != 0.0 && !(d.cv >= Limits::min_cv && d.cv <= Limits::max_cv)) {
@@ -132,23 +136,26 @@ std::optional<Distribution> Loader::distribution(const json& v, const std::strin
       break;
     }
     case K::Uniform: {
-      check_keys(v, path, {"dist", "min", "max"}, {"mean", "cv", "stddev", "values", "weights"},
+      check_keys(v, path, {keys::kDist, keys::kMin, keys::kMax},
+                 {keys::kMean, keys::kCv, "stddev", keys::kValues, keys::kWeights},
                  applies + " (keys: dist, min, max)");
-      const auto lo = need("min", floor);
-      const auto hi = need("max", floor);
+      const auto lo = need(keys::kMin, floor);
+      const auto hi = need(keys::kMax, floor);
       if (lo && hi) {
         d.min = *lo;
         d.max = *hi;
         if (*hi < *lo) {
-          add(key_path(path, "max"), "found max " + describe(*get(v, "max")) + " below min " +
-                                         describe(*get(v, "min")) + ", expected max >= min");
+          add(key_path(path, keys::kMax), "found max " + describe(*get(v, keys::kMax)) +
+                                              " below min " + describe(*get(v, keys::kMin)) +
+                                              ", expected max >= min");
           ok = false;
         }
       }
       break;
     }
     case K::Empirical:
-      check_keys(v, path, {"dist", "values", "weights"}, {"mean", "cv", "stddev", "min", "max"},
+      check_keys(v, path, {keys::kDist, keys::kValues, keys::kWeights},
+                 {keys::kMean, keys::kCv, "stddev", keys::kMin, keys::kMax},
                  applies + " (keys: dist, values, weights)");
       ok = empirical(v, path, spec, d);
       break;
@@ -162,8 +169,8 @@ bool Loader::empirical(const json& v, const std::string& path, const DistSpec& s
                        Distribution& d) {
   const Range floor = Range::at_least(spec.floor);
   bool ok = true;
-  const json* values = get(v, "values");
-  const std::string vpath = key_path(path, "values");
+  const json* values = get(v, keys::kValues);
+  const std::string vpath = key_path(path, keys::kValues);
   if (!values) {
     missing(vpath, "a non-empty array of values");
     ok = false;
@@ -180,8 +187,8 @@ bool Loader::empirical(const json& v, const std::string& path, const DistSpec& s
       }
     }
   }
-  if (const json* weights = get(v, "weights")) {
-    const std::string wpath = key_path(path, "weights");
+  if (const json* weights = get(v, keys::kWeights)) {
+    const std::string wpath = key_path(path, keys::kWeights);
     if (!weights->is_array()) {
       add(wpath, "found " + describe(*weights) + ", expected an array of numbers >= 0");
       ok = false;

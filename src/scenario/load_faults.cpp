@@ -1,5 +1,9 @@
 // The `faults` section: crashes, link degradations and preemptions, at given times or random.
+#include <algorithm>
 #include <string_view>
+#include <vector>
+
+#include <sonicsim/scenario/fault_kinds.hpp>
 
 #include "loader_impl.hpp"
 
@@ -15,7 +19,7 @@ struct FaultReader {
   const std::string& path;
   Scenario& s;
   std::string kind;
-  std::string applies;  // "does not apply to a KIND fault"
+  std::string& first_random_preemption;  // path of the first one, "" before it
   bool ok = true;
 
   // A required key: reported missing with what it expects.
@@ -107,16 +111,56 @@ struct FaultReader {
   void random_crashes();
   void link_fault();
   void preemption();
-  // `first`: the path of the first random_preemption (there may be one).
-  void random_preemption(std::string& first);
+  void random_preemption();
 };
+
+// The fault kinds, one row each: its name, its keys beside `kind`, and its reader. A new kind is
+// a row here, its reader above, its list in `Faults` (scenario.hpp), its schema entry, and the
+// engine part that plays it (site_operations.cpp for servers, network_path.cpp and the flows for
+// links, preemption.cpp for jobs). Every key is spelled here once: the keys another kind takes
+// are refused by name ("does not apply to a KIND fault").
+struct FaultKind {
+  std::string_view name;
+  std::vector<std::string_view> keys;
+  void (FaultReader::*read)();
+};
+const FaultKind kFaultKinds[] = {
+    {"crash", {"pool", "device", "at", "for"}, &FaultReader::crash},
+    {"random_crashes", {"pool", "mtbf", "mttr"}, &FaultReader::random_crashes},
+    {"link", {"link", "at", "duration", "bandwidth_factor"}, &FaultReader::link_fault},
+    {"preemption", {"at", "jobs", "restart_after"}, &FaultReader::preemption},
+    {"random_preemption", {"mtbf", "restart_after"}, &FaultReader::random_preemption},
+};
+
+// "kind" and every kind's keys, each once, in the table's order.
+std::vector<std::string_view> every_fault_key() {
+  std::vector<std::string_view> out{"kind"};
+  for (const FaultKind& k : kFaultKinds)
+    for (std::string_view key : k.keys)
+      if (std::find(out.begin(), out.end(), key) == out.end()) out.push_back(key);
+  return out;
+}
+
+std::vector<std::string_view> fault_kind_names() {
+  std::vector<std::string_view> out;
+  for (const FaultKind& k : kFaultKinds) out.push_back(k.name);
+  return out;
+}
+
+// The keys of a fault of kind `k`: its own, and those of the other kinds, refused by name.
+void check_fault_keys(Loader& loader, const json& v, const std::string& path, const FaultKind& k) {
+  std::vector<std::string_view> own{"kind"}, others;
+  own.insert(own.end(), k.keys.begin(), k.keys.end());
+  for (std::string_view key : every_fault_key())
+    if (std::find(own.begin(), own.end(), key) == own.end()) others.push_back(key);
+  std::string listed;
+  for (std::string_view key : own) listed += (listed.empty() ? "" : ", ") + std::string(key);
+  loader.check_keys(v, path, own, others,
+                    "does not apply to a " + std::string(k.name) + " fault (keys: " + listed + ")");
+}
 
 // {"kind": "crash"}: one device, or every device of a pool, down at a given time.
 void FaultReader::crash() {
-  loader.check_keys(
-      v, path, {"kind", "pool", "device", "at", "for"},
-      {"mtbf", "mttr", "link", "duration", "bandwidth_factor", "jobs", "restart_after"},
-      applies + " (keys: kind, pool, device, at, for)");
   Faults::Crash c;
   const ServerPool* p = pool(c.pool);
   if (const json* x = loader.get(v, "device"); x && !x->is_null()) {
@@ -148,10 +192,6 @@ void FaultReader::crash() {
 
 // {"kind": "random_crashes"}: every device of a pool fails and is repaired at random.
 void FaultReader::random_crashes() {
-  loader.check_keys(
-      v, path, {"kind", "pool", "mtbf", "mttr"},
-      {"device", "at", "for", "link", "duration", "bandwidth_factor", "jobs", "restart_after"},
-      applies + " (keys: kind, pool, mtbf, mttr)");
   Faults::RandomCrashes r;
   if (const ServerPool* p = pool(r.pool); p && p->host && p->host->devices > 1) {
     loader.add(key_path(path, "pool"),
@@ -179,9 +219,6 @@ void FaultReader::random_crashes() {
 
 // {"kind": "link"}: a link of `network` loses bandwidth for a while.
 void FaultReader::link_fault() {
-  loader.check_keys(v, path, {"kind", "link", "at", "duration", "bandwidth_factor"},
-                    {"pool", "device", "for", "mtbf", "mttr", "jobs", "restart_after"},
-                    applies + " (keys: kind, link, at, duration, bandwidth_factor)");
   Faults::LinkDegradation d;
   if (!s.sites.empty()) {
     site_link(d);
@@ -229,10 +266,6 @@ void FaultReader::link_fault() {
 
 // {"kind": "preemption"}: client jobs lose their slots at a given time.
 void FaultReader::preemption() {
-  loader.check_keys(
-      v, path, {"kind", "at", "jobs", "restart_after"},
-      {"pool", "device", "for", "mtbf", "mttr", "link", "duration", "bandwidth_factor"},
-      applies + " (keys: kind, at, jobs, restart_after)");
   Faults::Preemption pr;
   ok = need_jobs() && ok;
   time(need("at", "the time of the preemption, a time >= 0 such as \"10min\""), "at",
@@ -253,13 +286,10 @@ void FaultReader::preemption() {
 }
 
 // {"kind": "random_preemption"}: every running job is preempted at random.
-void FaultReader::random_preemption(std::string& first) {
-  loader.check_keys(
-      v, path, {"kind", "mtbf", "restart_after"},
-      {"pool", "device", "at", "for", "mttr", "link", "duration", "bandwidth_factor", "jobs"},
-      applies + " (keys: kind, mtbf, restart_after)");
+void FaultReader::random_preemption() {
   Faults::RandomPreemption r;
   ok = need_jobs() && ok;
+  std::string& first = first_random_preemption;
   if (!first.empty()) {
     loader.add(key_path(path, "kind"), "found a second \"random_preemption\" (the first is " +
                                            first +
@@ -277,6 +307,20 @@ void FaultReader::random_preemption(std::string& first) {
 }
 
 }  // namespace
+
+}  // namespace sonicsim::scenario::detail
+
+namespace sonicsim::scenario {
+
+std::vector<FaultKindKeys> fault_kinds() {
+  std::vector<FaultKindKeys> out;
+  for (const detail::FaultKind& k : detail::kFaultKinds) out.push_back({k.name, k.keys});
+  return out;
+}
+
+}  // namespace sonicsim::scenario
+
+namespace sonicsim::scenario::detail {
 
 // A fault's `pool`: the index of the named pool in s.servers.
 std::optional<std::size_t> Loader::pool_of(const json& v, const std::string& path,
@@ -316,35 +360,27 @@ void Loader::faults(const json& v, const std::string& path, Scenario& s) {
 void Loader::fault(const json& v, const std::string& path, Scenario& s,
                    std::string& random_preemption) {
   if (!expect_object(v, path, "a fault object {\"kind\": \"crash\", ...}")) return;
-  const std::initializer_list<std::string_view> all_keys = {
-      "kind", "pool",     "device",           "at",   "for",          "mtbf", "mttr",
-      "link", "duration", "bandwidth_factor", "jobs", "restart_after"};
-  const char* kinds_text =
-      "the kind of fault: one of \"crash\", \"random_crashes\", \"link\", \"preemption\", "
-      "\"random_preemption\"";
+  const std::vector<std::string_view> names = fault_kind_names();
   const json* kind_value = get(v, "kind");
   if (!kind_value) {
+    std::string kinds_text = "the kind of fault: one of ";
+    for (std::size_t i = 0; i < names.size(); ++i)
+      kinds_text += std::string(i ? ", " : "") + "\"" + std::string(names[i]) + "\"";
     missing(key_path(path, "kind"), kinds_text);
-    check_keys(v, path, all_keys);
+    check_keys(v, path, every_fault_key());
     return;
   }
-  const auto kind = choice(*kind_value, key_path(path, "kind"),
-                           {"crash", "random_crashes", "link", "preemption", "random_preemption"});
+  const auto kind = choice(*kind_value, key_path(path, "kind"), names);
   if (!kind) {
-    check_keys(v, path, all_keys);
+    check_keys(v, path, every_fault_key());
     return;
   }
-  FaultReader f{*this, v, path, s, *kind, "does not apply to a " + *kind + " fault"};
-  if (*kind == "crash")
-    f.crash();
-  else if (*kind == "random_crashes")
-    f.random_crashes();
-  else if (*kind == "link")
-    f.link_fault();
-  else if (*kind == "preemption")
-    f.preemption();
-  else
-    f.random_preemption(random_preemption);
+  for (const FaultKind& k : kFaultKinds) {
+    if (k.name != *kind) continue;
+    check_fault_keys(*this, v, path, k);
+    FaultReader f{*this, v, path, s, *kind, random_preemption};
+    (f.*k.read)();
+  }
 }
 
 }  // namespace sonicsim::scenario::detail

@@ -2,6 +2,7 @@
 // `host_cost`.
 #include <algorithm>
 
+#include "keys.hpp"
 #include "loader_impl.hpp"
 
 namespace sonicsim::scenario::detail {
@@ -23,20 +24,21 @@ void Loader::devices(const json& v, Scenario& s) {
 
 void Loader::device(const json& v, const std::string& path, DeviceSpec& d) {
   if (!expect_object(v, path, "a device object (its memory, power, ...)")) return;
-  check_keys(v, path, {"kind", "overlap", "power", "memory", "slice", "catalogue"});
+  check_keys(v, path, {"kind", "overlap", keys::kPower, "memory", "slice", "catalogue"});
   const devices::Entry* entry = device_catalogue(v, path, d.name);
   device_kind(v, path, d);
   if (const json* x = get(v, "slice"); x && !x->is_null())
     device_slice(*x, key_path(path, "slice"), d);
-  if (const json* x = get(v, "power"); x && !x->is_null()) {
+  if (const json* x = get(v, keys::kPower); x && !x->is_null()) {
     const std::optional<PowerSpec> fallback =
         entry ? catalogue_power(*entry) : std::optional<PowerSpec>();
-    d.power = power(*x, key_path(path, "power"), fallback ? &*fallback : nullptr,
+    d.power = power(*x, key_path(path, keys::kPower), fallback ? &*fallback : nullptr,
                     entry ? "the catalogue's " + entry->name : "");
     // An {idle, busy} pair that left one out took it from the catalogue.
-    if (d.power && fallback && x->is_object() && !get(*x, "utilization") && !get(*x, "watts")) {
-      d.from_catalogue.power_idle = !get(*x, "idle");
-      d.from_catalogue.power_busy = !get(*x, "busy");
+    if (d.power && fallback && x->is_object() && !get(*x, keys::kUtilization) &&
+        !get(*x, keys::kWatts)) {
+      d.from_catalogue.power_idle = !get(*x, keys::kIdle);
+      d.from_catalogue.power_busy = !get(*x, keys::kBusy);
       d.from_catalogue.idle_estimate = d.from_catalogue.power_idle && entry->idle_power.estimate;
     }
   }
@@ -50,24 +52,24 @@ void Loader::server_host(const json& v, const std::string& path, ServerPool& poo
                      "a host object {\"cores\": 16, \"devices\": 4} (its CPU cores and the "
                      "devices behind one Triton server), or null"))
     return;
-  check_keys(v, path, {"cores", "devices", "power"});
+  check_keys(v, path, {"cores", keys::kDevices, keys::kPower});
   ServerHost h;
   if (const json* x = get(v, "cores")) {
     if (auto c = integer(*x, key_path(path, "cores"), 1, Limits::max_host_cores,
                          "CPU cores of the server host"))
       h.cores = static_cast<int>(*c);
   }
-  if (const json* x = get(v, "devices")) {
-    if (auto d = integer(*x, key_path(path, "devices"), 1, Limits::max_devices_per_host,
+  if (const json* x = get(v, keys::kDevices)) {
+    if (auto d = integer(*x, key_path(path, keys::kDevices), 1, Limits::max_devices_per_host,
                          "devices behind one Triton server"))
       h.devices = static_cast<int>(*d);
   }
   if (h.devices > 1 && pool.count % h.devices != 0)
-    add(key_path(path, "devices"),
+    add(key_path(path, keys::kDevices),
         "found " + std::to_string(h.devices) + " devices per host in a pool of " +
             std::to_string(pool.count) + ", expected a divisor of the pool's `count`");
-  if (const json* x = get(v, "power"); x && !x->is_null())
-    h.power = power(*x, key_path(path, "power"));
+  if (const json* x = get(v, keys::kPower); x && !x->is_null())
+    h.power = power(*x, key_path(path, keys::kPower));
   pool.host = h;
 }
 
@@ -81,9 +83,9 @@ void Loader::host_cost(const json& v, const std::string& path, Model& m) {
                      "{\"calibration\": \"FILE.json\"}, or null"))
     return;
   std::optional<HostCost> c;
-  if (const json* file = get(v, "calibration")) {
-    check_keys(v, path, {"calibration"});
-    c = host_cost_calibration(*file, key_path(path, "calibration"));
+  if (const json* file = get(v, keys::kCalibration)) {
+    check_keys(v, path, {keys::kCalibration});
+    c = host_cost_calibration(*file, key_path(path, keys::kCalibration));
     if (c) c->in_server_overhead = true;
   } else {
     c = host_cost_fields(v, path);
@@ -95,7 +97,8 @@ std::optional<HostCost> Loader::host_cost_fields(const json& v, const std::strin
   if (!expect_object(v, path, "an object {\"per_request\": \"80us\", ...} of host CPU time"))
     return std::nullopt;
   check_keys(v, path,
-             {"per_request", "per_byte_in", "per_byte_out", "per_execution", "in_server_overhead"});
+             {keys::kPerRequest, keys::kPerByteIn, keys::kPerByteOut, keys::kPerExecution,
+              keys::kInServerOverhead});
   HostCost c;
   bool ok = true;
   const auto time = [&](const char* key, double& out) {
@@ -106,13 +109,13 @@ std::optional<HostCost> Loader::host_cost_fields(const json& v, const std::strin
         ok = false;
     }
   };
-  time("per_request", c.per_request);
-  time("per_byte_in", c.per_byte_in);
-  time("per_byte_out", c.per_byte_out);
-  time("per_execution", c.per_execution);
-  if (const json* x = get(v, "in_server_overhead")) {
+  time(keys::kPerRequest, c.per_request);
+  time(keys::kPerByteIn, c.per_byte_in);
+  time(keys::kPerByteOut, c.per_byte_out);
+  time(keys::kPerExecution, c.per_execution);
+  if (const json* x = get(v, keys::kInServerOverhead)) {
     if (!x->is_boolean()) {
-      add(key_path(path, "in_server_overhead"),
+      add(key_path(path, keys::kInServerOverhead),
           "found " + describe(*x) +
               ", expected true (the host work is part of request_overhead.server) or false");
       ok = false;

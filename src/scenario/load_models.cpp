@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "keys.hpp"
 #include "loader_impl.hpp"
 
 namespace sonicsim::scenario::detail {
@@ -29,16 +30,16 @@ void Loader::model(const json& v, const std::string& path, Model& m) {
   if (!expect_object(v, path, "a model object with service_time, input_bytes_per_item, ..."))
     return;
   check_keys(v, path,
-             {"input_bytes_per_item", "output_bytes_per_item", "inputs", "outputs", "service_time",
-              "max_batch_size", "dynamic_batching", "instances", "request_overhead",
-              "triton_config", "host_cost", "memory", "load_time"});
+             {keys::kInputBytesPerItem, keys::kOutputBytesPerItem, "inputs", "outputs",
+              keys::kServiceTime, keys::kMaxBatchSize, "dynamic_batching", keys::kInstances,
+              keys::kRequestOverhead, "triton_config", keys::kHostCost, "memory", "load_time"});
   const std::size_t before = problems.size();
   // The config is read first: every key the scenario sets below overrides what it says.
   const json* config_key = get(v, "triton_config");
   std::optional<triton::ConfigFile> config;
   if (config_key) config = triton_config(*config_key, key_path(path, "triton_config"), m);
   for (const bool input : {true, false}) {
-    const char* bytes_key = input ? "input_bytes_per_item" : "output_bytes_per_item";
+    const char* bytes_key = input ? keys::kInputBytesPerItem : keys::kOutputBytesPerItem;
     const char* tensors_key = input ? "inputs" : "outputs";
     const json* bytes = get(v, bytes_key);
     const json* tensors = get(v, tensors_key);
@@ -55,32 +56,33 @@ void Loader::model(const json& v, const std::string& path, Model& m) {
       target = tensor_bytes(*tensors, key_path(path, tensors_key), input ? m.inputs : m.outputs);
     }
   }
-  if (const json* x = get(v, "max_batch_size")) {
-    if (auto b =
-            integer(*x, key_path(path, "max_batch_size"), 0, Limits::max_items, "0 means no limit"))
+  if (const json* x = get(v, keys::kMaxBatchSize)) {
+    if (auto b = integer(*x, key_path(path, keys::kMaxBatchSize), 0, Limits::max_items,
+                         "0 means no limit"))
       m.max_batch_size = static_cast<int>(*b);
   } else if (config) {
     m.max_batch_size = triton::batch_limit_of(config->config);
   }
-  if (const json* x = get(v, "instances")) {
-    if (auto n = integer(*x, key_path(path, "instances"), 1, Limits::max_instances,
+  if (const json* x = get(v, keys::kInstances)) {
+    if (auto n = integer(*x, key_path(path, keys::kInstances), 1, Limits::max_instances,
                          "concurrent executions per device"))
       m.instances = static_cast<int>(*n);
   }
-  if (config) config_instances(*config, get(v, "instances"), key_path(path, "instances"), m);
+  if (config)
+    config_instances(*config, get(v, keys::kInstances), key_path(path, keys::kInstances), m);
   if (config) config_batching(*config, v, path, m);
   if (const json* x = get(v, "dynamic_batching"))
     dynamic_batching(*x, key_path(path, "dynamic_batching"), m);
-  if (const json* x = get(v, "request_overhead"))
-    request_overhead(*x, key_path(path, "request_overhead"), m);
-  if (const json* x = get(v, "host_cost"); x && !x->is_null())
-    host_cost(*x, key_path(path, "host_cost"), m);
+  if (const json* x = get(v, keys::kRequestOverhead))
+    request_overhead(*x, key_path(path, keys::kRequestOverhead), m);
+  if (const json* x = get(v, keys::kHostCost); x && !x->is_null())
+    host_cost(*x, key_path(path, keys::kHostCost), m);
   model_memory(v, path, m);
-  if (const json* x = get(v, "service_time")) {
+  if (const json* x = get(v, keys::kServiceTime)) {
     const RoleScope role(*this, Role::ServiceTime, m.name);
-    service_time(*x, key_path(path, "service_time"), m);
+    service_time(*x, key_path(path, keys::kServiceTime), m);
   } else {
-    missing(key_path(path, "service_time"),
+    missing(key_path(path, keys::kServiceTime),
             "a curve {\"batch\": [...], \"seconds\": [...]} or {\"calibration\": \"FILE.json\"}");
   }
   if (problems.size() == before) defined_models_.insert(m.name);
@@ -100,11 +102,11 @@ double Loader::tensor_bytes(const json& v, const std::string& path,
     const json& t = v[i];
     if (!expect_object(t, tpath, "a tensor {\"name\": ..., \"shape\": [...], \"dtype\": \"FP32\"}"))
       continue;
-    check_keys(t, tpath, {"name", "shape", "dtype"});
+    check_keys(t, tpath, {keys::kName, "shape", "dtype"});
     TensorSpec spec;
     bool ok = true;
-    if (const json* x = get(t, "name")) {
-      if (auto n = string(*x, key_path(tpath, "name"), true)) spec.name = *n;
+    if (const json* x = get(t, keys::kName)) {
+      if (auto n = string(*x, key_path(tpath, keys::kName), true)) spec.name = *n;
     }
     const std::string spath = key_path(tpath, "shape");
     if (const json* x = get(t, "shape")) {

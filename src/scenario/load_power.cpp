@@ -3,6 +3,7 @@
 #include <cmath>
 #include <set>
 
+#include "keys.hpp"
 #include "loader_impl.hpp"
 
 namespace sonicsim::scenario {
@@ -38,20 +39,22 @@ std::optional<PowerSpec> Loader::power(const json& v, const std::string& path,
       "a power object {\"idle\": \"36W\", \"busy\": \"70W\"} or a curve {\"utilization\": [0, "
       "0.5, 1], \"watts\": [36, 55, 70]}";
   if (!expect_object(v, path, kExpected)) return std::nullopt;
-  const bool pair = get(v, "idle") || get(v, "busy");
-  const bool curve = get(v, "utilization") || get(v, "watts");
+  const bool pair = get(v, keys::kIdle) || get(v, keys::kBusy);
+  const bool curve = get(v, keys::kUtilization) || get(v, keys::kWatts);
   if (pair && curve) {
     add(path, "found both idle/busy and a utilization curve, expected one of them");
     return std::nullopt;
   }
   if (!curve) {
-    check_keys(v, path, {"idle", "busy"});
-    const json* idle = get(v, "idle");
-    const json* busy = get(v, "busy");
+    check_keys(v, path, {keys::kIdle, keys::kBusy});
+    const json* idle = get(v, keys::kIdle);
+    const json* busy = get(v, keys::kBusy);
     // A device the catalogue knows may give one end and keep the catalogue's other.
     const bool completed = fallback && (idle || busy);
-    if (!idle && !completed) missing(key_path(path, "idle"), "the power drawn idle, e.g. \"36W\"");
-    if (!busy && !completed) missing(key_path(path, "busy"), "the power drawn busy, e.g. \"70W\"");
+    if (!idle && !completed)
+      missing(key_path(path, keys::kIdle), "the power drawn idle, e.g. \"36W\"");
+    if (!busy && !completed)
+      missing(key_path(path, keys::kBusy), "the power drawn busy, e.g. \"70W\"");
     if ((!idle || !busy) && !completed) return std::nullopt;
     const auto read = [&](const json* x, const char* key, double from_catalogue) {
       return x ? quantity(*x, key_path(path, key), Quantity::Power, Range::at_least(0))
@@ -65,11 +68,11 @@ std::optional<PowerSpec> Loader::power(const json& v, const std::string& path,
     if (!i || !b) return std::nullopt;
     if (*b < *i) {
       if (busy)
-        add(key_path(path, "busy"), "found " + describe(*busy) + " below idle (" + text(idle, *i) +
-                                        "), expected busy >= idle");
+        add(key_path(path, keys::kBusy), "found " + describe(*busy) + " below idle (" +
+                                             text(idle, *i) + "), expected busy >= idle");
       else
-        add(key_path(path, "idle"), "found " + describe(*idle) + " above busy (" + text(busy, *b) +
-                                        "), expected idle <= busy");
+        add(key_path(path, keys::kIdle), "found " + describe(*idle) + " above busy (" +
+                                             text(busy, *b) + "), expected idle <= busy");
       return std::nullopt;
     }
     PowerSpec p;
@@ -80,10 +83,11 @@ std::optional<PowerSpec> Loader::power(const json& v, const std::string& path,
 }
 
 std::optional<PowerSpec> Loader::power_curve(const json& v, const std::string& path) {
-  check_keys(v, path, {"utilization", "watts"});
-  const json* us = get(v, "utilization");
-  const json* ws = get(v, "watts");
-  const std::string upath = key_path(path, "utilization"), wpath = key_path(path, "watts");
+  check_keys(v, path, {keys::kUtilization, keys::kWatts});
+  const json* us = get(v, keys::kUtilization);
+  const json* ws = get(v, keys::kWatts);
+  const std::string upath = key_path(path, keys::kUtilization),
+                    wpath = key_path(path, keys::kWatts);
   const auto array = [&](const json* a, const std::string& p) {
     if (!a) {
       missing(p, "an array of at least 2 points");
@@ -145,16 +149,16 @@ void Loader::prices(const json& v, Scenario& s) {
                      "an object {\"device_hour\": 0.35, \"host_hour\": 0.10, \"core_hour\": "
                      "0.02, \"kwh\": 0.25} (currency per hour, per kWh), or null"))
     return;
-  check_keys(v, "prices", {"device_hour", "host_hour", "core_hour", "kwh"});
+  check_keys(v, "prices", {keys::kDeviceHour, keys::kHostHour, keys::kCoreHour, keys::kKwh});
   Prices p;
   const Range range = Range::closed(0, kMaxPrice);
   const auto price = [&](const json& x, const std::string& path, double& out) {
     if (auto n = number(x, path, range, "a price")) out = *n;
   };
-  if (const json* x = get(v, "host_hour")) price(*x, "prices.host_hour", p.host_hour);
-  if (const json* x = get(v, "core_hour")) price(*x, "prices.core_hour", p.core_hour);
-  if (const json* x = get(v, "kwh")) price(*x, "prices.kwh", p.kwh);
-  if (const json* x = get(v, "device_hour"); x && x->is_object()) {
+  if (const json* x = get(v, keys::kHostHour)) price(*x, "prices.host_hour", p.host_hour);
+  if (const json* x = get(v, keys::kCoreHour)) price(*x, "prices.core_hour", p.core_hour);
+  if (const json* x = get(v, keys::kKwh)) price(*x, "prices.kwh", p.kwh);
+  if (const json* x = get(v, keys::kDeviceHour); x && x->is_object()) {
     std::set<std::string> used;
     for (const auto& pool : s.servers) used.insert(pool.device);
     const std::vector<std::string> names(used.begin(), used.end());

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <map>
 
+#include "keys.hpp"
 #include "loader_impl.hpp"
 
 namespace sonicsim::scenario::detail {
@@ -21,23 +22,24 @@ void Loader::servers(const json& v, const std::string& path, Scenario& s) {
     if (!expect_object(p, ppath, "a server pool {\"name\", \"count\", \"device\", \"models\"}"))
       continue;
     check_keys(p, ppath,
-               {"name", "count", "device", "models", "startup_delay", "drain_timeout", "autoscaler",
-                "site", "attached", "spill_over", "host", "model_control"});
+               {keys::kName, keys::kCount, "device", keys::kModels, keys::kStartupDelay,
+                keys::kDrainTimeout, "autoscaler", keys::kSite, "attached", "spill_over", "host",
+                "model_control"});
     ServerPool pool;
     bool count_ok = true;
-    if (const json* x = get(p, "name")) {
-      if (auto n = string(*x, key_path(ppath, "name"))) {
+    if (const json* x = get(p, keys::kName)) {
+      if (auto n = string(*x, key_path(ppath, keys::kName))) {
         pool.name = *n;
-        if (auto [it, fresh] = names.emplace(*n, key_path(ppath, "name")); !fresh) {
-          add(key_path(ppath, "name"), "found " + describe(*x) + " again (also at " + it->second +
-                                           "), expected unique pool names");
+        if (auto [it, fresh] = names.emplace(*n, key_path(ppath, keys::kName)); !fresh) {
+          add(key_path(ppath, keys::kName), "found " + describe(*x) + " again (also at " +
+                                                it->second + "), expected unique pool names");
         }
       }
     } else {
-      missing(key_path(ppath, "name"), "a pool name, unique among the pools");
+      missing(key_path(ppath, keys::kName), "a pool name, unique among the pools");
     }
-    if (const json* x = get(p, "count")) {
-      if (auto c = integer(*x, key_path(ppath, "count"), 1, Limits::max_devices, "devices"))
+    if (const json* x = get(p, keys::kCount)) {
+      if (auto c = integer(*x, key_path(ppath, keys::kCount), 1, Limits::max_devices, "devices"))
         pool.count = static_cast<int>(*c);
       else
         count_ok = false;
@@ -49,8 +51,8 @@ void Loader::servers(const json& v, const std::string& path, Scenario& s) {
     } else {
       missing(key_path(ppath, "device"), "a device name such as \"T4\"");
     }
-    const std::string mpath = key_path(ppath, "models");
-    if (const json* x = get(p, "models")) {
+    const std::string mpath = key_path(ppath, keys::kModels);
+    if (const json* x = get(p, keys::kModels)) {
       if (!x->is_array() || x->empty()) {
         add(mpath, "found " + describe(*x) + ", expected a non-empty array of model names");
       } else {
@@ -68,14 +70,14 @@ void Loader::servers(const json& v, const std::string& path, Scenario& s) {
     } else {
       missing(mpath, "an array of the names of the models this pool serves");
     }
-    if (const json* x = get(p, "startup_delay")) {
-      if (auto t =
-              quantity(*x, key_path(ppath, "startup_delay"), Quantity::Time, Range::at_least(0)))
+    if (const json* x = get(p, keys::kStartupDelay)) {
+      if (auto t = quantity(*x, key_path(ppath, keys::kStartupDelay), Quantity::Time,
+                            Range::at_least(0)))
         pool.startup_delay = *t;
     }
-    if (const json* x = get(p, "drain_timeout")) {
-      if (auto t =
-              quantity(*x, key_path(ppath, "drain_timeout"), Quantity::Time, Range::at_least(0)))
+    if (const json* x = get(p, keys::kDrainTimeout)) {
+      if (auto t = quantity(*x, key_path(ppath, keys::kDrainTimeout), Quantity::Time,
+                            Range::at_least(0)))
         pool.drain_timeout = *t;
     }
     if (const json* x = get(p, "host"); x && !x->is_null()) {

@@ -5,16 +5,17 @@
 #include <sonicsim/util/files.hpp>
 #include <sonicsim/util/sha256.hpp>
 
+#include "keys.hpp"
 #include "loader_impl.hpp"
 
 namespace sonicsim::scenario::detail {
 
 std::optional<ServiceCurve> Loader::table(const json& v, const std::string& path,
                                           bool zero_allowed) {
-  const json* batch = get(v, "batch");
-  const json* seconds = get(v, "seconds");
-  const std::string bpath = key_path(path, "batch");
-  const std::string spath = key_path(path, "seconds");
+  const json* batch = get(v, keys::kBatch);
+  const json* seconds = get(v, keys::kSeconds);
+  const std::string bpath = key_path(path, keys::kBatch);
+  const std::string spath = key_path(path, keys::kSeconds);
   bool ok = true;
   ServiceCurve c;
   c.source = "table";
@@ -119,7 +120,7 @@ auto Loader::from_calibration(const json& v, const std::string& path, Extract ex
 std::optional<ServiceCurve> Loader::calibration(const json& v, const std::string& path) {
   auto c =
       from_calibration(v, path, [](Loader& sub, const json& doc) -> std::optional<ServiceCurve> {
-        const json* st = sub.get(doc, "service_time");
+        const json* st = sub.get(doc, keys::kServiceTime);
         if (!st) {
           sub.missing("service_time", "{\"batch\": [...], \"seconds\": [...]}");
           return std::nullopt;
@@ -136,7 +137,7 @@ std::optional<ServiceCurve> Loader::calibration(const json& v, const std::string
 
 std::optional<HostCost> Loader::host_cost_calibration(const json& v, const std::string& path) {
   return from_calibration(v, path, [](Loader& sub, const json& doc) -> std::optional<HostCost> {
-    const json* x = sub.get(doc, "host_cost");
+    const json* x = sub.get(doc, keys::kHostCost);
     if (!x) {
       sub.missing("host_cost",
                   "the host costs written by `sonicsim calibrate perf-analyzer --host-cores N`");
@@ -159,10 +160,10 @@ std::optional<OverheadPhase> Loader::overhead_phase(const json& v, const std::st
     }
     return std::nullopt;
   }
-  check_keys(v, path, {"fixed", "per_item", "batch", "seconds"});
+  check_keys(v, path, {keys::kFixed, keys::kPerItem, keys::kBatch, keys::kSeconds});
   OverheadPhase p;
   bool ok = true;
-  if (get(v, "batch") || get(v, "seconds")) {
+  if (get(v, keys::kBatch) || get(v, keys::kSeconds)) {
     if (auto t = table(v, path, /*zero_allowed=*/true)) {
       p.batch = std::move(t->batch);
       p.seconds = std::move(t->seconds);
@@ -170,10 +171,10 @@ std::optional<OverheadPhase> Loader::overhead_phase(const json& v, const std::st
       ok = false;
     }
   }
-  for (const char* key : {"fixed", "per_item"}) {
+  for (const char* key : {keys::kFixed, keys::kPerItem}) {
     if (const json* x = get(v, key)) {
       if (auto t = quantity(*x, key_path(path, key), Quantity::Time, Range::at_least(0)))
-        (std::string(key) == "fixed" ? p.fixed : p.per_item) = *t;
+        (key == keys::kFixed ? p.fixed : p.per_item) = *t;
       else
         ok = false;
     }
@@ -189,13 +190,15 @@ std::optional<RequestOverhead> Loader::overhead_table(const json& v, const std::
           "time or {\"fixed\": T, \"per_item\": T, \"batch\": [...], \"seconds\": [...]}) or "
           "{\"calibration\": \"FILE.json\"}"))
     return std::nullopt;
-  check_keys(v, path, {"client_send", "server", "client_recv", "dist", "cv"});
+  check_keys(v, path,
+             {keys::kClientSend, keys::kServer, keys::kClientRecv, keys::kDist, keys::kCv});
   RequestOverhead o;
   const std::size_t before = problems.size();
   spread(v, path, o.spread, "one request's overhead");
   bool ok = problems.size() == before;
-  const std::pair<const char*, OverheadPhase*> phases[] = {
-      {"client_send", &o.client_send}, {"server", &o.server}, {"client_recv", &o.client_recv}};
+  const std::pair<const char*, OverheadPhase*> phases[] = {{keys::kClientSend, &o.client_send},
+                                                           {keys::kServer, &o.server},
+                                                           {keys::kClientRecv, &o.client_recv}};
   for (const auto& [key, target] : phases) {
     if (const json* x = get(v, key)) {
       if (auto p = overhead_phase(*x, key_path(path, key)))
@@ -210,12 +213,12 @@ std::optional<RequestOverhead> Loader::overhead_table(const json& v, const std::
 
 void Loader::request_overhead(const json& v, const std::string& path, Model& m) {
   std::optional<RequestOverhead> o;
-  if (v.is_object() && get(v, "calibration")) {
-    check_keys(v, path, {"calibration", "dist", "cv"});
-    const std::string cpath = key_path(path, "calibration");
-    o = from_calibration(*get(v, "calibration"), cpath,
+  if (v.is_object() && get(v, keys::kCalibration)) {
+    check_keys(v, path, {keys::kCalibration, keys::kDist, keys::kCv});
+    const std::string cpath = key_path(path, keys::kCalibration);
+    o = from_calibration(*get(v, keys::kCalibration), cpath,
                          [](Loader& sub, const json& doc) -> std::optional<RequestOverhead> {
-                           const json* x = sub.get(doc, "request_overhead");
+                           const json* x = sub.get(doc, keys::kRequestOverhead);
                            if (!x) {
                              sub.missing("request_overhead",
                                          "the per-request overheads written by `sonicsim "
@@ -225,9 +228,10 @@ void Loader::request_overhead(const json& v, const std::string& path, Model& m) 
                            return sub.overhead_table(*x, "request_overhead");
                          });
     if (o) {
-      o->source = string(*get(v, "calibration"), cpath).value_or("");
+      o->source = string(*get(v, keys::kCalibration), cpath).value_or("");
       // The scenario's own jitter, when it gives one, replaces the calibration's.
-      if (get(v, "dist") || get(v, "cv")) spread(v, path, o->spread, "one request's overhead");
+      if (get(v, keys::kDist) || get(v, keys::kCv))
+        spread(v, path, o->spread, "one request's overhead");
     }
   } else {
     o = overhead_table(v, path);
@@ -244,47 +248,47 @@ std::optional<ServiceCurve> Loader::curve(const json& v, const std::string& path
   if (in_device_map) {
     const std::string where = path.substr(0, path.rfind('.'));
     check_keys(
-        v, path, {"batch", "seconds", "calibration"}, {"dist", "cv"},
+        v, path, {keys::kBatch, keys::kSeconds, keys::kCalibration}, {keys::kDist, keys::kCv},
         "is set once per model, next to the device curves (`" + where + "." + "dist` / `cv`)");
   }
-  if (const json* file = get(v, "calibration")) {
-    if (get(v, "batch") || get(v, "seconds")) {
-      add(key_path(path, "calibration"),
+  if (const json* file = get(v, keys::kCalibration)) {
+    if (get(v, keys::kBatch) || get(v, keys::kSeconds)) {
+      add(key_path(path, keys::kCalibration),
           "found both a `calibration` file and a `batch`/`seconds` table, expected one of them");
       return std::nullopt;
     }
-    return calibration(*file, key_path(path, "calibration"));
+    return calibration(*file, key_path(path, keys::kCalibration));
   }
   return table(v, path);
 }
 
 void Loader::spread(const json& st, const std::string& path, ServiceSpread& out,
                     const char* of_what) {
-  const json* kind = get(st, "dist");
-  const json* cv = get(st, "cv");
+  const json* kind = get(st, keys::kDist);
+  const json* cv = get(st, keys::kCv);
   if (!kind) {
     if (cv)
-      add(key_path(path, "cv"),
+      add(key_path(path, keys::kCv),
           "found `cv` without `dist`, expected \"dist\": \"lognormal\" "
           "or \"gamma\" next to it");
     return;
   }
   const auto name =
-      choice(*kind, key_path(path, "dist"), {"constant", "exponential", "lognormal", "gamma"});
+      choice(*kind, key_path(path, keys::kDist), {"constant", "exponential", "lognormal", "gamma"});
   if (!name) return;
   if (*name == "constant" || *name == "exponential") {
     out.kind = *name == "constant" ? Distribution::Kind::Constant : Distribution::Kind::Exponential;
     if (cv)
-      add(key_path(path, "cv"), "found `cv` with \"dist\": " + describe(*kind) +
-                                    ", expected no `cv` (it applies to lognormal and gamma)");
+      add(key_path(path, keys::kCv), "found `cv` with \"dist\": " + describe(*kind) +
+                                         ", expected no `cv` (it applies to lognormal and gamma)");
     out.cv = *name == "exponential" ? 1.0 : 0.0;
     return;
   }
   out.kind = *name == "lognormal" ? Distribution::Kind::Lognormal : Distribution::Kind::Gamma;
   if (!cv) {
-    missing(key_path(path, "cv"),
+    missing(key_path(path, keys::kCv),
             std::string("the coefficient of variation of ") + of_what + " (e.g. 0.1)");
-  } else if (auto c = number(*cv, key_path(path, "cv"), Range::at_least(0))) {
+  } else if (auto c = number(*cv, key_path(path, keys::kCv), Range::at_least(0))) {
     out.cv = *c;
   }
 }
@@ -301,19 +305,20 @@ void Loader::service_time(const json& v, const std::string& path, Model& m) {
         "name: {\"FPGA\": {\"latency\": \"1.8ms\", \"interval\": \"1.6ms\"}}");
     return;
   }
-  const bool single = get(v, "batch") || get(v, "seconds") || get(v, "calibration");
+  const bool single = get(v, keys::kBatch) || get(v, keys::kSeconds) || get(v, keys::kCalibration);
   if (single) {
-    check_keys(v, path, {"batch", "seconds", "calibration", "dist", "cv"});
+    check_keys(v, path, {keys::kBatch, keys::kSeconds, keys::kCalibration, keys::kDist, keys::kCv});
     if (auto c = curve(v, path, false)) m.service_time["*"] = std::move(*c);
     return;
   }
   bool any = false;
   for (const auto& item : v.items()) {
-    if (item.key() == "dist" || item.key() == "cv") continue;
+    if (item.key() == keys::kDist || item.key() == keys::kCv) continue;
     any = true;
     // {"bacth": [...], "secnds": [...]} reads as a map of two devices: name the likely typo.
     if (!item.value().is_object()) {
-      const std::string hint = did_you_mean(item.key(), {"batch", "seconds", "calibration"});
+      const std::string hint =
+          did_you_mean(item.key(), {keys::kBatch, keys::kSeconds, keys::kCalibration});
       if (!hint.empty()) {
         add(key_path(path, item.key()), "unknown key `" + item.key() + "`; " + hint);
         continue;

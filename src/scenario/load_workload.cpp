@@ -4,14 +4,15 @@
 #include <limits>
 #include <map>
 
+#include "keys.hpp"
 #include "loader_impl.hpp"
 
 namespace sonicsim::scenario::detail {
 
 // `workload` (one) or `workloads` (an array of named ones sharing the servers).
 void Loader::workloads(const json& doc, Scenario& s) {
-  const json* one = get(doc, "workload");
-  const json* many = get(doc, "workloads");
+  const json* one = get(doc, keys::kWorkload);
+  const json* many = get(doc, keys::kWorkloads);
   if (one && many) {
     add("workloads", "found both `workload` and `workloads`, expected one of them");
     return;
@@ -40,16 +41,16 @@ void Loader::workloads(const json& doc, Scenario& s) {
       workload(v, path, s.workloads[i]);
       if (!v.is_object()) continue;
       const std::string& name = s.workloads[i].name;
-      if (!get(v, "name")) {
-        missing(key_path(path, "name"), "a name for the workload (e.g. \"reco\"), unique");
+      if (!get(v, keys::kName)) {
+        missing(key_path(path, keys::kName), "a name for the workload (e.g. \"reco\"), unique");
       } else if (!name.empty() && names.count(name)) {
-        add(key_path(path, "name"),
+        add(key_path(path, keys::kName),
             "found \"" + name + "\" again (first at " + names[name] + "), expected a unique name");
       } else if (!name.empty()) {
         names[name] = path;
       }
       if (many->size() > 1 && s.workloads[i].open_loop())
-        add(key_path(path, "arrivals"),
+        add(key_path(path, keys::kArrivals),
             "found an open loop among " + std::to_string(many->size()) +
                 " workloads, expected it alone: an open loop is a scenario's only workload");
     }
@@ -65,45 +66,46 @@ void Loader::workloads(const json& doc, Scenario& s) {
 void Loader::workload(const json& v, const std::string& path, Workload& w) {
   if (!expect_object(v, path, "an object with jobs, threads_per_job, cpu_time_per_event, ..."))
     return;
-  check_keys(v, path,
-             {"name", "priority", "jobs", "threads_per_job", "jobs_per_node", "mode", "async",
-              "cpu_time_per_event", "requests", "arrivals", "flow", "client", "site", "sites",
-              "routing", "core_power"});
-  if (const json* x = get(v, "name")) {
-    if (auto n = string(*x, key_path(path, "name"))) w.name = *n;
+  check_keys(
+      v, path,
+      {keys::kName, keys::kPriority, keys::kJobs, keys::kThreadsPerJob, keys::kJobsPerNode,
+       keys::kMode, keys::kAsync, keys::kCpuTimePerEvent, keys::kRequests, keys::kArrivals,
+       keys::kFlow, keys::kClient, keys::kSite, keys::kSites, keys::kRouting, keys::kCorePower});
+  if (const json* x = get(v, keys::kName)) {
+    if (auto n = string(*x, key_path(path, keys::kName))) w.name = *n;
   }
-  if (const json* x = get(v, "priority"); x && !x->is_null()) {
-    if (auto n = integer(*x, key_path(path, "priority"), 1, Limits::max_priority_levels,
+  if (const json* x = get(v, keys::kPriority); x && !x->is_null()) {
+    if (auto n = integer(*x, key_path(path, keys::kPriority), 1, Limits::max_priority_levels,
                          "Triton request priority, 1 the highest"))
       w.priority = static_cast<std::uint64_t>(*n);
   }
-  if (const json* x = get(v, "arrivals"); x && !x->is_null()) {
-    if (const json* c = get(v, "core_power"); c && !c->is_null())
-      add(key_path(path, "core_power"),
+  if (const json* x = get(v, keys::kArrivals); x && !x->is_null()) {
+    if (const json* c = get(v, keys::kCorePower); c && !c->is_null())
+      add(key_path(path, keys::kCorePower),
           "found a client core's power next to `arrivals`, expected none: an open loop has no "
           "client threads whose cores draw power");
-    if (const json* f = get(v, "flow"); f && !f->is_null())
-      add(key_path(path, "flow"),
+    if (const json* f = get(v, keys::kFlow); f && !f->is_null())
+      add(key_path(path, keys::kFlow),
           "found a job flow next to `arrivals`, expected one of them: an open loop has no jobs "
           "to come and go");
     arrivals(v, *x, path, w);
     requests(v, path, w);
-    if (const json* c = get(v, "client"); c && !c->is_null()) client(*c, path, w);
+    if (const json* c = get(v, keys::kClient); c && !c->is_null()) client(*c, path, w);
     return;
   }
-  const std::string jobs_path = key_path(path, "jobs");
-  const std::string threads_path = key_path(path, "threads_per_job");
+  const std::string jobs_path = key_path(path, keys::kJobs);
+  const std::string threads_path = key_path(path, keys::kThreadsPerJob);
   std::optional<std::int64_t> jobs, threads;
   // A measured profile of running jobs (flow.running) says how many jobs there are.
-  const json* fv = get(v, "flow");
+  const json* fv = get(v, keys::kFlow);
   const bool profile =
       fv && fv->is_object() && get(*fv, "running") && !get(*fv, "running")->is_null();
-  if (const json* x = get(v, "jobs"); x && !(profile && x->is_null())) {
+  if (const json* x = get(v, keys::kJobs); x && !(profile && x->is_null())) {
     jobs = integer(*x, jobs_path, 1, Limits::max_threads, "client jobs");
   } else if (!profile) {
     missing(jobs_path, "an integer >= 1 (client jobs)");
   }
-  if (const json* x = get(v, "threads_per_job")) {
+  if (const json* x = get(v, keys::kThreadsPerJob)) {
     threads = integer(*x, threads_path, 1, Limits::max_threads, "threads per client job");
   } else {
     missing(threads_path, "an integer >= 1 (threads per client job)");
@@ -116,31 +118,32 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
                        std::to_string(*threads) + " = " + std::to_string(*jobs * *threads) +
                        " client threads, expected at most " + std::to_string(Limits::max_threads));
   }
-  if (const json* x = get(v, "jobs_per_node")) {
-    if (auto n = integer(*x, key_path(path, "jobs_per_node"), 1, Limits::max_threads))
+  if (const json* x = get(v, keys::kJobsPerNode)) {
+    if (auto n = integer(*x, key_path(path, keys::kJobsPerNode), 1, Limits::max_threads))
       w.jobs_per_node = static_cast<int>(*n);
   }
-  if (const json* x = get(v, "mode")) {
-    if (auto m = choice(*x, key_path(path, "mode"), {"sync", "async"}))
+  if (const json* x = get(v, keys::kMode)) {
+    if (auto m = choice(*x, key_path(path, keys::kMode), {"sync", "async"}))
       w.mode = *m == "async" ? Mode::Async : Mode::Sync;
   }
-  if (const json* x = get(v, "async"); x && !x->is_null()) {
-    const std::string apath = key_path(path, "async");
+  if (const json* x = get(v, keys::kAsync); x && !x->is_null()) {
+    const std::string apath = key_path(path, keys::kAsync);
     if (expect_object(*x, apath, "an object with independent_work_fraction, events_in_flight")) {
-      check_keys(*x, apath, {"independent_work_fraction", "events_in_flight"});
-      if (const json* f = get(*x, "independent_work_fraction")) {
-        if (auto r = number(*f, key_path(apath, "independent_work_fraction"), Range::closed(0, 1)))
+      check_keys(*x, apath, {keys::kIndependentWorkFraction, keys::kEventsInFlight});
+      if (const json* f = get(*x, keys::kIndependentWorkFraction)) {
+        if (auto r =
+                number(*f, key_path(apath, keys::kIndependentWorkFraction), Range::closed(0, 1)))
           w.async.independent_work_fraction = *r;
       }
-      if (const json* e = get(*x, "events_in_flight")) {
-        if (auto r =
-                integer(*e, key_path(apath, "events_in_flight"), 1, Limits::max_events_in_flight))
+      if (const json* e = get(*x, keys::kEventsInFlight)) {
+        if (auto r = integer(*e, key_path(apath, keys::kEventsInFlight), 1,
+                             Limits::max_events_in_flight))
           w.async.events_in_flight = static_cast<int>(*r);
       }
     }
   }
-  if (const json* x = get(v, "cpu_time_per_event")) {
-    const std::string cpath = key_path(path, "cpu_time_per_event");
+  if (const json* x = get(v, keys::kCpuTimePerEvent)) {
+    const std::string cpath = key_path(path, keys::kCpuTimePerEvent);
     const RoleScope role(*this, Role::CpuTime, path);
     if (auto d = distribution(*x, cpath, kTimeDist)) {
       // A distribution may draw shorter times than a tick; its mean is what the clock sees.
@@ -150,10 +153,10 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
         w.cpu_time_per_event = *d;
     }
   } else {
-    missing(key_path(path, "cpu_time_per_event"),
+    missing(key_path(path, keys::kCpuTimePerEvent),
             "a time (t_CPU, e.g. \"1.03s\") or a distribution of times");
   }
-  if (const json* x = get(v, "flow"); x && !x->is_null()) flow(*x, path, w);
+  if (const json* x = get(v, keys::kFlow); x && !x->is_null()) flow(*x, path, w);
   if (profile && w.flow && w.flow->start == JobFlow::Start::Running) {
     const auto starts = static_cast<std::int64_t>(w.flow->start_times.size());
     if (jobs && *jobs != starts)
@@ -161,50 +164,51 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
                          std::to_string(starts) + " jobs: leave `jobs` out or set it to " +
                          std::to_string(starts));
     else if (starts * w.threads_per_job > Limits::max_threads)
-      add(key_path(key_path(path, "flow"), "running"),
+      add(key_path(key_path(path, keys::kFlow), "running"),
           "starts " + std::to_string(starts) + " jobs of " + std::to_string(w.threads_per_job) +
               " threads, expected at most " + std::to_string(Limits::max_threads) +
               " client threads in all");
     else
       w.jobs = std::max<std::int64_t>(starts, 1);
   }
-  if (const json* x = get(v, "core_power"); x && !x->is_null())
-    w.core_power = power(*x, key_path(path, "core_power"));
+  if (const json* x = get(v, keys::kCorePower); x && !x->is_null())
+    w.core_power = power(*x, key_path(path, keys::kCorePower));
   requests(v, path, w);
-  if (const json* x = get(v, "client"); x && !x->is_null()) client(*x, path, w);
+  if (const json* x = get(v, keys::kClient); x && !x->is_null()) client(*x, path, w);
 }
 
 // The open loop's keys (`workload` is the workload object, `v` its `arrivals`). Every closed-loop
 // key is refused next to them: it would describe client threads that do not exist.
 void Loader::arrivals(const json& workload, const json& v, const std::string& wpath, Workload& w) {
-  const std::string path = key_path(wpath, "arrivals");
+  const std::string path = key_path(wpath, keys::kArrivals);
   if (!expect_object(v, path,
                      "an object {\"rate\": \"500/s\", \"distribution\": \"constant\"} (an open "
                      "loop), or null"))
     return;
-  check_keys(v, path, {"rate", "distribution", "max_in_flight"});
+  check_keys(v, path, {keys::kRate, keys::kDistribution, keys::kMaxInFlight});
   Arrivals a;
-  if (const json* x = get(v, "rate")) {
-    if (auto r = quantity(*x, key_path(path, "rate"), Quantity::Rate,
+  if (const json* x = get(v, keys::kRate)) {
+    if (auto r = quantity(*x, key_path(path, keys::kRate), Quantity::Rate,
                           Range{0.0, Limits::max_arrival_rate, true, false}))
       a.rate = *r;
   } else {
-    missing(key_path(path, "rate"), "arrivals per second, a rate > 0 such as \"500/s\" or 500");
+    missing(key_path(path, keys::kRate),
+            "arrivals per second, a rate > 0 such as \"500/s\" or 500");
   }
-  if (const json* x = get(v, "distribution")) {
-    if (auto d = choice(*x, key_path(path, "distribution"), {"constant", "poisson"}))
+  if (const json* x = get(v, keys::kDistribution)) {
+    if (auto d = choice(*x, key_path(path, keys::kDistribution), {"constant", "poisson"}))
       a.distribution =
           *d == "poisson" ? Arrivals::Distribution::Poisson : Arrivals::Distribution::Constant;
   }
-  if (const json* x = get(v, "max_in_flight")) {
-    if (auto n = integer(*x, key_path(path, "max_in_flight"), 1, Limits::max_in_flight,
+  if (const json* x = get(v, keys::kMaxInFlight)) {
+    if (auto n = integer(*x, key_path(path, keys::kMaxInFlight), 1, Limits::max_in_flight,
                          "requests outstanding at once"))
       a.max_in_flight = *n;
   }
   w.arrivals = a;
   w.cpu_time_per_event = Distribution::constant(0.0);
-  for (const char* key :
-       {"jobs", "threads_per_job", "jobs_per_node", "mode", "async", "cpu_time_per_event"}) {
+  for (const char* key : {keys::kJobs, keys::kThreadsPerJob, keys::kJobsPerNode, keys::kMode,
+                          keys::kAsync, keys::kCpuTimePerEvent}) {
     const json* x = get(workload, key);
     if (!x || x->is_null()) continue;
     add(key_path(wpath, key),
@@ -218,32 +222,33 @@ void Loader::arrivals(const json& workload, const json& v, const std::string& wp
 // `workload.client`: what a client does when a request fails (CMSSW's SonicClient: retries, then
 // the fallback). Called after `arrivals` is read, so w.open_loop() is known.
 void Loader::client(const json& v, const std::string& wpath, Workload& w) {
-  const std::string path = key_path(wpath, "client");
+  const std::string path = key_path(wpath, keys::kClient);
   if (!expect_object(v, path,
                      "an object {\"timeout\": \"1s\", \"allowed_tries\": 3, \"retry_delay\": "
                      "\"0s\", \"fallback\": \"cpu\"}, or null"))
     return;
-  check_keys(v, path, {"timeout", "allowed_tries", "retry_delay", "fallback"});
+  check_keys(v, path, {keys::kTimeout, keys::kAllowedTries, keys::kRetryDelay, keys::kFallback});
   ClientPolicy& c = w.client;
-  if (const json* x = get(v, "timeout")) {
-    const std::string tpath = key_path(path, "timeout");
+  if (const json* x = get(v, keys::kTimeout)) {
+    const std::string tpath = key_path(path, keys::kTimeout);
     if (auto t = quantity(*x, tpath, Quantity::Time, Range::at_least(0));
         t && at_least_tick(describe(*x), tpath, *t))
       c.timeout = *t;
   }
-  if (const json* x = get(v, "allowed_tries")) {
-    if (auto n = integer(*x, key_path(path, "allowed_tries"), 1, 100,
+  if (const json* x = get(v, keys::kAllowedTries)) {
+    if (auto n = integer(*x, key_path(path, keys::kAllowedTries), 1, 100,
                          "tries per request in all, the first one included"))
       c.allowed_tries = static_cast<int>(*n);
   }
-  if (const json* x = get(v, "retry_delay")) {
-    if (auto t = quantity(*x, key_path(path, "retry_delay"), Quantity::Time, Range::at_least(0)))
+  if (const json* x = get(v, keys::kRetryDelay)) {
+    if (auto t =
+            quantity(*x, key_path(path, keys::kRetryDelay), Quantity::Time, Range::at_least(0)))
       c.retry_delay = *t;
   }
-  if (const json* x = get(v, "fallback")) {
-    if (auto f = choice(*x, key_path(path, "fallback"), {"none", "cpu"})) {
+  if (const json* x = get(v, keys::kFallback)) {
+    if (auto f = choice(*x, key_path(path, keys::kFallback), {"none", "cpu"})) {
       if (*f == "cpu" && w.open_loop()) {
-        add(key_path(path, "fallback"),
+        add(key_path(path, keys::kFallback),
             "found \"cpu\" next to `workload.arrivals`, expected \"none\": an open loop has no "
             "client CPU to fall back on (remove `arrivals` for client jobs that compute a failed "
             "request themselves)");
@@ -262,9 +267,9 @@ void Loader::running_profile(const json& v, const std::string& path, JobFlow& f)
   if (!expect_object(v, path,
                      "an object {\"t\": [\"0s\", \"10min\", ...], \"jobs\": [100, 250, ...]}"))
     return;
-  check_keys(v, path, {"t", "jobs"});
+  check_keys(v, path, {"t", keys::kJobs});
   const json* t = get(v, "t");
-  const json* n = get(v, "jobs");
+  const json* n = get(v, keys::kJobs);
   if (!t || !n) {
     missing(key_path(path, t ? "jobs" : "t"),
             t ? "the jobs running from each time on, integers >= 0"
@@ -290,8 +295,8 @@ void Loader::running_profile(const json& v, const std::string& path, JobFlow& f)
   for (std::size_t i = 0; i < t->size(); ++i) {
     const auto at =
         quantity((*t)[i], index_path(key_path(path, "t"), i), Quantity::Time, Range::at_least(0));
-    const auto count =
-        integer((*n)[i], index_path(key_path(path, "jobs"), i), 0, Limits::max_threads, "jobs");
+    const auto count = integer((*n)[i], index_path(key_path(path, keys::kJobs), i), 0,
+                               Limits::max_threads, "jobs");
     if (!at || !count) return;
     if (*at <= previous) {
       add(index_path(key_path(path, "t"), i), "found " + format_number(*at) + " s after " +
@@ -303,8 +308,8 @@ void Loader::running_profile(const json& v, const std::string& path, JobFlow& f)
     const auto now_running = static_cast<std::int64_t>(running.size() - oldest);
     for (std::int64_t k = now_running; k < *count; ++k) {
       if (f.start_times.size() >= static_cast<std::size_t>(Limits::max_threads)) {
-        add(key_path(path, "jobs"), "starts more than " + std::to_string(Limits::max_threads) +
-                                        " jobs, expected at most that many");
+        add(key_path(path, keys::kJobs), "starts more than " + std::to_string(Limits::max_threads) +
+                                             " jobs, expected at most that many");
         return;
       }
       running.push_back(f.start_times.size());
@@ -318,7 +323,7 @@ void Loader::running_profile(const json& v, const std::string& path, JobFlow& f)
 // `workload.flow`: when the jobs start (one of waves, ramp, start_times; none: all at 0) and how
 // many events each processes before it exits.
 void Loader::flow(const json& v, const std::string& wpath, Workload& w) {
-  const std::string path = key_path(wpath, "flow");
+  const std::string path = key_path(wpath, keys::kFlow);
   if (!expect_object(v, path,
                      "an object {\"events_per_job\": 1000, \"waves\": {\"size\": 50, "
                      "\"every\": \"10min\"}} (or ramp, start_times), or null"))
@@ -406,8 +411,8 @@ void Loader::flow(const json& v, const std::string& wpath, Workload& w) {
 }
 
 void Loader::requests(const json& v, const std::string& path, Workload& w) {
-  const std::string rpath = key_path(path, "requests");
-  const json* x = get(v, "requests");
+  const std::string rpath = key_path(path, keys::kRequests);
+  const json* x = get(v, keys::kRequests);
   if (!x) {
     if (w.open_loop())
       missing(rpath, "at least one request: each arrival sends the workload's requests");
@@ -433,22 +438,22 @@ void Loader::requests(const json& v, const std::string& path, Workload& w) {
 void Loader::request(const json& v, const std::string& path, RequestSpec& r) {
   if (!expect_object(v, path, "a request object {\"model\": ..., \"offload_fraction\": ...}"))
     return;
-  check_keys(v, path, {"model", "offload_fraction", "per_event", "items"});
-  if (const json* x = get(v, "model")) {
-    if (auto m = string(*x, key_path(path, "model"))) r.model = *m;
+  check_keys(v, path, {keys::kModel, keys::kOffloadFraction, keys::kPerEvent, keys::kItems});
+  if (const json* x = get(v, keys::kModel)) {
+    if (auto m = string(*x, key_path(path, keys::kModel))) r.model = *m;
   } else {
-    missing(key_path(path, "model"), "the name of a model defined in `models`");
+    missing(key_path(path, keys::kModel), "the name of a model defined in `models`");
   }
-  if (const json* x = get(v, "offload_fraction")) {
-    if (auto p = number(*x, key_path(path, "offload_fraction"), Range::closed(0, 1)))
+  if (const json* x = get(v, keys::kOffloadFraction)) {
+    if (auto p = number(*x, key_path(path, keys::kOffloadFraction), Range::closed(0, 1)))
       r.offload_fraction = *p;
   }
-  if (const json* x = get(v, "per_event")) {
-    if (auto n = integer(*x, key_path(path, "per_event"), 1, Limits::max_items))
+  if (const json* x = get(v, keys::kPerEvent)) {
+    if (auto n = integer(*x, key_path(path, keys::kPerEvent), 1, Limits::max_items))
       r.per_event = static_cast<int>(*n);
   }
-  if (const json* x = get(v, "items")) {
-    const std::string ipath = key_path(path, "items");
+  if (const json* x = get(v, keys::kItems)) {
+    const std::string ipath = key_path(path, keys::kItems);
     if (auto d = distribution(*x, ipath, kItemsDist)) {
       const double hi = d->upper_bound();
       if (d->expected() > Limits::max_items) {

@@ -10,6 +10,7 @@
 #include <sonicsim/util/format.hpp>
 #include <sonicsim/util/sha256.hpp>
 
+#include "keys.hpp"
 #include "loader_impl.hpp"
 #include "plausibility.hpp"
 
@@ -35,12 +36,12 @@ void Loader::scenario(const json& doc, Scenario& s) {
   if (!expect_object(doc, "", "a JSON object (the scenario)")) return;
   top_level(doc, s);
   workloads(doc, s);
-  if (const json* x = get(doc, "devices"); x && !x->is_null()) devices(*x, s);
-  if (const json* x = get(doc, "models")) models(*x, s);
+  if (const json* x = get(doc, keys::kDevices); x && !x->is_null()) devices(*x, s);
+  if (const json* x = get(doc, keys::kModels)) models(*x, s);
   slice_service_times(s);
-  if (const json* x = get(doc, "servers")) servers(*x, "servers", s);
+  if (const json* x = get(doc, keys::kServers)) servers(*x, "servers", s);
   catalogue_devices(s);
-  if (const json* x = get(doc, "prices"); x && !x->is_null()) prices(*x, s);
+  if (const json* x = get(doc, keys::kPrices); x && !x->is_null()) prices(*x, s);
   if (const json* x = get(doc, "load_balancer"); x && !x->is_null())
     load_balancer(*x, "load_balancer", s);
   if (const json* x = get(doc, "network")) network(*x, "network", s.network);
@@ -55,7 +56,7 @@ void Loader::scenario(const json& doc, Scenario& s) {
   if (ok()) time_checks(doc, s);
   if (ok()) {
     std::vector<std::string> paths;
-    const bool several = get(doc, "workloads") != nullptr;
+    const bool several = get(doc, keys::kWorkloads) != nullptr;
     for (std::size_t i = 0; i < s.workloads.size(); ++i)
       paths.push_back(several ? index_path("workloads", i) : "workload");
     s.warnings = plausibility_warnings(readings, s, paths);
@@ -65,36 +66,38 @@ void Loader::scenario(const json& doc, Scenario& s) {
 void Loader::top_level(const json& doc, Scenario& s) {
   // Workload keys written at the top level (e.g. `--set mode=async`) get pointed home.
   check_keys(doc, "",
-             {"$schema", "name", "description", "seed", "duration", "warmup", "workload",
-              "workloads", "devices", "models", "servers", "load_balancer", "network", "sites",
-              "wan", "routing", "timeseries", "faults", "prices"},
-             {"jobs", "threads_per_job", "jobs_per_node", "mode", "async", "cpu_time_per_event",
-              "requests", "arrivals", "client"},
+             {"$schema", keys::kName, keys::kDescription, keys::kSeed, keys::kDuration,
+              keys::kWarmup, keys::kWorkload, keys::kWorkloads, keys::kDevices, keys::kModels,
+              keys::kServers, "load_balancer", "network", keys::kSites, "wan", keys::kRouting,
+              "timeseries", "faults", keys::kPrices},
+             {keys::kJobs, keys::kThreadsPerJob, keys::kJobsPerNode, keys::kMode, keys::kAsync,
+              keys::kCpuTimePerEvent, keys::kRequests, keys::kArrivals, keys::kClient},
              "belongs inside `workload`, not at the top level");
   if (const json* x = get(doc, "$schema")) string(*x, "$schema");
-  if (const json* x = get(doc, "name")) {
-    if (auto n = string(*x, "name")) s.name = *n;
+  if (const json* x = get(doc, keys::kName)) {
+    if (auto n = string(*x, keys::kName)) s.name = *n;
   }
-  if (const json* x = get(doc, "description")) {
-    if (auto d = string(*x, "description", true)) s.description = *d;
+  if (const json* x = get(doc, keys::kDescription)) {
+    if (auto d = string(*x, keys::kDescription, true)) s.description = *d;
   }
-  if (const json* x = get(doc, "seed")) {
-    if (auto n = unsigned_integer(*x, "seed")) s.seed = *n;
+  if (const json* x = get(doc, keys::kSeed)) {
+    if (auto n = unsigned_integer(*x, keys::kSeed)) s.seed = *n;
   }
   std::optional<double> duration;
-  if (const json* x = get(doc, "duration")) {
-    duration =
-        quantity(*x, "duration", Quantity::Time, Range{0.0, Limits::max_duration_s, true, false});
+  if (const json* x = get(doc, keys::kDuration)) {
+    duration = quantity(*x, keys::kDuration, Quantity::Time,
+                        Range{0.0, Limits::max_duration_s, true, false});
     if (duration) s.duration = *duration;
   } else {
-    missing("duration", "the simulated time, a time > 0 such as \"1h\"");
+    missing(keys::kDuration, "the simulated time, a time > 0 such as \"1h\"");
   }
-  if (const json* x = get(doc, "warmup")) {
-    if (auto w = quantity(*x, "warmup", Quantity::Time, Range::at_least(0))) {
+  if (const json* x = get(doc, keys::kWarmup)) {
+    if (auto w = quantity(*x, keys::kWarmup, Quantity::Time, Range::at_least(0))) {
       s.warmup = *w;
       if (duration && *w >= *duration) {
-        add("warmup", "found " + describe(*x) + ", expected a warm-up shorter than duration (" +
-                          describe(doc.at("duration")) + ")");
+        add(keys::kWarmup, "found " + describe(*x) +
+                               ", expected a warm-up shorter than duration (" +
+                               describe(doc.at(keys::kDuration)) + ")");
       }
     }
   }
@@ -107,9 +110,9 @@ void Loader::timeseries(const json& v, std::optional<double> duration, Scenario&
   if (v.is_boolean()) {
     s.timeseries_interval = v.get<bool>() ? kDefaultInterval : 0.0;
   } else if (expect_object(v, "timeseries", "true, false or an object {\"interval\": \"10s\"}")) {
-    check_keys(v, "timeseries", {"interval", "replicas"});
+    check_keys(v, "timeseries", {keys::kInterval, "replicas"});
     s.timeseries_interval = kDefaultInterval;
-    if (const json* i = get(v, "interval")) {
+    if (const json* i = get(v, keys::kInterval)) {
       if (auto t = quantity(*i, "timeseries.interval", Quantity::Time, Range::positive()))
         s.timeseries_interval = *t;
     }

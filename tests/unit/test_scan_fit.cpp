@@ -20,6 +20,7 @@
 #include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/calibration/scan.hpp>
 #include <sonicsim/pipeline/points.hpp>
+#include <sonicsim/scenario/writer.hpp>
 
 using namespace sonicsim;
 using namespace sonicsim::calibration;
@@ -170,7 +171,7 @@ TEST_CASE("moved parameters predict what the scenario they map to predicts", "[s
        {ScanValues{base.t_gpu * 1.3, base.p * 0.8, base.t_latency + 0.004, base.t_cpu * 1.1},
         ScanValues{base.t_gpu * 0.7, base.p * 1.2, base.t_latency - 0.0015, base.t_cpu * 0.9}}) {
     const auto moved = scenario::load_json(
-        apply_values(json::parse(s.canonical_json), s, base, v, all, "fitted.json"), "fitted.json");
+        scenario::write_scenario(s, apply_values(s, base, v, all, "fitted.json")), "fitted.json");
     const ScanPoint after = scan_point(moved);
     CHECK(after.values.t_gpu == Approx(v.t_gpu).epsilon(1e-12));
     CHECK(after.values.p == Approx(v.p).epsilon(1e-12));
@@ -195,16 +196,15 @@ TEST_CASE("moved parameters predict what the scenario they map to predicts", "[s
 TEST_CASE("the mapping refuses what a scenario cannot carry", "[scan][mapping]") {
   const auto s = test::scenario_of(knee());
   const ScanValues base = scan_point(s).values;
-  const json doc = json::parse(s.canonical_json);
   ScanValues v = base;
   v.p = 0.9999999999;
-  CHECK_THROWS_WITH(apply_values(doc, s, base, v, {ScanParam::P}, "fitted.json"),
+  CHECK_THROWS_WITH(apply_values(s, base, v, {ScanParam::P}, "fitted.json"),
                     Catch::Contains("fitted.json: workload.requests: p = ") &&
                         Catch::Contains("expected less than 1"));
   // No overhead to take away: a shorter round trip than the links allow is refused.
   v = base;
   v.t_latency = base.t_latency - 0.0005;
-  CHECK_THROWS_WITH(apply_values(doc, s, base, v, {ScanParam::TLatency}, "fitted.json"),
+  CHECK_THROWS_WITH(apply_values(s, base, v, {ScanParam::TLatency}, "fitted.json"),
                     Catch::Contains("negative overhead"));
   // With 1 ms of server overhead per request, 0.5 ms can go.
   json with = knee();
@@ -214,11 +214,10 @@ TEST_CASE("the mapping refuses what a scenario cannot carry", "[scan][mapping]")
   v = base2;
   v.t_latency = base2.t_latency - 0.0005;
   const auto moved = scenario::load_json(
-      apply_values(json::parse(s2.canonical_json), s2, base2, v, {ScanParam::TLatency}, "f"), "f");
+      scenario::write_scenario(s2, apply_values(s2, base2, v, {ScanParam::TLatency}, "f")), "f");
   CHECK(moved.find_model("m")->overhead.server.fixed == Approx(0.0005));
   v.t_latency = base2.t_latency - 0.0011;
-  CHECK_THROWS(
-      apply_values(json::parse(s2.canonical_json), s2, base2, v, {ScanParam::TLatency}, "f"));
+  CHECK_THROWS(apply_values(s2, base2, v, {ScanParam::TLatency}, "f"));
 }
 
 TEST_CASE("overheads from a calibration file become explicit, jitter kept", "[scan][mapping]") {
@@ -233,7 +232,7 @@ TEST_CASE("overheads from a calibration file become explicit, jitter kept", "[sc
   ScanValues v = base;
   v.t_latency += 0.001;
   const json moved =
-      apply_values(json::parse(s.canonical_json), s, base, v, {ScanParam::TLatency}, "fitted.json");
+      scenario::write_scenario(s, apply_values(s, base, v, {ScanParam::TLatency}, "fitted.json"));
   const json& o = moved["models"]["m"]["request_overhead"];
   CHECK_FALSE(o.contains("calibration"));
   CHECK(o["server"].get<double>() == Approx(0.002));

@@ -160,13 +160,13 @@ ScanResult fit_scan(const std::vector<ScanPoint>& points, const ScanValues& base
                     const Measurements& measurements, const ScanOptions& options,
                     const Simulator* simulator);
 
-// The scenario document (as loaded: scenario.canonical_json) with `v` applied for the free
-// parameters: explicit batch/seconds tables, scaled offload fractions and CPU time, the server
-// overhead. Throws scenario::InputError naming `what` when the scenario cannot carry v (p >= 1,
-// a negative total overhead).
-nlohmann::json apply_values(const nlohmann::json& doc, const scenario::Scenario& s,
-                            const ScanValues& base, const ScanValues& v,
-                            const std::vector<ScanParam>& free, const std::string& what);
+// The scenario with `v` applied for the free parameters, in its typed fields: curves (and
+// pipeline timings) scaled, offload fractions and CPU time scaled, host work, the server
+// overhead; scenario::write_scenario writes it. Throws scenario::InputError naming `what` when
+// the scenario cannot carry v (p >= 1, a negative total overhead).
+scenario::Scenario apply_values(const scenario::Scenario& s, const ScanValues& base,
+                                const ScanValues& v, const std::vector<ScanParam>& free,
+                                const std::string& what);
 
 // Human-readable list of what apply_values changes ("models.m.service_time: seconds x 1.23").
 std::vector<std::string> describe_mapping(const scenario::Scenario& s, const ScanValues& base,

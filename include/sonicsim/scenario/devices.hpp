@@ -23,6 +23,7 @@ namespace sonicsim::scenario {
 struct Overlap {
   std::vector<double> executions, throughput;
   double at(double k) const;  // throughput(k), k >= 1
+  bool operator==(const Overlap&) const = default;
 };
 
 // What kind of device executes a pool's requests: a GPU-like device runs batches (processor
@@ -39,6 +40,7 @@ enum class DeviceKind { Gpu, Pipeline };
 struct PipelineTiming {
   double latency = 0.0;   // seconds, > 0
   double interval = 0.0;  // seconds, > 0 (the initiation interval, II = 1 / throughput)
+  bool operator==(const PipelineTiming&) const = default;
 };
 
 // Which of a device's figures the device catalogue (devices/catalogue.hpp) supplied because the
@@ -49,6 +51,7 @@ struct FromCatalogue {
   bool power_idle = false;
   bool power_busy = false;
   bool idle_estimate = false;  // power_idle is the catalogue's estimate, not a published figure
+  bool operator==(const FromCatalogue&) const = default;
 };
 
 // One entry of `devices`, keyed by the device name pools give in `servers[i].device`. The loader
@@ -66,12 +69,14 @@ struct DeviceSpec {
   struct Slice {
     std::string of;
     double fraction = 1.0;
+    bool operator==(const Slice&) const = default;
   };
   std::optional<Slice> slice;
   // The catalogue entry the device's name (or its `catalogue` key) resolved to; empty when the
   // catalogue does not know it or the scenario opted out (`"catalogue": false`).
   std::string catalogue;
   FromCatalogue from_catalogue;
+  bool operator==(const DeviceSpec&) const = default;
 };
 
 // What one model holds in device memory (`models.M.memory`, docs/servers.md). Triton gives each
@@ -84,6 +89,7 @@ struct MemoryFootprint {
   double bytes(int instances, int max_batch_size) const {
     return static_cast<double>(instances) * (weights + per_item * max_batch_size);
   }
+  bool operator==(const MemoryFootprint&) const = default;
 };
 
 // Triton's --model-control-mode as a pool runs it. None: every model of the pool is loaded
@@ -100,6 +106,7 @@ struct ServerHost {
   std::optional<int> cores;
   int devices = 1;
   std::optional<PowerSpec> power;  // the host's draw besides its devices (power.hpp)
+  bool operator==(const ServerHost&) const = default;
 };
 
 // Host CPU time of a model's requests on a server host with `cores` (seconds). The gRPC front
@@ -127,6 +134,7 @@ struct HostCost {
   bool is_zero() const {
     return per_request == 0.0 && per_byte_in == 0.0 && per_byte_out == 0.0 && per_execution == 0.0;
   }
+  bool operator==(const HostCost&) const = default;
 };
 
 }  // namespace sonicsim::scenario

@@ -33,6 +33,7 @@ struct Distribution {
   // Largest value sample() can return, or +inf.
   double upper_bound() const;
   double sample(Rng& rng) const;
+  bool operator==(const Distribution&) const = default;
 };
 
 const char* to_string(Distribution::Kind kind);

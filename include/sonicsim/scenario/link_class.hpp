@@ -14,6 +14,7 @@ namespace sonicsim::scenario {
 struct LinkSpec {
   double bandwidth = 0.0;  // bytes per second
   double latency = 0.0;    // seconds, taken literally
+  bool operator==(const LinkSpec&) const = default;
 };
 
 enum class LinkClass { ClientNic, SiteUplink, Wan, ServerNic };

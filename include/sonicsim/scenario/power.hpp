@@ -24,6 +24,7 @@ struct PowerSpec {
   // utilisation alone (E = T (P_idle + (P_busy - P_idle) u)).
   bool linear() const;
   double at(double u) const;  // u clamped into [0, 1]
+  bool operator==(const PowerSpec&) const = default;
 };
 
 // `prices`: currency per device hour (one price for every device, or one per device name), per
@@ -37,6 +38,7 @@ struct Prices {
     const auto it = device_hour_by_device.find(device);
     return it == device_hour_by_device.end() ? device_hour : it->second;
   }
+  bool operator==(const Prices&) const = default;
 };
 
 }  // namespace sonicsim::scenario

@@ -32,6 +32,7 @@ enum class Mode { Sync, Async };
 struct AsyncSettings {
   double independent_work_fraction = 1.0;  // in [0, 1]
   int events_in_flight = 1;                // >= 1
+  bool operator==(const AsyncSettings&) const = default;
 };
 
 struct RequestSpec {
@@ -39,6 +40,7 @@ struct RequestSpec {
   double offload_fraction = 0.0;  // p_i: share of t_CPU this algorithm costs on the CPU
   int per_event = 1;              // requests of this kind per event (>= 1)
   Distribution items = Distribution::constant(1);  // batch items per request, rounded, >= 1
+  bool operator==(const RequestSpec&) const = default;
 };
 
 // Open loop (perf_analyzer's request-rate mode, or any client that does not wait): events arrive
@@ -52,6 +54,7 @@ struct Arrivals {
   double rate = 1.0;                              // events per second, > 0
   Distribution distribution = Distribution::Constant;
   std::int64_t max_in_flight = 1'000'000;  // requests
+  bool operator==(const Arrivals&) const = default;
 };
 
 // Jobs that start at given times, each process a number of events and exit (`workload.flow`),
@@ -72,6 +75,7 @@ struct JobFlow {
   std::vector<double> start_times;  // seconds, one per job (Times, Running)
   std::vector<double> end_times;    // Running: seconds, one per job; infinity: runs to the end
   double start_of(std::int64_t job, std::int64_t jobs) const;
+  bool operator==(const JobFlow&) const = default;
 };
 
 // What a client does when a request fails: the server refused it (queue full, queue timeout,
@@ -87,6 +91,7 @@ struct ClientPolicy {
   // Fallback::None: it counts as `failed` and the event goes on without it.
   enum class Fallback { None, Cpu };
   Fallback fallback = Fallback::None;
+  bool operator==(const ClientPolicy&) const = default;
 };
 
 // The jobs of one analysis or user: a scenario holds one workload or several sharing the servers
@@ -119,6 +124,7 @@ struct Workload {
   std::int64_t n_threads() const { return jobs * threads_per_job; }
   std::int64_t n_nodes() const { return (jobs + jobs_per_node - 1) / jobs_per_node; }
   double offload_fraction() const;  // p = sum of p_i
+  bool operator==(const Workload&) const = default;
 };
 
 // Mean coprocessor busy time of one execution as a function of its batch size: piecewise linear
@@ -130,12 +136,14 @@ struct ServiceCurve {
   std::vector<double> seconds;  // > 0, same length as batch
   std::string source;           // "table" or the calibration file it came from
   double at(double batch_size) const;
+  bool operator==(const ServiceCurve&) const = default;
 };
 
 // Spread of a random time around its mean (an execution's duration, a request's overhead).
 struct ServiceSpread {
   Distribution::Kind kind = Distribution::Kind::Constant;  // constant|exponential|lognormal|gamma
   double cv = 0.0;
+  bool operator==(const ServiceSpread&) const = default;
 };
 
 // Per-request time outside the links, the server's queue and its executions: gRPC serialization
@@ -156,6 +164,7 @@ struct OverheadPhase {
   // at zero: how a fit that moves t_latency changes a calibrated overhead.
   OverheadPhase shifted(double delta) const;
   bool is_zero() const;
+  bool operator==(const OverheadPhase&) const = default;
 };
 struct RequestOverhead {
   OverheadPhase client_send;  // before the request leaves the client
@@ -168,6 +177,7 @@ struct RequestOverhead {
   double to_server(double items) const { return client_send.at(items) + server.at(items); }
   double to_client(double items) const { return client_recv.at(items); }
   double total(double items) const { return to_server(items) + to_client(items); }
+  bool operator==(const RequestOverhead&) const = default;
 };
 
 // Triton's queue policy (dynamic_batching.default_queue_policy) for one model's queue on one
@@ -179,6 +189,7 @@ struct QueuePolicy {
   // Reject: a request that waited longer fails; Delay: it is served after every other request.
   TimeoutAction timeout_action = TimeoutAction::Reject;
   bool allow_timeout_override = false;  // stored only: requests carry no timeout of their own
+  bool operator==(const QueuePolicy&) const = default;
 };
 
 struct DynamicBatching {
@@ -200,6 +211,7 @@ struct DynamicBatching {
     const auto it = priority_queue_policy.find(level);
     return it == priority_queue_policy.end() ? queue_policy : it->second;
   }
+  bool operator==(const DynamicBatching&) const = default;
 };
 
 struct TensorSpec {
@@ -207,6 +219,7 @@ struct TensorSpec {
   std::vector<std::int64_t> shape;  // per item, no batch dimension
   std::string dtype;                // FP32, FP16, INT64, ...
   double bytes() const;
+  bool operator==(const TensorSpec&) const = default;
 };
 
 struct Model {
@@ -238,6 +251,7 @@ struct Model {
 
   // The curve for a pool's device; the loader guarantees it exists for every pool hosting this.
   const ServiceCurve& curve_for(const std::string& device) const;
+  bool operator==(const Model&) const = default;
 };
 
 // SuperSONIC's rate limiter in front of the servers: it admits new client connections (a job
@@ -261,12 +275,14 @@ struct Admission {
     double threshold = 0.1;  // seconds of queue time per execution
     double window = 30.0;
     double scrape_interval = 5.0;
+    bool operator==(const QueryGate&) const = default;
   };
   std::optional<QueryGate> refuse_above;
   double retry_after = 60.0;  // seconds
   // false: a refused job never connects again (CMSSW's TritonService asks a server for its
   // model index once, when the job starts, and skips a server that did not answer).
   bool reconnect = true;
+  bool operator==(const Admission&) const = default;
 };
 
 // The load balancer as a machine that can saturate: every request and every response passes
@@ -276,6 +292,7 @@ struct BalancerCapacity {
   double per_message = 0.0;  // seconds of CPU per message (request or response)
   int workers = 1;           // Envoy's worker threads (--concurrency)
   double bandwidth = 0.0;    // bytes per second of its NIC; 0: not limiting
+  bool operator==(const BalancerCapacity&) const = default;
 };
 
 struct LoadBalancer {
@@ -284,6 +301,7 @@ struct LoadBalancer {
   balancing::Settings policy;
   std::optional<Admission> admission;
   std::optional<BalancerCapacity> capacity;
+  bool operator==(const LoadBalancer&) const = default;
 };
 
 // KEDA in front of a Kubernetes HorizontalPodAutoscaler, scaling one pool's Triton servers (one
@@ -309,6 +327,7 @@ struct Autoscaler {
     double stabilization_window = 0.0;  // seconds
     int step = 1;                       // replicas per period (a Pods policy)
     double period = 15.0;               // seconds
+    bool operator==(const Behavior&) const = default;
   };
   Metric metric = Metric::QueueTime;
   double threshold = 0.1;  // in the metric's unit (seconds, fraction, requests); > 0
@@ -326,6 +345,7 @@ struct Autoscaler {
   int initial_replicas = 1;  // in [min_replicas, max_replicas] (default min_replicas)
   Behavior scale_up{0.0, 1, 15.0};
   Behavior scale_down{300.0, 1, 15.0};
+  bool operator==(const Autoscaler&) const = default;
 };
 
 struct ServerPool {
@@ -354,6 +374,7 @@ struct ServerPool {
   int servers() const { return host ? count / host->devices : count; }
   // Which models a server holds loaded, and when it loads them (devices.hpp).
   ModelControl model_control = ModelControl::None;
+  bool operator==(const ServerPool&) const = default;
 };
 
 enum class FlowModel { Auto, Flow, Analytic, SimGrid };
@@ -389,6 +410,7 @@ struct Network {
   std::optional<LinkSpec>& link(LinkClass c) {
     return const_cast<std::optional<LinkSpec>&>(std::as_const(*this).link(c));
   }
+  bool operator==(const Network&) const = default;
 };
 
 // Things going wrong at given times or at random (`faults`), see docs/operations.md.
@@ -400,11 +422,13 @@ struct Faults {
     int device = -1;  // index in the pool; -1: every device of the pool
     double at = 0.0;
     double down_for = std::numeric_limits<double>::infinity();
+    bool operator==(const Crash&) const = default;
   };
   // Each device of a pool alternates exponential times up (mean mtbf) and down (mean mttr).
   struct RandomCrashes {
     std::size_t pool = 0;
     double mtbf = 0.0, mttr = 0.0;  // seconds, > 0
+    bool operator==(const RandomCrashes&) const = default;
   };
   // A link class's bandwidth times `bandwidth_factor` (0: an outage, transfers stall) from `at`
   // for `duration` seconds.
@@ -416,6 +440,7 @@ struct Faults {
     double bandwidth_factor = 0.0;  // in [0, 1)
     int site = -1;
     int wan_link = -1;
+    bool operator==(const LinkDegradation&) const = default;
   };
   // Batch-system preemption of client jobs: the job's events in progress are lost (their
   // requests still in flight are abandoned) and the job starts again `restart_after` later.
@@ -423,10 +448,12 @@ struct Faults {
     double at = 0.0;
     std::int64_t jobs = 0;  // the first `jobs` jobs running at `at`, in job order
     double restart_after = 0.0;
+    bool operator==(const Preemption&) const = default;
   };
   struct RandomPreemption {
     double mtbf = 0.0;  // per running job, seconds
     double restart_after = 0.0;
+    bool operator==(const RandomPreemption&) const = default;
   };
   std::vector<Crash> crashes;
   std::vector<RandomCrashes> random_crashes;
@@ -443,6 +470,7 @@ struct Faults {
   // The same for a site's link class, and for a WAN link (scenarios with sites).
   std::vector<std::pair<double, double>> site_link_factors(int site, LinkClass link) const;
   std::vector<std::pair<double, double>> wan_link_factors(int wan_link) const;
+  bool operator==(const Faults&) const = default;
 };
 
 // The narrowest bandwidth over time of links in a row, each with its bandwidth factor steps

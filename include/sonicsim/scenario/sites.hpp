@@ -43,6 +43,7 @@ struct Site {
     }
     return none;
   }
+  bool operator==(const Site&) const = default;
 };
 
 // A WAN link joins two points of the WAN: sites (indices 0..sites-1) or routers, the transit
@@ -51,11 +52,13 @@ struct WanLink {
   std::string name;
   std::size_t a = 0, b = 0;
   LinkSpec spec;
+  bool operator==(const WanLink&) const = default;
 };
 
 struct Wan {
   std::vector<std::string> routers;
   std::vector<WanLink> links;
+  bool operator==(const Wan&) const = default;
 };
 
 // One WAN link of a route, and which way the route crosses it: forward is from its point `a`
@@ -63,6 +66,7 @@ struct Wan {
 struct WanHop {
   std::size_t link = 0;
   bool forward = true;
+  bool operator==(const WanHop&) const = default;
 };
 
 // The WAN part of the path from one site to another, walked once here (derive_routes): every
@@ -77,6 +81,7 @@ struct Route {
   }
   double latency = 0.0;                                        // one way, the WAN links only
   double bandwidth = std::numeric_limits<double>::infinity();  // narrowest WAN link
+  bool operator==(const Route&) const = default;
 };
 
 // routes[from][to] for every pair of sites: the path of least latency; on equal latency the one
@@ -116,12 +121,14 @@ struct SiteRouting {
   std::optional<double> spill_in_flight;
   std::vector<double> weights;  // weighted: one per site
   std::size_t pinned = 0;       // pinned: the site
+  bool operator==(const SiteRouting&) const = default;
 };
 
 // Where a workload's jobs are: one site, or several by share of its client nodes.
 struct SiteShare {
   std::size_t site = 0;
   double share = 1.0;  // in (0, 1]; a workload's shares add up to 1
+  bool operator==(const SiteShare&) const = default;
 };
 
 // How many of `nodes` client nodes each site gets for these shares: the largest-remainder
