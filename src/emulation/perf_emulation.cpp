@@ -1,4 +1,4 @@
-#include <sonicsim/calibration/perf_emulation.hpp>
+#include <sonicsim/emulation/perf_emulation.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,9 @@
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/util/json_text.hpp>
 
-namespace sonicsim::calibration {
+namespace sonicsim::emulation {
+
+using calibration::PerfAnalyzerRow;
 
 namespace {
 
@@ -213,4 +215,8 @@ EmulatedPoint emulate_request_rate(const scenario::Scenario& s, const EmulationO
   return measure(sc, runner::simulate(sc, runner::TransportChoice{}), o, rate);
 }
 
-}  // namespace sonicsim::calibration
+calibration::Emulator emulator() {
+  return {emulate_concurrency, emulate_request_rate};
+}
+
+}  // namespace sonicsim::emulation
