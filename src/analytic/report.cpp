@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include <sonicsim/results_format/keys.hpp>
+#include <sonicsim/results_format/writer.hpp>
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/util/format.hpp>
 
@@ -12,14 +14,6 @@ namespace sonicsim::analytic {
 namespace {
 
 using nlohmann::json;
-
-// JSON has no infinity: a quantity that does not exist is null.
-json num(double x) {
-  return std::isfinite(x) ? json(x) : json(nullptr);
-}
-json num(const std::optional<double>& x) {
-  return x ? num(*x) : json(nullptr);
-}
 
 const char* mode_name(scenario::Mode m) {
   return m == scenario::Mode::Async ? "async" : "sync";
@@ -70,119 +64,147 @@ std::string table(const std::vector<std::vector<std::string>>& rows, const std::
   return out.str();
 }
 
+// analytic.mva: the per-pool maps hold the pools in use only.
+json mva_block(const Prediction& pr, const MvaTerm& m) {
+  namespace k = results::keys;
+  using results::Writer;
+  Writer util, queue, residence;
+  for (std::size_t i = 0; i < pr.pools.size(); ++i) {
+    if (!pr.pools[i].in_use) continue;
+    const char* pool = pr.pools[i].name.c_str();
+    util.figure(pool, m.device_utilization[i]);
+    queue.figure(pool, m.device_queue_length[i]);
+    residence.figure(pool, m.device_residence_s[i]);
+  }
+  Writer latency;
+  for (const ModelTerm& model : pr.models)
+    if (model.mva_request_latency_s)
+      latency.figure(model.name.c_str(), *model.mva_request_latency_s);
+  return Writer()
+      .figure(k::mva::throughput_per_s, m.throughput_per_s)
+      .figure(k::mva::time_per_event_s, m.time_per_event_s)
+      .figure(k::mva::think_time_s, m.think_time_s)
+      .put(k::mva::device_utilization, util.take())
+      .put(k::mva::device_queue_length, queue.take())
+      .put(k::mva::device_residence_s, residence.take())
+      .put(k::mva::request_latency_s, latency.take())
+      .put(k::mva::bounds,
+           Writer()
+               .figure(k::mva_bounds::throughput_upper_per_s, m.bounds.balanced_upper)
+               .figure(k::mva_bounds::throughput_lower_per_s, m.bounds.balanced_lower)
+               .figure(k::mva_bounds::throughput_asymptotic_upper_per_s, m.bounds.asymptotic_upper)
+               .figure(k::mva_bounds::knee_n_cpu, m.bounds.knee_customers)
+               .take())
+      .take();
+}
+
 }  // namespace
 
 json to_json(const Prediction& pr) {
-  json j;
-  j["t_cpu_s"] = num(pr.t_cpu_s);
-  j["p"] = num(pr.p);
-  j["t_gpu_s"] = num(pr.t_gpu_s);
-  j["t_latency_s"] = num(pr.t_latency_s);
-  j["n_cpu"] = pr.n_cpu;
-  j["n_gpu"] = pr.n_gpu;
-  j["t_ideal_s"] = num(pr.t_ideal_s);
-  j["t_sonic_s"] = num(pr.t_sonic_s);
-  j["saturated"] = pr.saturated;
-  j["saturation_n_cpu_per_gpu"] = num(pr.saturation_n_cpu_per_gpu);
+  namespace k = results::keys;
+  using results::Writer;
+  Writer j;
+  j.figure(k::analytic::t_cpu_s, pr.t_cpu_s)
+      .figure(k::analytic::p, pr.p)
+      .figure(k::analytic::t_gpu_s, pr.t_gpu_s)
+      .figure(k::analytic::t_latency_s, pr.t_latency_s)
+      .put(k::analytic::n_cpu, pr.n_cpu)
+      .put(k::analytic::n_gpu, pr.n_gpu)
+      .figure(k::analytic::t_ideal_s, pr.t_ideal_s)
+      .figure(k::analytic::t_sonic_s, pr.t_sonic_s)
+      .put(k::analytic::saturated, pr.saturated)
+      .figure(k::analytic::saturation_n_cpu_per_gpu, pr.saturation_n_cpu_per_gpu)
+      .put(k::analytic::mode, mode_name(pr.mode))
+      .figure(k::analytic::p_fallback, pr.p_fallback)
+      .figure(k::analytic::throughput_per_s, pr.throughput_per_s)
+      .put(k::analytic::binding_pool,
+           pr.binding_pool < 0 ? json(nullptr)
+                               : json(pr.pools[static_cast<std::size_t>(pr.binding_pool)].name));
 
-  j["mode"] = mode_name(pr.mode);
-  j["p_fallback"] = num(pr.p_fallback);
-  j["throughput_per_s"] = num(pr.throughput_per_s);
-  j["binding_pool"] = pr.binding_pool < 0
-                          ? json(nullptr)
-                          : json(pr.pools[static_cast<std::size_t>(pr.binding_pool)].name);
-
-  json network;
-  network["bytes_in_per_event"] = num(pr.bytes_in_per_event);
-  network["bytes_out_per_event"] = num(pr.bytes_out_per_event);
-  network["round_trip_latency_s"] = num(pr.round_trip_latency_s);
-  network["path_bandwidth_Bps"] = num(pr.path_bandwidth_Bps);
-  network["links"] = json::array();
+  json links = json::array();
   for (const LinkTerm& l : pr.links)
-    network["links"].push_back({{"name", l.name},
-                                {"bandwidth_Bps", num(l.bandwidth_Bps)},
-                                {"latency_s", num(l.latency_s)},
-                                {"load_Bps", num(l.load_Bps)},
-                                {"utilization", num(l.utilization)}});
-  j["network"] = std::move(network);
+    links.push_back(Writer()
+                        .put(k::analytic_link::name, l.name)
+                        .figure(k::analytic_link::bandwidth_Bps, l.bandwidth_Bps)
+                        .figure(k::analytic_link::latency_s, l.latency_s)
+                        .figure(k::analytic_link::load_Bps, l.load_Bps)
+                        .figure(k::analytic_link::utilization, l.utilization)
+                        .take());
+  j.put(k::analytic::network,
+        Writer()
+            .figure(k::analytic_network::bytes_in_per_event, pr.bytes_in_per_event)
+            .figure(k::analytic_network::bytes_out_per_event, pr.bytes_out_per_event)
+            .figure(k::analytic_network::round_trip_latency_s, pr.round_trip_latency_s)
+            .figure(k::analytic_network::path_bandwidth_Bps, pr.path_bandwidth_Bps)
+            .put(k::analytic_network::links, std::move(links))
+            .take());
 
-  json models = json::object();
+  Writer models;
   for (const ModelTerm& m : pr.models)
-    models[m.name] = {{"served", m.served},
-                      {"offload_fraction", num(m.offload_fraction)},
-                      {"requests_per_event", m.per_event},
-                      {"mean_items", num(m.mean_items)},
-                      {"t_gpu_s", num(m.t_gpu_s)},
-                      {"t_gpu_routed_s", num(m.t_gpu_routed_s)},
-                      {"t_latency_s", num(m.t_latency_s)},
-                      {"n_gpu", m.n_gpu},
-                      {"pools", m.pools},
-                      {"t_gpu_full_batch_s", num(m.t_gpu_full_batch_s)},
-                      {"mva_request_latency_s", num(m.mva_request_latency_s)}};
-  j["per_model"] = std::move(models);
+    models.put(m.name.c_str(),
+               Writer()
+                   .put(k::analytic_model::served, m.served)
+                   .figure(k::analytic_model::offload_fraction, m.offload_fraction)
+                   .put(k::analytic_model::requests_per_event, m.per_event)
+                   .figure(k::analytic_model::mean_items, m.mean_items)
+                   .figure(k::analytic_model::t_gpu_s, m.t_gpu_s)
+                   .figure(k::analytic_model::t_gpu_routed_s, m.t_gpu_routed_s)
+                   .figure(k::analytic_model::t_latency_s, m.t_latency_s)
+                   .put(k::analytic_model::n_gpu, m.n_gpu)
+                   .put(k::analytic_model::pools, m.pools)
+                   .figure(k::analytic_model::t_gpu_full_batch_s, m.t_gpu_full_batch_s)
+                   .figure(k::analytic_model::mva_request_latency_s, m.mva_request_latency_s)
+                   .take());
+  j.put(k::analytic::per_model, models.take());
 
   json pools = json::array();
   for (const PoolTerm& p : pr.pools)
-    pools.push_back({{"name", p.name},
-                     {"device", p.device},
-                     {"count", p.count},
-                     {"models", p.models},
-                     {"in_use", p.in_use},
-                     {"demand_s", num(p.demand_s)},
-                     {"demand_per_device_s", num(p.demand_per_device_s)},
-                     {"demand_per_device_full_batch_s", num(p.demand_per_device_full_batch_s)},
-                     {"saturation_n_cpu_per_gpu", num(p.saturation_n_cpu_per_gpu)},
-                     {"saturation_n_cpu", num(p.saturation_n_cpu)},
-                     {"saturated", p.saturated},
-                     {"binding", p.binding},
-                     {"utilization", num(p.utilization)}});
-  j["per_pool"] = std::move(pools);
+    pools.push_back(
+        Writer()
+            .put(k::analytic_pool::name, p.name)
+            .put(k::analytic_pool::device, p.device)
+            .put(k::analytic_pool::count, p.count)
+            .put(k::analytic_pool::models, p.models)
+            .put(k::analytic_pool::in_use, p.in_use)
+            .figure(k::analytic_pool::demand_s, p.demand_s)
+            .figure(k::analytic_pool::demand_per_device_s, p.demand_per_device_s)
+            .figure(k::analytic_pool::demand_per_device_full_batch_s,
+                    p.demand_per_device_full_batch_s)
+            .figure(k::analytic_pool::saturation_n_cpu_per_gpu, p.saturation_n_cpu_per_gpu)
+            .figure(k::analytic_pool::saturation_n_cpu, p.saturation_n_cpu)
+            .put(k::analytic_pool::saturated, p.saturated)
+            .put(k::analytic_pool::binding, p.binding)
+            .figure(k::analytic_pool::utilization, p.utilization)
+            .take());
+  j.put(k::analytic::per_pool, std::move(pools));
 
   if (!pr.mva) {
-    j["mva"] = nullptr;
+    j.put(k::analytic::mva, nullptr);
   } else {
-    const MvaTerm& m = *pr.mva;
-    json mva;
-    mva["throughput_per_s"] = num(m.throughput_per_s);
-    mva["time_per_event_s"] = num(m.time_per_event_s);
-    mva["think_time_s"] = num(m.think_time_s);
-    json util = json::object(), queue = json::object(), residence = json::object();
-    for (std::size_t k = 0; k < pr.pools.size(); ++k) {
-      if (!pr.pools[k].in_use) continue;
-      util[pr.pools[k].name] = num(m.device_utilization[k]);
-      queue[pr.pools[k].name] = num(m.device_queue_length[k]);
-      residence[pr.pools[k].name] = num(m.device_residence_s[k]);
-    }
-    mva["device_utilization"] = std::move(util);
-    mva["device_queue_length"] = std::move(queue);
-    mva["device_residence_s"] = std::move(residence);
-    json latency = json::object();
-    for (const ModelTerm& model : pr.models)
-      if (model.mva_request_latency_s) latency[model.name] = num(*model.mva_request_latency_s);
-    mva["request_latency_s"] = std::move(latency);
-    mva["bounds"] = {{"throughput_upper_per_s", num(m.bounds.balanced_upper)},
-                     {"throughput_lower_per_s", num(m.bounds.balanced_lower)},
-                     {"throughput_asymptotic_upper_per_s", num(m.bounds.asymptotic_upper)},
-                     {"knee_n_cpu", num(m.bounds.knee_customers)}};
-    j["mva"] = std::move(mva);
+    j.put(k::analytic::mva, mva_block(pr, *pr.mva));
   }
   if (pr.arrival_rate_per_s)
-    j["arrivals"] = {{"rate_per_s", *pr.arrival_rate_per_s},
-                     {"saturation_rate_per_s", num(pr.saturation_rate_per_s)}};
+    j.put(k::analytic::arrivals,
+          Writer()
+              .put(k::analytic_arrivals::rate_per_s, *pr.arrival_rate_per_s)
+              .figure(k::analytic_arrivals::saturation_rate_per_s, pr.saturation_rate_per_s)
+              .take());
   if (!pr.sites.empty()) {
     json sites = json::array();
     for (const SiteTerm& s : pr.sites) {
-      json site = {{"name", s.name},
-                   {"threads", s.threads},
-                   {"t_latency_s", num(s.t_latency_s)},
-                   {"t_sonic_s", num(s.t_sonic_s)}};
-      if (s.mva_time_per_event_s) site["mva_time_per_event_s"] = num(*s.mva_time_per_event_s);
-      sites.push_back(std::move(site));
+      Writer site;
+      site.put(k::analytic_site::name, s.name)
+          .put(k::analytic_site::threads, s.threads)
+          .figure(k::analytic_site::t_latency_s, s.t_latency_s)
+          .figure(k::analytic_site::t_sonic_s, s.t_sonic_s);
+      if (s.mva_time_per_event_s)
+        site.figure(k::analytic_site::mva_time_per_event_s, *s.mva_time_per_event_s);
+      sites.push_back(site.take());
     }
-    j["sites"] = std::move(sites);
+    j.put(k::analytic::sites, std::move(sites));
   }
-  j["notes"] = pr.notes;
-  return j;
+  j.put(k::analytic::notes, pr.notes);
+  return j.take();
 }
 
 std::string to_text(const Prediction& pr) {

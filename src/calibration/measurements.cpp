@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include <sonicsim/results/keys.hpp>
-#include <sonicsim/results/reader.hpp>
+#include <sonicsim/results_format/keys.hpp>
+#include <sonicsim/results_format/reader.hpp>
 #include <sonicsim/util/csv.hpp>
 #include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/files.hpp>

@@ -226,8 +226,9 @@ Replay replay_rows(const PerfCalibrationInput& in, const std::vector<Row>& rows,
     eo.batch_size = r.batch;
     eo.requests = requests;
     const bool closed = r.scan->mode == LoadMode::Concurrency;
-    const auto e = closed ? emulate_concurrency(sc, eo, static_cast<int>(std::lround(r.row->load)))
-                          : emulate_request_rate(sc, eo, r.row->load);
+    const auto e = closed
+                       ? in.emulate.concurrency(sc, eo, static_cast<int>(std::lround(r.row->load)))
+                       : in.emulate.request_rate(sc, eo, r.row->load);
     out.rows.push_back(e);
     out.ips_error.push_back(e.row.inferences_per_s / r.row->inferences_per_s - 1.0);
     out.p50_error.push_back(e.row.p50_us / r.row->p50_us - 1.0);

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include <sonicsim/pipeline/children.hpp>
+#include <sonicsim/points/children.hpp>
 #include <sonicsim/scenario/loader.hpp>
 
 namespace sonicsim::calibration {
@@ -55,9 +55,9 @@ ScanCalibration calibrate_scan(const ScanCalibrationRequest& q) {
   const auto base_values = scan_point(base).values;
   const auto points = measured_points(q, m);
 
-  const int workers = q.workers > 0 ? q.workers : pipeline::default_workers();
-  const auto simulate =
-      point_simulator(q.scenario_path, q.common, base, base_values, opts.free, m, q.vary, workers);
+  const int workers = q.workers > 0 ? q.workers : points::default_workers();
+  const auto simulate = point_simulator(q.simulate, q.scenario_path, q.common, base, base_values,
+                                        opts.free, m, q.vary, workers);
   if (q.refine && q.progress)
     q.progress("refining with the simulator: " + std::to_string(m.rows.size()) +
                " points a round, " + std::to_string(workers) + " at a time...");

@@ -8,7 +8,7 @@
 
 #include <Eigen/SVD>
 
-#include <sonicsim/pipeline/points.hpp>
+#include <sonicsim/points/points.hpp>
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/scenario/writer.hpp>
 #include <sonicsim/util/numbers.hpp>
@@ -554,7 +554,7 @@ ScanResult fit_scan(const std::vector<ScanPoint>& points, const ScanValues& base
   return r;
 }
 
-Simulator point_simulator(const std::string& scenario_path,
+Simulator point_simulator(const points::Simulator& simulate, const std::string& scenario_path,
                           const std::vector<scenario::Override>& common,
                           const scenario::Scenario& base, const ScanValues& base_values,
                           const std::vector<ScanParam>& free, const Measurements& m,
@@ -569,7 +569,7 @@ Simulator point_simulator(const std::string& scenario_path,
       sets.back().push_back({"seed", std::to_string(base.seed + 7919 * (i + 1))});
       sets.back().push_back({vary, format_x(m.rows[i].x)});
     }
-    const auto results = pipeline::run_points(scenario_path, common, sets, workers);
+    const auto results = points::run_points(simulate, scenario_path, common, sets, workers);
     std::vector<double> out;
     for (std::size_t i = 0; i < results.size(); ++i) {
       if (!results[i].ok) {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include <sonicsim/calibration/perf_calibration.hpp>
+#include <sonicsim/emulation/perf_emulation.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/scenario/limits.hpp>
 #include <sonicsim/scenario/triton_settings.hpp>
@@ -269,6 +270,7 @@ std::optional<calibration::HostSpec> host_spec(const PerfArgs& a) {
 int cmd_perf(const PerfArgs& a) {
   if (!a.output.empty()) check_writable(a.output);
   calibration::PerfCalibrationInput in;
+  in.emulate = emulation::emulator();
   in.model = a.model;
   in.device = a.device;
   in.hardware = a.hardware;

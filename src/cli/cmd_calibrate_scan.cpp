@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include <sonicsim/calibration/scan_calibration.hpp>
+#include <sonicsim/pipeline/scenario_run.hpp>
 #include <sonicsim/util/files.hpp>
 
 #include "checks.hpp"
@@ -37,6 +38,7 @@ int cmd_calibrate_scan(const ScanArgs& a) {
   q.model = *model;
   q.refine = !a.no_refine;
   q.workers = a.workers;
+  q.simulate = pipeline::simulator();
   q.output_path = a.output;
   if (::isatty(2)) q.progress = [](const std::string& line) { std::cerr << line << "\n"; };
   const auto c = calibration::calibrate_scan(q);

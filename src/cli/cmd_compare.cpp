@@ -7,6 +7,7 @@
 #include <sonicsim/compare/compare.hpp>
 #include <sonicsim/compare/evaluate.hpp>
 #include <sonicsim/compare/history.hpp>
+#include <sonicsim/pipeline/scenario_run.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/util/files.hpp>
@@ -47,7 +48,7 @@ int cmd_compare_history(const CompareArgs& a) {
     if (given)
       throw UsageError(std::string(flag) + " is for measured scans (CSV); " + a.measurements +
                        " is a measured history, compared window by window over its span");
-  compare::HistoryRequest q{a.scenario, a.measurements, a.pools, -1.0};
+  compare::HistoryRequest q{a.scenario, a.measurements, a.pools, -1.0, pipeline::simulator()};
   if (!a.from.empty()) {
     std::string error;
     const auto t =
@@ -75,8 +76,8 @@ int cmd_compare(const CompareArgs& a) {
         "column sets");
   if (!a.pools.empty() || !a.from.empty())
     throw UsageError("--pool and --from are for a measured history (import prometheus)");
-  const compare::Request request{a.scenario, a.measurements, a.vary,
-                                 a.metric,   a.x_column,     a.workers};
+  const compare::Request request{a.scenario, a.measurements,       a.vary, a.metric, a.x_column,
+                                 a.workers,  pipeline::simulator()};
   const auto report = compare::evaluate(request, [](std::size_t points, int workers) {
     if (::isatty(2))
       std::cerr << "simulating " << points << " points, " << workers << " at a time...\n";

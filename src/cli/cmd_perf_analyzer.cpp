@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 
-#include <sonicsim/calibration/perf_emulation.hpp>
+#include <sonicsim/emulation/perf_emulation.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/util/files.hpp>
 #include <sonicsim/util/format.hpp>
@@ -105,11 +105,11 @@ int cmd_perf_analyzer(const PerfAnalyzerArgs& a) {
   o.requests = a.requests;
   o.distribution = a.distribution == "poisson" ? scenario::Arrivals::Distribution::Poisson
                                                : scenario::Arrivals::Distribution::Constant;
-  calibration::load_compute_split(s, o);
+  emulation::load_compute_split(s, o);
   std::vector<calibration::PerfAnalyzerRow> rows;
   for (double level : levels) {
-    const auto p = by_rate ? calibration::emulate_request_rate(s, o, level)
-                           : calibration::emulate_concurrency(s, o, static_cast<int>(level));
+    const auto p = by_rate ? emulation::emulate_request_rate(s, o, level)
+                           : emulation::emulate_concurrency(s, o, static_cast<int>(level));
     rows.push_back(p.row);
     if (!a.verbose) continue;
     std::cerr << (by_rate ? "request rate " : "concurrency ") << level << ": "

@@ -6,9 +6,10 @@
 #include <iostream>
 #include <limits>
 
-#include <sonicsim/pipeline/children.hpp>
+#include <sonicsim/pipeline/scenario_run.hpp>
 #include <sonicsim/pipeline/status_line.hpp>
 #include <sonicsim/plan/plan.hpp>
+#include <sonicsim/points/children.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/util/files.hpp>
@@ -149,7 +150,7 @@ int cmd_plan(const PlanArgs& a) {
   auto options = options_of(a);
   if (!a.output.empty()) check_writable(a.output);
   const auto common = overrides_of(a.scenario);
-  const int workers = a.workers > 0 ? a.workers : pipeline::default_workers();
+  const int workers = a.workers > 0 ? a.workers : points::default_workers();
   // Workers left idle by the replications of one value bisect further in the same round.
   options.probes = a.probes > 0 ? a.probes : std::max(1, workers / options.replications);
   if (::isatty(2) && !options.analytic_only && !a.quiet)
@@ -172,7 +173,7 @@ int cmd_plan(const PlanArgs& a) {
                   (status.bracket.empty() ? "" : ", bracket " + status.bracket),
               done > 0 ? elapsed / done * (expected - done) : -1.0);
   };
-  pipeline::PointsWatch watch;
+  points::PointsWatch watch;
   if (line.on()) {
     options.on_status = [&](const plan::SearchStatus& s) {
       status = s;
@@ -189,7 +190,8 @@ int cmd_plan(const PlanArgs& a) {
   }
   const auto report =
       plan::plan(a.scenario.scenario_path, common, options,
-                 plan::simulate_with_run_points(a.scenario.scenario_path, common, workers, watch));
+                 plan::simulate_with_run_points(pipeline::simulator(), a.scenario.scenario_path,
+                                                common, workers, watch));
   line.finish(false);
   const auto j = plan::to_json(report);
   if (!a.output.empty()) write_atomically(a.output, j.dump(2) + "\n");

@@ -6,6 +6,7 @@
 
 #include <sonicsim/gallery/figures.hpp>
 #include <sonicsim/gallery/reproduce.hpp>
+#include <sonicsim/pipeline/scenario_run.hpp>
 #include <sonicsim/util/files.hpp>
 
 #include "checks.hpp"
@@ -31,6 +32,7 @@ int cmd_reproduce(const ReproduceArgs& a) {
   request.only_figure = a.figure;
   request.workers = a.workers;
   request.binary = a.binary;
+  request.simulate = pipeline::simulator();
   std::vector<std::pair<std::string, std::string>> names;
   if (!a.json.empty()) names.emplace_back("--json", a.json);
   if (!a.markdown_dir.empty()) {

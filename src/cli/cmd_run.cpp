@@ -95,7 +95,7 @@ double openmetrics_start(const RunArgs& a) {
                        util::wall_time_range());
     // Every sample's time, start + t, stays in the range times are read in: the file's last
     // sample too, whatever the start.
-    const double duration = pipeline::load(a.scenario).duration;
+    const double duration = scenario::load(a.scenario).duration;
     if (*t + duration > util::kMaxWallTime)
       throw UsageError("--openmetrics-start: found '" + a.openmetrics_start + "', whose run of " +
                        util::format_time(duration) + " ends after " +
@@ -104,7 +104,7 @@ double openmetrics_start(const RunArgs& a) {
                        util::format_wall_time(util::kMaxWallTime - duration) + ")");
     return *t;
   }
-  const auto s = pipeline::load(a.scenario);
+  const auto s = scenario::load(a.scenario);
   const double now = static_cast<double>(std::time(nullptr));
   return std::floor((now - s.duration) / 60.0) * 60.0;
 }

@@ -28,7 +28,7 @@ struct Command {
   std::function<int()> run;
   // The scenario a command reads, if any: main loads it before `run` (refusing it under
   // --strict-units) and prints its warnings on stderr, before any long work.
-  const pipeline::ScenarioSource* scenario = nullptr;
+  const scenario::Source* scenario = nullptr;
 };
 using Commands = std::vector<Command>;
 
@@ -39,7 +39,7 @@ class UsageError : public std::runtime_error {
 };
 
 // Flags shared by every command that reads a scenario: the file, --set, --seed, --strict-units.
-using ScenarioArgs = pipeline::ScenarioSource;
+using ScenarioArgs = scenario::Source;
 void add_scenario_args(CLI::App* cmd, ScenarioArgs& a, bool positional = true);
 // Loads the scenario as `a` names it (InputError, exit 2, when refused) and prints its
 // plausibility warnings on stderr, one line each.
@@ -51,8 +51,8 @@ void add_budget(CLI::App* cmd, runner::Budget& budget, const std::string& help,
                 const std::string& type_name);
 // --memory-budget SIZE and --time-budget DURATION, for every command that simulates.
 void add_budgets(CLI::App* cmd);
-using pipeline::load;
-using pipeline::overrides_of;
+using scenario::load;
+using scenario::overrides_of;
 
 // A calibration's file (-o, written atomically) and its report on stdout, or with --json the file
 // itself: what `calibrate perf-analyzer` and `calibrate prometheus` end with. Either is first

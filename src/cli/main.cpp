@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include <sonicsim/pipeline/sweep.hpp>
+#include <sonicsim/points/children.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/runner/memory.hpp>
 #include <sonicsim/util/errors.hpp>
@@ -52,6 +53,8 @@ std::string g_command = "sonicsim";  // "sonicsim run", once parsed: the message
 int main(int argc, char** argv) {
   using namespace sonicsim;
   std::set_terminate(on_terminate);
+  // A child out of memory names the run's estimate, as this process would.
+  points::set_out_of_memory_message(runner::out_of_memory_message);
   CLI::App app{
       "sonicsim: discrete-event simulator and capacity planner for inference as a "
       "service (SONIC: CPU jobs, network, Triton servers on GPUs)"};

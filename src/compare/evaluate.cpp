@@ -5,8 +5,8 @@
 
 #include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/calibration/measurements.hpp>
-#include <sonicsim/pipeline/children.hpp>
-#include <sonicsim/pipeline/points.hpp>
+#include <sonicsim/points/children.hpp>
+#include <sonicsim/points/points.hpp>
 #include <sonicsim/util/numbers.hpp>
 
 namespace sonicsim::compare {
@@ -65,7 +65,7 @@ Report evaluate(const Request& a,
   mo.min_rows = 2;
   mo.min_rows_reason = "a comparison needs two points";
   const auto m = calibration::read_measurements(a.measurements, mo);
-  const auto common = pipeline::overrides_of(a.scenario);
+  const auto common = scenario::overrides_of(a.scenario);
   // A broken scenario is reported as itself, not as every point rejecting its x.
   scenario::load_file(a.scenario.scenario_path, common);
 
@@ -82,9 +82,10 @@ Report evaluate(const Request& a,
   std::vector<std::size_t> simulated_rows;
   predict_rows(a, common, m, report, points, simulated_rows);
 
-  const int workers = a.workers > 0 ? a.workers : pipeline::default_workers();
+  const int workers = a.workers > 0 ? a.workers : points::default_workers();
   if (on_simulating) on_simulating(points.size(), workers);
-  const auto results = pipeline::run_points(a.scenario.scenario_path, common, points, workers);
+  const auto results =
+      points::run_points(a.simulate, a.scenario.scenario_path, common, points, workers);
   std::size_t ok = 0;
   bool internal = false;
   for (std::size_t k = 0; k < results.size(); ++k) {

@@ -276,7 +276,7 @@ HistoryReport compare_history(const HistoryRequest& q) {
   const telemetry::Measurements m = telemetry::read_measurements(q.measurements);
   if (m.t.empty())
     throw InputError(q.measurements, {{"t", "found no window, expected a measured history"}});
-  auto s = pipeline::load(q.scenario);
+  auto s = scenario::load(q.scenario);
   // The day's span on the day's grid.
   s.duration = m.t.back();
   s.timeseries_interval = m.step_s;
@@ -320,15 +320,14 @@ HistoryReport compare_history(const HistoryRequest& q) {
   }
   if (!problems.empty()) throw InputError(q.measurements, problems);
   const double from = q.from_s >= 0.0 ? q.from_s : s.warmup;
-  const pipeline::ScenarioRun run = pipeline::simulate(std::move(s));
-  const nlohmann::json doc = nlohmann::json::parse(run.results.dump());
+  bool replays = false;
+  for (const auto& w : s.workloads)
+    replays = replays || (w.flow && w.flow->start == scenario::JobFlow::Start::Running);
+  const nlohmann::json doc = nlohmann::json::parse(q.simulate(std::move(s)));
   const results::Document results(doc);
   HistoryReport r = hold_history(m, results.timeseries(), pools, from);
   r.scenario_file = q.scenario.scenario_path;
   r.measurements_file = q.measurements;
-  bool replays = false;
-  for (const auto& w : run.scenario.workloads)
-    replays = replays || (w.flow && w.flow->start == scenario::JobFlow::Start::Running);
   if (!replays)
     r.notes.push_back(
         "the scenario does not replay the measured client load (workload.flow.running): its "

@@ -11,8 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <sonicsim/analytic/analytic.hpp>
-#include <sonicsim/pipeline/children.hpp>
-#include <sonicsim/pipeline/scenario_run.hpp>
+#include <sonicsim/points/children.hpp>
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/scenario/overrides.hpp>
 #include <sonicsim/sweep/sweep.hpp>
@@ -121,10 +120,10 @@ void simulate_runs(std::map<RunKey, Run>& runs, int workers, const ReproduceRequ
   std::vector<std::pair<const RunKey*, Run*>> todo;
   for (auto& [key, run] : runs)
     if (run.simulate) todo.emplace_back(&key, &run);
-  std::vector<pipeline::ChildOutcome> outcomes;
+  std::vector<points::ChildOutcome> outcomes;
   if (request.results_of) {
     for (const auto& [key, run] : todo) {
-      pipeline::ChildOutcome o;
+      points::ChildOutcome o;
       try {
         o.output = request.results_of(key->scenario, key->set);
         o.ok = true;
@@ -135,12 +134,11 @@ void simulate_runs(std::map<RunKey, Run>& runs, int workers, const ReproduceRequ
       outcomes.push_back(std::move(o));
     }
   } else {
-    outcomes = pipeline::run_in_children(
+    outcomes = points::run_in_children(
         todo.size(),
         [&](std::size_t i) {
           const RunKey& k = *todo[i].first;
-          return pipeline::simulate(scenario::load_file(k.scenario, overrides_of(k)))
-              .results.dump();
+          return request.simulate(scenario::load_file(k.scenario, overrides_of(k)));
         },
         workers);
   }
@@ -389,7 +387,7 @@ Reproduction reproduce(const ReproduceRequest& request,
   for (const auto& [key, run] : runs) (run.simulate ? out.runs_simulated : out.runs_predicted)++;
   if (on_simulating && out.runs_simulated)
     on_simulating(out.runs_simulated,
-                  request.workers > 0 ? request.workers : pipeline::default_workers());
+                  request.workers > 0 ? request.workers : points::default_workers());
   simulate_runs(runs, request.workers, request, problems);
 
   Evaluator eval(runs, problems);

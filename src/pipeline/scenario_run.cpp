@@ -12,18 +12,6 @@
 
 namespace sonicsim::pipeline {
 
-std::vector<scenario::Override> overrides_of(const ScenarioSource& source) {
-  std::vector<scenario::Override> overrides;
-  for (const auto& s : source.sets) overrides.push_back(scenario::parse_override(s));
-  if (source.seed >= 0) overrides.push_back({"seed", std::to_string(source.seed)});
-  return overrides;
-}
-
-scenario::Scenario load(const ScenarioSource& source) {
-  return scenario::load_file(source.scenario_path, overrides_of(source),
-                             {.strict_units = source.strict_units});
-}
-
 ScenarioRun simulate(scenario::Scenario s, const engine::TraceSettings& trace,
                      const engine::Watch& watch, const std::vector<runner::MemoryPart>& outputs) {
   ScenarioRun run;
@@ -33,6 +21,10 @@ ScenarioRun simulate(scenario::Scenario s, const engine::TraceSettings& trace,
   run.output = runner::run_checked(run.scenario, prediction, trace, watch, outputs);
   run.results = results::to_json(run.scenario, run.output, run.analytic);
   return run;
+}
+
+points::Simulator simulator() {
+  return [](scenario::Scenario s) { return simulate(std::move(s)).results.dump(); };
 }
 
 void prepare_openmetrics(scenario::Scenario& s, const std::string& scenario_file) {
@@ -73,8 +65,8 @@ runner::MemoryPart openmetrics_memory(const scenario::Scenario& s) {
 
 }  // namespace
 
-ScenarioRun run(const ScenarioSource& source, const RunFiles& files, bool progress) {
-  auto s = load(source);
+ScenarioRun run(const scenario::Source& source, const RunFiles& files, bool progress) {
+  auto s = scenario::load(source);
   check_distinct_outputs({{"-o", files.results},
                           {"--prometheus", files.prometheus},
                           {"--trace", files.trace},
@@ -108,8 +100,8 @@ ScenarioRun run(const ScenarioSource& source, const RunFiles& files, bool progre
   return done;
 }
 
-AnalyticRun predict(const ScenarioSource& source, const std::string& output) {
-  const auto s = load(source);
+AnalyticRun predict(const scenario::Source& source, const std::string& output) {
+  const auto s = scenario::load(source);
   if (!output.empty()) check_writable(output);
   AnalyticRun p{analytic::predict(s), {}};
   p.json = analytic::to_json(p.prediction);

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include <sonicsim/pipeline/sweep.hpp>
-#include <sonicsim/results/reader.hpp>
 #include <sonicsim/results/results.hpp>
+#include <sonicsim/results_format/reader.hpp>
 #include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/files.hpp>
 #include <sonicsim/util/json_text.hpp>
@@ -77,7 +77,7 @@ void Appender::write(const std::string& line) {
 }
 
 sweep::Run run_of(const std::string& sweep_id, std::size_t point, std::size_t replication,
-                  const std::vector<scenario::Override>& params, const ChildOutcome& o) {
+                  const std::vector<scenario::Override>& params, const points::ChildOutcome& o) {
   sweep::Run run;
   run.point = point;
   run.replication = replication;

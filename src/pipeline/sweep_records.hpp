@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <sonicsim/pipeline/children.hpp>
+#include <sonicsim/points/children.hpp>
 #include <sonicsim/sweep/sweep.hpp>
 #include <sonicsim/util/errors.hpp>
 
@@ -38,7 +38,7 @@ class Appender {
 
 // One replication's JSONL record, from what its child process returned.
 sweep::Run run_of(const std::string& sweep_id, std::size_t point, std::size_t replication,
-                  const std::vector<scenario::Override>& params, const ChildOutcome& o);
+                  const std::vector<scenario::Override>& params, const points::ChildOutcome& o);
 
 // A JSONL line read back for --resume or merge; `sweep_id` receives the line's. Throws
 // scenario::InputError naming the file and line.

@@ -8,8 +8,8 @@
 #include <optional>
 #include <utility>
 
-#include <sonicsim/pipeline/children.hpp>
 #include <sonicsim/pipeline/sweep.hpp>
+#include <sonicsim/points/children.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/util/files.hpp>
 
@@ -60,7 +60,7 @@ SweepDefinition define(const SweepRequest& a) {
   for (const auto& text : a.params) params.push_back(sweep::parse_parameter(text));
   d.grid = sweep::make_grid(std::move(params), a.zips);
   d.shard = a.shard.empty() ? sweep::Shard{} : sweep::parse_shard(a.shard);
-  d.common = overrides_of(a.scenario);
+  d.common = scenario::overrides_of(a.scenario);
   // A broken scenario is reported as itself, not as every point failing.
   const auto base = scenario::load_file(a.scenario.scenario_path, d.common);
   check_parameters(a.scenario.scenario_path, d.grid, d.common);
@@ -125,10 +125,10 @@ Execution execute(const SweepRequest& a, const SweepDefinition& d,
   Progress progress(e.todo_points, items.size());
   std::vector<sweep::TableRow> held;  // failed rows that came before any metric was known
   e.started = std::chrono::steady_clock::now();
-  StreamHooks hooks;
+  points::StreamHooks hooks;
   hooks.stop = StopSignals::flag();
   hooks.on_tick = [&] { progress.tick(); };
-  hooks.on_done = [&](std::size_t k, ChildOutcome&& outcome) {
+  hooks.on_done = [&](std::size_t k, points::ChildOutcome&& outcome) {
     const auto [p, r] = items[k];
     sweep::Run run = run_of(d.id, p, r, d.grid.point(p), outcome);
     jsonl_out.write(run.line + "\n");
@@ -157,12 +157,12 @@ Execution execute(const SweepRequest& a, const SweepDefinition& d,
 
   StopSignals stop_signals;
   std::optional<std::string> write_failed;
-  e.workers = a.workers > 0 ? a.workers : default_workers();
+  e.workers = a.workers > 0 ? a.workers : points::default_workers();
   {
     std::vector<std::size_t> indices(items.size());
     for (std::size_t k = 0; k < items.size(); ++k) indices[k] = k;
     try {
-      e.completed = run_in_children_streaming(indices, work, hooks, e.workers);
+      e.completed = points::run_in_children_streaming(indices, work, hooks, e.workers);
     } catch (const WriteError& error) {
       write_failed = error.what();
     }

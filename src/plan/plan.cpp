@@ -414,7 +414,7 @@ class Simulations {
     for (double v : fresh)
       for (int k = 0; k < o.replications; ++k)
         sets.push_back(point_overrides(o, v, r_.base_seed + k));
-    const auto results = sets.empty() ? std::vector<pipeline::PointResult>{} : simulate_(sets);
+    const auto results = sets.empty() ? std::vector<points::PointResult>{} : simulate_(sets);
     for (std::size_t i = 0; i < fresh.size(); ++i) {
       Point p = point(fresh[i], results, i * static_cast<std::size_t>(o.replications));
       index_[p.value] = r_.points.size();
@@ -475,7 +475,7 @@ class Simulations {
   }
 
   // The point of `value` from its replications' results, results[first...].
-  Point point(double value, const std::vector<pipeline::PointResult>& results, std::size_t first) {
+  Point point(double value, const std::vector<points::PointResult>& results, std::size_t first) {
     const Options& o = r_.options;
     Point p;
     p.value = value;

@@ -1,5 +1,5 @@
 // The cost question's flags as scenario keys: `plan cost` prices a point through the results'
-// `cost` (results/energy.hpp), so flags and the scenario's own prices meet in the scenario, and
+// `cost` (energy/account.hpp), so flags and the scenario's own prices meet in the scenario, and
 // one formula prices runs and plans alike.
 #include <sonicsim/plan/plan.hpp>
 

@@ -9,10 +9,10 @@
 #include <utility>
 
 #include <sonicsim/analytic/analytic.hpp>
-#include <sonicsim/pipeline/points.hpp>
-#include <sonicsim/results/energy.hpp>
-#include <sonicsim/results/keys.hpp>
-#include <sonicsim/results/reader.hpp>
+#include <sonicsim/energy/account.hpp>
+#include <sonicsim/points/points.hpp>
+#include <sonicsim/results_format/keys.hpp>
+#include <sonicsim/results_format/reader.hpp>
 #include <sonicsim/scenario/link_names.hpp>
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/scenario/units.hpp>
@@ -223,7 +223,7 @@ AnalyticPoint predict_at(const std::string& path, const std::vector<scenario::Ov
         pool.utilization *= at.throughput_per_s > 0.0 ? x / at.throughput_per_s : 0.0;
       at.throughput_per_s = x;
       // Priced as the run prices it: every core of the workload, running or not.
-      const results::Account account = results::predicted_account(loaded, at);
+      const energy::Account account = energy::predicted_account(loaded, at);
       const auto per_event = account.per_event(account.total_cost());
       return per_event ? *per_event * 1e6 : kInf;
     };
@@ -319,11 +319,12 @@ double metric_of(const Options& o, const nlohmann::json& r) {
   return detail::workload_metric(o, events, doc.requests(), false);
 }
 
-Simulate simulate_with_run_points(const std::string& scenario_path,
+Simulate simulate_with_run_points(const points::Simulator& simulator,
+                                  const std::string& scenario_path,
                                   const std::vector<scenario::Override>& common, int workers,
-                                  const pipeline::PointsWatch& watch) {
-  return [=](const std::vector<std::vector<scenario::Override>>& points) {
-    return pipeline::run_points(scenario_path, common, points, workers, watch);
+                                  const points::PointsWatch& watch) {
+  return [=](const std::vector<std::vector<scenario::Override>>& sets) {
+    return points::run_points(simulator, scenario_path, common, sets, workers, watch);
   };
 }
 

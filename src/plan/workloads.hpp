@@ -13,7 +13,7 @@
 #include <vector>
 
 #include <sonicsim/plan/plan.hpp>
-#include <sonicsim/results/reader.hpp>
+#include <sonicsim/results_format/reader.hpp>
 #include <sonicsim/scenario/scenario.hpp>
 
 namespace sonicsim::plan::detail {

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include <sonicsim/report/chart.hpp>
-#include <sonicsim/results/keys.hpp>
+#include <sonicsim/results_format/keys.hpp>
 
 namespace sonicsim::report {
 

@@ -7,7 +7,7 @@
 
 #include <sonicsim/report/chart.hpp>
 #include <sonicsim/report/energy_report.hpp>
-#include <sonicsim/results/keys.hpp>
+#include <sonicsim/results_format/keys.hpp>
 
 namespace sonicsim::report {
 
@@ -399,8 +399,8 @@ std::vector<Panel> run_panels(const RunFigures& run) {
         "Where an event's time goes",
         "no " + results::column({k::top::models, "*", k::model::latency_s, k::quantile::mean}) +
             " or " +
-            results::column(
-                {k::top::analytic, k::analytic::per_model, "*", k::analytic::requests_per_event})));
+            results::column({k::top::analytic, k::analytic::per_model, "*",
+                             k::analytic_model::requests_per_event})));
   } else {
     StackedBarChart c;
     c.title = "Where an event's time goes";

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include <sonicsim/report/chart.hpp>
-#include <sonicsim/results/keys.hpp>
+#include <sonicsim/results_format/keys.hpp>
 #include <sonicsim/scenario/link_names.hpp>
 #include <sonicsim/util/format.hpp>
 

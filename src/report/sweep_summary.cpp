@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <sonicsim/results/keys.hpp>
-#include <sonicsim/results/reader.hpp>
+#include <sonicsim/results_format/keys.hpp>
+#include <sonicsim/results_format/reader.hpp>
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/sweep/sweep.hpp>
 #include <sonicsim/util/errors.hpp>

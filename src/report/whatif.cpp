@@ -9,7 +9,7 @@
 #include <sonicsim/report/site_panels.hpp>
 #include <sonicsim/report/sweep_summary.hpp>
 #include <sonicsim/report/trouble.hpp>
-#include <sonicsim/results/reader.hpp>
+#include <sonicsim/results_format/reader.hpp>
 #include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/format.hpp>
 

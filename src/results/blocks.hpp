@@ -7,7 +7,7 @@
 
 #include <sonicsim/engine/run_metrics.hpp>
 #include <sonicsim/metrics/histogram.hpp>
-#include <sonicsim/results/keys.hpp>
+#include <sonicsim/results_format/keys.hpp>
 #include <sonicsim/scenario/scenario.hpp>
 
 namespace sonicsim::results::detail {

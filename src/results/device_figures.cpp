@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include <sonicsim/results/keys.hpp>
+#include <sonicsim/results_format/keys.hpp>
 #include <sonicsim/util/format.hpp>
 
 namespace sonicsim::results {

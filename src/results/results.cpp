@@ -16,7 +16,7 @@
 
 #include <sonicsim/results/device_figures.hpp>
 #include <sonicsim/results/energy.hpp>
-#include <sonicsim/results/keys.hpp>
+#include <sonicsim/results_format/keys.hpp>
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/util/format.hpp>
 

@@ -202,4 +202,16 @@ std::string warning_line(const std::string& file, const Problem& warning) {
          "warning: " + warning.message;
 }
 
+std::vector<Override> overrides_of(const Source& source) {
+  std::vector<Override> overrides;
+  for (const auto& s : source.sets) overrides.push_back(parse_override(s));
+  if (source.seed >= 0) overrides.push_back({"seed", std::to_string(source.seed)});
+  return overrides;
+}
+
+Scenario load(const Source& source) {
+  return load_file(source.scenario_path, overrides_of(source),
+                   {.strict_units = source.strict_units});
+}
+
 }  // namespace sonicsim::scenario

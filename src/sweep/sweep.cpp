@@ -12,7 +12,7 @@
 
 #include <boost/math/distributions/students_t.hpp>
 
-#include <sonicsim/results/keys.hpp>
+#include <sonicsim/results_format/keys.hpp>
 #include <sonicsim/util/csv.hpp>
 #include <sonicsim/util/format.hpp>
 #include <sonicsim/util/json_text.hpp>

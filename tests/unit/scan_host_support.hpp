@@ -11,7 +11,8 @@
 #include <fstream>
 
 #include <sonicsim/calibration/scan.hpp>
-#include <sonicsim/pipeline/points.hpp>
+#include <sonicsim/pipeline/scenario_run.hpp>
+#include <sonicsim/points/points.hpp>
 
 namespace scan_host {
 
@@ -66,7 +67,7 @@ inline Measurements simulated_scan(const std::string& file,
                                    const std::vector<scenario::Override>& truth) {
   std::vector<std::vector<scenario::Override>> sets;
   for (double j : kHostJobs) sets.push_back({{"workload.jobs", format_x(j)}});
-  const auto results = pipeline::run_points(file, truth, sets, 2);
+  const auto results = points::run_points(pipeline::simulator(), file, truth, sets, 2);
   Measurements m;
   m.file = "scan.csv";
   m.x_column = "jobs";
@@ -104,7 +105,8 @@ inline ScanResult fit_hosted(const json& doc, const ScanFile& f, const Measureme
   o.free = {ScanParam::TGpu, ScanParam::THost};
   o.free_given = true;
   o.model = resolve_model(AnalyticModel::Auto, s);
-  const auto sim = point_simulator(f.file, {}, s, base, o.free, m, "workload.jobs", 2);
+  const auto sim =
+      point_simulator(pipeline::simulator(), f.file, {}, s, base, o.free, m, "workload.jobs", 2);
   return fit_scan(host_points(doc), base, m, o, &sim);
 }
 

@@ -12,8 +12,9 @@
 #include <sstream>
 
 #include <sonicsim/compare/compare.hpp>
-#include <sonicsim/pipeline/children.hpp>
-#include <sonicsim/pipeline/points.hpp>
+#include <sonicsim/pipeline/scenario_run.hpp>
+#include <sonicsim/points/children.hpp>
+#include <sonicsim/points/points.hpp>
 #include <sonicsim/util/numbers.hpp>
 
 using namespace sonicsim;
@@ -152,7 +153,7 @@ TEST_CASE("the report's table is aligned, with units, and its files hold every p
 }
 
 TEST_CASE("children run in parallel, keep their order, and report failures", "[points]") {
-  const auto outcomes = pipeline::run_in_children(
+  const auto outcomes = points::run_in_children(
       6,
       [](std::size_t i) -> std::string {
         if (i == 1) throw std::runtime_error("point 1 is broken");
@@ -186,7 +187,7 @@ TEST_CASE("simulated points match in-process runs; a bad point is reported, not 
   const std::string file = write_scenario(dir, short_deterministic());
   const std::vector<std::vector<scenario::Override>> points = {
       {{"workload.jobs", "2"}}, {{"workload.jobs", "0"}}, {{"workload.jobs", "20"}}};
-  const auto results = pipeline::run_points(file, {{"seed", "3"}}, points, 2);
+  const auto results = points::run_points(pipeline::simulator(), file, {{"seed", "3"}}, points, 2);
   REQUIRE(results.size() == 3);
   REQUIRE(results[0].ok);
   REQUIRE(results[2].ok);
@@ -205,8 +206,8 @@ TEST_CASE("compared with its own simulation a scenario shows no error", "[compar
   const std::string file = write_scenario(dir, short_deterministic());
   std::vector<std::vector<scenario::Override>> points;
   for (int jobs : {2, 6, 10, 14, 20}) points.push_back({{"workload.jobs", std::to_string(jobs)}});
-  const auto measured = pipeline::run_points(file, {}, points, 2);
-  const auto simulated = pipeline::run_points(file, {}, points, 1);
+  const auto measured = points::run_points(pipeline::simulator(), file, {}, points, 2);
+  const auto simulated = points::run_points(pipeline::simulator(), file, {}, points, 1);
   compare::Report r;
   r.x_column = "jobs";
   for (std::size_t i = 0; i < points.size(); ++i) {

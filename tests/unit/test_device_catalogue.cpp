@@ -12,8 +12,8 @@
 #include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/devices/catalogue.hpp>
 #include <sonicsim/results/energy.hpp>
-#include <sonicsim/results/keys.hpp>
 #include <sonicsim/results/results.hpp>
+#include <sonicsim/results_format/keys.hpp>
 
 using namespace test;
 using namespace sonicsim;

@@ -11,9 +11,9 @@
 
 #include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/results/energy.hpp>
-#include <sonicsim/results/keys.hpp>
-#include <sonicsim/results/reader.hpp>
 #include <sonicsim/results/results.hpp>
+#include <sonicsim/results_format/keys.hpp>
+#include <sonicsim/results_format/reader.hpp>
 #include <sonicsim/sweep/sweep.hpp>
 
 using namespace test;

@@ -1,4 +1,4 @@
-// `plan cost` prices its points with the results' `cost` (results/energy.hpp): the scenario's own
+// `plan cost` prices its points with the results' `cost` (energy/account.hpp): the scenario's own
 // prices and powers give the same answer as the same prices given as flags, and a flag given
 // over the scenario's price wins.
 #include <catch2/catch.hpp>
@@ -6,8 +6,9 @@
 #include <string>
 #include <vector>
 
-#include <sonicsim/pipeline/points.hpp>
+#include <sonicsim/pipeline/scenario_run.hpp>
 #include <sonicsim/plan/plan.hpp>
+#include <sonicsim/points/points.hpp>
 
 using namespace sonicsim;
 
@@ -17,7 +18,7 @@ const std::string kPlanKnee = std::string(SONICSIM_TEST_DATA_DIR) + "/plan_knee.
 
 plan::Simulate simulate_on(const std::vector<scenario::Override>& common) {
   return [common](const std::vector<std::vector<scenario::Override>>& sets) {
-    return pipeline::run_points(kPlanKnee, common, sets, 2);
+    return points::run_points(pipeline::simulator(), kPlanKnee, common, sets, 2);
   };
 }
 

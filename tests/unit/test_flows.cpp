@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include <sonicsim/flows/max_min.hpp>
-#include <sonicsim/pipeline/children.hpp>
+#include <sonicsim/points/children.hpp>
 
 using namespace test;
 using sonicsim::flows::MaxMinFlows;
@@ -207,7 +207,7 @@ TEST_CASE("the max-min transport gives SimGrid's answers on randomised topologie
   using sonicsim::runner::FlowSolver;
   const std::optional<FlowSolver> solvers[] = {FlowSolver::MaxMin, FlowSolver::SimGrid,
                                                std::nullopt};
-  const auto outcomes = sonicsim::pipeline::run_in_children(
+  const auto outcomes = sonicsim::points::run_in_children(
       3 * docs.size(),
       [&](std::size_t i) {
         const auto f = figures(docs[i / 3], solvers[i % 3]);

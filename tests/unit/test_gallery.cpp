@@ -12,6 +12,7 @@
 
 #include <sonicsim/gallery/figures.hpp>
 #include <sonicsim/gallery/reproduce.hpp>
+#include <sonicsim/pipeline/scenario_run.hpp>
 
 using namespace sonicsim;
 using test::json;
@@ -58,6 +59,7 @@ gallery::Reproduction reproduce_one(const GalleryDir& dir, const json& fig) {
   gallery::ReproduceRequest request;
   request.files.push_back(gallery::load_figures(file));
   request.workers = 1;
+  request.simulate = pipeline::simulator();
   return gallery::reproduce(request);
 }
 

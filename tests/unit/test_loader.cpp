@@ -90,14 +90,14 @@ json base_doc() {
   })");
 }
 
-std::vector<Override> overrides_of(const std::vector<std::string>& texts) {
+std::vector<Override> parsed_overrides(const std::vector<std::string>& texts) {
   std::vector<Override> out;
   for (const auto& t : texts) out.push_back(parse_override(t));
   return out;
 }
 
 Scenario load_text(const std::string& text, const std::vector<std::string>& overrides = {}) {
-  return load_file(write_temp(text), overrides_of(overrides));
+  return load_file(write_temp(text), parsed_overrides(overrides));
 }
 
 }  // namespace
@@ -322,10 +322,10 @@ TEST_CASE("overrides are applied before validation", "[loader][override]") {
   const std::string file = write_temp(base_doc().dump(2));
   const Scenario plain = load_file(file);
   const Scenario s = load_file(
-      file, overrides_of({"workload.jobs=400", "workload.mode=async", "servers.0.count=3",
-                          "models.pn.dynamic_batching=null", "workload.requests.1.items=2",
-                          "network.wan={\"bandwidth\": \"1Gbps\"}", "name=renamed",
-                          "description=free text with = sign"}));
+      file, parsed_overrides({"workload.jobs=400", "workload.mode=async", "servers.0.count=3",
+                              "models.pn.dynamic_batching=null", "workload.requests.1.items=2",
+                              "network.wan={\"bandwidth\": \"1Gbps\"}", "name=renamed",
+                              "description=free text with = sign"}));
   CHECK(s.workload().jobs == 400);
   CHECK(s.workload().mode == Mode::Async);
   CHECK(s.servers[0].count == 3);
@@ -398,7 +398,7 @@ void run_file_catalogue(const std::vector<BadFile>& cases) {
     json doc = base_doc();
     if (c.edit) c.edit(doc);
     const std::string text = c.text.empty() ? doc.dump(2) : c.text;
-    const auto problems = validate_file(write_temp(text), overrides_of(c.overrides));
+    const auto problems = validate_file(write_temp(text), parsed_overrides(c.overrides));
     INFO("case: " << c.name << "\nproblems:\n" << dump(problems));
     CHECK(has_problem(problems, c.path, c.fragments));
   }
@@ -738,7 +738,7 @@ TEST_CASE("a distribution's spread must be one a sampler can draw; a NUL byte en
           "[loader]") {
   const auto problems_with = [](const std::string& dist) {
     return validate_file(write_temp(base_doc().dump()),
-                         overrides_of({"workload.cpu_time_per_event=" + dist}));
+                         parsed_overrides({"workload.cpu_time_per_event=" + dist}));
   };
   for (const char* kind : {"gamma", "lognormal", "normal"}) {
     const std::string k = kind;

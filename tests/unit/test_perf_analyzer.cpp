@@ -14,9 +14,11 @@
 #include <sonicsim/calibration/perf_calibration.hpp>
 #include <sonicsim/calibration/perf_emulation.hpp>
 #include <sonicsim/calibration/service_fit.hpp>
+#include <sonicsim/emulation/perf_emulation.hpp>
 
 using namespace test;
 using namespace sonicsim::calibration;
+using namespace sonicsim::emulation;
 using sonicsim::scenario::InputError;
 
 namespace {
@@ -453,6 +455,7 @@ TEST_CASE("calibration round trip on scans the simulator made itself", "[calibra
                 {"service_time", {{"batch", {1, 1000}}, {"seconds", {0.0015, 0.2005}}}}});
   const auto truth = scenario_of(doc);
   PerfCalibrationInput in;
+  in.emulate = emulator();
   in.model = "m";
   in.server.max_batch_size = 1000;
   in.scans = emulated_scans(truth, {1, 4, 16, 64, 128}, {1, 4});
@@ -494,6 +497,7 @@ TEST_CASE("the simulator corrects a curve where executions mix sizes across a be
         {{"batch", {1, 4, 6, 16, 256}}, {"seconds", {0.001, 0.0011, 0.003, 0.004, 0.03}}}}});
   const auto truth = scenario_of(doc);
   PerfCalibrationInput in;
+  in.emulate = emulator();
   in.model = "m";
   in.server.max_batch_size = 256;
   in.scans = emulated_scans(truth, {1, 2, 4, 8, 16, 32, 64}, {4});

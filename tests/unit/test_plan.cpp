@@ -6,8 +6,9 @@
 #include <string>
 #include <vector>
 
+#include <sonicsim/pipeline/scenario_run.hpp>
 #include <sonicsim/plan/plan.hpp>
-#include <sonicsim/pipeline/points.hpp>
+#include <sonicsim/points/points.hpp>
 
 using namespace sonicsim;
 
@@ -25,7 +26,7 @@ struct Counting {
   plan::Simulate simulate() {
     return [this](const std::vector<std::vector<scenario::Override>>& sets) {
       count += static_cast<int>(sets.size());
-      return pipeline::run_points(file, common, sets, 2);
+      return points::run_points(pipeline::simulator(), file, common, sets, 2);
     };
   }
 };
@@ -36,7 +37,7 @@ std::vector<double> brute_force(const std::string& file,
                                 const plan::Options& o, int lo, int hi) {
   std::vector<std::vector<scenario::Override>> sets;
   for (int v = lo; v <= hi; ++v) sets.push_back(plan::point_overrides(o, v, 1));
-  const auto results = pipeline::run_points(file, common, sets, 2);
+  const auto results = points::run_points(pipeline::simulator(), file, common, sets, 2);
   std::vector<double> metric;
   for (const auto& r : results) {
     REQUIRE(r.ok);
@@ -285,7 +286,7 @@ TEST_CASE("min-bandwidth on a narrow uplink matches the hand computation", "[pla
     grid.push_back(b);
     sets.push_back(plan::point_overrides(r.options, b, 1));
   }
-  const auto results = pipeline::run_points(kUplink, {}, sets, 2);
+  const auto results = points::run_points(pipeline::simulator(), kUplink, {}, sets, 2);
   double brute = 0.0;
   for (std::size_t i = 0; i < grid.size(); ++i) {
     REQUIRE(results[i].ok);
@@ -333,14 +334,14 @@ TEST_CASE("replications give each verdict a confidence interval and the answer i
   const auto truth = [](double jobs) { return 0.053 + 0.0001 * std::max(0.0, jobs - 40.0); };
   int simulations = 0;
   const plan::Simulate fake = [&](const std::vector<std::vector<scenario::Override>>& sets) {
-    std::vector<pipeline::PointResult> out;
+    std::vector<points::PointResult> out;
     for (const auto& set : sets) {
       REQUIRE(set.size() == 2);
       CHECK(set[0].path == "workload.jobs");
       CHECK(set[1].path == "seed");
       const double jobs = std::stod(set[0].value);
       const double t = truth(jobs) + 0.0001 * (std::stod(set[1].value) - 2.0);
-      pipeline::PointResult r;
+      points::PointResult r;
       r.ok = true;
       r.results = {{"events",
                     {{"thread_time_per_event_s", t},

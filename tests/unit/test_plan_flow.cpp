@@ -6,9 +6,10 @@
 #include <string>
 #include <vector>
 
-#include <sonicsim/pipeline/points.hpp>
+#include <sonicsim/pipeline/scenario_run.hpp>
 #include <sonicsim/plan/plan.hpp>
-#include <sonicsim/results/reader.hpp>
+#include <sonicsim/points/points.hpp>
+#include <sonicsim/results_format/reader.hpp>
 
 using namespace sonicsim;
 
@@ -20,14 +21,14 @@ const std::string kDefault = std::string(SONICSIM_SOURCE_DIR) + "/scenarios/defa
 
 plan::Simulate run_points(const std::string& file, const std::vector<scenario::Override>& common) {
   return [file, common](const std::vector<std::vector<scenario::Override>>& sets) {
-    return pipeline::run_points(file, common, sets, 2);
+    return points::run_points(pipeline::simulator(), file, common, sets, 2);
   };
 }
 
 // No simulation may run: the question is refused or answered analytically.
 const plan::Simulate kNoSimulation = [](const std::vector<std::vector<scenario::Override>>&) {
   FAIL("simulated");
-  return std::vector<pipeline::PointResult>{};
+  return std::vector<points::PointResult>{};
 };
 
 }  // namespace
@@ -63,7 +64,7 @@ TEST_CASE("a job flow is planned with the threads it runs, time-weighted", "[pla
   CHECK(plan::to_text(r).find("running (time-weighted; nominal 30)") != std::string::npos);
 
   // The run's own results carry it: jobs.mean_running_threads, read through the typed reader.
-  const auto runs = pipeline::run_points(kFlow, {}, {{{"seed", "1"}}}, 1);
+  const auto runs = points::run_points(pipeline::simulator(), kFlow, {}, {{{"seed", "1"}}}, 1);
   REQUIRE(runs.at(0).ok);
   const results::Document doc(runs[0].results);
   REQUIRE(doc.has_jobs());

@@ -8,9 +8,10 @@
 #include <string>
 #include <vector>
 
-#include <sonicsim/pipeline/points.hpp>
+#include <sonicsim/pipeline/scenario_run.hpp>
 #include <sonicsim/plan/plan.hpp>
-#include <sonicsim/results/reader.hpp>
+#include <sonicsim/points/points.hpp>
+#include <sonicsim/results_format/reader.hpp>
 
 using namespace sonicsim;
 
@@ -23,13 +24,13 @@ const std::string kKneeOne = std::string(SONICSIM_TEST_DATA_DIR) + "/plan_knee.j
 plan::Simulate simulate_mix(const std::string& file,
                             const std::vector<scenario::Override>& common) {
   return [file, common](const std::vector<std::vector<scenario::Override>>& sets) {
-    return pipeline::run_points(file, common, sets, 2);
+    return points::run_points(pipeline::simulator(), file, common, sets, 2);
   };
 }
 
 const plan::Simulate kNoSimulationMix = [](const std::vector<std::vector<scenario::Override>>&) {
   FAIL("simulated");
-  return std::vector<pipeline::PointResult>{};
+  return std::vector<points::PointResult>{};
 };
 
 plan::Options analytic_question(plan::Question q, double slowdown = 5.0) {

@@ -1,6 +1,5 @@
 // The results reader against the writer: what the writer spells, the reader finds, and every
-// sweep column the report reads is one that a sweep writes. A key renamed on one side only fails
-// here (the analytic block is written a layer below results/keys.hpp, so this is its guard).
+// sweep column the report reads is one that a sweep writes.
 #include <algorithm>
 #include <cmath>
 
@@ -8,9 +7,9 @@
 
 #include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/report/sweep_summary.hpp>
-#include <sonicsim/results/keys.hpp>
-#include <sonicsim/results/reader.hpp>
 #include <sonicsim/results/results.hpp>
+#include <sonicsim/results_format/keys.hpp>
+#include <sonicsim/results_format/reader.hpp>
 #include <sonicsim/sweep/sweep.hpp>
 
 using namespace test;

@@ -19,7 +19,8 @@
 
 #include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/calibration/scan.hpp>
-#include <sonicsim/pipeline/points.hpp>
+#include <sonicsim/pipeline/scenario_run.hpp>
+#include <sonicsim/points/points.hpp>
 #include <sonicsim/scenario/writer.hpp>
 
 using namespace sonicsim;
@@ -384,7 +385,8 @@ TEST_CASE("a deterministic scan simulated with known parameters is recovered",
   const std::string file = dir.write("knee.json", doc);
   std::vector<std::vector<scenario::Override>> sets;
   for (double j : kJobs) sets.push_back({{"workload.jobs", format_x(j)}});
-  const auto measured = pipeline::run_points(file, truth_overrides("constant"), sets, 2);
+  const auto measured =
+      points::run_points(pipeline::simulator(), file, truth_overrides("constant"), sets, 2);
   std::vector<double> y;
   for (const auto& r : measured) {
     REQUIRE(r.ok);
@@ -396,7 +398,8 @@ TEST_CASE("a deterministic scan simulated with known parameters is recovered",
   ScanOptions o;
   o.model = resolve_model(AnalyticModel::Auto, s);
   CHECK(o.model == AnalyticModel::Formula);
-  const auto sim = point_simulator(file, {}, s, base, o.free, m, "workload.jobs", 2);
+  const auto sim =
+      point_simulator(pipeline::simulator(), file, {}, s, base, o.free, m, "workload.jobs", 2);
   const auto r = fit_scan(points_of(doc, kJobs), base, m, o, &sim);
   INFO(to_text(r, m));
   CHECK(r.converged);
@@ -414,7 +417,8 @@ TEST_CASE("a noisy scan simulated with known parameters is recovered inside the 
   std::vector<std::vector<scenario::Override>> sets;
   for (std::size_t i = 0; i < kJobs.size(); ++i)
     sets.push_back({{"workload.jobs", format_x(kJobs[i])}, {"seed", std::to_string(1001 + i)}});
-  const auto measured = pipeline::run_points(file, truth_overrides("exponential"), sets, 2);
+  const auto measured =
+      points::run_points(pipeline::simulator(), file, truth_overrides("exponential"), sets, 2);
   std::vector<double> y;
   for (const auto& r : measured) {
     REQUIRE(r.ok);
@@ -426,7 +430,8 @@ TEST_CASE("a noisy scan simulated with known parameters is recovered inside the 
   ScanOptions o;
   o.model = resolve_model(AnalyticModel::Auto, s);
   CHECK(o.model == AnalyticModel::Mva);
-  const auto sim = point_simulator(file, {}, s, base, o.free, m, "workload.jobs", 2);
+  const auto sim =
+      point_simulator(pipeline::simulator(), file, {}, s, base, o.free, m, "workload.jobs", 2);
   const auto r = fit_scan(points_of(doc, kJobs), base, m, o, &sim);
   INFO(to_text(r, m));
   CHECK(r.converged);

@@ -13,8 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <sonicsim/pipeline/points.hpp>
+#include <sonicsim/pipeline/scenario_run.hpp>
 #include <sonicsim/plan/plan.hpp>
+#include <sonicsim/points/points.hpp>
 #include <sonicsim/report/report.hpp>
 #include <sonicsim/report/site_panels.hpp>
 #include <sonicsim/report/whatif.hpp>
@@ -42,7 +43,7 @@ plan::Options min_bandwidth_on(const std::string& link) {
 
 plan::Simulate two_site_runs(const std::vector<scenario::Override>& common) {
   return [common](const std::vector<std::vector<scenario::Override>>& sets) {
-    return pipeline::run_points(kTwoSites, common, sets, 2);
+    return points::run_points(pipeline::simulator(), kTwoSites, common, sets, 2);
   };
 }
 
@@ -69,7 +70,7 @@ std::string link_refusal(const std::string& link) {
 // file as `sonicsim run -o` does.
 std::string two_site_results_file(const std::string& name,
                                   const std::vector<scenario::Override>& overrides) {
-  const auto results = pipeline::run_points(kTwoSites, {}, {overrides}, 1);
+  const auto results = points::run_points(pipeline::simulator(), kTwoSites, {}, {overrides}, 1);
   REQUIRE(results.size() == 1);
   REQUIRE(results[0].ok);
   return sites_temp_file(name, results[0].results.dump(2));

@@ -9,7 +9,7 @@
 
 #include <catch2/catch.hpp>
 
-#include <sonicsim/pipeline/children.hpp>
+#include <sonicsim/points/children.hpp>
 #include <sonicsim/sweep/batch.hpp>
 #include <sonicsim/sweep/sweep.hpp>
 #include <sonicsim/util/csv.hpp>
@@ -251,14 +251,14 @@ TEST_CASE("streaming runner: every item once, in completion order; a stop flag e
           "[sweep][runner]") {
   std::vector<std::size_t> indices = {4, 2, 7, 0};
   std::vector<std::size_t> seen;
-  pipeline::StreamHooks hooks;
-  hooks.on_done = [&](std::size_t i, pipeline::ChildOutcome&& o) {
+  points::StreamHooks hooks;
+  hooks.on_done = [&](std::size_t i, points::ChildOutcome&& o) {
     CHECK(o.ok);
     CHECK(o.output == "item " + std::to_string(i));
     seen.push_back(i);
   };
   const auto work = [](std::size_t i) { return "item " + std::to_string(i); };
-  CHECK(pipeline::run_in_children_streaming(indices, work, hooks, 2));
+  CHECK(points::run_in_children_streaming(indices, work, hooks, 2));
   std::sort(seen.begin(), seen.end());
   CHECK(seen == std::vector<std::size_t>{0, 2, 4, 7});
 
@@ -266,7 +266,7 @@ TEST_CASE("streaming runner: every item once, in completion order; a stop flag e
   static volatile std::sig_atomic_t stop = 0;
   seen.clear();
   hooks.stop = &stop;
-  hooks.on_done = [&](std::size_t i, pipeline::ChildOutcome&&) {
+  hooks.on_done = [&](std::size_t i, points::ChildOutcome&&) {
     seen.push_back(i);
     stop = 1;
   };
@@ -275,7 +275,7 @@ TEST_CASE("streaming runner: every item once, in completion order; a stop flag e
     return std::string("done");
   };
   const auto start = std::chrono::steady_clock::now();
-  CHECK_FALSE(pipeline::run_in_children_streaming({0, 1, 2}, slow, hooks, 3));
+  CHECK_FALSE(points::run_in_children_streaming({0, 1, 2}, slow, hooks, 3));
   CHECK(seen == std::vector<std::size_t>{0});
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
 }

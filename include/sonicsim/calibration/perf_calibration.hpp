@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include <sonicsim/calibration/perf_analyzer.hpp>
+#include <sonicsim/calibration/perf_emulation.hpp>
 #include <sonicsim/calibration/service_fit.hpp>
 
 namespace sonicsim::calibration {
@@ -64,6 +65,8 @@ struct PerfCalibrationInput {
   // With a host, the server column becomes host CPU work (`host_cost`, in_server_overhead) on
   // that many cores, and the replays run the host stage; without, the server is a delay only.
   std::optional<HostSpec> host;
+  // How rows are replayed in the simulator (the command's: emulation::emulator()).
+  Emulator emulate;
 };
 
 struct PerfCalibration {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -48,17 +49,14 @@ struct EmulatedPoint {
   bool backlog_growing = false;
 };
 
-// Throws scenario::InputError when the scenario does not serve the model or B exceeds its
-// max_batch_size. Runs in-process with the analytic transport (no SimGrid engine is started):
-// perf_analyzer's single client node rarely loads a link; see docs/calibration.md.
-EmulatedPoint emulate_concurrency(const scenario::Scenario& s, const EmulationOptions& o,
-                                  int concurrency);
-// The same for `rate` requests per second (> 0, fractional allowed), open loop. Throws
-// scenario::InputError as above, or for a rate that is not a finite number in (0, 1e9].
-EmulatedPoint emulate_request_rate(const scenario::Scenario& s, const EmulationOptions& o,
-                                   double rate);
-
-// The compute split recorded in a calibration file next to a model's curve, if any.
-void load_compute_split(const scenario::Scenario& s, EmulationOptions& o);
+// The emulation itself runs a simulation, which this layer cannot link (the engine sits above
+// calibration; compare stands on calibration and needs no engine): the commands hand in
+// emulation::emulator() (emulation/perf_emulation.hpp), which answers as described there.
+struct Emulator {
+  std::function<EmulatedPoint(const scenario::Scenario&, const EmulationOptions&, int concurrency)>
+      concurrency;
+  std::function<EmulatedPoint(const scenario::Scenario&, const EmulationOptions&, double rate)>
+      request_rate;
+};
 
 }  // namespace sonicsim::calibration

@@ -26,6 +26,7 @@
 #include <sonicsim/analytic/mva.hpp>
 #include <sonicsim/calibration/least_squares.hpp>
 #include <sonicsim/calibration/measurements.hpp>
+#include <sonicsim/points/points.hpp>
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/scenario/scenario.hpp>
 
@@ -113,12 +114,13 @@ struct ScanOptions {
 // callback's to report, by throwing; fit_scan throws std::runtime_error on a value <= 0 or NaN.
 using Simulator = std::function<std::vector<double>(const ScanValues& v)>;
 
-// The simulator the refinement uses: every point in its own child process (pipeline::run_points),
+// The simulator the refinement uses: every point in its own child process (points::run_points,
+// each simulated by `simulate`),
 // the scenario file with `common`, then apply_values(v) for `free`, then vary = the point's x.
 // Point i runs with seed + 7919 (i + 1), so that the points' simulation noise is independent:
 // it then shows in the residuals and widens the intervals, instead of bending the curve the
 // same way at every point. A failed point throws (InputError when the child's was one).
-Simulator point_simulator(const std::string& scenario_path,
+Simulator point_simulator(const points::Simulator& simulate, const std::string& scenario_path,
                           const std::vector<scenario::Override>& common,
                           const scenario::Scenario& base, const ScanValues& base_values,
                           const std::vector<ScanParam>& free, const Measurements& m,

@@ -25,9 +25,10 @@ struct ScanCalibrationRequest {
   std::string metric;    // "" : from the file
   std::string free;      // "" : the default free parameters
   AnalyticModel model = AnalyticModel::Auto;
-  bool refine = true;       // refine with the simulator
-  int workers = 0;          // simulations at a time; 0: pipeline::default_workers()
-  std::string output_path;  // where the fitted scenario will be written (its relative paths)
+  bool refine = true;          // refine with the simulator
+  int workers = 0;             // simulations at a time; 0: points::default_workers()
+  points::Simulator simulate;  // each refinement point's (the command's: pipeline::simulator())
+  std::string output_path;     // where the fitted scenario will be written (its relative paths)
   // A line for the user before the simulator's rounds start (the CLI prints it on a terminal).
   std::function<void(const std::string&)> progress;
 };

@@ -1,6 +1,6 @@
 // compare's rows: every measured point loaded with the --vary path set to its x, predicted by
 // the SONIC formula and exact MVA in this process and simulated in a child process of its own
-// (pipeline/points.hpp), then summarized (compare.hpp) into the report `sonicsim compare` prints.
+// (points/points.hpp), then summarized (compare.hpp) into the report `sonicsim compare` prints.
 #pragma once
 
 #include <cstddef>
@@ -8,15 +8,17 @@
 #include <string>
 
 #include <sonicsim/compare/compare.hpp>
-#include <sonicsim/pipeline/scenario_run.hpp>
+#include <sonicsim/points/points.hpp>
+#include <sonicsim/scenario/loader.hpp>
 
 namespace sonicsim::compare {
 
 struct Request {
-  pipeline::ScenarioSource scenario;
+  scenario::Source scenario;
   std::string measurements;            // the CSV
   std::string vary, metric, x_column;  // metric, x_column: empty to infer from the file
   int workers = 0;                     // simulations at once; <= 0: the cores
+  points::Simulator simulate;          // each point's, in its child (pipeline::simulator())
 };
 
 // `on_simulating(points, workers)`, when set, is called once the points are loaded and before

@@ -14,8 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include <sonicsim/compare/compare.hpp>
-#include <sonicsim/pipeline/scenario_run.hpp>
-#include <sonicsim/results/reader.hpp>
+#include <sonicsim/points/points.hpp>
+#include <sonicsim/results_format/reader.hpp>
+#include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/telemetry/measurements.hpp>
 
 namespace sonicsim::compare {
@@ -25,12 +26,13 @@ namespace sonicsim::compare {
 bool is_history_file(const std::string& path);
 
 struct HistoryRequest {
-  pipeline::ScenarioSource scenario;
+  scenario::Source scenario;
   std::string measurements;
   // MEASURED=SIMULATED pool names; needed only when the names differ and either side has
   // several pools.
   std::vector<std::string> pool_map;
   double from_s = -1.0;  // compare windows ending after this; < 0: after the scenario's warm-up
+  points::Simulator simulate;  // the day's simulation, in this process (pipeline::simulator())
 };
 
 // One measured series against its simulated twin, window by window (only windows where both

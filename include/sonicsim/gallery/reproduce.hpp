@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <sonicsim/gallery/figures.hpp>
+#include <sonicsim/points/points.hpp>
 
 namespace sonicsim::gallery {
 
@@ -76,6 +77,8 @@ struct ReproduceRequest {
   std::string only_figure;                // --figure: just this id ("" = all)
   int workers = 0;                        // simulations at once (<= 0: the cores)
   std::string binary = "build/sonicsim";  // how the commands name the binary
+  // Each run's simulation, in a child process of its own (the command's: pipeline::simulator()).
+  points::Simulator simulate;
   // The results JSON of a run (its scenario, its overrides in order) in place of a simulation in
   // a child process: what a test or the fuzz target (tests/fuzz/fuzz_reproduce.cpp) feeds the
   // figures. An InputError it throws is the run refused, as a child's would be.

@@ -10,25 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include <sonicsim/analytic/analytic.hpp>
+#include <sonicsim/points/points.hpp>
 #include <sonicsim/results/openmetrics.hpp>
 #include <sonicsim/runner/runner.hpp>
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/scenario/scenario.hpp>
 
 namespace sonicsim::pipeline {
-
-// A scenario as a command names it. The overrides stay as typed: a sweep on a batch system
-// hands them on to its tasks word for word.
-struct ScenarioSource {
-  std::string scenario_path;
-  std::vector<std::string> sets;  // --set dotted.path=JSON
-  long long seed = -1;            // --seed; < 0: the scenario's own
-  bool strict_units = false;      // --strict-units (scenario::LoadOptions)
-};
-// The --set overrides, then the seed. Throws scenario::InputError on a --set without `=`.
-std::vector<scenario::Override> overrides_of(const ScenarioSource& source);
-// With its plausibility warnings (Scenario::warnings), which the caller prints.
-scenario::Scenario load(const ScenarioSource& source);
 
 // A simulated scenario and what was made of it.
 struct ScenarioRun {
@@ -47,6 +35,10 @@ ScenarioRun simulate(scenario::Scenario s, const engine::TraceSettings& trace = 
                      const engine::Watch& watch = {},
                      const std::vector<runner::MemoryPart>& outputs = {});
 
+// simulate() as the layers that choose points take it (points::Simulator): the results' text.
+// The commands hand it to plan, compare, calibrate scan and reproduce, which link no engine.
+points::Simulator simulator();
+
 // The files `sonicsim run` writes, each only when its path is given.
 struct RunFiles {
   std::string results, prometheus, trace, openmetrics;
@@ -63,13 +55,13 @@ void prepare_openmetrics(scenario::Scenario& s, const std::string& scenario_file
 // `sonicsim run`: loads the scenario, checks that every file asked for can be written (before a
 // long simulation, not after), simulates and writes the files. With `progress`, a terminal's
 // stderr follows the simulation (status_line.hpp).
-ScenarioRun run(const ScenarioSource& source, const RunFiles& files, bool progress = false);
+ScenarioRun run(const scenario::Source& source, const RunFiles& files, bool progress = false);
 
 // `sonicsim analytic`: the prediction alone, written as JSON to `output` when given.
 struct AnalyticRun {
   analytic::Prediction prediction;
   nlohmann::json json;
 };
-AnalyticRun predict(const ScenarioSource& source, const std::string& output);
+AnalyticRun predict(const scenario::Source& source, const std::string& output);
 
 }  // namespace sonicsim::pipeline

@@ -25,7 +25,7 @@ constexpr int kExitSomeFailed = 3;
 constexpr int kExitInterrupted = 130;
 
 struct SweepRequest {
-  ScenarioSource scenario;
+  scenario::Source scenario;
   std::vector<std::string> params, zips;  // --param and --zip as given
   std::size_t replications = 1;
   int workers = 0;  // <= 0: the cores

@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <sonicsim/pipeline/points.hpp>
+#include <sonicsim/points/points.hpp>
 #include <sonicsim/scenario/link_class.hpp>
 #include <sonicsim/scenario/overrides.hpp>
 
@@ -33,7 +33,7 @@ enum class Reference { Ideal, CpuOnly };
 // The cost question's prices and powers given as flags. Each one given overrides the scenario's
 // own (`prices`, `devices.D.power`, `workload.core_power`; docs/servers.md): a device hour for
 // every device, a constant draw per device and per client core. The cost itself is the results'
-// `cost` (results/energy.hpp), the one formula for runs and plans.
+// `cost` (energy/account.hpp), the one formula for runs and plans.
 struct Prices {
   std::optional<double> gpu_hour, core_hour, gpu_watts, core_watts, kwh;
   bool any() const { return gpu_hour || core_hour || gpu_watts || core_watts || kwh; }
@@ -192,12 +192,14 @@ struct Report {
   nlohmann::json base;  // n_cpu, n_gpu, t_ideal... of the scenario as given
 };
 
-// Runs one simulation per override set (each in its own process); run_points by default.
-using Simulate = std::function<std::vector<pipeline::PointResult>(
+// Runs one simulation per override set (each in its own process): run_points, or a test's stand-in.
+using Simulate = std::function<std::vector<points::PointResult>(
     const std::vector<std::vector<scenario::Override>>& points)>;
-Simulate simulate_with_run_points(const std::string& scenario_path,
+// Each point in a child simulated by `simulator` (the command's: pipeline::simulator()).
+Simulate simulate_with_run_points(const points::Simulator& simulator,
+                                  const std::string& scenario_path,
                                   const std::vector<scenario::Override>& common, int workers,
-                                  const pipeline::PointsWatch& watch = {});
+                                  const points::PointsWatch& watch = {});
 
 // Override sets exactly as plan() simulates `value`: the varied path then the replication seed.
 std::vector<scenario::Override> point_overrides(const Options& o, double value, std::int64_t seed);

@@ -12,7 +12,7 @@
 #include <sonicsim/report/sweep_summary.hpp>
 #include <sonicsim/report/table.hpp>
 #include <sonicsim/report/whatif.hpp>
-#include <sonicsim/results/reader.hpp>
+#include <sonicsim/results_format/reader.hpp>
 
 namespace sonicsim::report {
 

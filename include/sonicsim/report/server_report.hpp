@@ -10,7 +10,7 @@
 #include <sonicsim/report/panels.hpp>
 #include <sonicsim/report/table.hpp>
 #include <sonicsim/report/whatif.hpp>
-#include <sonicsim/results/reader.hpp>
+#include <sonicsim/results_format/reader.hpp>
 
 namespace sonicsim::report {
 

@@ -11,7 +11,7 @@
 
 #include <sonicsim/report/table.hpp>
 #include <sonicsim/report/whatif.hpp>
-#include <sonicsim/results/reader.hpp>
+#include <sonicsim/results_format/reader.hpp>
 
 namespace sonicsim::report {
 

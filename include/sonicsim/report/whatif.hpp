@@ -8,7 +8,7 @@
 #include <vector>
 
 #include <sonicsim/report/table.hpp>
-#include <sonicsim/results/reader.hpp>
+#include <sonicsim/results_format/reader.hpp>
 
 namespace sonicsim::report {
 

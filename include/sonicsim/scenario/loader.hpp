@@ -41,6 +41,19 @@ std::vector<Problem> validate_file(const std::string& path,
                                    const std::vector<Override>& overrides = {},
                                    const LoadOptions& options = {});
 
+// A scenario as a command names it. The overrides stay as typed: a sweep on a batch system
+// hands them on to its tasks word for word.
+struct Source {
+  std::string scenario_path;
+  std::vector<std::string> sets;  // --set dotted.path=JSON
+  long long seed = -1;            // --seed; < 0: the scenario's own
+  bool strict_units = false;      // --strict-units (LoadOptions)
+};
+// The --set overrides, then the seed. Throws InputError on a --set without `=`.
+std::vector<Override> overrides_of(const Source& source);
+// With its plausibility warnings (Scenario::warnings), which the caller prints.
+Scenario load(const Source& source);
+
 // A warning as the commands print it on stderr: `FILE: PATH: warning: MESSAGE`.
 std::string warning_line(const std::string& file, const Problem& warning);
 

@@ -1,4 +1,4 @@
-#include <sonicsim/calibration/perf_emulation.hpp>
+#include <sonicsim/emulation/perf_emulation.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -13,7 +13,9 @@
 #include <sonicsim/scenario/writer.hpp>
 #include <sonicsim/util/json_text.hpp>
 
-namespace sonicsim::calibration {
+namespace sonicsim::emulation {
+
+using calibration::PerfAnalyzerRow;
 
 namespace {
 
@@ -218,4 +220,8 @@ EmulatedPoint emulate_request_rate(const scenario::Scenario& s, const EmulationO
   return measure(sc, runner::simulate(sc, runner::TransportChoice{}), o, rate);
 }
 
-}  // namespace sonicsim::calibration
+calibration::Emulator emulator() {
+  return {emulate_concurrency, emulate_request_rate};
+}
+
+}  // namespace sonicsim::emulation

@@ -316,10 +316,10 @@ struct Timeseries {
 // A whole results document.
 class Document : public View {
  public:
-  // Reads a results file. Throws scenario::InputError naming the file when it cannot be read or
+  // Reads a results file. Throws InputError naming the file when it cannot be read or
   // is not a JSON object.
   static Document read(const std::string& file);
-  // Results in memory (a point's results from pipeline::run_points): `doc` must outlive this
+  // Results in memory (a point's results from points::run_points): `doc` must outlive this
   // document and its views.
   explicit Document(const nlohmann::json& doc);
 
@@ -348,7 +348,7 @@ class Document : public View {
   bool has_jobs() const;  // a job flow
   Jobs jobs() const;
 
-  // Throws scenario::InputError naming the file as a results file, with the JSON pointer of
+  // Throws InputError naming the file as a results file, with the JSON pointer of
   // every figure read so far that was missing or not what it should be.
   void check() const;
 

@@ -1,18 +1,18 @@
-#include <sonicsim/pipeline/points.hpp>
+#include <sonicsim/points/points.hpp>
 
-#include <sonicsim/pipeline/children.hpp>
-#include <sonicsim/pipeline/scenario_run.hpp>
+#include <sonicsim/points/children.hpp>
+#include <sonicsim/scenario/loader.hpp>
 
-namespace sonicsim::pipeline {
+namespace sonicsim::points {
 
-std::vector<PointResult> run_points(const std::string& scenario_path,
+std::vector<PointResult> run_points(const Simulator& simulate, const std::string& scenario_path,
                                     const std::vector<scenario::Override>& common,
                                     const std::vector<std::vector<scenario::Override>>& points,
                                     int workers, const PointsWatch& watch) {
   const auto work = [&](std::size_t i) {
     std::vector<scenario::Override> overrides = common;
     overrides.insert(overrides.end(), points[i].begin(), points[i].end());
-    return simulate(scenario::load_file(scenario_path, overrides)).results.dump();
+    return simulate(scenario::load_file(scenario_path, overrides));
   };
   std::vector<ChildOutcome> outcomes(points.size());
   std::vector<std::size_t> indices(points.size());
@@ -41,4 +41,4 @@ std::vector<PointResult> run_points(const std::string& scenario_path,
   return results;
 }
 
-}  // namespace sonicsim::pipeline
+}  // namespace sonicsim::points

@@ -1,8 +1,9 @@
-// The results file's key names (docs/results.md), each spelled once. The writer (results.cpp)
-// writes every key through these constants and every reader reads through them: the typed
-// reader (reader.hpp), the sweep's flattened column names (sweep::flatten_metrics and the
-// report's sweep charts) and plan's metric names. Renaming a key here renames it on both sides;
-// removing one fails the build wherever it was used.
+// The results file's key names (docs/results.md), each spelled once. The writers (results.cpp
+// for the run, analytic::to_json through writer.hpp for the `analytic` block) write every key
+// through these constants and every reader reads through them: the typed reader (reader.hpp), the
+// sweep's flattened column names (sweep::flatten_metrics and the report's sweep charts) and plan's
+// metric names. Renaming a key here renames it on both sides; removing one fails the build wherever
+// it was used.
 //
 // One namespace per block of the document, holding the keys of one object of that block (an
 // element of an array, a value of a map by name): keys::top for the top level, keys::server for
@@ -348,13 +349,14 @@ inline constexpr char observed_busiest_link_utilization[] = "observed_busiest_li
 inline constexpr char runs[] = "runs";
 }  // namespace network
 
-// The keys of `analytic` that readers use. The block itself is analytic::to_json's
-// (src/analytic/report.cpp, a layer below this one that cannot include it; docs/analytic.md):
-// a key renamed there is renamed here too, and the results reader's test fails until it is.
+// `analytic`: the formulas' and MVA's prediction (docs/analytic.md), written by
+// analytic::to_json (src/analytic/report.cpp) through these keys. Unordered: the block is
+// written as a plain JSON object, so its keys come out sorted.
 namespace analytic {
 inline constexpr char mode[] = "mode";
 inline constexpr char t_cpu_s[] = "t_cpu_s";
 inline constexpr char p[] = "p";
+inline constexpr char p_fallback[] = "p_fallback";
 inline constexpr char t_gpu_s[] = "t_gpu_s";
 inline constexpr char t_latency_s[] = "t_latency_s";
 inline constexpr char n_cpu[] = "n_cpu";
@@ -364,16 +366,100 @@ inline constexpr char t_sonic_s[] = "t_sonic_s";
 inline constexpr char saturated[] = "saturated";
 inline constexpr char saturation_n_cpu_per_gpu[] = "saturation_n_cpu_per_gpu";
 inline constexpr char throughput_per_s[] = "throughput_per_s";
-inline constexpr char per_model[] = "per_model";                    // by model name
-inline constexpr char requests_per_event[] = "requests_per_event";  // in per_model.NAME
-inline constexpr char mva[] = "mva";                                // null in async mode
+inline constexpr char binding_pool[] = "binding_pool";  // null when no pool binds
+inline constexpr char network[] = "network";
+inline constexpr char per_model[] = "per_model";  // by model name
+inline constexpr char per_pool[] = "per_pool";    // one element per pool
+inline constexpr char mva[] = "mva";              // null in async mode
+inline constexpr char arrivals[] = "arrivals";    // open loop only
+inline constexpr char sites[] = "sites";          // several sites only
+inline constexpr char notes[] = "notes";
 }  // namespace analytic
 
-// analytic.mva: exact mean value analysis (sync mode).
+// analytic.network: the path one event's requests take.
+namespace analytic_network {
+inline constexpr char bytes_in_per_event[] = "bytes_in_per_event";
+inline constexpr char bytes_out_per_event[] = "bytes_out_per_event";
+inline constexpr char round_trip_latency_s[] = "round_trip_latency_s";
+inline constexpr char path_bandwidth_Bps[] = "path_bandwidth_Bps";
+inline constexpr char links[] = "links";
+}  // namespace analytic_network
+
+// An element of analytic.network.links.
+namespace analytic_link {
+inline constexpr char name[] = "name";
+inline constexpr char bandwidth_Bps[] = "bandwidth_Bps";
+inline constexpr char latency_s[] = "latency_s";
+inline constexpr char load_Bps[] = "load_Bps";
+inline constexpr char utilization[] = "utilization";
+}  // namespace analytic_link
+
+// A value of analytic.per_model.
+namespace analytic_model {
+inline constexpr char served[] = "served";
+inline constexpr char offload_fraction[] = "offload_fraction";
+inline constexpr char requests_per_event[] = "requests_per_event";
+inline constexpr char mean_items[] = "mean_items";
+inline constexpr char t_gpu_s[] = "t_gpu_s";
+inline constexpr char t_gpu_routed_s[] = "t_gpu_routed_s";
+inline constexpr char t_latency_s[] = "t_latency_s";
+inline constexpr char n_gpu[] = "n_gpu";
+inline constexpr char pools[] = "pools";
+inline constexpr char t_gpu_full_batch_s[] = "t_gpu_full_batch_s";
+inline constexpr char mva_request_latency_s[] = "mva_request_latency_s";
+}  // namespace analytic_model
+
+// An element of analytic.per_pool.
+namespace analytic_pool {
+inline constexpr char name[] = "name";
+inline constexpr char device[] = "device";
+inline constexpr char count[] = "count";
+inline constexpr char models[] = "models";
+inline constexpr char in_use[] = "in_use";
+inline constexpr char demand_s[] = "demand_s";
+inline constexpr char demand_per_device_s[] = "demand_per_device_s";
+inline constexpr char demand_per_device_full_batch_s[] = "demand_per_device_full_batch_s";
+inline constexpr char saturation_n_cpu_per_gpu[] = "saturation_n_cpu_per_gpu";
+inline constexpr char saturation_n_cpu[] = "saturation_n_cpu";
+inline constexpr char saturated[] = "saturated";
+inline constexpr char binding[] = "binding";
+inline constexpr char utilization[] = "utilization";
+}  // namespace analytic_pool
+
+// analytic.arrivals (open loop).
+namespace analytic_arrivals {
+inline constexpr char rate_per_s[] = "rate_per_s";
+inline constexpr char saturation_rate_per_s[] = "saturation_rate_per_s";
+}  // namespace analytic_arrivals
+
+// An element of analytic.sites.
+namespace analytic_site {
+inline constexpr char name[] = "name";
+inline constexpr char threads[] = "threads";
+inline constexpr char t_latency_s[] = "t_latency_s";
+inline constexpr char t_sonic_s[] = "t_sonic_s";
+inline constexpr char mva_time_per_event_s[] = "mva_time_per_event_s";  // with MVA only
+}  // namespace analytic_site
+
+// analytic.mva: exact mean value analysis (sync mode). The per-pool maps hold pools in use.
 namespace mva {
 inline constexpr char throughput_per_s[] = "throughput_per_s";
 inline constexpr char time_per_event_s[] = "time_per_event_s";
+inline constexpr char think_time_s[] = "think_time_s";
+inline constexpr char device_utilization[] = "device_utilization";    // by pool name
+inline constexpr char device_queue_length[] = "device_queue_length";  // by pool name
+inline constexpr char device_residence_s[] = "device_residence_s";    // by pool name
+inline constexpr char request_latency_s[] = "request_latency_s";      // by model name
+inline constexpr char bounds[] = "bounds";
 }  // namespace mva
+
+// analytic.mva.bounds: balanced-job and asymptotic bounds on the throughput.
+namespace mva_bounds {
+inline constexpr char throughput_upper_per_s[] = "throughput_upper_per_s";
+inline constexpr char throughput_lower_per_s[] = "throughput_lower_per_s";
+inline constexpr char throughput_asymptotic_upper_per_s[] = "throughput_asymptotic_upper_per_s";
+inline constexpr char knee_n_cpu[] = "knee_n_cpu";
+}  // namespace mva_bounds
 
 // `timeseries`: the run in windows, when the scenario asks for it.
 namespace timeseries {

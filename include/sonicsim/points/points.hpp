@@ -1,6 +1,8 @@
 // One scenario simulated at many points, each point an override set run in its own child
-// process (children.hpp) through scenario_run.hpp: how plan, compare and calibrate scan evaluate
-// the points they choose.
+// process (children.hpp): how plan, compare and calibrate scan evaluate the points they choose.
+// The simulation itself is the caller's (a Simulator): the command binds the runner's
+// (pipeline::simulator(), pipeline/scenario_run.hpp), so that the layers choosing points link
+// no engine.
 #pragma once
 
 #include <cstddef>
@@ -11,8 +13,13 @@
 #include <nlohmann/json.hpp>
 
 #include <sonicsim/scenario/overrides.hpp>
+#include <sonicsim/scenario/scenario.hpp>
 
-namespace sonicsim::pipeline {
+namespace sonicsim::points {
+
+// Simulates a validated scenario in the calling process and returns its results file's text
+// (SPEC section 6). Throws InputError for a scenario the simulation refuses (its admission gate).
+using Simulator = std::function<std::string(scenario::Scenario)>;
 
 struct PointResult {
   bool ok = false;
@@ -29,11 +36,11 @@ struct PointsWatch {
 };
 
 // One simulation per override set: the child loads scenario_path with common + points[i] and
-// simulates it (scenario_run.hpp's simulate). Results are indexed like `points`; at most
-// `workers` children run at once (<= 0: the cores).
-std::vector<PointResult> run_points(const std::string& scenario_path,
+// simulates it with `simulate`. Results are indexed like `points`; at most `workers` children
+// run at once (<= 0: the cores).
+std::vector<PointResult> run_points(const Simulator& simulate, const std::string& scenario_path,
                                     const std::vector<scenario::Override>& common,
                                     const std::vector<std::vector<scenario::Override>>& points,
                                     int workers = 0, const PointsWatch& watch = {});
 
-}  // namespace sonicsim::pipeline
+}  // namespace sonicsim::points

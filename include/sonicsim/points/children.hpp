@@ -6,6 +6,8 @@
 // pipe, then _exit()s. The parent never starts a SimGrid engine. A child that fails (an override
 // the scenario rejects, a crash) is reported with its error; it never takes the parent down.
 // What the children run is the caller's: points.hpp and the sweeps give them one scenario each.
+// This layer knows no simulator (the engine sits above it), so the layers that only choose
+// points and read results (plan, compare, calibration, gallery) need not link one.
 #pragma once
 
 #include <csignal>
@@ -14,15 +16,19 @@
 #include <string>
 #include <vector>
 
-namespace sonicsim::pipeline {
+namespace sonicsim::points {
 
 // What one child produced.
 struct ChildOutcome {
   bool ok = false;
   std::string output;        // the work function's return value, when ok
   std::string error;         // otherwise: the exception's message or how the child died
-  bool input_error = false;  // the work threw scenario::InputError (bad input, exit code 2)
+  bool input_error = false;  // the work threw InputError (bad input, exit code 2)
 };
+
+// What a child that ran out of memory reports (std::bad_alloc), when the process can say more
+// than "memory ran out": the CLI sets the runner's, which names the run's memory estimate.
+void set_out_of_memory_message(std::string (*message)());
 
 // Cores this process may run on (its CPU affinity), at least 1.
 int default_workers();
@@ -50,4 +56,4 @@ bool run_in_children_streaming(const std::vector<std::size_t>& indices,
                                const std::function<std::string(std::size_t)>& work,
                                const StreamHooks& hooks, int workers = 0);
 
-}  // namespace sonicsim::pipeline
+}  // namespace sonicsim::points

@@ -1,18 +1,17 @@
-#include <sonicsim/results/reader.hpp>
+#include <sonicsim/results_format/reader.hpp>
 
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
-#include <sonicsim/results/keys.hpp>
-#include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/results_format/keys.hpp>
+#include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/json_text.hpp>
 #include <sonicsim/util/numbers.hpp>
 
 namespace sonicsim::results {
 
 using json = nlohmann::json;
-using scenario::InputError;
 
 namespace detail {
 
@@ -22,7 +21,7 @@ struct DocumentState {
   json owned;  // read from a file; empty for results in memory
   const json* root = nullptr;
   std::string file;
-  mutable std::vector<scenario::Problem> problems;
+  mutable std::vector<Problem> problems;
 
   const json* find(const std::string& pointer) const {
     const json::json_pointer p(pointer);
@@ -451,7 +450,7 @@ double Analytic::t_latency_s(Presence presence) const {
 double Analytic::requests_per_event(const std::string& model, Presence presence) const {
   return View::at(k::analytic::per_model)
       .at(model)
-      .number(k::analytic::requests_per_event, presence);
+      .number(k::analytic_model::requests_per_event, presence);
 }
 
 // ---- the document --------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-#include <sonicsim/pipeline/children.hpp>
+#include <sonicsim/points/children.hpp>
 
 #include <poll.h>
 #include <sched.h>
@@ -12,13 +12,14 @@
 #include <new>
 #include <stdexcept>
 
-#include <sonicsim/runner/memory.hpp>
-#include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/files.hpp>
 
-namespace sonicsim::pipeline {
+namespace sonicsim::points {
 
 namespace {
+
+std::string (*g_out_of_memory_message)() = nullptr;
 
 // The first byte a child writes says how its work ended; the rest is the payload.
 constexpr char kOk = 'R', kInputError = 'I', kFailure = 'F';
@@ -32,11 +33,12 @@ constexpr char kOk = 'R', kInputError = 'I', kFailure = 'F';
   int code = 0;
   try {
     message = kOk + work(i);
-  } catch (const scenario::InputError& e) {
+  } catch (const InputError& e) {
     message = kInputError + std::string(e.what());
     code = 2;
   } catch (const std::bad_alloc&) {
-    message = kFailure + runner::out_of_memory_message();
+    message = kFailure +
+              (g_out_of_memory_message ? g_out_of_memory_message() : std::string("memory ran out"));
     code = 1;
   } catch (const std::exception& e) {
     message = kFailure + std::string(e.what());
@@ -99,6 +101,10 @@ void reap(std::vector<Running>& running) {
 }
 
 }  // namespace
+
+void set_out_of_memory_message(std::string (*message)()) {
+  g_out_of_memory_message = message;
+}
 
 int default_workers() {
   cpu_set_t set;
@@ -221,4 +227,4 @@ bool run_in_children_streaming(const std::vector<std::size_t>& indices,
   return drive(indices, work, hooks, workers);
 }
 
-}  // namespace sonicsim::pipeline
+}  // namespace sonicsim::points

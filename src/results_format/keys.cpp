@@ -1,4 +1,4 @@
-#include <sonicsim/results/keys.hpp>
+#include <sonicsim/results_format/keys.hpp>
 
 namespace sonicsim::results {
 
