@@ -16,7 +16,7 @@ namespace sonicsim::engine {
 
 bool ServerPools::pipelined(std::uint32_t pool) const {
   const scenario::DeviceSpec* spec = ctx_.sc.find_device(ctx_.sc.servers[pool].device);
-  return spec && spec->kind == scenario::DeviceKind::Pipeline;
+  return spec && device_kinds::executes(spec->kind) == device_kinds::Execution::Model::Pipeline;
 }
 
 // A pipeline's batcher has one instance: the entry, held while a request's items enter.
@@ -24,29 +24,22 @@ int ServerPools::instances_on(std::uint32_t pool, std::uint32_t model) const {
   return pipelined(pool) ? 1 : ctx_.sc.models[model].instances;
 }
 
+// The device's kind says how it executes (include/sonicsim/device_kinds/); plain processor
+// sharing needs no slot.
 void ServerPools::build_kinds() {
   const auto& sc = ctx_.sc;
   for (Device& d : devices_) {
-    const auto& pool = sc.servers[d.pool];
-    const scenario::DeviceSpec* spec = sc.find_device(pool.device);
-    if (!spec || (spec->kind != scenario::DeviceKind::Pipeline && !spec->overlap)) continue;
+    const device_kinds::Execution ex = sc.execution_of(sc.servers[d.pool]);
+    if (ex.plain()) continue;
     DeviceKindState st(ctx_.warmup, ctx_.end);
-    if (spec->kind == scenario::DeviceKind::Pipeline) {
-      // The loader allows one model on a pipeline pool, with its timing for this device.
-      const auto& timing =
-          sc.models[sc.model_index(pool.models.front())].pipeline_time.at(pool.device);
+    if (ex.model == device_kinds::Execution::Model::Pipeline) {
       st.pipeline = true;
-      st.latency = timing.latency;
-      st.interval = timing.interval;
+      st.latency = ex.latency;
+      st.interval = ex.interval;
     } else {
-      // Never more executions at once than the instances of the models it hosts.
-      std::size_t most = 0;
-      for (const auto& name : pool.models)
-        most += static_cast<std::size_t>(sc.models[sc.model_index(name)].instances);
-      most = std::max<std::size_t>(most, 1);
-      st.speed.assign(most + 1, 1.0);
-      for (std::size_t k = 1; k <= most; ++k)
-        st.speed[k] = spec->overlap->at(static_cast<double>(k)) / static_cast<double>(k);
+      st.speed.assign(ex.throughput.size(), 1.0);
+      for (std::size_t k = 1; k < ex.throughput.size(); ++k)
+        st.speed[k] = ex.throughput[k] / static_cast<double>(k);
     }
     d.kind = static_cast<std::uint32_t>(kinds_.size());
     kinds_.push_back(std::move(st));

@@ -24,7 +24,10 @@ void Loader::devices(const json& v, Scenario& s) {
 
 void Loader::device(const json& v, const std::string& path, DeviceSpec& d) {
   if (!expect_object(v, path, "a device object (its memory, power, ...)")) return;
-  check_keys(v, path, {"kind", "overlap", keys::kPower, "memory", "slice", "catalogue"});
+  std::vector<std::string_view> allowed{"kind"};
+  for (std::string_view key : device_kind_keys()) allowed.push_back(key);
+  allowed.insert(allowed.end(), {keys::kPower, "memory", "slice", "catalogue"});
+  check_keys(v, path, allowed);
   const devices::Entry* entry = device_catalogue(v, path, d.name);
   device_kind(v, path, d);
   if (const json* x = get(v, "slice"); x && !x->is_null())

@@ -299,7 +299,7 @@ void Loader::service_time(const json& v, const std::string& path, Model& m) {
                      "\"FILE.json\"} or a map from device name to such a curve"))
     return;
   spread(v, path, m.spread, "one execution");
-  if (is_pipeline_timing(v)) {
+  if (is_kind_timing(v)) {
     add(path,
         "found a pipeline timing for no device, expected it under the pipeline device's "
         "name: {\"FPGA\": {\"latency\": \"1.8ms\", \"interval\": \"1.6ms\"}}");
@@ -324,10 +324,7 @@ void Loader::service_time(const json& v, const std::string& path, Model& m) {
         continue;
       }
     }
-    if (is_pipeline_timing(item.value())) {
-      pipeline_timing(item.value(), key_path(path, item.key()), item.key(), m);
-      continue;
-    }
+    if (kind_timing(item.value(), key_path(path, item.key()), item.key(), m)) continue;
     if (auto c = curve(item.value(), key_path(path, item.key()), true))
       m.service_time[item.key()] = std::move(*c);
   }

@@ -37,8 +37,9 @@ void Loader::device_slice(const json& v, const std::string& path, DeviceSpec& d)
             "the share of the device's compute, in (0, 1] (1/7: 1g of an A100)");
     ok = false;
   }
-  if (d.kind == DeviceKind::Pipeline) {
-    add(path, "found a slice of a pipeline device, expected a GPU (MIG slices a GPU's compute)");
+  if (!device_kinds::sliceable(d.kind)) {
+    add(path, "found a slice of a " + std::string(device_kinds::name_of(d.kind)) +
+                  " device, expected a GPU (MIG slices a GPU's compute)");
     ok = false;
   }
   if (ok) d.slice = sl;

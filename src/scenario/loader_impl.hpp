@@ -162,11 +162,12 @@ class Loader : public Checker {
   void server_host(const json& v, const std::string& path, ServerPool& pool);
   void host_cost(const json& v, const std::string& path, Model& m);
   std::optional<HostCost> host_cost_fields(const json& v, const std::string& path);
-  // load_device_kinds.cpp: `devices.D.kind` and `overlap`, pipeline timings, their checks.
+  // load_device_kinds.cpp: `devices.D.kind` and its kind's keys (the device-kind table,
+  // include/sonicsim/device_kinds/), a kind's own timing of a model, their checks.
+  static std::vector<std::string_view> device_kind_keys();
   void device_kind(const json& v, const std::string& path, DeviceSpec& d);
-  std::optional<Overlap> overlap(const json& v, const std::string& path);
-  bool pipeline_timing(const json& v, const std::string& path, const std::string& device, Model& m);
-  static bool is_pipeline_timing(const json& v);
+  bool kind_timing(const json& v, const std::string& path, const std::string& device, Model& m);
+  static bool is_kind_timing(const json& v);
   void device_kind_checks(Scenario& s);
   // load_catalogue.cpp: the device catalogue's memory and power where the scenario leaves them
   // out, `devices.D.catalogue`.

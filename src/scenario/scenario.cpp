@@ -242,4 +242,24 @@ double Scenario::fastest_event_without_cpu(const Workload& w) const {
   return total;
 }
 
+// The most executions a pool's device runs at once is the instances of its models.
+device_kinds::PoolFacts Scenario::device_facts(const ServerPool& pool) const {
+  device_kinds::PoolFacts f;
+  int k = 0;
+  for (const auto& name : pool.models)
+    if (const Model* m = find_model(name)) k += m->instances;
+  f.most_executions = k > 0 ? k : 1;
+  if (!pool.models.empty())
+    if (const Model* m = find_model(pool.models.front())) {
+      const auto it = m->pipeline_time.find(pool.device);
+      if (it != m->pipeline_time.end()) f.timing = &it->second;
+    }
+  return f;
+}
+
+device_kinds::Execution Scenario::execution_of(const ServerPool& pool) const {
+  const DeviceSpec* d = find_device(pool.device);
+  return d ? device_kinds::execution(d->kind, device_facts(pool)) : device_kinds::Execution{};
+}
+
 }  // namespace sonicsim::scenario

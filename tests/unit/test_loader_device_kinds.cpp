@@ -23,10 +23,10 @@ TEST_CASE("loader: device kinds, overlap curves and pipeline timings", "[loader]
     const auto s = scenario_of(doc);
     const auto* d = s.find_device("T4");
     REQUIRE(d);
-    REQUIRE(d->overlap);
-    CHECK(d->overlap->at(1) == 1.0);
-    CHECK(d->overlap->at(3) == Approx(1.75));
-    CHECK(d->overlap->at(8) == Approx(1.9));
+    REQUIRE(d->overlap());
+    CHECK(d->overlap()->at(1) == 1.0);
+    CHECK(d->overlap()->at(3) == Approx(1.75));
+    CHECK(d->overlap()->at(8) == Approx(1.9));
   }
   SECTION("a pipeline timing: interval from throughput, and a curve for the formulas") {
     const auto s = scenario_of(fpga_scenario());

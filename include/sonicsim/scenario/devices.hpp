@@ -10,38 +10,15 @@
 #include <string>
 #include <vector>
 
+#include <sonicsim/device_kinds/kinds.hpp>
 #include <sonicsim/scenario/power.hpp>
 
 namespace sonicsim::scenario {
 
-// How much work a device does per second with k executions running at once (`devices.D.overlap`),
-// relative to one execution alone: Triton's instances of a model (or of several models) overlap
-// on one GPU, so k of them finish more than one execution's work per second, but less than k.
-// The points are (executions, throughput); linear between them, flat beyond the last. The loader
-// guarantees executions[0] = 1 with throughput 1, strictly increasing integer executions,
-// non-decreasing throughput and non-increasing throughput(k)/k (never superlinear).
-struct Overlap {
-  std::vector<double> executions, throughput;
-  double at(double k) const;  // throughput(k), k >= 1
-  bool operator==(const Overlap&) const = default;
-};
-
-// What kind of device executes a pool's requests: a GPU-like device runs batches (processor
-// sharing among its executions, or `overlap`); a pipeline (an FPGA such as Brainwave, FaaST)
-// takes one item per `interval` into a pipeline that each item leaves `latency` later.
-enum class DeviceKind { Gpu, Pipeline };
-
-// A model's timing on a pipeline device (`models.M.service_time.D` = {"latency", "interval"} or
-// {"latency", "throughput"}): items enter one per `interval` seconds, each leaves `latency`
-// after it entered; a request of n items streams them in n consecutive slots and completes when
-// its last item leaves, latency + (n - 1) x interval after its first entered. The loader also
-// records that time as the model's curve for the device (source "pipeline"), so that the formulas
-// and every tool that reads a curve see a request's time on an empty pipeline.
-struct PipelineTiming {
-  double latency = 0.0;   // seconds, > 0
-  double interval = 0.0;  // seconds, > 0 (the initiation interval, II = 1 / throughput)
-  bool operator==(const PipelineTiming&) const = default;
-};
+// A device's kind (`devices.D.kind`) and its settings are a row of the device-kind table
+// (include/sonicsim/device_kinds/: one header per kind); these are the types scenarios share.
+using device_kinds::Overlap;
+using device_kinds::PipelineTiming;
 
 // Which of a device's figures the device catalogue (devices/catalogue.hpp) supplied because the
 // scenario left them out; the results say so, since an energy resting on them rests on a
@@ -59,8 +36,7 @@ struct FromCatalogue {
 // a device without memory limit or power draw.
 struct DeviceSpec {
   std::string name;
-  DeviceKind kind = DeviceKind::Gpu;
-  std::optional<Overlap> overlap;  // unset: processor sharing, k executions at 1/k each
+  device_kinds::Settings kind;  // `kind` and its own keys; default: a gpu without overlap
   std::optional<PowerSpec> power;  // `power` (power.hpp); unset: the device draws nothing
   // Bytes of device memory (`memory`); unset: the models of its pools are not limited.
   std::optional<double> memory;
@@ -76,6 +52,11 @@ struct DeviceSpec {
   // catalogue does not know it or the scenario opted out (`"catalogue": false`).
   std::string catalogue;
   FromCatalogue from_catalogue;
+  // A gpu's overlap curve, or null (processor sharing, or another kind).
+  const Overlap* overlap() const {
+    const auto* gpu = std::get_if<device_kinds::Gpu::Settings>(&kind);
+    return gpu && gpu->overlap ? &*gpu->overlap : nullptr;
+  }
   bool operator==(const DeviceSpec&) const = default;
 };
 

@@ -544,6 +544,11 @@ struct Scenario {
   const Model* find_model(const std::string& name) const;
   const DeviceSpec* find_device(const std::string& name) const;  // nullptr: no entry
   int model_index(const std::string& name) const;                // -1 if absent
+  // How a pool's device executes (its kind's hook, include/sonicsim/device_kinds/), and what the
+  // kind is told of the pool: the engine and the formulas both ask here. A device without an
+  // entry in `devices` is a plain gpu.
+  device_kinds::PoolFacts device_facts(const ServerPool& pool) const;
+  device_kinds::Execution execution_of(const ServerPool& pool) const;
   // Devices hosting the model across all pools (N_GPU for that model).
   // With `for_workload`: those it can use (devices attached to other workloads' nodes are not).
   int devices_hosting(const std::string& model,
