@@ -46,14 +46,11 @@ class RequestPath::RoutingEnv {
 
 void RequestPath::build_policy() {
   RoutingEnv env(*this);
-  std::visit(
-      [&]<class S>(const S& settings) {
-        balancing::List::each([&]<class P>() {
-          if constexpr (std::is_same_v<S, typename P::Settings>)
-            policy_state_ = P::build(settings, env);
-        });
-      },
-      ctx_.sc.load_balancer.policy);
+  policy_state_ = balancing::List::with(
+      ctx_.sc.load_balancer.policy,
+      [&]<class P>(const typename P::Settings& settings) -> balancing::List::State {
+        return P::build(settings, env);
+      });
 }
 
 // The device a try goes to, or kNoDevice when no server is up for the model.
@@ -69,17 +66,11 @@ std::uint32_t RequestPath::route(std::uint32_t model, std::uint32_t thread) {
       parts_.sites.several() ? parts_.sites.up_hosts(model, site) : parts_.servers.up_hosts(model);
   if (hosts.empty()) return kNoDevice;
   RoutingEnv env(*this);
-  std::uint32_t d = kNoDevice;
-  std::visit(
-      [&]<class S>(const S& settings) {
-        balancing::List::each([&]<class P>() {
-          if constexpr (std::is_same_v<S, typename P::Settings>)
-            d = P::pick(settings, std::get<typename P::State>(policy_state_), env, hosts, model,
-                        site, thread);
-        });
-      },
-      ctx_.sc.load_balancer.policy);
-  return d;
+  return balancing::List::with(
+      ctx_.sc.load_balancer.policy, [&]<class P>(const typename P::Settings& settings) {
+        return P::pick(settings, std::get<typename P::State>(policy_state_), env, hosts, model,
+                       site, thread);
+      });
 }
 
 // A retry goes to the server of the failed try if it still serves (the first retry), else to

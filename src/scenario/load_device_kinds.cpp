@@ -55,7 +55,7 @@ void Loader::device_kind(const json& v, const std::string& path, DeviceSpec& d) 
       d.kind = *device_kinds::settings_named(*k);
   }
   DeviceKindReader reader(*this);
-  device_kinds::List::with_kind(d.kind, [&]<class K>(const typename K::Settings&) {
+  device_kinds::List::with(d.kind, [&]<class K>(const typename K::Settings&) {
     typename K::Settings settings;
     K::read(reader, v, path, settings);
     d.kind = settings;
@@ -130,7 +130,7 @@ void Loader::device_kind_checks(Scenario& s) {
     if (!d) continue;
     const device_kinds::PoolShape shape{index_path("servers", i), pool.device, pool.models.size(),
                                         pool.host ? pool.host->devices : 1};
-    device_kinds::List::with_kind(
+    device_kinds::List::with(
         d->kind, [&]<class K>(const typename K::Settings& k) { K::check_pool(reader, k, shape); });
     if (!own_timing(pool.device)) continue;
     for (std::size_t k = 0; k < pool.models.size(); ++k) {

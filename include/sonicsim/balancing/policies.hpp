@@ -14,18 +14,14 @@
 #include <sonicsim/balancing/random.hpp>
 #include <sonicsim/balancing/ring_hash.hpp>
 #include <sonicsim/balancing/round_robin.hpp>
+#include <sonicsim/util/type_table.hpp>
 
 namespace sonicsim::balancing {
 
+// A table of policies (util/type_table.hpp: each, with) with each policy's per-run state.
 template <class... P>
-struct PolicyList {
-  using Settings = std::variant<typename P::Settings...>;
+struct PolicyList : util::TypeTable<P...> {
   using State = std::variant<typename P::State...>;
-  // f.template operator()<Policy>() for each policy, in the table's order.
-  template <class F>
-  static void each(F&& f) {
-    (f.template operator()<P>(), ...);
-  }
 };
 
 // The first is the default (`load_balancer.policy` absent).
@@ -40,15 +36,7 @@ inline std::vector<std::string_view> names() {
   return out;
 }
 inline std::string_view name_of(const Settings& s) {
-  std::string_view out;
-  std::visit(
-      [&]<class S>(const S&) {
-        List::each([&]<class P>() {
-          if constexpr (std::is_same_v<S, typename P::Settings>) out = P::name;
-        });
-      },
-      s);
-  return out;
+  return List::with(s, []<class P>(const typename P::Settings&) { return P::name; });
 }
 // The named policy with its defaults; nullopt for a name not in the table.
 inline std::optional<Settings> settings_named(std::string_view name) {

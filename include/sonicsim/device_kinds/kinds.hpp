@@ -12,41 +12,12 @@
 
 #include <sonicsim/device_kinds/gpu.hpp>
 #include <sonicsim/device_kinds/pipeline.hpp>
+#include <sonicsim/util/type_table.hpp>
 
 namespace sonicsim::device_kinds {
 
-template <class... K>
-struct KindList {
-  using Settings = std::variant<typename K::Settings...>;
-  // f.template operator()<Kind>() for each kind, in the table's order.
-  template <class F>
-  static void each(F&& f) {
-    (f.template operator()<K>(), ...);
-  }
-  // f.template operator()<Kind>(settings) for the kind whose settings `s` holds.
-  template <class F>
-  static decltype(auto) with_kind(const Settings& s, F&& f) {
-    return std::visit(
-        [&]<class S>(const S& settings) -> decltype(auto) {
-          return f.template operator()<kind_of<S>>(settings);
-        },
-        s);
-  }
-
- private:
-  template <class S, class First, class... Rest>
-  static auto pick() {
-    if constexpr (std::is_same_v<S, typename First::Settings>)
-      return std::type_identity<First>{};
-    else
-      return pick<S, Rest...>();
-  }
-  template <class S>
-  using kind_of = typename decltype(pick<S, K...>())::type;
-};
-
 // The first is the default (`devices.D.kind` absent).
-using List = KindList<Gpu, Pipeline>;
+using List = util::TypeTable<Gpu, Pipeline>;
 // What a scenario keeps of a device's kind: its settings.
 using Settings = List::Settings;
 
@@ -56,7 +27,7 @@ inline std::vector<std::string_view> names() {
   return out;
 }
 inline std::string_view name_of(const Settings& s) {
-  return List::with_kind(s, []<class K>(const typename K::Settings&) { return K::name; });
+  return List::with(s, []<class K>(const typename K::Settings&) { return K::name; });
 }
 // The named kind with its defaults; nullopt for a name not in the table.
 inline std::optional<Settings> settings_named(std::string_view name) {
@@ -67,21 +38,21 @@ inline std::optional<Settings> settings_named(std::string_view name) {
   return out;
 }
 inline Timing timing_of(const Settings& s) {
-  return List::with_kind(s, []<class K>(const typename K::Settings&) { return K::timing; });
+  return List::with(s, []<class K>(const typename K::Settings&) { return K::timing; });
 }
 inline bool sliceable(const Settings& s) {
-  return List::with_kind(s, []<class K>(const typename K::Settings&) { return K::sliceable; });
+  return List::with(s, []<class K>(const typename K::Settings&) { return K::sliceable; });
 }
 inline Execution::Model executes(const Settings& s) {
-  return List::with_kind(s, []<class K>(const typename K::Settings&) { return K::executes; });
+  return List::with(s, []<class K>(const typename K::Settings&) { return K::executes; });
 }
 inline Execution execution(const Settings& s, const PoolFacts& pool) {
-  return List::with_kind(
+  return List::with(
       s, [&]<class K>(const typename K::Settings& k) { return K::execution(k, pool); });
 }
 inline std::string note(const Settings& s, const std::string& pool, const std::string& device,
                         const PoolFacts& facts) {
-  return List::with_kind(
+  return List::with(
       s, [&]<class K>(const typename K::Settings& k) { return K::note(k, pool, device, facts); });
 }
 
