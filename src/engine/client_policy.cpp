@@ -59,12 +59,23 @@ void Clients::try_failed(std::uint32_t r) {
   give_up(r);
 }
 
-// The client policy's last resort: the request's share of the event on the client's CPU, or
-// a failure.
+// What a client policy may do with a request whose tries are used up
+// (client_policies/policy.hpp, Env): inlined into each policy's give_up, no virtual dispatch.
+class Clients::GiveUpEnv {
+ public:
+  explicit GiveUpEnv(Clients& c) : c_(c) {}
+  void fail(std::uint32_t r) { c_.finish_request(r, Outcome::Failed); }
+  void compute_on_cpu(std::uint32_t r) { c_.start_fallback(r); }
+
+ private:
+  Clients& c_;
+};
+
+// The client policy's last resort (include/sonicsim/client_policies/, the workload's
+// `client.fallback`), through the table's hook.
 void Clients::give_up(std::uint32_t r) {
-  if (policy_of(ctx_.requests[r].thread).fallback == scenario::ClientPolicy::Fallback::Cpu)
-    return start_fallback(r);
-  finish_request(r, Outcome::Failed);
+  GiveUpEnv env(*this);
+  client_policies::give_up(policy_of(ctx_.requests[r].thread).fallback, env, r);
 }
 
 // The client gives up on a try that is still out; the try goes on as an orphan (its bytes

@@ -100,8 +100,9 @@ class Clients {
   void on_client_timeout(std::uint32_t r, std::uint32_t gen);
   void on_retry(std::uint32_t r, std::uint32_t gen);
   void on_fallback_done(std::uint32_t r, std::uint32_t gen);
-  // The client policy's last resort for a request no try will serve: the request's share of
-  // the event on the client's CPU, or a failure.
+  // The client policy's last resort for a request no try will serve (the workload's
+  // `client.fallback`, include/sonicsim/client_policies/): a failure, or the request's share of
+  // the event on the client's CPU.
   void give_up(std::uint32_t r);
 
  private:
@@ -221,6 +222,8 @@ class Clients {
   void issue_request(std::uint32_t t, std::uint32_t slot, const Step& st);
   void try_failed(std::uint32_t r);
   void abandon(std::uint32_t r);
+  // What a client policy's last resort may do with a request (client_policies/policy.hpp, Env).
+  class GiveUpEnv;
   void start_fallback(std::uint32_t r);
   double fallback_seconds(std::uint32_t r) const;
   void finish_request(std::uint32_t r, Outcome outcome);

@@ -42,8 +42,10 @@ bool fails_fast(const scenario::Scenario& s) {
 
 // The shortest the remote part of an event can be: each request's fastest round trip, or, when
 // it can fail, its fastest failure: at once when it can fail fast, else after the client's
-// timeout, plus its share of the CPU when the client falls back to the CPU. A run whose WAN
-// takes hours still has events of t_CPU each when its requests time out into the fallback.
+// timeout, plus what the client policy's last resort takes of the client's CPU
+// (client_policies::cpu_seconds: the request's share of it when the client falls back to the
+// CPU). A run whose WAN takes hours still has events of t_CPU each when its requests time out
+// into the fallback.
 double fastest_remote(const scenario::Scenario& s, const scenario::Workload& w, double t_cpu,
                       bool fast) {
   double total = 0.0;
@@ -55,8 +57,8 @@ double fastest_remote(const scenario::Scenario& s, const scenario::Workload& w, 
     const double wait = fast                   ? 0.0
                         : w.client.timeout > 0 ? r.per_event * w.client.timeout
                                                : std::numeric_limits<double>::infinity();
-    const bool cpu = w.client.fallback == scenario::ClientPolicy::Fallback::Cpu;
-    total += std::min(served, wait + (cpu ? r.offload_fraction * t_cpu : 0.0));
+    total += std::min(
+        served, wait + client_policies::cpu_seconds(w.client.fallback, r.offload_fraction * t_cpu));
   }
   return total;
 }

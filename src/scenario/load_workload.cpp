@@ -227,7 +227,12 @@ void Loader::client(const json& v, const std::string& wpath, Workload& w) {
                      "an object {\"timeout\": \"1s\", \"allowed_tries\": 3, \"retry_delay\": "
                      "\"0s\", \"fallback\": \"cpu\"}, or null"))
     return;
-  check_keys(v, path, {keys::kTimeout, keys::kAllowedTries, keys::kRetryDelay, keys::kFallback});
+  std::vector<std::string_view> allowed{keys::kTimeout, keys::kAllowedTries, keys::kRetryDelay,
+                                        keys::kFallback};
+  client_policies::List::each([&]<class P>() {
+    for (const auto& k : P::keys) allowed.push_back(k.name);
+  });
+  check_keys(v, path, allowed);
   ClientPolicy& c = w.client;
   if (const json* x = get(v, keys::kTimeout)) {
     const std::string tpath = key_path(path, keys::kTimeout);
@@ -245,18 +250,47 @@ void Loader::client(const json& v, const std::string& wpath, Workload& w) {
             quantity(*x, key_path(path, keys::kRetryDelay), Quantity::Time, Range::at_least(0)))
       c.retry_delay = *t;
   }
-  if (const json* x = get(v, keys::kFallback)) {
-    if (auto f = choice(*x, key_path(path, keys::kFallback), {"none", "cpu"})) {
-      if (*f == "cpu" && w.open_loop()) {
-        add(key_path(path, keys::kFallback),
-            "found \"cpu\" next to `workload.arrivals`, expected \"none\": an open loop has no "
-            "client CPU to fall back on (remove `arrivals` for client jobs that compute a failed "
-            "request themselves)");
-      } else {
-        c.fallback = *f == "cpu" ? ClientPolicy::Fallback::Cpu : ClientPolicy::Fallback::None;
-      }
-    }
+  if (const json* x = get(v, keys::kFallback)) fallback(*x, key_path(path, keys::kFallback), w);
+  client_policy_keys(v, path, c);
+}
+
+// `workload.client.fallback`: the name of a client policy of the table
+// (include/sonicsim/client_policies/policies.hpp), one an open loop may use with `arrivals`.
+void Loader::fallback(const json& v, const std::string& path, Workload& w) {
+  const auto name = choice(v, path, client_policies::names());
+  if (!name) return;
+  const client_policies::Settings chosen = *client_policies::settings_named(*name);
+  if (const std::string_view why = client_policies::open_loop_refusal(chosen);
+      !why.empty() && w.open_loop()) {
+    std::string expected;
+    for (std::string_view n : client_policies::open_loop_names())
+      expected += (expected.empty() ? "\"" : " or \"") + std::string(n) + "\"";
+    add(path, "found \"" + *name + "\" next to `workload.arrivals`, expected " + expected + ": " +
+                  std::string(why));
+    return;
   }
+  w.client.fallback = chosen;
+}
+
+// Each client policy's own keys (client_policies/<policy>.hpp) beside `fallback`: read into the
+// chosen policy's settings, and refused with any other policy.
+void Loader::client_policy_keys(const json& v, const std::string& path, ClientPolicy& c) {
+  const std::string_view chosen = client_policies::name_of(c.fallback);
+  client_policies::List::each([&]<class P>() {
+    for (const auto& k : P::keys) {
+      const json* x = get(v, std::string(k.name));
+      if (!x) continue;
+      const std::string kpath = key_path(path, std::string(k.name));
+      if (P::name != chosen) {
+        add(kpath, "found " + std::string(k.name) + " with fallback other than " +
+                       std::string(P::name) + ", expected it only with \"fallback\": \"" +
+                       std::string(P::name) + "\"");
+        continue;
+      }
+      if (auto n = integer(*x, kpath, k.lo, k.hi, k.unit))
+        std::get<typename P::Settings>(c.fallback).*k.field = static_cast<int>(*n);
+    }
+  });
 }
 
 // `workload.flow.running`: {"t": [times], "jobs": [counts]}, the jobs running from each time on

@@ -107,6 +107,8 @@ class Loader : public Checker {
   void running_profile(const json& v, const std::string& path, JobFlow& f);
   void requests(const json& v, const std::string& path, Workload& w);
   void client(const json& v, const std::string& wpath, Workload& w);
+  void fallback(const json& v, const std::string& path, Workload& w);
+  void client_policy_keys(const json& v, const std::string& path, ClientPolicy& c);
   void request(const json& v, const std::string& path, RequestSpec& r);
 
   // --- load_models.cpp

@@ -67,10 +67,7 @@ json write_async(const AsyncSettings& a) {
 }
 
 json write_client_or_none(const ClientPolicy& c) {
-  const ClientPolicy none;
-  if (c.timeout == none.timeout && c.allowed_tries == none.allowed_tries &&
-      c.retry_delay == none.retry_delay && c.fallback == none.fallback)
-    return json();
+  if (c == ClientPolicy{}) return json();
   return write_client(c);
 }
 
@@ -480,11 +477,16 @@ json write_power(const PowerSpec& p) {
   return {{keys::kUtilization, p.utilization}, {keys::kWatts, p.watts}};
 }
 
+// The client policy (include/sonicsim/client_policies/): its name and its own keys.
 json write_client(const ClientPolicy& c) {
-  return {{keys::kTimeout, c.timeout},
-          {keys::kAllowedTries, c.allowed_tries},
-          {keys::kRetryDelay, c.retry_delay},
-          {keys::kFallback, c.fallback == ClientPolicy::Fallback::Cpu ? "cpu" : "none"}};
+  json j{{keys::kTimeout, c.timeout},
+         {keys::kAllowedTries, c.allowed_tries},
+         {keys::kRetryDelay, c.retry_delay},
+         {keys::kFallback, std::string(client_policies::name_of(c.fallback))}};
+  client_policies::List::visit(c.fallback, [&]<class P>(const typename P::Settings& settings) {
+    for (const auto& k : P::keys) j[std::string(k.name)] = settings.*k.field;
+  });
+  return j;
 }
 
 json write_arrivals(const Arrivals& a) {

@@ -130,7 +130,8 @@ TEST_CASE("operations keys are absent: documented defaults", "[loader]") {
   CHECK(s.workload().client.timeout == 0.0);
   CHECK(s.workload().client.allowed_tries == 1);
   CHECK(s.workload().client.retry_delay == 0.0);
-  CHECK(s.workload().client.fallback == ClientPolicy::Fallback::None);
+  CHECK(std::holds_alternative<sonicsim::client_policies::None::Settings>(
+      s.workload().client.fallback));
   CHECK(s.faults.empty());
 
   json d = base();
@@ -246,7 +247,7 @@ TEST_CASE("workload.client: defaults and explicit values", "[loader]") {
   CHECK(c.timeout == 2.0);
   CHECK(c.allowed_tries == 3);
   CHECK(c.retry_delay == Approx(0.1));
-  CHECK(c.fallback == ClientPolicy::Fallback::Cpu);
+  CHECK(std::holds_alternative<sonicsim::client_policies::Cpu::Settings>(c.fallback));
 
   // An open loop takes timeouts and retries, with no fallback.
   json o = open_loop();
@@ -255,7 +256,8 @@ TEST_CASE("workload.client: defaults and explicit values", "[loader]") {
   CHECK(s.workload().open_loop());
   CHECK(s.workload().client.timeout == 0.5);
   CHECK(s.workload().client.allowed_tries == 2);
-  CHECK(s.workload().client.fallback == ClientPolicy::Fallback::None);
+  CHECK(std::holds_alternative<sonicsim::client_policies::None::Settings>(
+      s.workload().client.fallback));
 }
 
 TEST_CASE("faults: every kind with defaults and explicit values", "[loader]") {
@@ -330,7 +332,8 @@ TEST_CASE("operations keys through --set", "[loader][override]") {
   CHECK(a.servers[1].autoscaler->threshold == Approx(0.02));
   CHECK(a.servers[1].startup_delay == 60.0);
   CHECK(a.workload().client.allowed_tries == 2);
-  CHECK(a.workload().client.fallback == ClientPolicy::Fallback::Cpu);
+  CHECK(std::holds_alternative<sonicsim::client_policies::Cpu::Settings>(
+      a.workload().client.fallback));
   REQUIRE(a.faults.crashes.size() == 1);
   CHECK(a.faults.crashes[0].at == 300.0);
   // The same scenario whether the override used brackets or dots.

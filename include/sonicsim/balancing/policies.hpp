@@ -31,20 +31,14 @@ using Settings = List::Settings;
 
 // The policies' names, in the table's order.
 inline std::vector<std::string_view> names() {
-  std::vector<std::string_view> out;
-  List::each([&]<class P>() { out.push_back(P::name); });
-  return out;
+  return List::names();
 }
 inline std::string_view name_of(const Settings& s) {
-  return List::with(s, []<class P>(const typename P::Settings&) { return P::name; });
+  return List::name_of(s);
 }
-// The named policy with its defaults; nullopt for a name not in the table.
+// The named entry with its defaults; nullopt for a name not in the table.
 inline std::optional<Settings> settings_named(std::string_view name) {
-  std::optional<Settings> out;
-  List::each([&]<class P>() {
-    if (P::name == name) out = typename P::Settings{};
-  });
-  return out;
+  return List::named(name);
 }
 // The policy an Envoy lbPolicy maps to, with the mapping's note when it is a stand-in.
 struct EnvoyMatch {

@@ -13,17 +13,11 @@
 #include <string_view>
 #include <vector>
 
+#include <sonicsim/util/type_table.hpp>
+
 namespace sonicsim::balancing {
 
-// An integer key of a policy: `load_balancer.<name>`, in [lo, hi], `unit` naming what it counts.
-template <class Settings>
-struct IntKey {
-  std::string_view name;
-  int Settings::*field;
-  int lo, hi;
-  std::string_view unit;
-  std::string_view meaning;
-};
+using util::IntKey;  // an integer key of a policy (util/type_table.hpp)
 
 // An Envoy lbPolicy a policy stands for, and what the mapping says when it is only a stand-in.
 struct EnvoyName {

@@ -22,20 +22,14 @@ using List = util::TypeTable<Gpu, Pipeline>;
 using Settings = List::Settings;
 
 inline std::vector<std::string_view> names() {
-  std::vector<std::string_view> out;
-  List::each([&]<class K>() { out.push_back(K::name); });
-  return out;
+  return List::names();
 }
 inline std::string_view name_of(const Settings& s) {
-  return List::with(s, []<class K>(const typename K::Settings&) { return K::name; });
+  return List::name_of(s);
 }
-// The named kind with its defaults; nullopt for a name not in the table.
+// The named entry with its defaults; nullopt for a name not in the table.
 inline std::optional<Settings> settings_named(std::string_view name) {
-  std::optional<Settings> out;
-  List::each([&]<class K>() {
-    if (K::name == name) out = typename K::Settings{};
-  });
-  return out;
+  return List::named(name);
 }
 inline Timing timing_of(const Settings& s) {
   return List::with(s, []<class K>(const typename K::Settings&) { return K::timing; });
@@ -47,8 +41,8 @@ inline Execution::Model executes(const Settings& s) {
   return List::with(s, []<class K>(const typename K::Settings&) { return K::executes; });
 }
 inline Execution execution(const Settings& s, const PoolFacts& pool) {
-  return List::with(
-      s, [&]<class K>(const typename K::Settings& k) { return K::execution(k, pool); });
+  return List::with(s,
+                    [&]<class K>(const typename K::Settings& k) { return K::execution(k, pool); });
 }
 inline std::string note(const Settings& s, const std::string& pool, const std::string& device,
                         const PoolFacts& facts) {

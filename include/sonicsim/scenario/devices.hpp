@@ -36,7 +36,7 @@ struct FromCatalogue {
 // a device without memory limit or power draw.
 struct DeviceSpec {
   std::string name;
-  device_kinds::Settings kind;  // `kind` and its own keys; default: a gpu without overlap
+  device_kinds::Settings kind;     // `kind` and its own keys; default: a gpu without overlap
   std::optional<PowerSpec> power;  // `power` (power.hpp); unset: the device draws nothing
   // Bytes of device memory (`memory`); unset: the models of its pools are not limited.
   std::optional<double> memory;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <sonicsim/balancing/policies.hpp>
+#include <sonicsim/client_policies/policies.hpp>
 #include <sonicsim/scenario/devices.hpp>
 #include <sonicsim/scenario/distribution.hpp>
 #include <sonicsim/scenario/link_class.hpp>
@@ -86,11 +87,9 @@ struct ClientPolicy {
   double timeout = 0.0;  // seconds per try, from its send until its response is back; 0: none
   int allowed_tries = 1;
   double retry_delay = 0.0;  // seconds between a failed try and the next
-  // Fallback::Cpu: the request is computed on the job's own CPU, p_i x t_CPU of the event (split
-  // evenly over the kind's per_event requests), blocking the thread, and counts as `fallback`;
-  // Fallback::None: it counts as `failed` and the event goes on without it.
-  enum class Fallback { None, Cpu };
-  Fallback fallback = Fallback::None;
+  // The last resort for a request whose tries are used up (`fallback`): the chosen client policy
+  // with its settings (include/sonicsim/client_policies/, one header each; none by default).
+  client_policies::Settings fallback;
   bool operator==(const ClientPolicy&) const = default;
 };
 

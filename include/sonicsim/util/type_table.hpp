@@ -3,11 +3,25 @@
 // table for the entry those settings belong to, at compile time, with no virtual dispatch.
 #pragma once
 
+#include <optional>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace sonicsim::util {
+
+// An integer key of an entry (`<section>.<name>`), in [lo, hi], `unit` naming what it counts:
+// the loader reads it, the writer writes it and a schema test holds the schema to it.
+template <class Settings>
+struct IntKey {
+  std::string_view name;
+  int Settings::*field;
+  int lo, hi;
+  std::string_view unit;
+  std::string_view meaning;
+};
 
 template <class... E>
 class TypeTable {
@@ -38,10 +52,27 @@ class TypeTable {
         s);
   }
 
+  // The entries' names (each has a static `name`), in the table's order.
+  static std::vector<std::string_view> names() {
+    std::vector<std::string_view> out;
+    each([&]<class K>() { out.push_back(K::name); });
+    return out;
+  }
+  static std::string_view name_of(const Settings& s) {
+    return with(s, []<class K>(const typename K::Settings&) { return K::name; });
+  }
+  // The named entry with its defaults; nullopt for a name not in the table.
+  static std::optional<Settings> named(std::string_view name) {
+    std::optional<Settings> out;
+    each([&]<class K>() {
+      if (K::name == name) out = typename K::Settings{};
+    });
+    return out;
+  }
+
   // The entry whose Settings type is S.
   template <class S>
   using entry_of = typename decltype(pick<S, E...>())::type;
-
 };
 
 }  // namespace sonicsim::util
