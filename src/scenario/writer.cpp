@@ -483,7 +483,7 @@ json write_client(const ClientPolicy& c) {
          {keys::kAllowedTries, c.allowed_tries},
          {keys::kRetryDelay, c.retry_delay},
          {keys::kFallback, std::string(client_policies::name_of(c.fallback))}};
-  client_policies::List::visit(c.fallback, [&]<class P>(const typename P::Settings& settings) {
+  client_policies::List::with(c.fallback, [&]<class P>(const typename P::Settings& settings) {
     for (const auto& k : P::keys) j[std::string(k.name)] = settings.*k.field;
   });
   return j;
