@@ -1,8 +1,8 @@
 // Power, energy and cost per event (docs/servers.md, "Power, energy and cost"): the energy a run
 // reports is power x time summed over its devices, hosts and client cores, reproduced by hand
 // on a deterministic scenario; a run whose requests never reach a device draws the devices'
-// idle power only; cost per event is the hand computation; sweeps get the columns; bad power
-// and prices are refused with their paths.
+// idle power only; cost per event is the hand computation; sweeps get the columns. How power
+// and prices are read is scenario/test_load_power.cpp.
 #include <algorithm>
 #include <cmath>
 
@@ -141,23 +141,6 @@ TEST_CASE("energy: a run whose requests reach no device draws idle power there",
   CHECK(a.joules[2] == Approx(2 * T * kCoreBusyW).epsilon(1e-9));
 }
 
-TEST_CASE("energy: a power curve is read between its points", "[energy]") {
-  json doc = powered();
-  doc["devices"]["T4"]["power"] = {{"utilization", {0, 0.5, 1}}, {"watts", {36, "55W", 70}}};
-  const auto s = scenario_of(doc);
-  const auto& p = *s.find_device("T4")->power;
-  CHECK_FALSE(p.linear());
-  CHECK(p.at(0.0) == 36.0);
-  CHECK(p.at(0.25) == Approx(45.5));
-  CHECK(p.at(0.75) == Approx(62.5));
-  CHECK(p.at(1.0) == 70.0);
-  CHECK(p.at(2.0) == 70.0);  // never beyond busy
-  // {idle, busy} is the straight line: energy from the mean utilization alone.
-  const auto pair = *scenario_of(powered()).find_device("T4")->power;
-  CHECK(pair.linear());
-  CHECK(pair.at(0.3) == Approx(36.0 + 0.3 * 34.0));
-}
-
 TEST_CASE("energy: without power or prices the results have neither block", "[energy]") {
   // The T4 opts out of the device catalogue, which would give it power (docs/devices.md).
   json doc = deterministic(2, 1);
@@ -183,48 +166,4 @@ TEST_CASE("energy: a sweep has the energy and cost columns", "[energy][sweep]") 
       results::column({k::top::energy, k::energy::components, k::energy_component::client_cores})));
   CHECK(has(results::column({k::top::cost, k::cost::per_event})));
   CHECK(has(results::column({k::top::cost, k::cost::components, k::cost_component::energy})));
-}
-
-TEST_CASE("energy: bad power and prices are refused with their paths", "[energy][loader]") {
-  const auto refused = [](json doc, const std::string& want) {
-    const std::string error = load_error(doc);
-    INFO(error);
-    CHECK(error.find(want) != std::string::npos);
-  };
-  json doc = powered();
-  doc["devices"]["T4"]["power"]["idle"] = "-5W";
-  refused(doc, "devices.T4.power.idle");
-  doc = powered();
-  doc["devices"]["T4"]["power"]["busy"] = "30W";
-  refused(doc, "expected busy >= idle");
-  doc = powered();
-  doc["devices"]["T4"]["power"] = {{"utilization", {0, 0.7, 0.5, 1}}, {"watts", {1, 2, 3, 4}}};
-  refused(doc, "devices.T4.power.utilization[2]");
-  doc["devices"]["T4"]["power"] = {{"utilization", {0.1, 1}}, {"watts", {1, 2}}};
-  refused(doc, "expected utilizations from 0 (idle) to 1");
-  doc["devices"]["T4"]["power"] = {{"utilization", {0, 1}}, {"watts", {1, 2, 3}}};
-  refused(doc, "expected as many");
-  doc["devices"]["T4"]["power"] = {{"idle", 1}, {"busy", 2}, {"watts", {1, 2}}};
-  refused(doc, "expected one of them");
-  doc = powered();
-  doc["servers"][0]["host"]["power"] = {{"idle", "10 parsecs"}, {"busy", 1}};
-  refused(doc, "servers[0].host.power.idle");
-  doc = powered();
-  doc["prices"]["device_hour"] = {{"T4", 0.35}, {"A100", 1.0}};
-  refused(doc, "prices.device_hour.A100");
-  doc["prices"]["device_hour"] = json::object();
-  refused(doc, "found no price for device \"T4\"");
-  doc = powered();
-  doc["prices"]["kwh"] = -1;
-  refused(doc, "prices.kwh");
-  doc = powered();
-  doc["prices"]["watts"] = 1;
-  refused(doc, "prices.watts");
-  doc = powered();
-  doc["workload"]["arrivals"] = {{"rate", "10/s"}};
-  doc["workload"].erase("jobs");
-  doc["workload"].erase("threads_per_job");
-  doc["workload"].erase("jobs_per_node");
-  doc["workload"].erase("cpu_time_per_event");
-  refused(doc, "workload.core_power");
 }

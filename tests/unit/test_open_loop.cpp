@@ -30,18 +30,6 @@ double span(const sonicsim::engine::RunMetrics& m) {
   return m.duration - m.warmup;
 }
 
-// The problems a bad workload gets, as "PATH: MESSAGE" lines.
-std::string problem_text(const json& doc) {
-  try {
-    scenario_of(doc);
-  } catch (const InputError& e) {
-    std::string out;
-    for (const auto& p : e.problems()) out += p.path + ": " + p.message + "\n";
-    return out;
-  }
-  return "no problem";
-}
-
 }  // namespace
 
 TEST_CASE("open loop: below saturation every arrival is served at the offered rate",
@@ -187,66 +175,4 @@ TEST_CASE("open loop: conservation holds at every cut, with rejections and fallb
     CHECK(m.in_flight_at_end > 0);
     check_conservation(m);
   }
-}
-
-TEST_CASE("workload.arrivals in a scenario: rates with units, and clear errors",
-          "[loader][open_loop]") {
-  auto doc = open_loop(1, "constant");
-  for (const auto& [text, rate] : std::vector<std::pair<json, double>>{
-           {"500/s", 500}, {"30/min", 0.5}, {"2kHz", 2000}, {100.5, 100.5}, {"3600/h", 1}}) {
-    doc["workload"]["arrivals"]["rate"] = text;
-    const auto s = scenario_of(doc);
-    INFO(text.dump());
-    REQUIRE(s.workload().open_loop());
-    CHECK(s.workload().arrivals->rate == Approx(rate));
-    CHECK(s.workload().arrivals->max_in_flight == 1000000);
-    CHECK(s.workload().n_threads() == 1);
-    CHECK(s.workload().cpu_time_per_event.expected() == 0.0);
-  }
-  doc["workload"].erase("arrivals");
-  CHECK_THAT(problem_text(doc), Catch::Contains("workload.jobs: missing"));
-
-  doc = open_loop(1, "constant");
-  doc["workload"]["arrivals"]["rate"] = "fast";
-  CHECK_THAT(problem_text(doc), Catch::Contains("workload.arrivals.rate: found \"fast\"") &&
-                                    Catch::Contains("expected a rate") &&
-                                    Catch::Contains("/s, /ms"));
-  doc["workload"]["arrivals"]["rate"] = 0;
-  CHECK_THAT(
-      problem_text(doc),
-      Catch::Contains("workload.arrivals.rate: found 0, expected a rate in (0, 1000000000]"));
-  doc["workload"]["arrivals"]["rate"] = "5Mbps";
-  CHECK_THAT(problem_text(doc), Catch::Contains("unknown unit \"Mbps\""));
-  doc["workload"]["arrivals"] = {{"distribution", "uniform"}, {"rat", 5}};
-  const std::string several = problem_text(doc);
-  CHECK_THAT(several, Catch::Contains("workload.arrivals.rate: missing"));
-  CHECK_THAT(several, Catch::Contains("workload.arrivals.distribution: found \"uniform\"") &&
-                          Catch::Contains("\"poisson\""));
-  CHECK_THAT(several, Catch::Contains("did you mean `rate`"));
-  doc["workload"]["arrivals"] = "500/s";
-  CHECK_THAT(problem_text(doc), Catch::Contains("workload.arrivals: found \"500/s\", expected an "
-                                                "object {\"rate\""));
-
-  // Closed-loop keys describe threads that do not exist: refused, each named.
-  doc = open_loop(1, "constant");
-  doc["workload"]["jobs"] = 10;
-  doc["workload"]["cpu_time_per_event"] = "1s";
-  doc["workload"]["mode"] = nullptr;  // null counts as absent
-  const std::string closed = problem_text(doc);
-  CHECK_THAT(closed, Catch::Contains("workload.jobs: found 10 next to `arrivals`, expected no "
-                                     "`jobs`") &&
-                         Catch::Contains("workload.cpu_time_per_event: found \"1s\""));
-  CHECK_THAT(closed, !Catch::Contains("workload.mode"));
-
-  doc = open_loop(1, "constant");
-  doc["workload"]["requests"] = json::array();
-  CHECK_THAT(problem_text(doc), Catch::Contains("workload.requests: found an empty array") &&
-                                    Catch::Contains("at least one request"));
-  doc["workload"].erase("requests");
-  CHECK_THAT(problem_text(doc), Catch::Contains("workload.requests: missing"));
-  doc = open_loop(1, "constant");
-  doc["workload"]["requests"][0]["per_event"] = 8;
-  doc["workload"]["arrivals"]["max_in_flight"] = 4;
-  CHECK_THAT(problem_text(doc),
-             Catch::Contains("workload.arrivals.max_in_flight: found 4, expected at least the 8"));
 }

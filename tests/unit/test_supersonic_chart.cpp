@@ -306,37 +306,6 @@ TEST_CASE("supersonic chart: a MIG slice is a fraction of its GPU", "[supersonic
   }
 }
 
-TEST_CASE("devices.D.slice: a slice names its device and a share in (0, 1]", "[loader][chart]") {
-  auto d = test::deterministic(4, 1);
-  d["servers"][0]["device"] = "T4-half";
-  d["devices"] = {{"T4-half", {{"slice", {{"of", "T4"}, {"fraction", 0.5}}}}}};
-  d["models"]["m"]["service_time"] = {{"T4", {{"batch", {1}}, {"seconds", {0.01}}}}};
-  const auto s = sonicsim::scenario::load_json(d, "<test>");
-  CHECK(s.models.front().service_time.at("T4-half").seconds.front() == Approx(0.02));
-  // A service time of the slice's own wins over the derived one.
-  d["models"]["m"]["service_time"] = {{"T4", {{"batch", {1}}, {"seconds", {0.01}}}},
-                                      {"T4-half", {{"batch", {1}}, {"seconds", {0.015}}}}};
-  CHECK(sonicsim::scenario::load_json(d, "<test>")
-            .models.front()
-            .service_time.at("T4-half")
-            .seconds.front() == Approx(0.015));
-  for (const auto& [slice, what] : std::vector<std::pair<nlohmann::json, std::string>>{
-           {{{"of", "T4"}, {"fraction", 0}}, "fraction: found 0"},
-           {{{"of", "T4"}, {"fraction", 1.5}}, "fraction: found 1.5"},
-           {{{"fraction", 0.5}}, "slice.of: missing"},
-           {{{"of", "T4-half"}, {"fraction", 0.5}}, "found the device itself"}}) {
-    auto bad = test::deterministic(4, 1);
-    bad["servers"][0]["device"] = "T4-half";
-    bad["devices"] = {{"T4-half", {{"slice", slice}}}};
-    try {
-      sonicsim::scenario::load_json(bad, "<test>");
-      FAIL("accepted " << slice.dump());
-    } catch (const sonicsim::InputError& e) {
-      CHECK_THAT(std::string(e.what()), Catch::Contains(what));
-    }
-  }
-}
-
 TEST_CASE("supersonic chart: triton/service.yaml:17 clusterIP None: Envoy balances every pod",
           "[supersonic][chart]") {
   // The Triton Service is headless at every release (triton-service.yaml:17 before 0.2.1,

@@ -1,6 +1,7 @@
-// Load balancing: Envoy's policies in front of the servers. least_request keeps the slow devices
-// of a mixed fleet from holding the tail; ring_hash keeps each job on one device and moves only
-// the jobs of a device that goes away; every policy accounts for every request.
+// Routing (src/engine/routing.cpp): Envoy's load-balancing policies in front of the servers.
+// least_request keeps the slow devices of a mixed fleet from holding the tail; ring_hash keeps each
+// job on one device and moves only the jobs of a device that goes away; every policy accounts for
+// every request.
 #include <map>
 #include <set>
 
@@ -105,70 +106,6 @@ TEST_CASE("ring_hash keeps each job on one device and moves only a removed devic
       ++moved;
   }
   CHECK(moved == jobs_per_device[3]);
-}
-
-TEST_CASE("load_balancer: bad settings name the key, what was found and what is expected",
-          "[loader][balancer]") {
-  auto doc = mixed_fleet(4, "least_request");
-  doc["load_balancer"]["choice_count"] = 1;
-  CHECK_THAT(load_error(doc),
-             Catch::Contains("load_balancer.choice_count") && Catch::Contains("found 1"));
-  doc["load_balancer"] = {{"policy", "round_robin"}, {"choice_count", 2}};
-  CHECK_THAT(load_error(doc),
-             Catch::Contains("expected it only with \"policy\": \"least_request\""));
-  doc["load_balancer"] = {{"policy", "ring_hash"}, {"ring_entries_per_host", 0}};
-  CHECK_THAT(load_error(doc), Catch::Contains("load_balancer.ring_entries_per_host"));
-  doc["load_balancer"] = {{"policy", "maglev"}};
-  CHECK_THAT(load_error(doc), Catch::Contains("least_request") && Catch::Contains("ring_hash"));
-}
-
-namespace {
-
-// The schema's `load_balancer` object: the one whose properties hold `policy` and `admission`.
-const json* lb_schema_of(const json& node) {
-  if (node.is_object()) {
-    if (auto p = node.find("properties");
-        p != node.end() && p->is_object() && p->contains("policy") && p->contains("admission"))
-      return &node;
-    for (const auto& [key, child] : node.items())
-      if (const json* found = lb_schema_of(child)) return found;
-  } else if (node.is_array()) {
-    for (const auto& child : node)
-      if (const json* found = lb_schema_of(child)) return found;
-  }
-  return nullptr;
-}
-
-}  // namespace
-
-// A policy is registered once (include/sonicsim/balancing/policies.hpp); the hand-written schema
-// editors use must list the same names and keys, with the loader's ranges and defaults.
-TEST_CASE("load_balancer: the schema lists every policy of the table with its keys",
-          "[loader][balancer]") {
-  std::ifstream in(std::string(SONICSIM_SOURCE_DIR) + "/docs/scenario.schema.json");
-  REQUIRE(in);
-  const json schema = json::parse(in);
-  const json* lb = lb_schema_of(schema);
-  REQUIRE(lb != nullptr);
-  const json& props = (*lb)["properties"];
-  std::vector<std::string> names;
-  for (std::string_view n : sonicsim::balancing::names()) names.emplace_back(n);
-  CHECK(props["policy"]["enum"].get<std::vector<std::string>>() == names);
-  CHECK(props["policy"]["default"] == names.front());
-  sonicsim::balancing::List::each([&]<class P>() {
-    const typename P::Settings defaults{};
-    for (const auto& k : P::keys) {
-      INFO(P::name << "." << k.name);
-      const std::string key(k.name);
-      REQUIRE(props.contains(key));
-      CHECK(props[key]["type"] == "integer");
-      CHECK(props[key]["minimum"] == k.lo);
-      CHECK(props[key]["maximum"] == k.hi);
-      CHECK(props[key]["default"] == defaults.*k.field);
-      CHECK_THAT(props[key]["description"].get<std::string>(),
-                 Catch::StartsWith(std::string(P::name)));
-    }
-  });
 }
 
 // Every policy of the table loads from its name and serves every request; its keys are refused

@@ -16,17 +16,20 @@
 #include <sonicsim/scenario/loader.hpp>
 
 #include "problems.hpp"
+#include "support.hpp"
 
 using nlohmann::json;
+using test::deterministic;
 using test::dump;
 using test::has_problem;
+using test::scenario_of;
 using namespace sonicsim::scenario;
 
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kData = SONICSIM_TEST_DATA_DIR;
+const std::string kLoaderData = SONICSIM_TEST_DATA_DIR;
 
 // A per-process folder, so parallel ctest processes never collide; removed at exit.
 struct LoaderTempDir {
@@ -38,7 +41,7 @@ struct LoaderTempDir {
   }
 };
 
-std::string write_temp(const std::string& text) {
+std::string loader_write_temp(const std::string& text) {
   static LoaderTempDir dir;
   static int counter = 0;
   const fs::path file = dir.path / ("scenario-" + std::to_string(counter++) + ".json");
@@ -97,7 +100,7 @@ std::vector<Override> parsed_overrides(const std::vector<std::string>& texts) {
 }
 
 Scenario load_text(const std::string& text, const std::vector<std::string>& overrides = {}) {
-  return load_file(write_temp(text), parsed_overrides(overrides));
+  return load_file(loader_write_temp(text), parsed_overrides(overrides));
 }
 
 }  // namespace
@@ -106,7 +109,7 @@ Scenario load_text(const std::string& text, const std::vector<std::string>& over
 // Valid scenarios
 
 TEST_CASE("minimal scenario gets the documented defaults", "[loader]") {
-  const Scenario s = load_file(kData + "/valid_minimal.json");
+  const Scenario s = load_file(kLoaderData + "/valid_minimal.json");
   CHECK(s.name == "valid_minimal");
   CHECK(s.seed == 1);
   CHECK(s.duration == 600);
@@ -132,13 +135,13 @@ TEST_CASE("minimal scenario gets the documented defaults", "[loader]") {
   CHECK_FALSE(s.network.server_nic);
   CHECK(s.network.flow_model == FlowModel::Auto);
   CHECK(s.network.auto_tolerance == 0.01);
-  CHECK(s.source_file == kData + "/valid_minimal.json");
+  CHECK(s.source_file == kLoaderData + "/valid_minimal.json");
   CHECK(
       s.canonical_json ==
       R"({"duration":"10min","workload":{"cpu_time_per_event":"1s","jobs":4,"threads_per_job":2}})");
   // sha256sum of the canonical text above.
   CHECK(s.sha256 == "875524cf8c9d281c336b94c67870769f846a9a56ad622d2f13f60cf5e6ec9e2a");
-  CHECK(validate_file(kData + "/valid_minimal.json").empty());
+  CHECK(validate_file(kLoaderData + "/valid_minimal.json").empty());
 }
 
 TEST_CASE("full scenario: values, units, models, pools and links", "[loader]") {
@@ -237,89 +240,11 @@ TEST_CASE("extensions: async, load balancer, flow model, spread, Triton delay", 
   CHECK(s.name == "base");
 }
 
-TEST_CASE("distribution forms in a scenario", "[loader]") {
-  json doc = json::parse(R"({"duration": 100, "workload": {"jobs": 1, "threads_per_job": 1,
-      "cpu_time_per_event": 1}})");
-  const auto cpu = [&](const json& d) {
-    doc["workload"]["cpu_time_per_event"] = d;
-    return load_json(doc).workload().cpu_time_per_event;
-  };
-  CHECK(cpu("250ms").expected() == Approx(0.25));
-  CHECK(cpu({{"dist", "constant"}, {"mean", "2s"}}).expected() == 2);
-  CHECK(cpu({{"dist", "exponential"}, {"mean", 0.5}}).kind == Distribution::Kind::Exponential);
-  const Distribution g = cpu({{"dist", "gamma"}, {"mean", "1s"}, {"stddev", "250ms"}});
-  CHECK(g.cv == Approx(0.25));
-  const Distribution n = cpu({{"dist", "normal"}, {"mean", 1}, {"stddev", 0.5}});
-  CHECK(n.kind == Distribution::Kind::Normal);
-  CHECK(n.expected() > 1.0);  // the truncated mean
-  const Distribution u = cpu({{"dist", "uniform"}, {"min", "1s"}, {"max", "3s"}});
-  CHECK(u.expected() == 2);
-  const Distribution e = cpu({{"dist", "empirical"}, {"values", {"1s", 2, "3000ms"}}});
-  CHECK(e.values == std::vector<double>{1, 2, 3});
-  CHECK(e.weights.empty());
-}
-
-TEST_CASE("device maps and calibration files", "[loader]") {
-  const Scenario s = load_file(kData + "/with_calibration.json");
-  const Model& m = *s.find_model("particlenet_ak4");
-  CHECK(m.service_time.size() == 2);
-  CHECK(m.curve_for("T4").source == "calibration/pn_t4.json");
-  CHECK(m.curve_for("T4").at(16) == Approx(0.0034));
-  CHECK(m.curve_for("CPU").at(8) == Approx(0.09));
-  CHECK(m.spread.kind == Distribution::Kind::Lognormal);
-  CHECK(m.spread.cv == 0.1);
-  CHECK_THROWS_AS(m.curve_for("A100"), std::out_of_range);
-  CHECK(s.devices_hosting("particlenet_ak4") == 6);
-  CHECK(s.workload().cpu_time_per_event.cv == Approx(0.2));
-
-  // The same document loaded inline resolves calibration files against base_dir.
-  std::ifstream in(kData + "/with_calibration.json");
-  const json doc = json::parse(in);
-  CHECK(load_json(doc, "inline", kData).find_model("particlenet_ak4")->service_time.size() == 2);
-  CHECK_THROWS_AS(load_json(doc, "inline", "/nonexistent"), InputError);
-}
-
-TEST_CASE("service curve interpolation and extrapolation", "[loader]") {
-  ServiceCurve c;
-  c.batch = {1, 16, 64};
-  c.seconds = {0.001, 0.004, 0.010};
-  CHECK(c.at(1) == Approx(0.001));
-  CHECK(c.at(0.5) == Approx(0.001));  // below the first point: its value
-  CHECK(c.at(8.5) == Approx(0.0025));
-  CHECK(c.at(16) == Approx(0.004));
-  CHECK(c.at(40) == Approx(0.007));
-  CHECK(c.at(128) == Approx(0.018));  // last segment's slope
-  ServiceCurve single;
-  single.batch = {4};
-  single.seconds = {0.002};
-  CHECK(single.at(1) == 0.002);
-  CHECK(single.at(100) == 0.002);
-  ServiceCurve falling;
-  falling.batch = {1, 2};
-  falling.seconds = {0.002, 0.001};
-  CHECK(falling.at(10) == Approx(0.001));  // never extrapolated below the last point
-}
-
-TEST_CASE("tensor sizes", "[loader]") {
-  TensorSpec t{"x", {2, 100}, "FP32"};
-  CHECK(t.bytes() == 800);
-  CHECK(TensorSpec{"y", {3}, "INT64"}.bytes() == 24);
-  CHECK(TensorSpec{"y", {3}, "FP16"}.bytes() == 6);
-  CHECK(TensorSpec{"y", {3}, "BF16"}.bytes() == 6);
-  CHECK(TensorSpec{"y", {3}, "FP64"}.bytes() == 24);
-  CHECK(TensorSpec{"y", {3}, "INT8"}.bytes() == 3);
-  CHECK(TensorSpec{"y", {3}, "UINT8"}.bytes() == 3);
-  CHECK(TensorSpec{"y", {3}, "INT16"}.bytes() == 6);
-  CHECK(TensorSpec{"y", {3}, "INT32"}.bytes() == 12);
-  CHECK(TensorSpec{"y", {3}, "BOOL"}.bytes() == 3);
-  CHECK(TensorSpec{"s", {}, "FP32"}.bytes() == 4);  // a scalar per item
-}
-
 // ---------------------------------------------------------------------------------------------
 // Overrides
 
 TEST_CASE("overrides are applied before validation", "[loader][override]") {
-  const std::string file = write_temp(base_doc().dump(2));
+  const std::string file = loader_write_temp(base_doc().dump(2));
   const Scenario plain = load_file(file);
   const Scenario s = load_file(
       file, parsed_overrides({"workload.jobs=400", "workload.mode=async", "servers.0.count=3",
@@ -398,7 +323,7 @@ void run_file_catalogue(const std::vector<BadFile>& cases) {
     json doc = base_doc();
     if (c.edit) c.edit(doc);
     const std::string text = c.text.empty() ? doc.dump(2) : c.text;
-    const auto problems = validate_file(write_temp(text), parsed_overrides(c.overrides));
+    const auto problems = validate_file(loader_write_temp(text), parsed_overrides(c.overrides));
     INFO("case: " << c.name << "\nproblems:\n" << dump(problems));
     CHECK(has_problem(problems, c.path, c.fragments));
   }
@@ -634,7 +559,7 @@ TEST_CASE("bad input catalogue: distributions, fractions and models", "[loader][
        {"cannot read calibration file", "nope/cal.json"}},
       {"bad calibration file",
        [](json& d) {
-         d["models"]["pn"]["service_time"] = {{"calibration", kData + "/calibration/broken.json"}};
+         d["models"]["pn"]["service_time"] = {{"calibration", kLoaderData + "/calibration/broken.json"}};
        },
        "", {}, "models.pn.service_time.calibration",
        {"broken.json", "service_time.batch[2]: found 8 after 16"}},
@@ -700,7 +625,7 @@ TEST_CASE("every problem is reported at once", "[loader][bad]") {
   doc["models"]["pn"]["service_time"]["batch"] = {1, 16, 2};
   doc["servers"][0]["count"] = -1;
   doc["network"]["client_nic"]["latency"] = "1 fortnight";
-  const auto problems = validate_file(write_temp(doc.dump()));
+  const auto problems = validate_file(loader_write_temp(doc.dump()));
   INFO(dump(problems));
   CHECK(problems.size() == 6);
 }
@@ -737,7 +662,7 @@ TEST_CASE("did-you-mean prefers a dropped letter on a tie", "[loader]") {
 TEST_CASE("a distribution's spread must be one a sampler can draw; a NUL byte ends no document",
           "[loader]") {
   const auto problems_with = [](const std::string& dist) {
-    return validate_file(write_temp(base_doc().dump()),
+    return validate_file(loader_write_temp(base_doc().dump()),
                          parsed_overrides({"workload.cpu_time_per_event=" + dist}));
   };
   for (const char* kind : {"gamma", "lognormal", "normal"}) {
@@ -758,8 +683,31 @@ TEST_CASE("a distribution's spread must be one a sampler can draw; a NUL byte en
 
   std::string text = base_doc().dump();
   text.insert(text.size() - 1, std::string("\0, \"x\": 1", 9));
-  const auto problems = validate_file(write_temp(text), {});
+  const auto problems = validate_file(loader_write_temp(text), {});
   REQUIRE(problems.size() == 1);
   CHECK(problems[0].message.find("found a NUL byte, expected JSON text") != std::string::npos);
   CHECK(problems[0].message.rfind("line 1, column ", 0) == 0);
+}
+
+TEST_CASE("time series: bad settings name the key", "[results]") {
+  json doc = deterministic(2, 1);
+  doc["duration"] = "1h";
+  doc["warmup"] = 1.0;
+  doc["timeseries"] = {{"interval", "1ms"}};
+  try {
+    scenario_of(doc);
+    FAIL("an interval giving 3.6 million samples was accepted");
+  } catch (const sonicsim::scenario::InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("timeseries.interval") &&
+                             Catch::Contains("at most 1,000,000 samples"));
+  }
+  doc["timeseries"] = "often";
+  CHECK_THROWS_WITH(scenario_of(doc), Catch::Contains("timeseries") &&
+                                          Catch::Contains("expected true, false or an object"));
+  doc["timeseries"] = {{"interval", "10s"}, {"every", 2}};
+  CHECK_THROWS_WITH(scenario_of(doc), Catch::Contains("timeseries.every"));
+  doc["timeseries"] = true;
+  CHECK(scenario_of(doc).timeseries_interval == 10.0);
+  doc["timeseries"] = false;
+  CHECK(scenario_of(doc).timeseries_interval == 0.0);
 }

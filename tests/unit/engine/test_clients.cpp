@@ -1,5 +1,7 @@
-// Job flows: jobs that start in waves, on a ramp or at given times, process their events and
-// exit. Every job and every event is accounted for, and the start times are the ones asked for.
+// The clients (src/engine/clients.cpp): each workload's jobs and threads and the events they
+// process. The CPU-only baseline; async events in flight; job flows, jobs that start in waves, on
+// a ramp or at given times, process their events and exit: every job and every event is
+// accounted for, and the start times are the ones asked for.
 #include "support.hpp"
 
 #include <sonicsim/results/results.hpp>
@@ -114,24 +116,6 @@ TEST_CASE("job flow: jobs still running or not started at the end are counted",
   check_conservation(m);
 }
 
-TEST_CASE("job flow: bad settings name the key, what was found and what is expected",
-          "[loader][jobflow]") {
-  auto doc = flow(4, {{"waves", {{"size", 2}, {"every", "1min"}}}, {"ramp", {{"over", "1h"}}}});
-  CHECK_THAT(load_error(doc), Catch::Contains("workload.flow") &&
-                                  Catch::Contains("more than one of waves, ramp and start_times"));
-  doc = flow(4, {{"start_times", {"0s", "1s"}}});
-  CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.start_times") &&
-                                  Catch::Contains("found 2 start times for 4 jobs"));
-  doc = flow(4, {{"waves", {{"every", "1min"}}}});
-  CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.waves.size"));
-  doc = flow(4, json::object());
-  doc["workload"]["flow"].erase("events_per_job");
-  CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.events_per_job"));
-  doc = flow(4, json::object());
-  doc["workload"]["flow"]["events_per_job"] = 0;
-  CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.events_per_job"));
-}
-
 TEST_CASE("job flow: each workload's own jobs, its last exit its time to insight",
           "[engine][jobflow]") {
   // Two analysts on the same servers: A's 10 jobs of 100 events start at once, B's 20 jobs of
@@ -220,29 +204,65 @@ TEST_CASE("job flow: a measured profile of running jobs is replayed", "[engine][
   CHECK(m.jobs->last_exit == Approx(5400.0).margin(2.0));
 }
 
-TEST_CASE("job flow: a bad running profile names the key, what was found and what is expected",
-          "[loader][jobflow]") {
-  auto doc = profile({"0s", "10min"}, {5});
-  CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.running") &&
-                                  Catch::Contains("two arrays of the same length"));
-  doc = profile({"10min", "5min"}, {5, 6});
-  CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.running.t[1]") &&
-                                  Catch::Contains("strictly increasing"));
-  doc = profile({"0s"}, {-1});
-  CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.running.jobs[0]"));
-  doc = profile({"0s", "1h"}, {5, 7});
-  doc["workload"]["jobs"] = 5;
-  CHECK_THAT(load_error(doc),
-             Catch::Contains("workload.jobs") && Catch::Contains("flow.running starts 7 jobs"));
-  doc = profile({"0s"}, {5});
-  doc["workload"]["flow"]["events_per_job"] = 10;
-  CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.events_per_job") &&
-                                  Catch::Contains("next to `running`"));
-  doc = profile({"0s"}, {5});
-  doc["workload"]["flow"]["running"]["jobs"] = json::array();
-  doc["workload"]["flow"]["running"]["t"] = json::array();
-  CHECK_THAT(load_error(doc), Catch::Contains("at least one point"));
-  doc = profile({"0s"}, {3'000'000});
-  doc["workload"]["threads_per_job"] = 4;
-  CHECK_THAT(load_error(doc), Catch::Contains("client threads"));
+TEST_CASE("the CPU-only baseline takes t_CPU per event", "[engine]") {
+  auto doc = deterministic(8, 1);
+  doc["servers"] = json::array();
+  doc["workload"]["cpu_time_per_event"] = {{"dist", "lognormal"}, {"mean", 0.1}, {"cv", 0.5}};
+  const auto m = run(doc);
+  CHECK(m.time_per_event.mean() == Approx(0.1).epsilon(0.01));
+  CHECK(m.completed == 0);
+  CHECK(m.fallback > 0);
+  check_conservation(m);
+}
+
+TEST_CASE("async with no independent work and one event in flight equals sync", "[engine][async]") {
+  auto doc = deterministic(6, 1);
+  const auto sync = run(doc);
+  doc["workload"]["mode"] = "async";
+  doc["workload"]["async"] = {{"independent_work_fraction", 0.0}, {"events_in_flight", 1}};
+  const auto async = run(doc);
+  CHECK(async.time_per_event.mean() == Approx(sync.time_per_event.mean()).epsilon(1e-6));
+}
+
+TEST_CASE("async with ample independent work hides the remote call", "[engine][async]") {
+  auto doc = deterministic(6, 1);
+  doc["workload"]["mode"] = "async";
+  doc["workload"]["async"] = {{"independent_work_fraction", 1.0}, {"events_in_flight", 1}};
+  const auto m = run(doc);
+  // The 90 ms of CPU work covers the ~11 ms round trip: the event costs its CPU work only.
+  CHECK(m.time_per_event.mean() == Approx(0.09).epsilon(0.005));
+}
+
+TEST_CASE("async with several events in flight keeps the CPU busy", "[engine][async]") {
+  auto doc = deterministic(1, 4);
+  doc["models"]["m"]["service_time"]["seconds"] = {0.2};  // a slow remote call, 4 devices
+  doc["workload"]["mode"] = "async";
+  doc["workload"]["async"] = {{"independent_work_fraction", 0.0}, {"events_in_flight", 4}};
+  const auto m = run(doc);
+  // One CPU, 90 ms of work per event: at most 11.1 events/s; the 0.2 s calls overlap.
+  CHECK(throughput(m) == Approx(1.0 / 0.09).epsilon(0.02));
+}
+
+TEST_CASE("async: every event in flight progresses (Little's law, no starvation)",
+          "[engine][async]") {
+  auto doc = deterministic(4, 4);
+  doc["workload"]["cpu_time_per_event"] = {{"dist", "lognormal"}, {"mean", 0.2}, {"cv", 0.3}};
+  doc["network"]["site_uplink"]["latency"] = "15ms";
+  doc["workload"]["mode"] = "async";
+  doc["workload"]["async"] = {{"independent_work_fraction", 0.8}, {"events_in_flight", 2}};
+  const auto two = run(doc);
+  doc["workload"]["async"]["events_in_flight"] = 1;
+  const auto one = run(doc);
+  // Each thread always holds E open events: mean time per event = E x N_CPU / throughput.
+  CHECK(two.time_per_event.mean() == Approx(2 * 4 / throughput(two)).epsilon(0.01));
+  CHECK(one.time_per_event.mean() == Approx(1 * 4 / throughput(one)).epsilon(0.01));
+  // Here one event already hides the round trip: both are CPU-bound at N_CPU / (0.9 t_CPU).
+  CHECK(throughput(two) == Approx(4 / 0.18).epsilon(0.01));
+  CHECK(throughput(one) == Approx(4 / 0.18).epsilon(0.01));
+  // Without independent work, a second event in flight fills the CPU during the round trip.
+  doc["workload"]["async"] = {{"independent_work_fraction", 0.0}, {"events_in_flight", 1}};
+  const auto blocking = run(doc);
+  doc["workload"]["async"]["events_in_flight"] = 2;
+  const auto overlapped = run(doc);
+  CHECK(throughput(overlapped) > 1.1 * throughput(blocking));
 }

@@ -1,4 +1,6 @@
-// Links count bytes as they are delivered (carried) and, apart, as they are sent (offered):
+// The network path (src/engine/network_path.cpp): byte counters per link and direction, link
+// outages and degradations. Links count bytes as they are delivered (carried) and, apart, as
+// they are sent (offered):
 // with flows a link never shows more than its bandwidth, in any window or on average, while the
 // demand it was offered can be higher (issue 33: a 100 B/s link reported 261,847,100%).
 #include "support.hpp"
@@ -80,4 +82,74 @@ TEST_CASE("the analytic transport carries what it is offered, and the summary sa
   const auto warnings = sonicsim::results::run_warnings(s, run);
   REQUIRE_FALSE(warnings.empty());
   CHECK_THAT(warnings[0], Catch::Contains("too short"));
+}
+
+TEST_CASE("link byte counters equal the sum of payloads", "[engine][network]") {
+  auto doc = deterministic(3, 1);
+  doc["warmup"] = 0.0;
+  const auto m = run(doc);
+  // Every request carries 10 kB up and 100 B down; requests cut by the end sent only theirs.
+  const double completed = static_cast<double>(m.completed);
+  for (const auto& l : m.links) {
+    INFO(l.name);
+    CHECK(l.total_bytes() >= completed * 10100.0);
+    CHECK(l.total_bytes() <= (completed + static_cast<double>(m.in_flight_at_end)) * 10100.0);
+    // Each direction carries its own payloads: 10 kB up, 100 B down per request.
+    CHECK(l.bytes[1] * 100.0 == Approx(l.bytes[0]).epsilon(0.01));
+  }
+}
+
+namespace {
+
+// The only link is out from 100 to 130 s: no event completes while it lasts.
+void np_check_outage(bool flows) {
+  auto doc = deterministic(20, 2, 0.1, 0.1, 0.010);
+  doc["warmup"] = 0.0;
+  doc["duration"] = 300.0;
+  doc["network"] = {{"site_uplink", {{"bandwidth", "1Gbps"}, {"latency", "1ms"}}}};
+  doc["faults"] =
+      json::array({{{"kind", "link"}, {"link", "site_uplink"}, {"at", 100}, {"duration", 30}}});
+  doc["timeseries"] = {{"interval", "10s"}};
+  const auto m = run(doc, flows);
+  check_conservation(m);
+  REQUIRE(m.timeseries);
+  const auto& rate = m.timeseries->events_per_s;
+  CHECK(rate[9] > 150.0);  // 90-100 s
+  CHECK(rate[10] == 0.0);  // 100-130 s: every thread waits on a stalled transfer
+  CHECK(rate[11] == 0.0);
+  CHECK(rate[12] == 0.0);
+  CHECK(rate[13] > 150.0);  // resumed
+}
+
+}  // namespace
+
+// One SimGrid run per test case: SimGrid allows one engine per process.
+TEST_CASE("link outage: transfers stall and resume (analytic)", "[engine][operations][faults]") {
+  np_check_outage(false);
+}
+
+TEST_CASE("link outage: transfers stall and resume (flows)", "[engine][operations][faults][flow]") {
+  np_check_outage(true);
+}
+
+TEST_CASE("link degradation slows a bandwidth-bound service by its factor (flows)",
+          "[engine][operations][faults][flow]") {
+  auto slow = deterministic(50, 4, 0.01, 0.1, 0.001);
+  slow["warmup"] = 0.0;
+  slow["duration"] = 60.0;
+  slow["models"]["m"]["input_bytes_per_item"] = "1MB";
+  slow["network"] = {{"site_uplink", {{"bandwidth", "1Gbps"}, {"latency", "1ms"}}}};
+  slow["faults"] = json::array({{{"kind", "link"},
+                                 {"link", "site_uplink"},
+                                 {"at", 20},
+                                 {"duration", 20},
+                                 {"bandwidth_factor", 0.25}}});
+  slow["timeseries"] = {{"interval", "10s"}};
+  const auto m = run(slow, true);
+  check_conservation(m);
+  const auto& rate = m.timeseries->events_per_s;
+  // 125 MB/s carries 125 events/s of 1 MB, then a quarter of that.
+  CHECK(rate[1] == Approx(125.0).epsilon(0.02));
+  CHECK(rate[3] == Approx(125.0 / 4).epsilon(0.02));
+  CHECK(rate[5] == Approx(125.0).epsilon(0.02));
 }

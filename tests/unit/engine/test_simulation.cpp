@@ -1,6 +1,9 @@
-// The simulator reproduces the synchronous SONIC formula in its limits, and the exact MVA of the
-// closed network between them.
+// The engine as a whole (src/engine/simulation.cpp and the parts it drives): the simulator
+// reproduces the synchronous SONIC formula in its limits and the exact MVA of the closed network
+// between them, and the same scenario and seed give the same results.
 #include "support.hpp"
+
+#include <sonicsim/results/results.hpp>
 
 #include <algorithm>
 #include <sonicsim/analytic/analytic.hpp>
@@ -105,4 +108,29 @@ TEST_CASE("round-robin does better than random routing, which MVA describes", "[
   const auto rr = run(with_spread(40, 4, "exponential", 1.0, "round_robin"));
   const auto rnd = run(with_spread(40, 4, "exponential", 1.0, "random"));
   CHECK(throughput(rr) > throughput(rnd));
+}
+
+TEST_CASE("same scenario and seed give the same results file, except perf",
+          "[engine][determinism]") {
+  auto doc = deterministic(20, 2);
+  doc["workload"]["cpu_time_per_event"] = {{"dist", "lognormal"}, {"mean", 0.1}, {"cv", 0.8}};
+  doc["models"]["m"]["dynamic_batching"] = {{"preferred_batch_size", {4}},
+                                            {"max_queue_delay", "1ms"}};
+  const auto s = scenario_of(doc);
+  auto dump = [&] {
+    sonicsim::runner::TransportChoice choice;
+    auto out = sonicsim::runner::simulate(s, choice);
+    auto j = sonicsim::results::to_json(s, out, json::object());
+    j.erase("perf");
+    return j.dump();
+  };
+  const std::string a = dump(), b = dump();
+  CHECK(a == b);
+  auto other = doc;
+  other["seed"] = 2;
+  const auto s2 = scenario_of(other);
+  sonicsim::runner::TransportChoice choice;
+  auto out2 = sonicsim::runner::simulate(s2, choice);
+  CHECK(out2.metrics.events_completed !=
+        sonicsim::runner::simulate(s, choice).metrics.events_completed);
 }
