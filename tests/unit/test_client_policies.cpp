@@ -10,28 +10,13 @@
 #include <sonicsim/client_policies/policies.hpp>
 #include <sonicsim/scenario/writer.hpp>
 
+#include "schema_support.hpp"
 #include "support.hpp"
 
 using namespace test;
 namespace cp = sonicsim::client_policies;
 
 namespace {
-
-// The schema of `workload.client`: the object whose properties hold `fallback` and
-// `allowed_tries`.
-const json* client_schema_of(const json& node) {
-  if (node.is_object()) {
-    if (auto p = node.find("properties"); p != node.end() && p->is_object() &&
-                                          p->contains("fallback") && p->contains("allowed_tries"))
-      return &node;
-    for (const auto& [key, child] : node.items())
-      if (const json* found = client_schema_of(child)) return found;
-  } else if (node.is_array()) {
-    for (const auto& child : node)
-      if (const json* found = client_schema_of(child)) return found;
-  }
-  return nullptr;
-}
 
 // `deterministic` with the pool down from 20 s to 30 s of a 60 s run: the requests of those ten
 // seconds find no server, are tried twice and go to the client policy's last resort.
@@ -73,10 +58,8 @@ std::string quoted_names(const std::vector<std::string_view>& names) {
 // meaning, and its keys with the loader's ranges and defaults.
 TEST_CASE("client policies: the schema lists every policy of the table with its keys",
           "[loader][client_policies]") {
-  std::ifstream in(std::string(SONICSIM_SOURCE_DIR) + "/docs/scenario.schema.json");
-  REQUIRE(in);
-  const json schema = json::parse(in);
-  const json* client = client_schema_of(schema);
+  const json schema = scenario_schema();
+  const json* client = schema_object_with(schema, {"fallback", "allowed_tries"});
   REQUIRE(client != nullptr);
   const json& props = (*client)["properties"];
   std::vector<std::string> names;

@@ -1,34 +1,16 @@
 // The device kinds are one table (include/sonicsim/device_kinds/kinds.hpp): the loader, the
 // schema, the engine and the formulas all follow it. These tests hold each of them to it, so that
 // a new kind that is one header and one row works everywhere or fails here.
-#include <fstream>
-
 #include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/device_kinds/kinds.hpp>
 
+#include "schema_support.hpp"
 #include "support.hpp"
 
 using namespace test;
 namespace dk = sonicsim::device_kinds;
 
 namespace {
-
-// The schema's object whose properties hold all of `keys`.
-const json* kind_schema_with(const json& node, const std::vector<std::string>& keys) {
-  if (node.is_object()) {
-    if (auto p = node.find("properties"); p != node.end() && p->is_object()) {
-      bool all = true;
-      for (const auto& k : keys) all = all && p->contains(k);
-      if (all) return &node;
-    }
-    for (const auto& [key, child] : node.items())
-      if (const json* found = kind_schema_with(child, keys)) return found;
-  } else if (node.is_array()) {
-    for (const auto& child : node)
-      if (const json* found = kind_schema_with(child, keys)) return found;
-  }
-  return nullptr;
-}
 
 // One device of kind K serving one model at a low, constant rate (no queue), with a model
 // timing in the form K takes.
@@ -53,10 +35,8 @@ json one_device_of_kind() {
 
 TEST_CASE("device kinds: the schema lists every kind of the table with its keys",
           "[loader][devices]") {
-  std::ifstream in(std::string(SONICSIM_SOURCE_DIR) + "/docs/scenario.schema.json");
-  REQUIRE(in);
-  const json schema = json::parse(in);
-  const json* device = kind_schema_with(schema, {"kind", "slice", "memory"});
+  const json schema = scenario_schema();
+  const json* device = schema_object_with(schema, {"kind", "slice", "memory"});
   REQUIRE(device != nullptr);
   const json& props = (*device)["properties"];
   std::vector<std::string> names;
@@ -70,7 +50,7 @@ TEST_CASE("device kinds: the schema lists every kind of the table with its keys"
     }
     if constexpr (K::timing == dk::Timing::Pipeline) {
       std::vector<std::string> keys(K::timing_keys.begin(), K::timing_keys.end());
-      const json* timing = kind_schema_with(schema, keys);
+      const json* timing = schema_object_with(schema, keys);
       INFO(K::name << " timing");
       CHECK(timing != nullptr);
     }

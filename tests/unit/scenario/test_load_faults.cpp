@@ -7,6 +7,7 @@
 #include <sonicsim/scenario/fault_kinds.hpp>
 
 #include "operations_support.hpp"
+#include "schema_support.hpp"
 #include "support.hpp"
 
 using namespace test;
@@ -14,9 +15,7 @@ using namespace sonicsim::scenario;
 
 TEST_CASE("faults: the schema lists every fault kind of the loader's table, with its keys",
           "[loader][faults]") {
-  std::ifstream in(std::string(SONICSIM_SOURCE_DIR) + "/docs/scenario.schema.json");
-  REQUIRE(in);
-  const json schema = json::parse(in);
+  const json schema = scenario_schema();
   // The fault object: the definition whose `kind` enum holds "crash".
   const json* fault = nullptr;
   for (const auto& [name, def] : schema["$defs"].items())

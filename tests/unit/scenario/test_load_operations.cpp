@@ -9,6 +9,7 @@
 #include <sonicsim/balancing/policies.hpp>
 
 #include "operations_support.hpp"
+#include "schema_support.hpp"
 #include "support.hpp"
 
 using namespace test;
@@ -119,33 +120,12 @@ TEST_CASE("load_balancer: bad settings name the key, what was found and what is 
   CHECK_THAT(load_error(doc), Catch::Contains("least_request") && Catch::Contains("ring_hash"));
 }
 
-namespace {
-
-// The schema's `load_balancer` object: the one whose properties hold `policy` and `admission`.
-const json* lo_schema_of(const json& node) {
-  if (node.is_object()) {
-    if (auto p = node.find("properties");
-        p != node.end() && p->is_object() && p->contains("policy") && p->contains("admission"))
-      return &node;
-    for (const auto& [key, child] : node.items())
-      if (const json* found = lo_schema_of(child)) return found;
-  } else if (node.is_array()) {
-    for (const auto& child : node)
-      if (const json* found = lo_schema_of(child)) return found;
-  }
-  return nullptr;
-}
-
-}  // namespace
-
 // A policy is registered once (include/sonicsim/balancing/policies.hpp); the hand-written schema
 // editors use must list the same names and keys, with the loader's ranges and defaults.
 TEST_CASE("load_balancer: the schema lists every policy of the table with its keys",
           "[loader][balancer]") {
-  std::ifstream in(std::string(SONICSIM_SOURCE_DIR) + "/docs/scenario.schema.json");
-  REQUIRE(in);
-  const json schema = json::parse(in);
-  const json* lb = lo_schema_of(schema);
+  const json schema = scenario_schema();
+  const json* lb = schema_object_with(schema, {"policy", "admission"});
   REQUIRE(lb != nullptr);
   const json& props = (*lb)["properties"];
   std::vector<std::string> names;

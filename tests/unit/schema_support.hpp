@@ -1,0 +1,39 @@
+// The hand-written scenario schema (docs/scenario.schema.json) as the tests that hold it to the
+// code's tables read it: the whole document, and the object that describes a given section.
+#pragma once
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+namespace test {
+
+inline nlohmann::json scenario_schema() {
+  std::ifstream in(std::string(SONICSIM_SOURCE_DIR) + "/docs/scenario.schema.json");
+  REQUIRE(in);
+  return nlohmann::json::parse(in);
+}
+
+// The first object (depth first) whose `properties` hold every one of `keys`: the schema of the
+// section those keys belong to. nullptr when none does.
+inline const nlohmann::json* schema_object_with(const nlohmann::json& node,
+                                                const std::vector<std::string>& keys) {
+  if (node.is_object()) {
+    if (auto p = node.find("properties"); p != node.end() && p->is_object()) {
+      bool all = true;
+      for (const auto& k : keys) all = all && p->contains(k);
+      if (all) return &node;
+    }
+    for (const auto& [key, child] : node.items())
+      if (const auto* found = schema_object_with(child, keys)) return found;
+  } else if (node.is_array()) {
+    for (const auto& child : node)
+      if (const auto* found = schema_object_with(child, keys)) return found;
+  }
+  return nullptr;
+}
+
+}  // namespace test
