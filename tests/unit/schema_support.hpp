@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -34,6 +35,30 @@ inline const nlohmann::json* schema_object_with(const nlohmann::json& node,
       if (const auto* found = schema_object_with(child, keys)) return found;
   }
   return nullptr;
+}
+
+// The section's enum of the table's names (`key`, the default first) and each entry's integer
+// keys (util::IntKey) with the loader's ranges and defaults, each described from its entry's name.
+template <class Table>
+void check_table_in_schema(const nlohmann::json& props, const std::string& key) {
+  std::vector<std::string> names;
+  for (std::string_view n : Table::names()) names.emplace_back(n);
+  CHECK(props[key]["enum"].template get<std::vector<std::string>>() == names);
+  CHECK(props[key]["default"] == names.front());
+  Table::each([&]<class E>() {
+    const typename E::Settings defaults{};
+    for (const auto& k : E::keys) {
+      INFO(E::name << "." << k.name);
+      const std::string name(k.name);
+      REQUIRE(props.contains(name));
+      CHECK(props[name]["type"] == "integer");
+      CHECK(props[name]["minimum"] == k.lo);
+      CHECK(props[name]["maximum"] == k.hi);
+      CHECK(props[name]["default"] == defaults.*k.field);
+      CHECK_THAT(props[name]["description"].template get<std::string>(),
+                 Catch::StartsWith(std::string(E::name)));
+    }
+  });
 }
 
 }  // namespace test

@@ -25,20 +25,6 @@ constexpr double kIdleW = 36.0, kBusyW = 70.0;  // a T4: idle, busy (its TDP)
 constexpr double kHostIdleW = 100.0, kHostBusyW = 300.0;
 constexpr double kCoreIdleW = 4.0, kCoreBusyW = 10.0;
 
-// Two threads, one T4, constant times below the knee: each event is 50 ms of CPU work, then one
-// 10 ms execution. Powers on every component, and prices.
-json powered(int threads = 2) {
-  json doc = deterministic(threads, 1, 0.1, 0.5, 0.01);
-  doc["duration"] = 60.0;
-  doc["warmup"] = 10.0;
-  doc["devices"] = {{"T4", {{"power", {{"idle", "36W"}, {"busy", "70W"}}}}}};
-  doc["servers"][0]["host"] = {{"devices", 1}, {"power", {{"idle", 100}, {"busy", "0.3kW"}}}};
-  doc["workload"]["core_power"] = {{"idle", "4W"}, {"busy", "10W"}};
-  doc["prices"] = {
-      {"device_hour", {{"T4", 0.35}}}, {"host_hour", 0.1}, {"core_hour", 0.02}, {"kwh", 0.25}};
-  return doc;
-}
-
 }  // namespace
 
 TEST_CASE("energy: power x time over the components is the reported energy", "[energy]") {

@@ -1,6 +1,7 @@
 // Open-loop arrivals (workload.arrivals): what a planner relies on when requests come at a rate
 // whatever the responses. Queueing theory gives exact answers here, so the checks are against
 // formulas, not against earlier runs of the simulator.
+#include "results_support.hpp"
 #include "support.hpp"
 
 #include <sonicsim/analytic/analytic.hpp>
@@ -10,21 +11,6 @@ using namespace test;
 using sonicsim::scenario::InputError;
 
 namespace {
-
-// One device serving model "m" with a constant 1 ms per request and no batching, reached with no
-// network and no overheads: an M/D/1 (Poisson) or D/D/1 (constant) queue at `rate`.
-json open_loop(double rate, const std::string& distribution, double duration = 200.0) {
-  return json{
-      {"name", "open-loop"},
-      {"duration", duration},
-      {"warmup", duration / 10},
-      {"workload",
-       {{"arrivals", {{"rate", rate}, {"distribution", distribution}}},
-        {"requests", json::array({{{"model", "m"}}})}}},
-      {"models", {{"m", {{"service_time", {{"batch", {1}}, {"seconds", {0.001}}}}}}}},
-      {"servers",
-       json::array({{{"name", "gpu"}, {"count", 1}, {"device", "T4"}, {"models", {"m"}}}})}};
-}
 
 double span(const sonicsim::engine::RunMetrics& m) {
   return m.duration - m.warmup;
@@ -144,12 +130,7 @@ TEST_CASE("open loop: the analytic block knows the saturation rate", "[analytic]
 
 TEST_CASE("open loop: same seed, same bytes; another seed, other arrivals", "[engine][open_loop]") {
   auto doc = open_loop(700, "poisson", 20.0);
-  const auto results = [&] {
-    const auto s = scenario_of(doc);
-    auto j = sonicsim::results::to_json(s, sonicsim::runner::simulate(s, {}), json::object());
-    j.erase("perf");
-    return j.dump();
-  };
+  const auto results = [&] { return results_without_perf(scenario_of(doc)); };
   const std::string first = results();
   CHECK(results() == first);
   CHECK(first.find("\"arrivals\"") != std::string::npos);

@@ -37,23 +37,6 @@ std::vector<std::uint32_t> ids(const std::vector<Batcher::Queued>& batch) {
   return out;
 }
 
-json queued_run(int threads, double service, const json& batching, double duration) {
-  return json{
-      {"duration", duration},
-      {"workload",
-       {{"jobs", threads},
-        {"threads_per_job", 1},
-        {"cpu_time_per_event", 1.0},
-        {"requests", json::array({{{"model", "m"}, {"offload_fraction", 0.0}}})}}},
-      {"models",
-       {{"m",
-         {{"service_time", {{"batch", {1}}, {"seconds", {service}}}},
-          {"max_batch_size", 1},
-          {"dynamic_batching", batching}}}}},
-      {"servers",
-       json::array({{{"name", "gpu"}, {"count", 1}, {"device", "T4"}, {"models", {"m"}}}})}};
-}
-
 }  // namespace
 
 TEST_CASE("a full queue refuses arrivals; delayed requests still count", "[batcher][queue]") {

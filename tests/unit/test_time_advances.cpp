@@ -17,15 +17,6 @@ namespace {
 using sonicsim::scenario::Limits;
 using test::json;
 
-std::vector<sonicsim::scenario::Problem> problems_of(const json& doc) {
-  try {
-    test::scenario_of(doc);
-  } catch (const sonicsim::scenario::InputError& e) {
-    return e.problems();
-  }
-  return {};
-}
-
 // A short deterministic scenario to edit.
 json base() {
   json d = test::deterministic(4, 2);
@@ -70,7 +61,7 @@ TEST_CASE("times that recur below the clock's 1 ns are refused as unit mistakes"
   };
   for (const Case& c : cases) {
     INFO(c.what);
-    const auto problems = problems_of(c.doc);
+    const auto problems = test::problems_of(c.doc);
     INFO(test::dump(problems));
     CHECK(test::has_problem(problems, c.path, {"at least 1ns", "clock resolution"}));
   }
@@ -94,7 +85,7 @@ TEST_CASE("no CPU time per event needs servers for every request", "[loader][tim
   CHECK(test::load_error(d).empty());
   // With no pool hosting the model, the fallback costs p x 0 s: the clock would stop.
   d["servers"] = json::array();
-  const auto problems = problems_of(d);
+  const auto problems = test::problems_of(d);
   INFO(test::dump(problems));
   CHECK(test::has_problem(problems, "workload.cpu_time_per_event",
                           {"found 0", "no pool in `servers` hosts", "clock would stop"}));
@@ -106,7 +97,7 @@ TEST_CASE("a run expected to need more events than any run can process is refuse
     json d = base();
     d["workload"]["cpu_time_per_event"] = "1ns";
     d["duration"] = "10h";
-    const auto problems = problems_of(d);
+    const auto problems = test::problems_of(d);
     INFO(test::dump(problems));
     CHECK(test::has_problem(problems, "workload.cpu_time_per_event",
                             {"about 1.44e+14 events", "expected at most 1e+12"}));
@@ -119,7 +110,7 @@ TEST_CASE("a run expected to need more events than any run can process is refuse
     d["workload"].erase("cpu_time_per_event");
     d["workload"]["arrivals"] = {{"rate", "1e9/s"}};
     d["duration"] = "2h";
-    const auto problems = problems_of(d);
+    const auto problems = test::problems_of(d);
     INFO(test::dump(problems));
     CHECK(test::has_problem(problems, "workload.arrivals.rate", {"7.2e+12 events", "rate x"}));
   }
@@ -127,7 +118,7 @@ TEST_CASE("a run expected to need more events than any run can process is refuse
     json d = base();
     d["duration"] = "1h";
     d["faults"] = json::parse(R"([{"kind": "random_preemption", "mtbf": "1ns"}])");
-    const auto problems = problems_of(d);
+    const auto problems = test::problems_of(d);
     INFO(test::dump(problems));
     CHECK(test::has_problem(problems, "faults[0].mtbf", {"events", "mtbf + restart_after"}));
   }
@@ -138,14 +129,14 @@ TEST_CASE("a run expected to need more events than any run can process is refuse
         R"([{"kind": "link", "link": "wan", "at": 1, "duration": 1},
             {"kind": "random_crashes", "pool": "gpu", "mtbf": "1ns", "mttr": "1ns"}])");
     d["network"]["wan"] = {{"bandwidth", "10Gbps"}, {"latency", "1ms"}};
-    const auto problems = problems_of(d);
+    const auto problems = test::problems_of(d);
     INFO(test::dump(problems));
     CHECK(test::has_problem(problems, "faults[1].mtbf", {"events", "mtbf + mttr"}));
   }
   SECTION("autoscaler polls") {
     json d = with_autoscaler({{"polling_interval", "1ns"}});
     d["duration"] = "1h";
-    const auto problems = problems_of(d);
+    const auto problems = test::problems_of(d);
     INFO(test::dump(problems));
     CHECK(test::has_problem(problems, "servers[0].autoscaler.polling_interval",
                             {"3.6e+12 events", "duration / polling_interval"}));
@@ -153,7 +144,7 @@ TEST_CASE("a run expected to need more events than any run can process is refuse
 }
 
 TEST_CASE("an autoscaler holds at most a million readings per window", "[loader][time]") {
-  const auto problems = problems_of(with_autoscaler({{"polling_interval", "1us"}}));
+  const auto problems = test::problems_of(with_autoscaler({{"polling_interval", "1us"}}));
   INFO(test::dump(problems));
   CHECK(test::has_problem(problems, "servers[0].autoscaler.polling_interval",
                           {"polls per window", "an interval of at least 10.0 us"}));

@@ -18,71 +18,21 @@
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/triton/model_config.hpp>
 
+#include "triton_support.hpp"
+
 using nlohmann::json;
 using namespace sonicsim::scenario;
 namespace triton = sonicsim::triton;
+using namespace test::triton_fixtures;
 
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kTriton = std::string(SONICSIM_TEST_DATA_DIR) + "/triton";
-
-// One served model `m` reading `config` (relative to tests/data/triton); `model` adds keys.
-json scenario_with(const json& config, const json& model = json::object()) {
-  json m = {{"triton_config", config}, {"service_time", {{"batch", {1}}, {"seconds", {0.001}}}}};
-  m.update(model);
-  return json{
-      {"duration", "10s"},
-      {"workload",
-       {{"jobs", 2},
-        {"threads_per_job", 1},
-        {"cpu_time_per_event", "100ms"},
-        {"requests", json::array({{{"model", "m"}, {"offload_fraction", 0.1}}})}}},
-      {"models", {{"m", m}}},
-      {"servers",
-       json::array({{{"name", "gpu"}, {"count", 1}, {"device", "T4"}, {"models", {"m"}}}})}};
-}
-
-Model load_model(const json& doc) {
-  const Scenario s = load_json(doc, "<test>", kTriton);
-  REQUIRE(s.models.size() == 1);
-  return s.models[0];
-}
-
-// The problems of a document that must not load.
-std::vector<Problem> loader_problems(const json& doc) {
-  try {
-    load_json(doc, "<test>", kTriton);
-  } catch (const InputError& e) {
-    return e.problems();
-  }
-  FAIL("the scenario loaded although it should not");
-  return {};
-}
-
-// The single problem at `path`, whose message must contain every piece of `texts`.
-void expect_problem(const json& doc, const std::string& path,
-                    const std::vector<std::string>& texts) {
-  const auto problems = loader_problems(doc);
-  std::string all;
-  for (const auto& p : problems) all += p.path + ": " + p.message + "\n";
-  INFO(all);
-  const auto it = std::find_if(problems.begin(), problems.end(),
-                               [&](const Problem& p) { return p.path == path; });
-  REQUIRE(it != problems.end());
-  for (const auto& t : texts) CHECK(it->message.find(t) != std::string::npos);
-}
-
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 }  // namespace
 
 TEST_CASE("the parser gives a plain struct with positions", "[triton]") {
-  const auto r = triton::parse_model_config(read(kTriton + "/queue_policy.pbtxt"));
+  const auto r = triton::parse_model_config(fixture_text(kTriton + "/queue_policy.pbtxt"));
   REQUIRE(r.config);
   CHECK(r.errors.empty());
   const auto& c = *r.config;
@@ -131,7 +81,7 @@ TEST_CASE("every reference CMS config parses; ensembles are refused", "[triton][
     const fs::path file = entry.path() / "config.pbtxt";
     if (!fs::exists(file)) continue;
     INFO(file.string());
-    const auto r = triton::parse_model_config(read(file.string()));
+    const auto r = triton::parse_model_config(fixture_text(file.string()));
     REQUIRE(r.config);
     ++parsed;
     // Every problem of a real config is one a scenario can fix (variable dims, bytes), except

@@ -8,23 +8,9 @@
 
 using namespace test;
 
-namespace {
-
-// Deterministic: t_CPU = 1 s with p = 0.1 offloaded to a 10 ms model; an event takes
-// 0.9 s + 10 ms + the network's round trip when nothing queues.
-json flow(int jobs, const json& start, int events = 100) {
-  auto doc = deterministic(jobs, 4, 1.0, 0.1, 0.01);
-  doc["duration"] = 7200.0;
-  doc["warmup"] = 0.0;
-  doc["workload"]["flow"] = {{"events_per_job", events}};
-  for (const auto& [key, value] : start.items()) doc["workload"]["flow"][key] = value;
-  return doc;
-}
-
-}  // namespace
 
 TEST_CASE("job flow: every job starts, processes its events and exits", "[engine][jobflow]") {
-  const auto m = run(flow(120, {{"waves", {{"size", 40}, {"every", "10min"}}}}));
+  const auto m = run(job_flow(120, {{"waves", {{"size", 40}, {"every", "10min"}}}}));
   REQUIRE(m.jobs);
   CHECK(m.jobs->total == 120);
   CHECK(m.jobs->started == 120);
@@ -42,7 +28,7 @@ TEST_CASE("job flow: every job starts, processes its events and exits", "[engine
 }
 
 TEST_CASE("job flow: the time series shows each wave come and go", "[engine][jobflow]") {
-  auto doc = flow(120, {{"waves", {{"size", 40}, {"every", "10min"}, {"first", "1min"}}}});
+  auto doc = job_flow(120, {{"waves", {{"size", 40}, {"every", "10min"}, {"first", "1min"}}}});
   doc["timeseries"] = {{"interval", "1min"}};
   const auto m = run(doc);
   REQUIRE(m.timeseries);
@@ -82,14 +68,14 @@ TEST_CASE("job flow: ramps, explicit start times and budgets that vary per job",
     CHECK(f.start_of(3, 10) == 65.0);
   }
   SECTION("start times: no job starts before its time, one at a time on an idle fleet") {
-    const auto m = run(flow(3, {{"start_times", {"0s", "1h", "90min"}}}, 50));
+    const auto m = run(job_flow(3, {{"start_times", {"0s", "1h", "90min"}}}, 50));
     REQUIRE(m.jobs);
     CHECK(m.jobs->finished == 3);
     CHECK(m.jobs->peak_running == 1);
     CHECK(m.jobs->last_exit > 5400.0 + 50 * 0.9);
   }
   SECTION("a distribution of events per job: the events are the sum of the budgets") {
-    auto doc = flow(50, {{"ramp", {{"over", "30min"}}}});
+    auto doc = job_flow(50, {{"ramp", {{"over", "30min"}}}});
     doc["workload"]["flow"]["events_per_job"] = {{"dist", "uniform"}, {"min", 10}, {"max", 200}};
     const auto m = run(doc);
     REQUIRE(m.jobs);
@@ -105,7 +91,7 @@ TEST_CASE("job flow: ramps, explicit start times and budgets that vary per job",
 
 TEST_CASE("job flow: jobs still running or not started at the end are counted",
           "[engine][jobflow]") {
-  auto doc = flow(100, {{"waves", {{"size", 25}, {"every", "30min"}}}}, 1000);
+  auto doc = job_flow(100, {{"waves", {{"size", 25}, {"every", "30min"}}}}, 1000);
   doc["duration"] = 2400.0;  // waves at 0 and 30 min; each job needs about 15 min
   const auto m = run(doc);
   REQUIRE(m.jobs);
@@ -120,7 +106,7 @@ TEST_CASE("job flow: each workload's own jobs, its last exit its time to insight
           "[engine][jobflow]") {
   // Two analysts on the same servers: A's 10 jobs of 100 events start at once, B's 20 jobs of
   // 50 events 10 minutes later, and a fixed population with no flow beside them.
-  auto a = flow(10, json::object(), 100)["workload"];
+  auto a = job_flow(10, json::object(), 100)["workload"];
   a["name"] = "analyst-a";
   auto b = a;
   b["name"] = "analyst-b";
@@ -131,7 +117,7 @@ TEST_CASE("job flow: each workload's own jobs, its last exit its time to insight
   steady.erase("flow");
   steady["name"] = "reco";
   steady["jobs"] = 2;
-  auto doc = flow(1, json::object());
+  auto doc = job_flow(1, json::object());
   doc.erase("workload");
   doc["workloads"] = {a, b, steady};
   const auto m = run(doc);
@@ -158,24 +144,10 @@ TEST_CASE("job flow: each workload's own jobs, its last exit its time to insight
   CHECK(m.jobs->wall_time.count() == ja.wall_time.count() + jb.wall_time.count());
 }
 
-namespace {
-
-// A measured client load: jobs running from each time on (workload.flow.running).
-json profile(const json& t, const json& jobs) {
-  auto doc = deterministic(1, 4, 1.0, 0.1, 0.01);
-  doc["duration"] = 7200.0;
-  doc["warmup"] = 0.0;
-  doc["workload"].erase("jobs");
-  doc["workload"]["flow"] = {{"running", {{"t", t}, {"jobs", jobs}}}};
-  doc["timeseries"] = {{"interval", "1min"}};
-  return doc;
-}
-
-}  // namespace
 
 TEST_CASE("job flow: a measured profile of running jobs is replayed", "[engine][jobflow]") {
   // 30 jobs, then 80 at 20 min, 10 at 50 min, 0 at 90 min: 80 starts in all.
-  const auto doc = profile({"0s", "20min", "50min", "90min"}, {30, 80, 10, 0});
+  const auto doc = running_profile({"0s", "20min", "50min", "90min"}, {30, 80, 10, 0});
   const auto s = sonicsim::scenario::load_json(doc);
   CHECK(s.workload().jobs == 80);
   const auto m = run(doc);

@@ -12,6 +12,7 @@
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/util/format.hpp>
 
+#include "results_support.hpp"
 #include "support.hpp"
 
 using namespace test;
@@ -214,12 +215,7 @@ TEST_CASE(
   CHECK(pool.memory_used_bytes <= 9e9);
   CHECK(pool.memory_used_bytes == 8.8e9);  // two models of 4.4 GB at once, never three
 
-  const auto results = [&] {
-    const auto s = scenario_of(doc);
-    auto j = sonicsim::results::to_json(s, sonicsim::runner::simulate(s, {}), json::object());
-    j.erase("perf");
-    return j.dump();
-  };
+  const auto results = [&] { return results_without_perf(scenario_of(doc)); };
   const std::string first = results();
   CHECK(results() == first);
   CHECK(first.find("\"model_unloads\"") != std::string::npos);

@@ -5,30 +5,6 @@
 
 using namespace test;
 
-namespace {
-
-// 200 single-thread jobs of 230 events each, all starting at once, against 4 devices that start
-// in 45 s and scale on queue time (the burst of test_site_operations.cpp).
-json rp_burst() {
-  auto doc = deterministic(200, 4, 0.1, 0.5, 0.010);
-  doc["duration"] = 600.0;
-  doc["warmup"] = 0.0;
-  doc["workload"]["flow"] = {{"events_per_job", 230}};
-  doc["servers"][0]["startup_delay"] = "45s";
-  doc["servers"][0]["autoscaler"] = {
-      {"metric", "queue_time"},
-      {"threshold", "20ms"},
-      {"polling_interval", "30s"},
-      {"window", "30s"},
-      {"min_replicas", 1},
-      {"max_replicas", 4},
-      {"scale_up", {{"stabilization_window", "0s"}, {"step", 1}, {"period", "30s"}}},
-      {"scale_down", {{"stabilization_window", "120s"}, {"step", 1}, {"period", "60s"}}}};
-  doc["timeseries"] = {{"interval", "15s"}};
-  return doc;
-}
-
-}  // namespace
 
 TEST_CASE("admission: a token bucket on new connections admits its burst, then its rate",
           "[engine][operations][admission]") {
@@ -60,7 +36,7 @@ TEST_CASE("admission: new connections are refused while the pool is above its th
           "[engine][operations][admission]") {
   // Waves of jobs on an autoscaled pool that starts slowly: with refusal above the threshold,
   // jobs that arrive while the pool is saturated run on their CPUs instead of queueing.
-  auto doc = rp_burst();
+  auto doc = autoscaled_burst();
   doc["workload"]["flow"] = {{"events_per_job", 230}, {"waves", {{"size", 50}, {"every", "60s"}}}};
   doc["workload"]["client"] = {{"fallback", "cpu"}};
   const auto open_door = run(doc);
@@ -119,7 +95,7 @@ TEST_CASE("admission: SuperSONIC's Lua filter asks Prometheus when the job conne
           "[engine][operations][admission]") {
   // cfg/envoy-filter.lua: the load query's value, from the samples Prometheus scraped in the
   // last window, above serverLoadThreshold refuses; no value refuses too.
-  auto doc = rp_burst();
+  auto doc = autoscaled_burst();
   doc["workload"]["flow"] = {{"events_per_job", 230}, {"waves", {{"size", 50}, {"every", "60s"}}}};
   doc["workload"]["client"] = {{"fallback", "cpu"}};
   const auto open_door = run(doc);

@@ -1,6 +1,7 @@
 // The engine as a whole (src/engine/simulation.cpp and the parts it drives): the simulator
 // reproduces the synchronous SONIC formula in its limits and the exact MVA of the closed network
 // between them, and the same scenario and seed give the same results.
+#include "results_support.hpp"
 #include "support.hpp"
 
 #include <sonicsim/results/results.hpp>
@@ -117,13 +118,7 @@ TEST_CASE("same scenario and seed give the same results file, except perf",
   doc["models"]["m"]["dynamic_batching"] = {{"preferred_batch_size", {4}},
                                             {"max_queue_delay", "1ms"}};
   const auto s = scenario_of(doc);
-  auto dump = [&] {
-    sonicsim::runner::TransportChoice choice;
-    auto out = sonicsim::runner::simulate(s, choice);
-    auto j = sonicsim::results::to_json(s, out, json::object());
-    j.erase("perf");
-    return j.dump();
-  };
+  auto dump = [&] { return results_without_perf(s); };
   const std::string a = dump(), b = dump();
   CHECK(a == b);
   auto other = doc;

@@ -10,29 +10,6 @@ using namespace test;
 
 namespace {
 
-// 200 single-thread jobs of 230 events each, all starting at once: t_CPU = 100 ms with half of
-// it a 10 ms remote call. The servers are saturated throughout the burst (200 threads against at
-// most 4 x 100 requests/s), so the queue time per execution is far above 20 ms until the last
-// job exits, and exactly 0 after: the autoscaler's decisions follow from its settings alone.
-json burst() {
-  auto doc = deterministic(200, 4, 0.1, 0.5, 0.010);
-  doc["duration"] = 600.0;
-  doc["warmup"] = 0.0;
-  doc["workload"]["flow"] = {{"events_per_job", 230}};
-  doc["servers"][0]["startup_delay"] = "45s";
-  doc["servers"][0]["autoscaler"] = {
-      {"metric", "queue_time"},
-      {"threshold", "20ms"},
-      {"polling_interval", "30s"},
-      {"window", "30s"},
-      {"min_replicas", 1},
-      {"max_replicas", 4},
-      {"scale_up", {{"stabilization_window", "0s"}, {"step", 1}, {"period", "30s"}}},
-      {"scale_down", {{"stabilization_window", "120s"}, {"step", 1}, {"period", "60s"}}}};
-  doc["timeseries"] = {{"interval", "15s"}};
-  return doc;
-}
-
 struct Change {
   double t;
   int from, to;
@@ -58,7 +35,7 @@ void check_timeline(const std::vector<Change>& got, const std::vector<Change>& w
 
 TEST_CASE("autoscaler: a burst's replica timeline matches the one computed by hand",
           "[engine][operations][autoscaler]") {
-  const auto m = run(burst());
+  const auto m = run(autoscaled_burst());
   // Polls every 30 s. Scale up: one replica per 30 s period, so +1 at each of the first three
   // polls (the metric stays far above 20 ms) until max_replicas. The burst's 460 s of GPU work
   // (200 x 230 x 10 ms) is done at 1 replica until 75 s (30 s + 45 s start-up), 2 until 105 s,
@@ -95,7 +72,7 @@ TEST_CASE("autoscaler: a burst's replica timeline matches the one computed by ha
 
 TEST_CASE("autoscaler: a slower start-up delays capacity, not the decisions",
           "[engine][operations][autoscaler]") {
-  auto doc = burst();
+  auto doc = autoscaled_burst();
   doc["servers"][0]["startup_delay"] = "100s";
   const auto m = run(doc);
   const auto timeline = changes(m);
@@ -307,25 +284,9 @@ TEST_CASE("conservation holds under random combinations of faults and client pol
     check_conservation(m);
     // The workloads' counts add up to the totals; the requests each leaves in flight add up to
     // those the engine holds.
-    {
-      std::uint64_t sent = 0, completed = 0, failed = 0, fallback = 0, in_flight = 0, events = 0;
-      for (const auto& w : m.workloads) {
-        sent += w.sent;
-        completed += w.completed;
-        failed += w.failed;
-        fallback += w.fallback;
-        in_flight += w.in_flight_at_end;
-        events += w.events_completed;
-        CHECK(w.sent >= w.completed + w.failed + w.fallback);
-      }
-      CHECK(sent == m.sent);
-      CHECK(completed == m.completed);
-      CHECK(failed == m.failed);
-      CHECK(fallback == m.fallback);
-      CHECK(in_flight == m.in_flight_at_end);
-      CHECK(events == m.events_completed);
-      if (m.workloads.size() > 1) ++shared;
-    }
+    for (const auto& w : m.workloads) CHECK(w.sent >= w.completed + w.failed + w.fallback);
+    check_workloads_add_up(m);
+    if (m.workloads.size() > 1) ++shared;
     // Never more servers serving than asked for, never more asked for than the pool holds.
     if (m.pools[0].operated) {
       REQUIRE(m.timeseries);

@@ -37,15 +37,6 @@ TEST_CASE("distribution forms in a scenario", "[loader]") {
 
 namespace {
 
-std::vector<sonicsim::scenario::Problem> ld_problems(const json& doc) {
-  try {
-    scenario_of(doc);
-  } catch (const sonicsim::scenario::InputError& e) {
-    return e.problems();
-  }
-  return {};
-}
-
 // deterministic() with `cpu` as its CPU time per event.
 json ld_with_cpu(const json& cpu) {
   auto doc = deterministic(2, 1);
@@ -58,29 +49,29 @@ json ld_with_cpu(const json& cpu) {
 TEST_CASE("distributions: a bad form names its key, what was found and what is expected",
           "[loader][distribution]") {
   const std::string cpu = "workload.cpu_time_per_event";
-  auto problems = ld_problems(ld_with_cpu({{"mean", "1s"}, {"cv", 0.3}}));
+  auto problems = problems_of(ld_with_cpu({{"mean", "1s"}, {"cv", 0.3}}));
   INFO(dump(problems));
   CHECK(has_problem(problems, cpu + ".dist",
                     {"missing, expected the kind of distribution: one of \"constant\", "
                      "\"exponential\", \"lognormal\""}));
 
-  problems = ld_problems(ld_with_cpu({{"dist", "uniform"}, {"min", "3s"}, {"max", "1s"}}));
+  problems = problems_of(ld_with_cpu({{"dist", "uniform"}, {"min", "3s"}, {"max", "1s"}}));
   INFO(dump(problems));
   CHECK(has_problem(problems, cpu + ".max",
                     {"found max \"1s\" below min \"3s\", expected max >= min"}));
 
   problems =
-      ld_problems(ld_with_cpu({{"dist", "empirical"}, {"values", {1, 2, 3}}, {"weights", {1, 2}}}));
+      problems_of(ld_with_cpu({{"dist", "empirical"}, {"values", {1, 2, 3}}, {"weights", {1, 2}}}));
   INFO(dump(problems));
   CHECK(has_problem(problems, cpu + ".weights", {"found 2 weights, expected 3 (one per value)"}));
 
-  problems = ld_problems(
+  problems = problems_of(
       ld_with_cpu({{"dist", "lognormal"}, {"mean", "1s"}, {"cv", 0.3}, {"stddev", "300ms"}}));
   INFO(dump(problems));
   CHECK(has_problem(problems, cpu + ".stddev",
                     {"found both `cv` and `stddev`, expected only one of them"}));
 
-  problems = ld_problems(ld_with_cpu(json::array({1, 2})));
+  problems = problems_of(ld_with_cpu(json::array({1, 2})));
   INFO(dump(problems));
   CHECK(has_problem(problems, cpu,
                     {"or a distribution object such as {\"dist\": \"lognormal\", \"mean\": "

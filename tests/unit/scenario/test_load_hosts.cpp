@@ -21,15 +21,6 @@ json lh_hosted() {
   return doc;
 }
 
-std::vector<sonicsim::scenario::Problem> lh_problems(const json& doc) {
-  try {
-    scenario_of(doc);
-  } catch (const sonicsim::scenario::InputError& e) {
-    return e.problems();
-  }
-  return {};
-}
-
 }  // namespace
 
 TEST_CASE("hosts: a pool's host and a model's host_cost are read with their units",
@@ -60,7 +51,7 @@ TEST_CASE("hosts: bad hosts and host costs name the key, what was found and what
           "[loader][hosts]") {
   auto doc = lh_hosted();
   doc["servers"][0]["host"]["devices"] = 3;
-  auto problems = lh_problems(doc);
+  auto problems = problems_of(doc);
   INFO(dump(problems));
   CHECK(has_problem(problems, "servers[0].host.devices",
                     {"found 3 devices per host in a pool of 8, expected a divisor of the "
@@ -68,14 +59,14 @@ TEST_CASE("hosts: bad hosts and host costs name the key, what was found and what
 
   doc = lh_hosted();
   doc["servers"][0]["host"]["cores"] = 0;
-  problems = lh_problems(doc);
+  problems = problems_of(doc);
   INFO(dump(problems));
   CHECK(has_problem(problems, "servers[0].host.cores",
                     {"found 0, expected an integer in [1, ", "(CPU cores of the server host)"}));
 
   doc = lh_hosted();
   doc["servers"][0]["host"] = 16;
-  problems = lh_problems(doc);
+  problems = problems_of(doc);
   INFO(dump(problems));
   CHECK(has_problem(problems, "servers[0].host",
                     {"found 16", "expected a host object {\"cores\": 16, \"devices\": 4}"}));
@@ -83,7 +74,7 @@ TEST_CASE("hosts: bad hosts and host costs name the key, what was found and what
   doc = lh_hosted();
   doc["models"]["m"]["host_cost"]["per_request"] = "-80us";
   doc["models"]["m"]["host_cost"]["in_server_overhead"] = "yes";
-  problems = lh_problems(doc);
+  problems = problems_of(doc);
   INFO(dump(problems));
   CHECK(has_problem(problems, "models.m.host_cost.per_request", {"found \"-80us\""}));
   CHECK(has_problem(problems, "models.m.host_cost.in_server_overhead",

@@ -35,15 +35,6 @@ json memory_scenario(double device_bytes, const char* control = "none") {
 // a: 2 x (1000 + 10 x 8) = 2160 B; b: 500 B; m: none given, so none held.
 constexpr double kMemorySum = 2160.0 + 500.0;
 
-std::vector<Problem> memory_problems(const json& doc) {
-  try {
-    load_json(doc, "<test>");
-  } catch (const InputError& e) {
-    return e.problems();
-  }
-  return {};
-}
-
 }  // namespace
 
 TEST_CASE("memory: a pool whose models fit exactly is accepted, one byte more is refused",
@@ -53,7 +44,7 @@ TEST_CASE("memory: a pool whose models fit exactly is accepted, one byte more is
   CHECK(s.find_model("a")->memory_bytes() == 2160.0);
   CHECK(s.find_model("m")->memory_bytes() == 0.0);
 
-  const auto problems = memory_problems(memory_scenario(kMemorySum - 1.0));
+  const auto problems = test::problems_of(memory_scenario(kMemorySum - 1.0));
   INFO(dump(problems));
   REQUIRE(problems.size() == 1);
   CHECK(has_problem(
@@ -67,7 +58,7 @@ TEST_CASE("memory: explicit control needs each model to fit alone, not all at on
           "[loader][memory]") {
   // Both together need 2660 B; the larger alone 2160 B.
   CHECK(test::load_error(memory_scenario(2160.0, "explicit")).empty());
-  const auto problems = memory_problems(memory_scenario(2159.0, "explicit"));
+  const auto problems = test::problems_of(memory_scenario(2159.0, "explicit"));
   INFO(dump(problems));
   REQUIRE(problems.size() == 1);
   CHECK(has_problem(problems, "servers[0].models[1]",
@@ -90,7 +81,7 @@ TEST_CASE("memory: a device or model without memory limits nothing", "[loader][m
 TEST_CASE("memory: bad values are refused with their path", "[loader][memory]") {
   auto doc = memory_scenario(kMemorySum);
   doc["models"]["a"].erase("max_batch_size");
-  auto problems = memory_problems(doc);
+  auto problems = test::problems_of(doc);
   INFO(dump(problems));
   CHECK(has_problem(problems, "models.a.memory.per_item",
                     {"10.0 B", "without max_batch_size", "expected a max_batch_size"}));
@@ -101,7 +92,7 @@ TEST_CASE("memory: bad values are refused with their path", "[loader][memory]") 
   doc["models"]["b"]["load_time"] = "-2s";
   doc["models"]["b"]["memory"]["bias"] = 1;
   doc["servers"][0]["model_control"] = "lazy";
-  problems = memory_problems(doc);
+  problems = test::problems_of(doc);
   INFO(dump(problems));
   CHECK(has_problem(problems, "devices.T4.memory", {"found"}));
   CHECK(has_problem(problems, "models.b.memory.weights", {"-1MB"}));
@@ -112,7 +103,7 @@ TEST_CASE("memory: bad values are refused with their path", "[loader][memory]") 
   doc = memory_scenario(kMemorySum, "explicit");
   doc["servers"][0]["count"] = 4;
   doc["servers"][0]["host"] = {{"devices", 2}};
-  problems = memory_problems(doc);
+  problems = test::problems_of(doc);
   INFO(dump(problems));
   CHECK(has_problem(problems, "servers[0].model_control",
                     {"2 devices per host", "expected host.devices 1"}));

@@ -8,36 +8,6 @@
 
 using namespace test;
 
-namespace {
-
-// One model "m" behind one T4, taking `batching` as its dynamic_batching (test_queue_policy.cpp's).
-json lm_queued_run(int threads, double service, const json& batching, double duration) {
-  return json{
-      {"duration", duration},
-      {"workload",
-       {{"jobs", threads},
-        {"threads_per_job", 1},
-        {"cpu_time_per_event", 1.0},
-        {"requests", json::array({{{"model", "m"}, {"offload_fraction", 0.0}}})}}},
-      {"models",
-       {{"m",
-         {{"service_time", {{"batch", {1}}, {"seconds", {service}}}},
-          {"max_batch_size", 1},
-          {"dynamic_batching", batching}}}}},
-      {"servers",
-       json::array({{{"name", "gpu"}, {"count", 1}, {"device", "T4"}, {"models", {"m"}}}})}};
-}
-
-std::vector<sonicsim::scenario::Problem> lm_problems(const json& doc) {
-  try {
-    scenario_of(doc);
-  } catch (const sonicsim::scenario::InputError& e) {
-    return e.problems();
-  }
-  return {};
-}
-
-}  // namespace
 
 TEST_CASE("models: payloads, tensors, batching limits and instances are read with their units",
           "[loader][models]") {
@@ -75,14 +45,14 @@ TEST_CASE("models: bad payloads, instances and preferred sizes name the key and 
           "[loader][models]") {
   auto doc = deterministic(2, 1);
   doc["models"]["m"]["inputs"] = {{{"name", "x"}, {"shape", {4}}, {"dtype", "FP32"}}};
-  auto problems = lm_problems(doc);
+  auto problems = problems_of(doc);
   INFO(dump(problems));
   CHECK(has_problem(problems, "models.m.inputs",
                     {"found both `input_bytes_per_item` and `inputs`, expected only one of them"}));
 
   doc = deterministic(2, 1);
   doc["models"]["m"]["instances"] = 0;
-  problems = lm_problems(doc);
+  problems = problems_of(doc);
   INFO(dump(problems));
   CHECK(
       has_problem(problems, "models.m.instances",
@@ -91,20 +61,20 @@ TEST_CASE("models: bad payloads, instances and preferred sizes name the key and 
   doc = deterministic(2, 1);
   doc["models"]["m"]["max_batch_size"] = 8;
   doc["models"]["m"]["dynamic_batching"] = {{"preferred_batch_size", {4, 16}}};
-  problems = lm_problems(doc);
+  problems = problems_of(doc);
   INFO(dump(problems));
   CHECK(has_problem(problems, "models.m.dynamic_batching.preferred_batch_size[1]",
                     {"found 16, expected a preferred batch size <= max_batch_size 8"}));
 
   doc = deterministic(2, 1);
   doc["models"]["m"]["input_bytes_per_item"] = "10 parsecs";
-  problems = lm_problems(doc);
+  problems = problems_of(doc);
   INFO(dump(problems));
   CHECK(has_problem(problems, "models.m.input_bytes_per_item", {"found \"10 parsecs\""}));
 }
 
 TEST_CASE("the scenario's queue policy keys", "[loader][queue]") {
-  auto doc = lm_queued_run(1, 1.0,
+  auto doc = queued_run(1, 1.0,
                            {{"max_queue_size", 100},
                             {"default_timeout_microseconds", 2500},
                             {"timeout_action", "DELAY"}},

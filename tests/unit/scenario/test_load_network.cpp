@@ -9,19 +9,6 @@
 
 using namespace test;
 
-namespace {
-
-std::vector<sonicsim::scenario::Problem> ln_problems(const json& doc) {
-  try {
-    scenario_of(doc);
-  } catch (const sonicsim::scenario::InputError& e) {
-    return e.problems();
-  }
-  return {};
-}
-
-}  // namespace
-
 TEST_CASE("network: every link class read in bytes per second and seconds", "[loader][network]") {
   auto doc = deterministic(2, 1);
   doc["network"] = {{"client_nic", {{"bandwidth", "10Gbps"}, {"latency", "50us"}}},
@@ -61,21 +48,21 @@ TEST_CASE("network: bad links name the key, what was found and what is expected"
           "[loader][network]") {
   auto doc = deterministic(2, 1);
   doc["network"]["site_uplink"] = {{"latency", "1ms"}};
-  auto problems = ln_problems(doc);
+  auto problems = problems_of(doc);
   INFO(dump(problems));
   CHECK(has_problem(problems, "network.site_uplink.bandwidth",
                     {"missing", "a bandwidth > 0 such as \"10Gbps\""}));
 
   doc = deterministic(2, 1);
   doc["network"]["client_nic"] = "10Gbps";
-  problems = ln_problems(doc);
+  problems = problems_of(doc);
   INFO(dump(problems));
   CHECK(has_problem(problems, "network.client_nic",
                     {"found \"10Gbps\"", "null or a link {\"bandwidth\": \"10Gbps\""}));
 
   doc = deterministic(2, 1);
   doc["network"]["server_nic"]["bandwidth"] = "25GHz";
-  problems = ln_problems(doc);
+  problems = problems_of(doc);
   INFO(dump(problems));
   CHECK(has_problem(problems, "network.server_nic.bandwidth", {"found \"25GHz\""}));
 
@@ -83,7 +70,7 @@ TEST_CASE("network: bad links name the key, what was found and what is expected"
   doc["network"]["flow_model"] = "fluid";
   doc["network"]["auto_tolerance"] = 1;
   doc["network"]["uplink"] = {{"bandwidth", "1Gbps"}};
-  problems = ln_problems(doc);
+  problems = problems_of(doc);
   INFO(dump(problems));
   CHECK(has_problem(problems, "network.flow_model",
                     {"found \"fluid\"", "\"auto\"", "\"flow\"", "\"analytic\"", "\"simgrid\""}));

@@ -127,23 +127,5 @@ TEST_CASE("load_balancer: the schema lists every policy of the table with its ke
   const json schema = scenario_schema();
   const json* lb = schema_object_with(schema, {"policy", "admission"});
   REQUIRE(lb != nullptr);
-  const json& props = (*lb)["properties"];
-  std::vector<std::string> names;
-  for (std::string_view n : sonicsim::balancing::names()) names.emplace_back(n);
-  CHECK(props["policy"]["enum"].get<std::vector<std::string>>() == names);
-  CHECK(props["policy"]["default"] == names.front());
-  sonicsim::balancing::List::each([&]<class P>() {
-    const typename P::Settings defaults{};
-    for (const auto& k : P::keys) {
-      INFO(P::name << "." << k.name);
-      const std::string key(k.name);
-      REQUIRE(props.contains(key));
-      CHECK(props[key]["type"] == "integer");
-      CHECK(props[key]["minimum"] == k.lo);
-      CHECK(props[key]["maximum"] == k.hi);
-      CHECK(props[key]["default"] == defaults.*k.field);
-      CHECK_THAT(props[key]["description"].get<std::string>(),
-                 Catch::StartsWith(std::string(P::name)));
-    }
-  });
+  check_table_in_schema<sonicsim::balancing::List>((*lb)["properties"], "policy");
 }

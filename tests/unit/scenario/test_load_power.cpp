@@ -6,26 +6,10 @@
 
 using namespace test;
 
-namespace {
-
-// Two threads, one T4: powers on every component, and prices (test_energy.cpp's scenario).
-json lp_powered() {
-  json doc = deterministic(2, 1, 0.1, 0.5, 0.01);
-  doc["duration"] = 60.0;
-  doc["warmup"] = 10.0;
-  doc["devices"] = {{"T4", {{"power", {{"idle", "36W"}, {"busy", "70W"}}}}}};
-  doc["servers"][0]["host"] = {{"devices", 1}, {"power", {{"idle", 100}, {"busy", "0.3kW"}}}};
-  doc["workload"]["core_power"] = {{"idle", "4W"}, {"busy", "10W"}};
-  doc["prices"] = {
-      {"device_hour", {{"T4", 0.35}}}, {"host_hour", 0.1}, {"core_hour", 0.02}, {"kwh", 0.25}};
-  return doc;
-}
-
-}  // namespace
 
 TEST_CASE("power: every component's power and the prices are read with their units",
           "[energy][loader]") {
-  const auto s = scenario_of(lp_powered());
+  const auto s = scenario_of(powered());
   const auto& device = *s.find_device("T4")->power;
   CHECK(device.idle() == 36.0);
   CHECK(device.busy() == 70.0);
@@ -44,16 +28,16 @@ TEST_CASE("power: every component's power and the prices are read with their uni
   CHECK(s.prices->kwh == 0.25);
 
   // One price for every device; without `prices` the scenario has none.
-  json one = lp_powered();
+  json one = powered();
   one["prices"]["device_hour"] = 0.5;
   CHECK(scenario_of(one).prices->device_hour_of("T4") == 0.5);
-  json none = lp_powered();
+  json none = powered();
   none.erase("prices");
   CHECK_FALSE(scenario_of(none).prices);
 }
 
 TEST_CASE("energy: a power curve is read between its points", "[energy]") {
-  json doc = lp_powered();
+  json doc = powered();
   doc["devices"]["T4"]["power"] = {{"utilization", {0, 0.5, 1}}, {"watts", {36, "55W", 70}}};
   const auto s = scenario_of(doc);
   const auto& p = *s.find_device("T4")->power;
@@ -64,7 +48,7 @@ TEST_CASE("energy: a power curve is read between its points", "[energy]") {
   CHECK(p.at(1.0) == 70.0);
   CHECK(p.at(2.0) == 70.0);  // never beyond busy
   // {idle, busy} is the straight line: energy from the mean utilization alone.
-  const auto pair = *scenario_of(lp_powered()).find_device("T4")->power;
+  const auto pair = *scenario_of(powered()).find_device("T4")->power;
   CHECK(pair.linear());
   CHECK(pair.at(0.3) == Approx(36.0 + 0.3 * 34.0));
 }
@@ -75,13 +59,13 @@ TEST_CASE("energy: bad power and prices are refused with their paths", "[energy]
     INFO(error);
     CHECK(error.find(want) != std::string::npos);
   };
-  json doc = lp_powered();
+  json doc = powered();
   doc["devices"]["T4"]["power"]["idle"] = "-5W";
   refused(doc, "devices.T4.power.idle");
-  doc = lp_powered();
+  doc = powered();
   doc["devices"]["T4"]["power"]["busy"] = "30W";
   refused(doc, "expected busy >= idle");
-  doc = lp_powered();
+  doc = powered();
   doc["devices"]["T4"]["power"] = {{"utilization", {0, 0.7, 0.5, 1}}, {"watts", {1, 2, 3, 4}}};
   refused(doc, "devices.T4.power.utilization[2]");
   doc["devices"]["T4"]["power"] = {{"utilization", {0.1, 1}}, {"watts", {1, 2}}};
@@ -90,21 +74,21 @@ TEST_CASE("energy: bad power and prices are refused with their paths", "[energy]
   refused(doc, "expected as many");
   doc["devices"]["T4"]["power"] = {{"idle", 1}, {"busy", 2}, {"watts", {1, 2}}};
   refused(doc, "expected one of them");
-  doc = lp_powered();
+  doc = powered();
   doc["servers"][0]["host"]["power"] = {{"idle", "10 parsecs"}, {"busy", 1}};
   refused(doc, "servers[0].host.power.idle");
-  doc = lp_powered();
+  doc = powered();
   doc["prices"]["device_hour"] = {{"T4", 0.35}, {"A100", 1.0}};
   refused(doc, "prices.device_hour.A100");
   doc["prices"]["device_hour"] = json::object();
   refused(doc, "found no price for device \"T4\"");
-  doc = lp_powered();
+  doc = powered();
   doc["prices"]["kwh"] = -1;
   refused(doc, "prices.kwh");
-  doc = lp_powered();
+  doc = powered();
   doc["prices"]["watts"] = 1;
   refused(doc, "prices.watts");
-  doc = lp_powered();
+  doc = powered();
   doc["workload"]["arrivals"] = {{"rate", "10/s"}};
   doc["workload"].erase("jobs");
   doc["workload"].erase("threads_per_job");

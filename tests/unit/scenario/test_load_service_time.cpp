@@ -43,15 +43,6 @@ TEST_CASE("device maps and calibration files", "[loader]") {
 
 namespace {
 
-std::vector<sonicsim::scenario::Problem> lst_problems(const json& doc) {
-  try {
-    scenario_of(doc);
-  } catch (const sonicsim::scenario::InputError& e) {
-    return e.problems();
-  }
-  return {};
-}
-
 // deterministic() with `curve` as m's service time.
 json lst_with_curve(const json& curve) {
   auto doc = deterministic(2, 1);
@@ -83,26 +74,26 @@ TEST_CASE("service time: a table's batch sizes and times are read with their uni
 TEST_CASE("service time: a bad table names its key, what was found and what is expected",
           "[loader][service_time]") {
   const std::string st = "models.m.service_time";
-  auto problems = lst_problems(lst_with_curve({{"batch", {1, 8, 4}}, {"seconds", {1, 2, 3}}}));
+  auto problems = problems_of(lst_with_curve({{"batch", {1, 8, 4}}, {"seconds", {1, 2, 3}}}));
   INFO(dump(problems));
   CHECK(has_problem(problems, st + ".batch[2]",
                     {"found 4 after 8, expected strictly increasing batch sizes"}));
 
-  problems = lst_problems(lst_with_curve({{"batch", {1, 8}}, {"seconds", {"1ms"}}}));
+  problems = problems_of(lst_with_curve({{"batch", {1, 8}}, {"seconds", {"1ms"}}}));
   INFO(dump(problems));
   CHECK(has_problem(problems, st + ".seconds",
                     {"found 1 times for 2 batch sizes, expected one time per batch size"}));
 
-  problems = lst_problems(lst_with_curve({{"seconds", {"1ms"}}}));
+  problems = problems_of(lst_with_curve({{"seconds", {"1ms"}}}));
   INFO(dump(problems));
   CHECK(has_problem(problems, st + ".batch",
                     {"missing, expected an array of batch sizes, strictly increasing, each >= 1"}));
 
-  problems = lst_problems(lst_with_curve({{"batch", {1}}, {"seconds", {"1MB"}}}));
+  problems = problems_of(lst_with_curve({{"batch", {1}}, {"seconds", {"1MB"}}}));
   INFO(dump(problems));
   CHECK(has_problem(problems, st + ".seconds[0]", {"found \"1MB\"", "expected a time"}));
 
-  problems = lst_problems(lst_with_curve({{"batch", {1}}, {"seconds", {"1ms"}}, {"cv", 0.3}}));
+  problems = problems_of(lst_with_curve({{"batch", {1}}, {"seconds", {"1ms"}}, {"cv", 0.3}}));
   INFO(dump(problems));
   CHECK(has_problem(problems, st + ".cv", {"found `cv` without `dist`"}));
 }

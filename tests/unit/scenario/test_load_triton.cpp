@@ -18,72 +18,22 @@
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/triton/model_config.hpp>
 
+#include "triton_support.hpp"
+
 using nlohmann::json;
 using namespace sonicsim::scenario;
 namespace triton = sonicsim::triton;
+using namespace test::triton_fixtures;
 
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kLtTriton = std::string(SONICSIM_TEST_DATA_DIR) + "/triton";
-
-// One served model `m` reading `config` (relative to tests/data/triton); `model` adds keys.
-json lt_scenario_with(const json& config, const json& model = json::object()) {
-  json m = {{"triton_config", config}, {"service_time", {{"batch", {1}}, {"seconds", {0.001}}}}};
-  m.update(model);
-  return json{
-      {"duration", "10s"},
-      {"workload",
-       {{"jobs", 2},
-        {"threads_per_job", 1},
-        {"cpu_time_per_event", "100ms"},
-        {"requests", json::array({{{"model", "m"}, {"offload_fraction", 0.1}}})}}},
-      {"models", {{"m", m}}},
-      {"servers",
-       json::array({{{"name", "gpu"}, {"count", 1}, {"device", "T4"}, {"models", {"m"}}}})}};
-}
-
-Model lt_load_model(const json& doc) {
-  const Scenario s = load_json(doc, "<test>", kLtTriton);
-  REQUIRE(s.models.size() == 1);
-  return s.models[0];
-}
-
-// The problems of a document that must not load.
-std::vector<Problem> lt_loader_problems(const json& doc) {
-  try {
-    load_json(doc, "<test>", kLtTriton);
-  } catch (const InputError& e) {
-    return e.problems();
-  }
-  FAIL("the scenario loaded although it should not");
-  return {};
-}
-
-// The single problem at `path`, whose message must contain every piece of `texts`.
-void lt_expect_problem(const json& doc, const std::string& path,
-                       const std::vector<std::string>& texts) {
-  const auto problems = lt_loader_problems(doc);
-  std::string all;
-  for (const auto& p : problems) all += p.path + ": " + p.message + "\n";
-  INFO(all);
-  const auto it = std::find_if(problems.begin(), problems.end(),
-                               [&](const Problem& p) { return p.path == path; });
-  REQUIRE(it != problems.end());
-  for (const auto& t : texts) CHECK(it->message.find(t) != std::string::npos);
-}
-
-std::string lt_read(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 }  // namespace
 
 TEST_CASE("a config with dynamic batching sets the model's batching, instances and bytes",
           "[triton]") {
-  const Model m = lt_load_model(lt_scenario_with("batching.pbtxt"));
+  const Model m = load_model(scenario_with("batching.pbtxt"));
   CHECK(m.triton_config == "batching.pbtxt");
   CHECK(m.max_batch_size == 256);
   REQUIRE(m.dynamic_batching);
@@ -103,7 +53,7 @@ TEST_CASE("a config with dynamic batching sets the model's batching, instances a
 }
 
 TEST_CASE("without a dynamic_batching block every request executes alone", "[triton]") {
-  const Model m = lt_load_model(lt_scenario_with("no_batching.pbtxt"));
+  const Model m = load_model(scenario_with("no_batching.pbtxt"));
   CHECK(m.max_batch_size == 8);
   CHECK_FALSE(m.dynamic_batching);
   CHECK(m.instances == 1);  // no instance_group: one instance per device
@@ -114,10 +64,10 @@ TEST_CASE("without a dynamic_batching block every request executes alone", "[tri
 
 TEST_CASE("Triton's max_batch_size 0 is one item per execution, not sonicsim's unlimited",
           "[triton]") {
-  auto doc = lt_scenario_with("no_batch_dimension.pbtxt",
+  auto doc = scenario_with("no_batch_dimension.pbtxt",
                               {{"inputs", {{{"name", "taus"}, {"shape", {10, 47}}}}},
                                {"outputs", {{{"name", "scores"}, {"shape", {10, 4}}}}}});
-  const Model m = lt_load_model(doc);
+  const Model m = load_model(doc);
   CHECK(m.max_batch_size == 1);
   CHECK_FALSE(m.dynamic_batching);
   // Without a batch dimension the dims are the whole request: 10 taus x 47 FP32 + 11x11 UINT8.
@@ -126,10 +76,10 @@ TEST_CASE("Triton's max_batch_size 0 is one item per execution, not sonicsim's u
 
   // A request of several items cannot run on such a model.
   doc["workload"]["requests"][0]["items"] = 4;
-  lt_expect_problem(doc, "workload.requests[0].items", {"max_batch_size 1"});
+  expect_problem(doc, "workload.requests[0].items", {"max_batch_size 1"});
 
   // A dynamic_batching block cannot batch there; its queue policy still applies.
-  const Model q = lt_load_model(lt_scenario_with("no_batch_dimension_queue.pbtxt"));
+  const Model q = load_model(scenario_with("no_batch_dimension_queue.pbtxt"));
   CHECK(q.max_batch_size == 1);
   REQUIRE(q.dynamic_batching);
   CHECK(q.dynamic_batching->preferred_batch_size.empty());
@@ -140,7 +90,7 @@ TEST_CASE("Triton's max_batch_size 0 is one item per execution, not sonicsim's u
 TEST_CASE("variable dimensions come from the scenario's tensors, matched by name", "[triton]") {
   const json shapes = {{{"name", "pf_features"}, {"shape", {20, 100}}},
                        {{"name", "pf_points"}, {"shape", {2, 100}}, {"dtype", "TYPE_FP32"}}};
-  const Model m = lt_load_model(lt_scenario_with("variable_dims.pbtxt", {{"inputs", shapes}}));
+  const Model m = load_model(scenario_with("variable_dims.pbtxt", {{"inputs", shapes}}));
   // 2x100 FP32 + 20x100 FP16 (dtype from the config) + 1 INT32; in the config's order.
   CHECK(m.input_bytes_per_item == 800 + 4000 + 4);
   REQUIRE(m.inputs.size() == 3);
@@ -152,38 +102,38 @@ TEST_CASE("variable dimensions come from the scenario's tensors, matched by name
   CHECK(m.dynamic_batching->max_queue_delay == 0.0);
 
   SECTION("a -1 left unset names the tensor, the file and where to set it") {
-    auto doc = lt_scenario_with("variable_dims.pbtxt",
+    auto doc = scenario_with("variable_dims.pbtxt",
                                 {{"inputs", {{{"name", "pf_points"}, {"shape", {2, 100}}}}}});
-    lt_expect_problem(doc, "models.m.inputs",
+    expect_problem(doc, "models.m.inputs",
                       {"`pf_features`", "variable_dims.pbtxt", "line 7", "dims [20, -1]",
                        "{\"name\": \"pf_features\", \"shape\": [20, N]}"});
   }
   SECTION("a name the config does not have gets a did-you-mean hint") {
     auto bad = shapes;
     bad[1]["name"] = "pf_point";
-    lt_expect_problem(lt_scenario_with("variable_dims.pbtxt", {{"inputs", bad}}),
+    expect_problem(scenario_with("variable_dims.pbtxt", {{"inputs", bad}}),
                       "models.m.inputs[1].name",
                       {"\"pf_point\"", "variable_dims.pbtxt", "did you mean `pf_points`?"});
   }
   SECTION("fixed dimensions must match the config") {
     auto bad = shapes;
     bad[1]["shape"] = {3, 100};
-    lt_expect_problem(lt_scenario_with("variable_dims.pbtxt", {{"inputs", bad}}),
+    expect_problem(scenario_with("variable_dims.pbtxt", {{"inputs", bad}}),
                       "models.m.inputs[1].shape[0]", {"found 3, expected 2", "dims [2, -1]"});
     bad[1]["shape"] = {100};
-    lt_expect_problem(lt_scenario_with("variable_dims.pbtxt", {{"inputs", bad}}),
+    expect_problem(scenario_with("variable_dims.pbtxt", {{"inputs", bad}}),
                       "models.m.inputs[1].shape", {"found 1 dimensions, expected 2"});
   }
   SECTION("a dtype that contradicts the config is refused") {
     auto bad = shapes;
     bad[0]["dtype"] = "FP32";
-    lt_expect_problem(lt_scenario_with("variable_dims.pbtxt", {{"inputs", bad}}),
+    expect_problem(scenario_with("variable_dims.pbtxt", {{"inputs", bad}}),
                       "models.m.inputs[0].dtype", {"\"FP32\"", "TYPE_FP16"});
   }
   SECTION("a tensor named twice is refused") {
     auto bad = shapes;
     bad.push_back({{"name", "pf_points"}, {"shape", {2, 7}}});
-    lt_expect_problem(lt_scenario_with("variable_dims.pbtxt", {{"inputs", bad}}),
+    expect_problem(scenario_with("variable_dims.pbtxt", {{"inputs", bad}}),
                       "models.m.inputs[2].name", {"again", "models.m.inputs[1]"});
   }
 }
@@ -191,21 +141,21 @@ TEST_CASE("variable dimensions come from the scenario's tensors, matched by name
 TEST_CASE("keys set in the scenario override the config", "[triton]") {
   SECTION("dynamic_batching keys override one by one, null turns batching off") {
     auto doc =
-        lt_scenario_with("batching.pbtxt", {{"dynamic_batching", {{"max_queue_delay", "1ms"}}}});
-    Model m = lt_load_model(doc);
+        scenario_with("batching.pbtxt", {{"dynamic_batching", {{"max_queue_delay", "1ms"}}}});
+    Model m = load_model(doc);
     REQUIRE(m.dynamic_batching);
     CHECK(m.dynamic_batching->max_queue_delay == Approx(1e-3));
     CHECK(m.dynamic_batching->preferred_batch_size == std::vector<int>{64, 128});
     doc["models"]["m"]["dynamic_batching"] = {{"preferred_batch_size", 32}};
-    m = lt_load_model(doc);
+    m = load_model(doc);
     CHECK(m.dynamic_batching->preferred_batch_size == std::vector<int>{32});
     CHECK(m.dynamic_batching->max_queue_delay == Approx(250e-6));
     doc["models"]["m"]["dynamic_batching"] = nullptr;
-    CHECK_FALSE(lt_load_model(doc).dynamic_batching);
+    CHECK_FALSE(load_model(doc).dynamic_batching);
   }
   SECTION("max_batch_size, instances and bytes") {
     const Model m =
-        lt_load_model(lt_scenario_with("batching.pbtxt", {{"max_batch_size", 512},
+        load_model(scenario_with("batching.pbtxt", {{"max_batch_size", 512},
                                                           {"instances", 3},
                                                           {"input_bytes_per_item", "1kB"},
                                                           {"output_bytes_per_item", 8}}));
@@ -216,19 +166,19 @@ TEST_CASE("keys set in the scenario override the config", "[triton]") {
     CHECK(m.output_bytes_per_item == 8);
   }
   SECTION("a smaller max_batch_size must come with its own preferred sizes") {
-    auto doc = lt_scenario_with("batching.pbtxt", {{"max_batch_size", 100}});
-    lt_expect_problem(doc, "models.m.max_batch_size",
+    auto doc = scenario_with("batching.pbtxt", {{"max_batch_size", 100}});
+    expect_problem(doc, "models.m.max_batch_size",
                       {"128", "batching.pbtxt", "preferred_batch_size"});
     doc["models"]["m"]["dynamic_batching"] = {{"preferred_batch_size", {50, 100}}};
-    CHECK(lt_load_model(doc).max_batch_size == 100);
+    CHECK(load_model(doc).max_batch_size == 100);
   }
   SECTION("--set works on top of a config") {
     const fs::path dir =
         fs::temp_directory_path() / ("sonicsim-triton-" + std::to_string(getpid()));
     fs::create_directories(dir);
-    fs::copy_file(kLtTriton + "/batching.pbtxt", dir / "model.pbtxt",
+    fs::copy_file(kTriton + "/batching.pbtxt", dir / "model.pbtxt",
                   fs::copy_options::overwrite_existing);
-    auto doc = lt_scenario_with("model.pbtxt", {{"dynamic_batching", json::object()}});
+    auto doc = scenario_with("model.pbtxt", {{"dynamic_batching", json::object()}});
     std::ofstream(dir / "s.json") << doc.dump();
     const Scenario s = load_file((dir / "s.json").string(),
                                  {parse_override("models.m.dynamic_batching.max_queue_delay=500us"),
@@ -241,7 +191,7 @@ TEST_CASE("keys set in the scenario override the config", "[triton]") {
 }
 
 TEST_CASE("the queue policy and priority levels are read", "[triton]") {
-  Model m = lt_load_model(lt_scenario_with("queue_policy.pbtxt"));
+  Model m = load_model(scenario_with("queue_policy.pbtxt"));
   REQUIRE(m.dynamic_batching);
   const auto& db = *m.dynamic_batching;
   CHECK(db.preferred_batch_size == std::vector<int>{16});
@@ -268,7 +218,7 @@ TEST_CASE("the queue policy and priority levels are read", "[triton]") {
   CHECK(db.level_of(4) == 2);
 
   // The scenario's own keys override the config's default policy, not the levels' own.
-  m = lt_load_model(lt_scenario_with(
+  m = load_model(scenario_with(
       "queue_policy.pbtxt",
       {{"dynamic_batching", {{"timeout_action", "DELAY"}, {"max_queue_size", 0}}}}));
   CHECK(m.dynamic_batching->queue_policy.timeout_action == QueuePolicy::TimeoutAction::Delay);
@@ -278,60 +228,60 @@ TEST_CASE("the queue policy and priority levels are read", "[triton]") {
 }
 
 TEST_CASE("instance groups map to instances per device", "[triton]") {
-  Model m = lt_load_model(lt_scenario_with("instance_groups.pbtxt"));
+  Model m = load_model(scenario_with("instance_groups.pbtxt"));
   CHECK(m.instances == 2);  // 2 on GPU 0, 2 on GPU 1; the passive group takes no requests
   CHECK(m.instance_kind == "KIND_GPU");
-  m = lt_load_model(lt_scenario_with("instance_groups_cpu.pbtxt"));
+  m = load_model(scenario_with("instance_groups_cpu.pbtxt"));
   CHECK(m.instances == 4);  // host groups add up; an absent count is 1
   CHECK(m.instance_kind == "KIND_CPU+KIND_MODEL");
 
-  lt_expect_problem(
-      lt_scenario_with("instance_groups_uneven.pbtxt"), "models.m.instances",
+  expect_problem(
+      scenario_with("instance_groups_uneven.pbtxt"), "models.m.instances",
       {"instance_groups_uneven.pbtxt", "2 instances to GPU 0 but 1 to GPU 1", "set `instances`"});
-  lt_expect_problem(lt_scenario_with("instance_groups_mixed.pbtxt"), "models.m.instances",
+  expect_problem(scenario_with("instance_groups_mixed.pbtxt"), "models.m.instances",
                     {"instance_groups_mixed.pbtxt", "KIND_CPU", "own pool"});
   // The scenario can say what to simulate instead.
-  CHECK(lt_load_model(lt_scenario_with("instance_groups_uneven.pbtxt", {{"instances", 1}}))
+  CHECK(load_model(scenario_with("instance_groups_uneven.pbtxt", {{"instances", 1}}))
             .instances == 1);
 }
 
 TEST_CASE("ensembles and sequence batching are refused with what to do instead", "[triton]") {
-  lt_expect_problem(lt_scenario_with("ensemble.pbtxt"), "models.m.triton_config",
+  expect_problem(scenario_with("ensemble.pbtxt"), "models.m.triton_config",
                     {"ensemble.pbtxt", "ensemble", "`preprocess`, `classifier`",
                      "each step as its own model", "calibrate the ensemble as a whole"});
-  lt_expect_problem(lt_scenario_with("sequence.pbtxt"), "models.m.triton_config",
+  expect_problem(scenario_with("sequence.pbtxt"), "models.m.triton_config",
                     {"sequence.pbtxt", "line 5", "sequence_batching"});
 }
 
 TEST_CASE("unreadable configs are reported with the parser's line and column", "[triton]") {
-  lt_expect_problem(lt_scenario_with("malformed.pbtxt"), "models.m.triton_config",
+  expect_problem(scenario_with("malformed.pbtxt"), "models.m.triton_config",
                     {"malformed.pbtxt", "line 5, column 46", "Expected \",\""});
-  lt_expect_problem(lt_scenario_with("typo.pbtxt"), "models.m.triton_config",
+  expect_problem(scenario_with("typo.pbtxt"), "models.m.triton_config",
                     {"typo.pbtxt", "line 6", "`max_queue_delay_microsecond`",
                      "did you mean `max_queue_delay_microseconds`?"});
-  lt_expect_problem(lt_scenario_with("no/such/config.pbtxt"), "models.m.triton_config",
+  expect_problem(scenario_with("no/such/config.pbtxt"), "models.m.triton_config",
                     {"cannot read Triton config", "no/such/config.pbtxt"});
-  lt_expect_problem(lt_scenario_with("."), "models.m.triton_config", {"folder", "config.pbtxt"});
-  lt_expect_problem(lt_scenario_with(42), "models.m.triton_config", {"found 42"});
+  expect_problem(scenario_with("."), "models.m.triton_config", {"folder", "config.pbtxt"});
+  expect_problem(scenario_with(42), "models.m.triton_config", {"found 42"});
   // A broken config does not pile tensor problems on top.
-  const auto problems = lt_loader_problems(
-      lt_scenario_with("malformed.pbtxt", {{"inputs", {{{"name", "x"}, {"shape", {4}}}}}}));
+  const auto problems = loader_problems(
+      scenario_with("malformed.pbtxt", {{"inputs", {{{"name", "x"}, {"shape", {4}}}}}}));
   CHECK(problems.size() == 1);
 }
 
 TEST_CASE("a TYPE_STRING tensor needs its payload as bytes", "[triton]") {
-  lt_expect_problem(lt_scenario_with("string_input.pbtxt"), "models.m.input_bytes_per_item",
+  expect_problem(scenario_with("string_input.pbtxt"), "models.m.input_bytes_per_item",
                     {"`query`", "TYPE_STRING", "string_input.pbtxt"});
-  CHECK(lt_load_model(lt_scenario_with("string_input.pbtxt", {{"input_bytes_per_item", 64}}))
+  CHECK(load_model(scenario_with("string_input.pbtxt", {{"input_bytes_per_item", 64}}))
             .input_bytes_per_item == 64);
 }
 
 TEST_CASE("the config is part of the scenario's identity", "[triton]") {
   const fs::path dir = fs::temp_directory_path() / ("sonicsim-triton-" + std::to_string(getpid()));
   fs::create_directories(dir);
-  const std::string text = lt_read(kLtTriton + "/batching.pbtxt");
+  const std::string text = fixture_text(kTriton + "/batching.pbtxt");
   std::ofstream(dir / "config.pbtxt") << text;
-  const json doc = lt_scenario_with("config.pbtxt");
+  const json doc = scenario_with("config.pbtxt");
   const Scenario a = load_json(doc, "<test>", dir.string());
   REQUIRE(a.referenced_files.size() == 1);
   CHECK(a.referenced_files[0].path == "config.pbtxt");

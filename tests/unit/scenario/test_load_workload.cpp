@@ -15,41 +15,6 @@ using namespace sonicsim::scenario;
 
 namespace {
 
-// A job flow of `jobs` jobs of `events` events each, started as `start` says (test_clients.cpp's).
-json lw_flow(int jobs, const json& start, int events = 100) {
-  auto doc = deterministic(jobs, 4, 1.0, 0.1, 0.01);
-  doc["duration"] = 7200.0;
-  doc["warmup"] = 0.0;
-  doc["workload"]["flow"] = {{"events_per_job", events}};
-  for (const auto& [key, value] : start.items()) doc["workload"]["flow"][key] = value;
-  return doc;
-}
-
-// A measured client load: jobs running from each time on (workload.flow.running).
-json lw_profile(const json& t, const json& jobs) {
-  auto doc = deterministic(1, 4, 1.0, 0.1, 0.01);
-  doc["duration"] = 7200.0;
-  doc["warmup"] = 0.0;
-  doc["workload"].erase("jobs");
-  doc["workload"]["flow"] = {{"running", {{"t", t}, {"jobs", jobs}}}};
-  doc["timeseries"] = {{"interval", "1min"}};
-  return doc;
-}
-
-// One device serving "m" in 1 ms, reached by open-loop arrivals at `rate` (test_open_loop.cpp's).
-json lw_open_loop(double rate, const std::string& distribution, double duration = 200.0) {
-  return json{
-      {"name", "open-loop"},
-      {"duration", duration},
-      {"warmup", duration / 10},
-      {"workload",
-       {{"arrivals", {{"rate", rate}, {"distribution", distribution}}},
-        {"requests", json::array({{{"model", "m"}}})}}},
-      {"models", {{"m", {{"service_time", {{"batch", {1}}, {"seconds", {0.001}}}}}}}},
-      {"servers",
-       json::array({{{"name", "gpu"}, {"count", 1}, {"device", "T4"}, {"models", {"m"}}}})}};
-}
-
 // The problems a bad workload gets, as "PATH: MESSAGE" lines.
 std::string lw_problem_text(const json& doc) {
   try {
@@ -330,52 +295,52 @@ TEST_CASE("bad workloads and priority input is refused with its path", "[loader]
 
 TEST_CASE("job flow: bad settings name the key, what was found and what is expected",
           "[loader][jobflow]") {
-  auto doc = lw_flow(4, {{"waves", {{"size", 2}, {"every", "1min"}}}, {"ramp", {{"over", "1h"}}}});
+  auto doc = job_flow(4, {{"waves", {{"size", 2}, {"every", "1min"}}}, {"ramp", {{"over", "1h"}}}});
   CHECK_THAT(load_error(doc), Catch::Contains("workload.flow") &&
                                   Catch::Contains("more than one of waves, ramp and start_times"));
-  doc = lw_flow(4, {{"start_times", {"0s", "1s"}}});
+  doc = job_flow(4, {{"start_times", {"0s", "1s"}}});
   CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.start_times") &&
                                   Catch::Contains("found 2 start times for 4 jobs"));
-  doc = lw_flow(4, {{"waves", {{"every", "1min"}}}});
+  doc = job_flow(4, {{"waves", {{"every", "1min"}}}});
   CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.waves.size"));
-  doc = lw_flow(4, json::object());
+  doc = job_flow(4, json::object());
   doc["workload"]["flow"].erase("events_per_job");
   CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.events_per_job"));
-  doc = lw_flow(4, json::object());
+  doc = job_flow(4, json::object());
   doc["workload"]["flow"]["events_per_job"] = 0;
   CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.events_per_job"));
 }
 
 TEST_CASE("job flow: a bad running profile names the key, what was found and what is expected",
           "[loader][jobflow]") {
-  auto doc = lw_profile({"0s", "10min"}, {5});
+  auto doc = running_profile({"0s", "10min"}, {5});
   CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.running") &&
                                   Catch::Contains("two arrays of the same length"));
-  doc = lw_profile({"10min", "5min"}, {5, 6});
+  doc = running_profile({"10min", "5min"}, {5, 6});
   CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.running.t[1]") &&
                                   Catch::Contains("strictly increasing"));
-  doc = lw_profile({"0s"}, {-1});
+  doc = running_profile({"0s"}, {-1});
   CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.running.jobs[0]"));
-  doc = lw_profile({"0s", "1h"}, {5, 7});
+  doc = running_profile({"0s", "1h"}, {5, 7});
   doc["workload"]["jobs"] = 5;
   CHECK_THAT(load_error(doc),
              Catch::Contains("workload.jobs") && Catch::Contains("flow.running starts 7 jobs"));
-  doc = lw_profile({"0s"}, {5});
+  doc = running_profile({"0s"}, {5});
   doc["workload"]["flow"]["events_per_job"] = 10;
   CHECK_THAT(load_error(doc), Catch::Contains("workload.flow.events_per_job") &&
                                   Catch::Contains("next to `running`"));
-  doc = lw_profile({"0s"}, {5});
+  doc = running_profile({"0s"}, {5});
   doc["workload"]["flow"]["running"]["jobs"] = json::array();
   doc["workload"]["flow"]["running"]["t"] = json::array();
   CHECK_THAT(load_error(doc), Catch::Contains("at least one point"));
-  doc = lw_profile({"0s"}, {3'000'000});
+  doc = running_profile({"0s"}, {3'000'000});
   doc["workload"]["threads_per_job"] = 4;
   CHECK_THAT(load_error(doc), Catch::Contains("client threads"));
 }
 
 TEST_CASE("workload.arrivals in a scenario: rates with units, and clear errors",
           "[loader][open_loop]") {
-  auto doc = lw_open_loop(1, "constant");
+  auto doc = open_loop(1, "constant");
   for (const auto& [text, rate] : std::vector<std::pair<json, double>>{
            {"500/s", 500}, {"30/min", 0.5}, {"2kHz", 2000}, {100.5, 100.5}, {"3600/h", 1}}) {
     doc["workload"]["arrivals"]["rate"] = text;
@@ -390,7 +355,7 @@ TEST_CASE("workload.arrivals in a scenario: rates with units, and clear errors",
   doc["workload"].erase("arrivals");
   CHECK_THAT(lw_problem_text(doc), Catch::Contains("workload.jobs: missing"));
 
-  doc = lw_open_loop(1, "constant");
+  doc = open_loop(1, "constant");
   doc["workload"]["arrivals"]["rate"] = "fast";
   CHECK_THAT(lw_problem_text(doc), Catch::Contains("workload.arrivals.rate: found \"fast\"") &&
                                        Catch::Contains("expected a rate") &&
@@ -413,7 +378,7 @@ TEST_CASE("workload.arrivals in a scenario: rates with units, and clear errors",
                              "object {\"rate\""));
 
   // Closed-loop keys describe threads that do not exist: refused, each named.
-  doc = lw_open_loop(1, "constant");
+  doc = open_loop(1, "constant");
   doc["workload"]["jobs"] = 10;
   doc["workload"]["cpu_time_per_event"] = "1s";
   doc["workload"]["mode"] = nullptr;  // null counts as absent
@@ -423,13 +388,13 @@ TEST_CASE("workload.arrivals in a scenario: rates with units, and clear errors",
                          Catch::Contains("workload.cpu_time_per_event: found \"1s\""));
   CHECK_THAT(closed, !Catch::Contains("workload.mode"));
 
-  doc = lw_open_loop(1, "constant");
+  doc = open_loop(1, "constant");
   doc["workload"]["requests"] = json::array();
   CHECK_THAT(lw_problem_text(doc), Catch::Contains("workload.requests: found an empty array") &&
                                        Catch::Contains("at least one request"));
   doc["workload"].erase("requests");
   CHECK_THAT(lw_problem_text(doc), Catch::Contains("workload.requests: missing"));
-  doc = lw_open_loop(1, "constant");
+  doc = open_loop(1, "constant");
   doc["workload"]["requests"][0]["per_event"] = 8;
   doc["workload"]["arrivals"]["max_in_flight"] = 4;
   CHECK_THAT(lw_problem_text(doc),
