@@ -11,17 +11,7 @@ namespace sonicsim::scenario::detail {
 
 namespace {
 
-using device_kinds::List;
-
-// The keys of `devices.D` that some kind owns, each once, in the table's order.
-std::vector<std::string_view> every_kind_key() {
-  std::vector<std::string_view> out;
-  List::each([&]<class K>() {
-    for (const device_kinds::KeyDoc& k : K::keys)
-      if (std::find(out.begin(), out.end(), k.name) == out.end()) out.push_back(k.name);
-  });
-  return out;
-}
+using Kinds = device_kinds::List;
 
 template <class K>
 bool owns(std::string_view key) {
@@ -33,7 +23,7 @@ bool owns(std::string_view key) {
 std::string_view timing_kind(const json& v) {
   std::string_view out;
   if (!v.is_object()) return out;
-  List::each([&]<class K>() {
+  Kinds::each([&]<class K>() {
     if constexpr (K::timing != device_kinds::Timing::BatchCurve)
       for (std::string_view key : K::timing_keys)
         if (out.empty() && v.contains(std::string(key))) out = K::name;
@@ -44,7 +34,7 @@ std::string_view timing_kind(const json& v) {
 }  // namespace
 
 std::vector<std::string_view> Loader::device_kind_keys() {
-  return every_kind_key();
+  return Kinds::key_names();
 }
 
 // `devices.D.kind` and the chosen kind's keys; another kind's key is refused by name.
@@ -55,11 +45,11 @@ void Loader::device_kind(const json& v, const std::string& path, DeviceSpec& d) 
       d.kind = *device_kinds::settings_named(*k);
   }
   DeviceKindReader reader(*this);
-  device_kinds::List::with(d.kind, [&]<class K>(const typename K::Settings&) {
+  Kinds::with(d.kind, [&]<class K>(const typename K::Settings&) {
     typename K::Settings settings;
     K::read(reader, v, path, settings);
     d.kind = settings;
-    for (std::string_view key : every_kind_key()) {
+    for (std::string_view key : Kinds::key_names()) {
       const json* x = get(v, key);
       if (!x || x->is_null() || owns<K>(key)) continue;
       std::string why = "it does not apply to a " + std::string(K::name) + " device";
@@ -78,7 +68,7 @@ bool Loader::kind_timing(const json& v, const std::string& path, const std::stri
   const std::string_view kind = timing_kind(v);
   if (kind.empty()) return false;
   DeviceKindReader reader(*this);
-  List::each([&]<class K>() {
+  Kinds::each([&]<class K>() {
     if constexpr (K::timing == device_kinds::Timing::Pipeline) {
       if (K::name != kind) return;
       if (auto p = K::read_timing(reader, v, path)) {
@@ -130,7 +120,7 @@ void Loader::device_kind_checks(Scenario& s) {
     if (!d) continue;
     const device_kinds::PoolShape shape{index_path("servers", i), pool.device, pool.models.size(),
                                         pool.host ? pool.host->devices : 1};
-    device_kinds::List::with(
+    Kinds::with(
         d->kind, [&]<class K>(const typename K::Settings& k) { K::check_pool(reader, k, shape); });
     if (!own_timing(pool.device)) continue;
     for (std::size_t k = 0; k < pool.models.size(); ++k) {

@@ -10,9 +10,7 @@ namespace sonicsim::scenario::detail {
 void Loader::load_balancer(const json& v, const std::string& path, Scenario& s) {
   if (!expect_object(v, path, "an object {\"policy\": \"round_robin\"}")) return;
   std::vector<std::string_view> allowed{"policy"};
-  balancing::List::each([&]<class P>() {
-    for (const auto& k : P::keys) allowed.push_back(k.name);
-  });
+  for (std::string_view key : balancing::List::key_names()) allowed.push_back(key);
   allowed.insert(allowed.end(), {"admission", "capacity"});
   check_keys(v, path, allowed);
   if (const json* c = get(v, "capacity"); c && !c->is_null())
@@ -25,22 +23,7 @@ void Loader::load_balancer(const json& v, const std::string& path, Scenario& s) 
       lb.policy = *balancing::settings_named(*name);
   // Each policy's own keys (balancing/<policy>.hpp): read into the chosen policy's settings, and
   // refused with any other policy.
-  const std::string_view chosen = balancing::name_of(lb.policy);
-  balancing::List::each([&]<class P>() {
-    for (const auto& k : P::keys) {
-      const json* x = get(v, std::string(k.name));
-      if (!x) continue;
-      const std::string kpath = key_path(path, std::string(k.name));
-      if (P::name != chosen) {
-        add(kpath, "found " + std::string(k.name) + " with policy other than " +
-                       std::string(P::name) + ", expected it only with \"policy\": \"" +
-                       std::string(P::name) + "\"");
-        continue;
-      }
-      if (auto n = integer(*x, kpath, k.lo, k.hi, k.unit))
-        std::get<typename P::Settings>(lb.policy).*k.field = static_cast<int>(*n);
-    }
-  });
+  entry_keys<balancing::List>(v, path, "policy", lb.policy);
 }
 
 // `load_balancer.capacity`: the balancer's worker threads and NIC, so that it can saturate.

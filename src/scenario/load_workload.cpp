@@ -229,9 +229,7 @@ void Loader::client(const json& v, const std::string& wpath, Workload& w) {
     return;
   std::vector<std::string_view> allowed{keys::kTimeout, keys::kAllowedTries, keys::kRetryDelay,
                                         keys::kFallback};
-  client_policies::List::each([&]<class P>() {
-    for (const auto& k : P::keys) allowed.push_back(k.name);
-  });
+  for (std::string_view key : client_policies::List::key_names()) allowed.push_back(key);
   check_keys(v, path, allowed);
   ClientPolicy& c = w.client;
   if (const json* x = get(v, keys::kTimeout)) {
@@ -251,7 +249,7 @@ void Loader::client(const json& v, const std::string& wpath, Workload& w) {
       c.retry_delay = *t;
   }
   if (const json* x = get(v, keys::kFallback)) fallback(*x, key_path(path, keys::kFallback), w);
-  client_policy_keys(v, path, c);
+  entry_keys<client_policies::List>(v, path, keys::kFallback, c.fallback);
 }
 
 // `workload.client.fallback`: the name of a client policy of the table
@@ -270,27 +268,6 @@ void Loader::fallback(const json& v, const std::string& path, Workload& w) {
     return;
   }
   w.client.fallback = chosen;
-}
-
-// Each client policy's own keys (client_policies/<policy>.hpp) beside `fallback`: read into the
-// chosen policy's settings, and refused with any other policy.
-void Loader::client_policy_keys(const json& v, const std::string& path, ClientPolicy& c) {
-  const std::string_view chosen = client_policies::name_of(c.fallback);
-  client_policies::List::each([&]<class P>() {
-    for (const auto& k : P::keys) {
-      const json* x = get(v, std::string(k.name));
-      if (!x) continue;
-      const std::string kpath = key_path(path, std::string(k.name));
-      if (P::name != chosen) {
-        add(kpath, "found " + std::string(k.name) + " with fallback other than " +
-                       std::string(P::name) + ", expected it only with \"fallback\": \"" +
-                       std::string(P::name) + "\"");
-        continue;
-      }
-      if (auto n = integer(*x, kpath, k.lo, k.hi, k.unit))
-        std::get<typename P::Settings>(c.fallback).*k.field = static_cast<int>(*n);
-    }
-  });
 }
 
 // `workload.flow.running`: {"t": [times], "jobs": [counts]}, the jobs running from each time on

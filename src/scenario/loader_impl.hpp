@@ -108,7 +108,12 @@ class Loader : public Checker {
   void requests(const json& v, const std::string& path, Workload& w);
   void client(const json& v, const std::string& wpath, Workload& w);
   void fallback(const json& v, const std::string& path, Workload& w);
-  void client_policy_keys(const json& v, const std::string& path, ClientPolicy& c);
+  // Each entry's own integer keys (util::IntKey) of an extension table beside its selector key
+  // (`policy`, `fallback`): read into the chosen entry's settings, and refused by name with any
+  // other entry.
+  template <class Table>
+  void entry_keys(const json& v, const std::string& path, std::string_view selector,
+                  typename Table::Settings& chosen);
   void request(const json& v, const std::string& path, RequestSpec& r);
 
   // --- load_models.cpp
@@ -249,5 +254,26 @@ class Loader : public Checker {
   // The jobs of all workloads as read, if valid (a preemption may take at most that many).
   std::optional<std::int64_t> jobs_;
 };
+
+template <class Table>
+void Loader::entry_keys(const json& v, const std::string& path, std::string_view selector,
+                        typename Table::Settings& chosen) {
+  const std::string_view name = Table::name_of(chosen);
+  Table::each([&]<class E>() {
+    for (const auto& k : E::keys) {
+      const json* x = get(v, k.name);
+      if (!x) continue;
+      const std::string kpath = key_path(path, k.name);
+      if (E::name != name) {
+        add(kpath, "found " + std::string(k.name) + " with " + std::string(selector) +
+                       " other than " + std::string(E::name) + ", expected it only with \"" +
+                       std::string(selector) + "\": \"" + std::string(E::name) + "\"");
+        continue;
+      }
+      if (auto n = integer(*x, kpath, k.lo, k.hi, k.unit))
+        std::get<typename E::Settings>(chosen).*k.field = static_cast<int>(*n);
+    }
+  });
+}
 
 }  // namespace sonicsim::scenario::detail

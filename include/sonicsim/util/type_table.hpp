@@ -3,6 +3,7 @@
 // table for the entry those settings belong to, at compile time, with no virtual dispatch.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string_view>
 #include <type_traits>
@@ -60,6 +61,16 @@ class TypeTable {
   }
   static std::string_view name_of(const Settings& s) {
     return with(s, []<class K>(const typename K::Settings&) { return K::name; });
+  }
+  // The names of the entries' own keys (each entry has a static `keys`, each with a `name`),
+  // each once, in the table's order.
+  static std::vector<std::string_view> key_names() {
+    std::vector<std::string_view> out;
+    each([&]<class K>() {
+      for (const auto& k : K::keys)
+        if (std::find(out.begin(), out.end(), k.name) == out.end()) out.push_back(k.name);
+    });
+    return out;
   }
   // The named entry with its defaults; nullopt for a name not in the table.
   static std::optional<Settings> named(std::string_view name) {
