@@ -122,6 +122,85 @@ struct Bin {
   std::size_t windows = 0;
 };
 
+// The fitted curve tabulated over the measured range only: the scenario's table is flat below its
+// first batch size and continues its last segment above its last, which the report says.
+void prom_tabulate(const PrometheusCalibration& out, const std::string& file,
+                   const std::string& json_path, std::vector<double>& batch,
+                   std::vector<double>& seconds) {
+  char buf[512];
+  std::vector<double> xs;
+  for (double x : tabulation_points(out.batch_max))
+    if (x > out.batch_min && x < out.batch_max) xs.push_back(x);
+  xs.push_back(out.batch_min);
+  xs.push_back(out.batch_max);
+  if (out.curve.kind == CurveKind::Piecewise)
+    for (const auto& k : out.curve.knots) xs.push_back(k.items);
+  std::sort(xs.begin(), xs.end());
+  for (double x : xs) {
+    if (!batch.empty() && x <= batch.back() * (1.0 + 1e-9)) continue;
+    batch.push_back(x);
+    seconds.push_back(out.curve.at(x));
+    // Every measured point is in range, but a fitted curve may still leave it (a linear fit's
+    // negative intercept at the smallest batch): refused as the scenario would refuse it.
+    const double t = seconds.back();
+    if (!(t > 0.0) || t > scenario::Limits::max_time_s) {
+      std::snprintf(buf, sizeof buf,
+                    "the %s curve fitted to the windows gives %s s at a batch size of %s, "
+                    "expected a time above 0 and at most 1e9 s: no usable calibration; try "
+                    "another --curve",
+                    to_string(out.curve.kind), util::exact_number(t).c_str(),
+                    util::exact_number(x).c_str());
+      throw InputError(file, {Problem{json_path, buf}});
+    }
+  }
+}
+
+// What `calibrate prometheus` prints: the windows used, each candidate curve's errors, the chosen
+// one's formula, and the range the table is measured over.
+std::string prom_report(const PrometheusCalibrationInput& in, const std::string& pool,
+                        const PrometheusCalibration& out, const CurveChoice& choice,
+                        const std::string& compute, std::size_t point_count) {
+  std::string s;
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "calibration of %s (pool %s) from %s: %zu of %zu windows with >= %g executions, "
+                "%zu batch sizes\n",
+                in.model.c_str(), pool.c_str(), in.measurements_path.c_str(), out.windows_used,
+                out.windows_total, in.min_executions, point_count);
+  s += buf;
+  s += "compute    " + compute + " per request (Triton charges each request its execution)\n";
+  for (const auto& k : choice.candidates) {
+    if (!k.ok)
+      std::snprintf(buf, sizeof buf, "curve      %-10s  not fitted: %s\n", to_string(k.kind),
+                    k.note.c_str());
+    else
+      std::snprintf(
+          buf, sizeof buf,
+          "curve      %-10s  in-sample rms %5.1f%%  max %5.1f%%  held-out rms %5.1f%%%s\n",
+          to_string(k.kind), 100 * k.rms_rel_error, 100 * k.max_rel_error,
+          100 * k.loo_rms_rel_error, k.kind == out.curve.kind ? "  <- chosen" : "");
+    s += buf;
+  }
+  s += "           " + choice.why + "\n";
+  if (out.curve.kind == CurveKind::Linear)
+    std::snprintf(buf, sizeof buf, "           t(n) = %.4g s + n x %.4g s\n", out.curve.params[0],
+                  out.curve.params[1]);
+  else if (out.curve.kind == CurveKind::Saturating)
+    std::snprintf(buf, sizeof buf,
+                  "           t(n) = t0 (1 + (n/n_s)^k)^(1/k): t0 = %.4g s, r_max = %.4g items/s, "
+                  "k = %.2f\n",
+                  out.curve.params[0], out.curve.params[1], out.curve.params[2]);
+  else
+    buf[0] = '\0';
+  s += buf;
+  std::snprintf(buf, sizeof buf,
+                "supported  batch sizes %.3g to %.3g only (the measured range): below it the "
+                "table is flat, above it its last segment is extrapolated, not measured\n",
+                out.batch_min, out.batch_max);
+  s += buf;
+  return s;
+}
+
 }  // namespace
 
 PrometheusCalibration calibrate_prometheus(const PrometheusCalibrationInput& in) {
@@ -202,34 +281,8 @@ PrometheusCalibration calibrate_prometheus(const PrometheusCalibrationInput& in)
   out.batch_min = points.front().items;
   out.batch_max = points.back().items;
 
-  // Tabulated over the measured range only: the scenario's table is flat below its first batch
-  // size and continues its last segment above its last, which the report says.
-  std::vector<double> xs;
-  for (double x : tabulation_points(out.batch_max))
-    if (x > out.batch_min && x < out.batch_max) xs.push_back(x);
-  xs.push_back(out.batch_min);
-  xs.push_back(out.batch_max);
-  if (out.curve.kind == CurveKind::Piecewise)
-    for (const auto& k : out.curve.knots) xs.push_back(k.items);
-  std::sort(xs.begin(), xs.end());
   std::vector<double> batch, seconds;
-  for (double x : xs) {
-    if (!batch.empty() && x <= batch.back() * (1.0 + 1e-9)) continue;
-    batch.push_back(x);
-    seconds.push_back(out.curve.at(x));
-    // Every measured point is in range, but a fitted curve may still leave it (a linear fit's
-    // negative intercept at the smallest batch): refused as the scenario would refuse it.
-    const double t = seconds.back();
-    if (!(t > 0.0) || t > scenario::Limits::max_time_s) {
-      std::snprintf(buf, sizeof buf,
-                    "the %s curve fitted to the windows gives %s s at a batch size of %s, "
-                    "expected a time above 0 and at most 1e9 s: no usable calibration; try "
-                    "another --curve",
-                    to_string(out.curve.kind), util::exact_number(t).c_str(),
-                    util::exact_number(x).c_str());
-      throw InputError(in.measurements_path, {Problem{f.path, buf}});
-    }
-  }
+  prom_tabulate(out, in.measurements_path, f.path, batch, seconds);
 
   const std::string compute = std::string(with_input ? "compute_input + " : "") + "compute_infer" +
                               (with_output ? " + compute_output" : "");
@@ -277,43 +330,7 @@ PrometheusCalibration calibrate_prometheus(const PrometheusCalibrationInput& in)
   d["fit"] = fit;
   out.doc = d;
 
-  std::string& s = out.report;
-  std::snprintf(buf, sizeof buf,
-                "calibration of %s (pool %s) from %s: %zu of %zu windows with >= %g executions, "
-                "%zu batch sizes\n",
-                in.model.c_str(), f.pool->name.c_str(), in.measurements_path.c_str(),
-                out.windows_used, out.windows_total, in.min_executions, points.size());
-  s += buf;
-  s += "compute    " + compute + " per request (Triton charges each request its execution)\n";
-  for (const auto& k : choice.candidates) {
-    if (!k.ok)
-      std::snprintf(buf, sizeof buf, "curve      %-10s  not fitted: %s\n", to_string(k.kind),
-                    k.note.c_str());
-    else
-      std::snprintf(
-          buf, sizeof buf,
-          "curve      %-10s  in-sample rms %5.1f%%  max %5.1f%%  held-out rms %5.1f%%%s\n",
-          to_string(k.kind), 100 * k.rms_rel_error, 100 * k.max_rel_error,
-          100 * k.loo_rms_rel_error, k.kind == out.curve.kind ? "  <- chosen" : "");
-    s += buf;
-  }
-  s += "           " + choice.why + "\n";
-  if (out.curve.kind == CurveKind::Linear)
-    std::snprintf(buf, sizeof buf, "           t(n) = %.4g s + n x %.4g s\n", out.curve.params[0],
-                  out.curve.params[1]);
-  else if (out.curve.kind == CurveKind::Saturating)
-    std::snprintf(buf, sizeof buf,
-                  "           t(n) = t0 (1 + (n/n_s)^k)^(1/k): t0 = %.4g s, r_max = %.4g items/s, "
-                  "k = %.2f\n",
-                  out.curve.params[0], out.curve.params[1], out.curve.params[2]);
-  else
-    buf[0] = '\0';
-  s += buf;
-  std::snprintf(buf, sizeof buf,
-                "supported  batch sizes %.3g to %.3g only (the measured range): below it the "
-                "table is flat, above it its last segment is extrapolated, not measured\n",
-                out.batch_min, out.batch_max);
-  s += buf;
+  out.report = prom_report(in, f.pool->name, out, choice, compute, points.size());
   return out;
 }
 

@@ -233,11 +233,10 @@ void Mapper::map_metric_window(const std::string& scenario_key) {
        "the server's whole life; sonicsim reads it over an hour, the longest window it keeps");
 }
 
-void Mapper::map_device() {
-  // GPUs per server: the larger of the limit and the request, as the scheduler reserves it.
-  std::int64_t gpus = 0;
-  std::string gpu_key;
-  const ValueNode* gpu_node = nullptr;
+// The GPUs a server asks for: the larger of the limit and the request, as the scheduler
+// reserves it; a MIG resource is kept for map_mig.
+Mapper::GpuRequest Mapper::gpu_request() {
+  GpuRequest r;
   if (const ValueNode* res = at("triton.resources"); res && res->is_map()) {
     for (const auto& [part, block] : res->map) {
       const std::string part_key = join_key("triton.resources", part);
@@ -283,10 +282,10 @@ void Mapper::map_device() {
                            "\", expected a whole number of GPUs from 0 to 1000"}});
             continue;
           }
-          if (n > gpus) {
-            gpus = n;
-            gpu_key = key;
-            gpu_node = &amount;
+          if (n > r.gpus) {
+            r.gpus = n;
+            r.key = key;
+            r.node = &amount;
           }
         } else if (name == "cpu" && amount.file != chart_defaults_name()) {
           // A note more than a mapping: the pod's share of a node says nothing of the CPU work
@@ -307,23 +306,25 @@ void Mapper::map_device() {
       }
     }
   }
+  return r;
+}
 
-  // The product: the node selector's label, else the affinity's `In` values (the first).
-  std::string product, product_key;
-  const ValueNode* product_node = nullptr;
+// The GPU product the pods are pinned to: the node selector's label, else the affinity's `In`
+// values (the first; the others are alternatives).
+Mapper::GpuProduct Mapper::gpu_product() {
+  GpuProduct p;
   if (const ValueNode* sel = at("triton.nodeSelector"); sel && sel->is_map()) {
     for (const auto& [label, v] : sel->map) {
       const std::string key = join_key("triton.nodeSelector", label);
       if (label == gpu_product_label && v.kind == ValueNode::Kind::scalar) {
-        product = v.text;
-        product_key = key;
-        product_node = &v;
+        p.name = v.text;
+        p.key = key;
+        p.node = &v;
       } else {
         not_relevant(key, v.text, &v, "which nodes Triton runs on, not how fast it serves");
       }
     }
   }
-  std::vector<std::string> alternatives;
   if (const ValueNode* aff = at("triton.affinity"); aff && aff->is_map()) {
     // nodeAffinity.{required...,preferred...}: every matchExpressions entry on the label.
     std::vector<std::pair<const ValueNode*, std::string>> stack{{aff, "triton.affinity"}};
@@ -339,12 +340,12 @@ void Mapper::map_device() {
             vals->kind == ValueNode::Kind::list) {
           for (std::size_t i = 0; i < vals->list.size(); ++i) {
             found = true;
-            if (product.empty()) {
-              product = vals->list[i].text;
-              product_key = path + ".values[" + std::to_string(i) + "]";
-              product_node = &vals->list[i];
+            if (p.name.empty()) {
+              p.name = vals->list[i].text;
+              p.key = path + ".values[" + std::to_string(i) + "]";
+              p.node = &vals->list[i];
             } else {
-              alternatives.push_back(vals->list[i].text);
+              p.alternatives.push_back(vals->list[i].text);
             }
           }
           continue;
@@ -360,6 +361,20 @@ void Mapper::map_device() {
       not_relevant("triton.affinity", "{...}", aff,
                    "scheduling rules without nvidia.com/gpu.product: where pods run");
   }
+  return p;
+}
+
+void Mapper::map_device() {
+  const GpuRequest request = gpu_request();
+  const std::int64_t gpus = request.gpus;
+  const std::string& gpu_key = request.key;
+  const ValueNode* gpu_node = request.node;
+  const GpuProduct pinned = gpu_product();
+  const std::string& product = pinned.name;
+  const std::string& product_key = pinned.key;
+  const ValueNode* product_node = pinned.node;
+  const std::vector<std::string>& alternatives = pinned.alternatives;
+
   if (!alternatives.empty() && !options().device.empty()) {
     // --device says which of them the pods run on: the choice the values leave to the scheduler.
     std::string list;

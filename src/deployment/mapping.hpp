@@ -89,6 +89,22 @@ class Mapper {
   void map_autoscaler();
   void map_metric_window(const std::string& scenario_key);
   void map_device();
+  // map_device's two readings: the GPUs a server asks for (the larger of limit and request, as
+  // the scheduler reserves them; a MIG resource is kept in mig_*), and the GPU product the pods
+  // are pinned to (node selector, else the affinity's `In` values, the first; the others are
+  // alternatives).
+  struct GpuRequest {
+    std::int64_t gpus = 0;
+    std::string key;
+    const ValueNode* node = nullptr;
+  };
+  struct GpuProduct {
+    std::string name, key;
+    const ValueNode* node = nullptr;
+    std::vector<std::string> alternatives;
+  };
+  GpuRequest gpu_request();
+  GpuProduct gpu_product();
   // A MIG slice (mapping_mig.cpp): nvidia.com/mig-<g>g.<m>gb, or a product label "...-MIG-...".
   void map_mig(const std::string& product, const std::string& product_key,
                const ValueNode* product_node);

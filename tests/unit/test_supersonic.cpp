@@ -21,6 +21,14 @@ using sonicsim::deployment::ReportEntry;
 using sonicsim::deployment::SupersonicImport;
 using sonicsim::deployment::SupersonicOptions;
 
+// A values file written into the test's scratch folder; its path.
+std::string write_values(const test::ScratchDir& dir, const std::string& name,
+                         const std::string& text) {
+  const auto path = (dir.path / name).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
 std::string fixture(const std::string& name) {
   return std::string(SONICSIM_TEST_DATA_DIR) + "/supersonic/" + name;
 }
@@ -192,9 +200,7 @@ TEST_CASE("supersonic: Helm's `default` takes 0 for unset, and switches that cha
           "[supersonic]") {
   test::ScratchDir dir("supersonic-zero");
   const auto write = [&](const std::string& name, const std::string& text) {
-    const auto path = (dir.path / name).string();
-    std::ofstream(path) << text;
-    return path;
+    return write_values(dir, name, text);
   };
   SECTION("zeros render as the template's defaults; zeroIdleReplicas scales to zero") {
     const auto r = import_values({write("z.yaml",
@@ -269,6 +275,14 @@ TEST_CASE("supersonic: Helm's `default` takes 0 for unset, and switches that cha
     CHECK(!q.scenario["load_balancer"].contains("admission"));
     CHECK(find(q.report.not_mapped, "envoy.rate_limiter.prometheus_based.enabled"));
   }
+}
+
+TEST_CASE("supersonic: switches that change the mapping: Envoy, device, metric, probes, timeouts",
+          "[supersonic]") {
+  test::ScratchDir dir("supersonic-switches");
+  const auto write = [&](const std::string& name, const std::string& text) {
+    return write_values(dir, name, text);
+  };
   SECTION("no Envoy: connections stay on one pod") {
     const auto r = import_values({"cpu_only.yaml"});
     CHECK(r.scenario["load_balancer"]["policy"] == "ring_hash");
@@ -350,9 +364,7 @@ TEST_CASE("supersonic: bad values are refused with file, key path, line, found, 
           "[supersonic]") {
   test::ScratchDir dir("supersonic-bad");
   const auto write = [&](const std::string& name, const std::string& text) {
-    const auto path = (dir.path / name).string();
-    std::ofstream(path) << text;
-    return path;
+    return write_values(dir, name, text);
   };
   const auto malformed = refusal(with({fixture("malformed.yaml")}));
   CHECK_THAT(malformed, Catch::Contains(fixture("malformed.yaml") + ": line ") &&

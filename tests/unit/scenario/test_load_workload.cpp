@@ -208,6 +208,12 @@ TEST_CASE("bad workloads and priority input is refused with its path", "[loader]
        },
        "workload.requests",
        {"found 1001 requests", "at most 1000"}},
+  });
+}
+
+TEST_CASE("bad priorities and per-workload keys are refused with their path",
+          "[loader][workloads]") {
+  ops_run_catalogue({
       {"priority zero",
        [] {
          json d = ops_two_workloads();
