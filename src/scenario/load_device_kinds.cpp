@@ -120,8 +120,8 @@ void Loader::device_kind_checks(Scenario& s) {
     if (!d) continue;
     const device_kinds::PoolShape shape{index_path("servers", i), pool.device, pool.models.size(),
                                         pool.host ? pool.host->devices : 1};
-    Kinds::with(
-        d->kind, [&]<class K>(const typename K::Settings& k) { K::check_pool(reader, k, shape); });
+    Kinds::with(d->kind,
+                [&]<class K>(const typename K::Settings& k) { K::check_pool(reader, k, shape); });
     if (!own_timing(pool.device)) continue;
     for (std::size_t k = 0; k < pool.models.size(); ++k) {
       const Model* m = s.find_model(pool.models[k]);

@@ -8,7 +8,6 @@
 
 using namespace test;
 
-
 TEST_CASE("job flow: every job starts, processes its events and exits", "[engine][jobflow]") {
   const auto m = run(job_flow(120, {{"waves", {{"size", 40}, {"every", "10min"}}}}));
   REQUIRE(m.jobs);
@@ -143,7 +142,6 @@ TEST_CASE("job flow: each workload's own jobs, its last exit its time to insight
   CHECK(m.jobs->last_exit == jb.last_exit);
   CHECK(m.jobs->wall_time.count() == ja.wall_time.count() + jb.wall_time.count());
 }
-
 
 TEST_CASE("job flow: a measured profile of running jobs is replayed", "[engine][jobflow]") {
   // 30 jobs, then 80 at 20 min, 10 at 50 min, 0 at 90 min: 80 starts in all.

@@ -5,7 +5,6 @@
 
 using namespace test;
 
-
 TEST_CASE("admission: a token bucket on new connections admits its burst, then its rate",
           "[engine][operations][admission]") {
   // 100 jobs all want to connect within their first 0.2 s. The bucket holds 10 and refills at

@@ -113,8 +113,7 @@ json sh_poisson_pool(double rate, const json& host) {
        {{"arrivals", {{"rate", rate}, {"distribution", "poisson"}}},
         {"requests", json::array({{{"model", "m"}}})}}},
       {"models",
-       {{"m",
-         {{"service_time", {{"batch", {1}}, {"seconds", {0.01}}, {"dist", "exponential"}}}}}}},
+       {{"m", {{"service_time", {{"batch", {1}}, {"seconds", {0.01}}, {"dist", "exponential"}}}}}}},
       {"servers",
        json::array({{{"name", "gpu"}, {"count", 4}, {"device", "T4"}, {"models", {"m"}}}})},
       {"load_balancer", {{"policy", "random"}}}};

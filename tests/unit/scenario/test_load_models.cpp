@@ -8,7 +8,6 @@
 
 using namespace test;
 
-
 TEST_CASE("models: payloads, tensors, batching limits and instances are read with their units",
           "[loader][models]") {
   auto doc = deterministic(2, 1);
@@ -75,10 +74,10 @@ TEST_CASE("models: bad payloads, instances and preferred sizes name the key and 
 
 TEST_CASE("the scenario's queue policy keys", "[loader][queue]") {
   auto doc = queued_run(1, 1.0,
-                           {{"max_queue_size", 100},
-                            {"default_timeout_microseconds", 2500},
-                            {"timeout_action", "DELAY"}},
-                           10.0);
+                        {{"max_queue_size", 100},
+                         {"default_timeout_microseconds", 2500},
+                         {"timeout_action", "DELAY"}},
+                        10.0);
   auto policy = scenario_of(doc).models[0].dynamic_batching->queue_policy;
   CHECK(policy.max_queue_size == 100);
   CHECK(policy.default_timeout == Approx(2.5e-3));
