@@ -28,8 +28,11 @@ int ServerPools::instances_on(std::uint32_t pool, std::uint32_t model) const {
 // sharing needs no slot.
 void ServerPools::build_kinds() {
   const auto& sc = ctx_.sc;
+  // Asked once per pool: every device of a pool executes alike.
+  std::vector<device_kinds::Execution> of_pool;
+  for (const auto& pool : sc.servers) of_pool.push_back(sc.execution_of(pool));
   for (Device& d : devices_) {
-    const device_kinds::Execution ex = sc.execution_of(sc.servers[d.pool]);
+    const device_kinds::Execution& ex = of_pool[d.pool];
     if (ex.plain()) continue;
     DeviceKindState st(ctx_.warmup, ctx_.end);
     if (ex.model == device_kinds::Execution::Model::Pipeline) {
