@@ -35,6 +35,20 @@ inline constexpr const char* kSite = "site";
 inline constexpr const char* kSites = "sites";
 inline constexpr const char* kRouting = "routing";
 inline constexpr const char* kCorePower = "core_power";
+inline constexpr const char* kNode = "node";
+inline constexpr const char* kStart = "start";
+// workload.node
+inline constexpr const char* kCores = "cores";
+inline constexpr const char* kThreadsPerCore = "threads_per_core";
+inline constexpr const char* kSpeed = "speed";
+inline constexpr const char* kHyperthread = "hyperthread";
+inline constexpr const char* kMemoryBandwidthThreads = "memory_bandwidth_threads";
+inline constexpr const char* kBusyThreads = "busy_threads";
+inline constexpr const char* kPerThread = "per_thread";
+inline constexpr const char* kCpuTimeMeasuredAt = "cpu_time_measured_at";
+// workload.start
+inline constexpr const char* kPattern = "pattern";
+inline constexpr const char* kWindow = "window";
 // workload.arrivals
 inline constexpr const char* kRate = "rate";
 inline constexpr const char* kDistribution = "distribution";
@@ -49,6 +63,7 @@ inline constexpr const char* kModel = "model";
 inline constexpr const char* kOffloadFraction = "offload_fraction";
 inline constexpr const char* kPerEvent = "per_event";
 inline constexpr const char* kItems = "items";
+inline constexpr const char* kModuleCpuTime = "module_cpu_time";
 
 // Distributions, and the spread of a service time or an overhead.
 inline constexpr const char* kDist = "dist";

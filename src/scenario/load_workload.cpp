@@ -66,11 +66,11 @@ void Loader::workloads(const json& doc, Scenario& s) {
 void Loader::workload(const json& v, const std::string& path, Workload& w) {
   if (!expect_object(v, path, "an object with jobs, threads_per_job, cpu_time_per_event, ..."))
     return;
-  check_keys(
-      v, path,
-      {keys::kName, keys::kPriority, keys::kJobs, keys::kThreadsPerJob, keys::kJobsPerNode,
-       keys::kMode, keys::kAsync, keys::kCpuTimePerEvent, keys::kRequests, keys::kArrivals,
-       keys::kFlow, keys::kClient, keys::kSite, keys::kSites, keys::kRouting, keys::kCorePower});
+  check_keys(v, path,
+             {keys::kName, keys::kPriority, keys::kJobs, keys::kThreadsPerJob, keys::kJobsPerNode,
+              keys::kMode, keys::kAsync, keys::kCpuTimePerEvent, keys::kRequests, keys::kArrivals,
+              keys::kFlow, keys::kClient, keys::kSite, keys::kSites, keys::kRouting,
+              keys::kCorePower, keys::kNode, keys::kStart});
   if (const json* x = get(v, keys::kName)) {
     if (auto n = string(*x, key_path(path, keys::kName))) w.name = *n;
   }
@@ -84,6 +84,11 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
       add(key_path(path, keys::kCorePower),
           "found a client core's power next to `arrivals`, expected none: an open loop has no "
           "client threads whose cores draw power");
+    for (const char* k : {keys::kNode, keys::kStart})
+      if (const json* c = get(v, k); c && !c->is_null())
+        add(key_path(path, k), std::string("found `") + k +
+                                   "` next to `arrivals`, expected none: an open loop has no "
+                                   "client jobs to place on nodes or start");
     if (const json* f = get(v, keys::kFlow); f && !f->is_null())
       add(key_path(path, keys::kFlow),
           "found a job flow next to `arrivals`, expected one of them: an open loop has no jobs "
@@ -173,6 +178,8 @@ void Loader::workload(const json& v, const std::string& path, Workload& w) {
   }
   if (const json* x = get(v, keys::kCorePower); x && !x->is_null())
     w.core_power = power(*x, key_path(path, keys::kCorePower));
+  if (const json* x = get(v, keys::kNode); x && !x->is_null()) node(*x, path, w);
+  if (const json* x = get(v, keys::kStart); x && !x->is_null()) start_pattern(*x, path, w);
   requests(v, path, w);
   if (const json* x = get(v, keys::kClient); x && !x->is_null()) client(*x, path, w);
 }
@@ -449,7 +456,9 @@ void Loader::requests(const json& v, const std::string& path, Workload& w) {
 void Loader::request(const json& v, const std::string& path, RequestSpec& r) {
   if (!expect_object(v, path, "a request object {\"model\": ..., \"offload_fraction\": ...}"))
     return;
-  check_keys(v, path, {keys::kModel, keys::kOffloadFraction, keys::kPerEvent, keys::kItems});
+  check_keys(
+      v, path,
+      {keys::kModel, keys::kOffloadFraction, keys::kPerEvent, keys::kItems, keys::kModuleCpuTime});
   if (const json* x = get(v, keys::kModel)) {
     if (auto m = string(*x, key_path(path, keys::kModel))) r.model = *m;
   } else {
@@ -462,6 +471,11 @@ void Loader::request(const json& v, const std::string& path, RequestSpec& r) {
   if (const json* x = get(v, keys::kPerEvent)) {
     if (auto n = integer(*x, key_path(path, keys::kPerEvent), 1, Limits::max_items))
       r.per_event = static_cast<int>(*n);
+  }
+  if (const json* x = get(v, keys::kModuleCpuTime); x && !x->is_null()) {
+    if (auto t = quantity(*x, key_path(path, keys::kModuleCpuTime), Quantity::Time,
+                          Range{0.0, Limits::max_duration_s, false, false}))
+      r.module_cpu_time = *t;
   }
   if (const json* x = get(v, keys::kItems)) {
     const std::string ipath = key_path(path, keys::kItems);

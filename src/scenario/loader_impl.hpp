@@ -116,6 +116,11 @@ class Loader : public Checker {
                   typename Table::Settings& chosen);
   void request(const json& v, const std::string& path, RequestSpec& r);
 
+  // --- load_node.cpp
+  void node(const json& v, const std::string& wpath, Workload& w);
+  void node_speed(const json& v, const std::string& path, NodeSpec& n);
+  void start_pattern(const json& v, const std::string& wpath, Workload& w);
+
   // --- load_models.cpp
   void models(const json& v, Scenario& s);
   void model(const json& v, const std::string& path, Model& m);

@@ -498,10 +498,12 @@ json write_arrivals(const Arrivals& a) {
 }
 
 json write_request(const RequestSpec& r) {
-  return {{keys::kModel, r.model},
-          {keys::kOffloadFraction, r.offload_fraction},
-          {keys::kPerEvent, r.per_event},
-          {keys::kItems, write_distribution(r.items)}};
+  json j = {{keys::kModel, r.model},
+            {keys::kOffloadFraction, r.offload_fraction},
+            {keys::kPerEvent, r.per_event},
+            {keys::kItems, write_distribution(r.items)}};
+  if (r.module_cpu_time != 0.0) j[keys::kModuleCpuTime] = r.module_cpu_time;
+  return j;
 }
 
 // ---- documents ---------------------------------------------------------------------------

@@ -19,6 +19,7 @@
 #include <sonicsim/scenario/devices.hpp>
 #include <sonicsim/scenario/distribution.hpp>
 #include <sonicsim/scenario/link_class.hpp>
+#include <sonicsim/scenario/node.hpp>
 #include <sonicsim/scenario/sites.hpp>
 #include <sonicsim/util/errors.hpp>
 
@@ -41,6 +42,10 @@ struct RequestSpec {
   double offload_fraction = 0.0;  // p_i: share of t_CPU this algorithm costs on the CPU
   int per_event = 1;              // requests of this kind per event (>= 1)
   Distribution items = Distribution::constant(1);  // batch items per request, rounded, >= 1
+  // The CPU time per event of the module that sends these requests, outside them (seconds, >= 0):
+  // added to the time the event waits for them, it gives the module time an experiment publishes
+  // (docs/results.md, `module_time_s`). Reporting only: the engine's CPU work is t_CPU.
+  double module_cpu_time = 0.0;
   bool operator==(const RequestSpec&) const = default;
 };
 
@@ -118,6 +123,10 @@ struct Workload {
   std::optional<SiteRouting> routing;
   // `core_power`: what each client core (one per thread) draws (power.hpp); unset: nothing.
   std::optional<PowerSpec> core_power;
+  // `node`: the worker node its jobs share (node.hpp); unset: each thread runs at speed 1, as on
+  // a machine of its own.
+  std::optional<NodeSpec> node;
+  StartPattern start;  // `start`: when the jobs begin (node.hpp)
 
   bool open_loop() const { return arrivals.has_value(); }
   std::int64_t n_threads() const { return jobs * threads_per_job; }
