@@ -50,11 +50,76 @@ void Clients::build() {
         tn.fallback_per_event += static_cast<std::uint64_t>(r.per_event);
       }
     }
+    tn.on_nodes = w.node.has_value() && !w.open_loop();
     // Triton's priority: the level this workload's requests wait at, per model.
     tn.level.assign(sc.models.size(), 0);
     for (std::size_t mi = 0; mi < sc.models.size(); ++mi)
       if (const auto& db = sc.models[mi].dynamic_batching; db && db->priority_levels > 0)
         tn.level[mi] = static_cast<std::uint32_t>(db->level_of(w.priority) - 1);
+  }
+  build_nodes();
+}
+
+void Clients::build_nodes() {
+  std::vector<WorkerNodes::Group> groups;
+  std::uint32_t nodes = 0;
+  for (const Tenant& tn : tenants_) {
+    const auto count = static_cast<std::uint32_t>(tn.w->n_nodes());
+    nodes = std::max(nodes, tn.node_base + count);
+    if (tn.on_nodes)
+      groups.push_back({&*tn.w->node, tn.node_base, count, tn.jobs_per_node * tn.threads_per_job});
+  }
+  nodes_.build(nodes, groups);
+}
+
+void Clients::run_cpu(std::uint32_t t, const Tenant& tn, double seconds) {
+  if (tn.on_nodes) {
+    nodes_.start(node_of(t), {WorkerNodes::WorkKind::ThreadCpu, t, t, threads_[t].epoch}, seconds);
+    return;
+  }
+  parts_.accounting.client_cpu(tenant_index(t), seconds);
+  ctx_.queue.push(ctx_.now + seconds, EventKind::CpuDone, t, threads_[t].epoch);
+}
+
+void Clients::on_node_done(std::uint32_t node, std::uint32_t stamp) {
+  const auto& due = nodes_.due(node, stamp);
+  for (std::size_t i = 0; i < due.size(); ++i) {
+    const WorkerNodes::Work w = due[i];
+    if (w.kind == WorkerNodes::WorkKind::Fallback)
+      on_fallback_done(w.id, w.stamp);
+    else if (current(w.id, w.stamp))
+      on_cpu_done(w.id);
+  }
+  if (!due.empty()) nodes_.replan(node);
+}
+
+// Each node workload's figures: its nodes' integrals, and the CPU-only baseline on the same
+// nodes (every thread busy all the time, each node at the speed of its own thread count).
+void Clients::finish_nodes() {
+  if (!nodes_.on()) return;
+  nodes_.finish();
+  std::size_t group = 0;
+  for (std::size_t i = 0; i < tenants_.size(); ++i) {
+    const Tenant& tn = tenants_[i];
+    if (!tn.on_nodes) continue;
+    const scenario::Workload& w = *tn.w;
+    const auto& totals = nodes_.totals(group++);
+    RunMetrics::Workload::Nodes n;
+    n.count = static_cast<std::uint64_t>(w.n_nodes());
+    n.hardware_threads = w.node->hardware_threads();
+    n.busy_seconds = totals.busy_seconds;
+    n.work_seconds = totals.work_seconds;
+    const double t_cpu = w.cpu_time_per_event.expected();
+    for (std::int64_t first = 0; first < w.jobs; first += w.jobs_per_node) {
+      const auto threads = static_cast<double>(
+          std::min<std::int64_t>(w.jobs_per_node, w.jobs - first) * w.threads_per_job);
+      const double factor = w.node->speed_factor(threads);
+      n.cpu_only_events_per_s += threads * factor / t_cpu;
+      if (first == 0) n.cpu_only_speed_factor = factor;
+    }
+    auto& mw = ctx_.metrics.workloads[i];
+    mw.cpu_busy_seconds = n.busy_seconds;
+    mw.nodes = n;
   }
 }
 
@@ -169,6 +234,7 @@ void Clients::integrate_running(Tenant& tn) {
 }
 
 void Clients::finish() {
+  finish_nodes();
   if (!ctx_.metrics.jobs) return;
   const double span = ctx_.end - ctx_.warmup;
   auto& mj = *ctx_.metrics.jobs;
@@ -207,13 +273,15 @@ std::uint64_t Clients::lose_job(std::uint32_t j, double restart_after) {
   for (std::uint32_t t = first; t < last; ++t) {
     Thread& th = threads_[t];
     th.epoch = (th.epoch + 1) & EventQueue::kStampMask;  // its CPU work is stale
+    if (tn.on_nodes) nodes_.cancel(node_of(t), t);       // and its hardware thread free
     if (!tn.async) {
       if (th.in_event) {
         ++lost;
         if (th.cpu_phase) {
           drop_fallbacks(t);
-          parts_.accounting.cpu_cancelled(tenant_index(t),
-                                          th.event_start + (1.0 - tn.p_served) * th.t_cpu);
+          if (!tn.on_nodes)  // on nodes, busy time is the nodes' own integral
+            parts_.accounting.cpu_cancelled(tenant_index(t),
+                                            th.event_start + (1.0 - tn.p_served) * th.t_cpu);
         }
       }
       th.in_event = th.cpu_phase = false;
@@ -226,7 +294,8 @@ std::uint64_t Clients::lose_job(std::uint32_t j, double restart_after) {
       drop_fallbacks(t);
       s.in_event = false;
     }
-    if (cpus_[t].busy) parts_.accounting.cpu_cancelled(tenant_index(t), cpus_[t].until);
+    if (cpus_[t].busy && !tn.on_nodes)
+      parts_.accounting.cpu_cancelled(tenant_index(t), cpus_[t].until);
     cpus_[t].ready.clear();
     cpus_[t].busy = false;
   }
@@ -296,8 +365,7 @@ void Clients::start_event(std::uint32_t t, std::uint32_t slot) {
     th.t_cpu = t_cpu;
     th.step = 0;
     th.in_event = th.cpu_phase = true;
-    parts_.accounting.client_cpu(tenant_index(t), (1.0 - tn.p_served) * t_cpu);
-    ctx_.queue.push(ctx_.now + (1.0 - tn.p_served) * t_cpu, EventKind::CpuDone, t, th.epoch);
+    run_cpu(t, tn, (1.0 - tn.p_served) * t_cpu);
     return;
   }
   Slot& s = slot_of(t, slot);
@@ -364,9 +432,8 @@ void Clients::push_piece(std::uint32_t t, Piece p) {
 void Clients::run_piece(std::uint32_t t, const Piece& p) {
   AsyncCpu& cpu = cpus_[t];
   cpu.running = p;
-  cpu.until = ctx_.now + p.seconds;
-  parts_.accounting.client_cpu(tenant_index(t), p.seconds);
-  ctx_.queue.push(cpu.until, EventKind::CpuDone, t, threads_[t].epoch);
+  cpu.until = ctx_.now + p.seconds;  // without nodes; on a node its speed decides
+  run_cpu(t, tenant_of(t), p.seconds);
 }
 
 void Clients::on_piece_done(std::uint32_t t) {

@@ -18,6 +18,7 @@
 
 #include "accounting.hpp"
 #include "context.hpp"
+#include "worker_nodes.hpp"
 
 namespace sonicsim::engine {
 
@@ -37,7 +38,7 @@ class Clients {
     Accounting& accounting;
   };
 
-  Clients(Context& ctx, const Uses& uses) : ctx_(ctx), parts_(uses) {}
+  Clients(Context& ctx, const Uses& uses) : ctx_(ctx), parts_(uses), nodes_(ctx) {}
 
   // First of all parts: the workloads, the request kinds, each workload's share of the metrics.
   void build();
@@ -93,6 +94,8 @@ class Clients {
   void prefetch(std::uint32_t t) const { __builtin_prefetch(&threads_[t]); }
   void start_events(std::uint32_t t);  // EventKind::EventStart: every slot of thread t
   void on_cpu_done(std::uint32_t t);
+  // EventKind::NodeCpuDone: CPU work on a worker node ends (worker_nodes.hpp).
+  void on_node_done(std::uint32_t node, std::uint32_t stamp);
   void on_arrival();
 
   // Requests (client_policy.cpp).
@@ -122,6 +125,7 @@ class Clients {
     std::uint32_t slots_per_thread = 1, threads_per_job = 1, jobs_per_node = 1;
     std::uint32_t thread_base = 0, job_base = 0, slot_base = 0, node_base = 0;
     std::vector<std::uint32_t> level;  // per model: the batcher's priority level (0-based)
+    bool on_nodes = false;             // `workload.node`: its CPU work runs on WorkerNodes
     Tally tally;
     std::uint64_t running_jobs = 0;  // job flow: started, not yet exited
     // Job flow: running_jobs integrated over the measured span up to running_since.
@@ -231,6 +235,11 @@ class Clients {
   void drop_request(std::uint32_t r);
   // Job flow: integrates the tenant's running jobs up to now, before their count changes.
   void integrate_running(Tenant& tn);
+  // Worker nodes: their groups at build, their figures at the end.
+  void build_nodes();
+  void finish_nodes();
+  // Thread t's CPU work of `seconds` (at speed factor 1) begins: on its worker node, or alone.
+  void run_cpu(std::uint32_t t, const Tenant& tn, double seconds);
 
   Context& ctx_;
   Uses parts_;
@@ -249,6 +258,7 @@ class Clients {
   double arrival_interval_ = 0.0;  // mean time between arrivals
   std::uint64_t arrival_count_ = 0;
   std::uint64_t max_in_flight_ = 0;
+  WorkerNodes nodes_;
 };
 
 }  // namespace sonicsim::engine

@@ -199,6 +199,9 @@ void Simulation::Impl::handle(const Event& e) {
     case EventKind::HostWorkDone:
       parts.hosts.on_work_done(e.id, e.stamp);
       break;
+    case EventKind::NodeCpuDone:
+      clients.on_node_done(e.id, e.stamp);
+      break;
   }
 }
 

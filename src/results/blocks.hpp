@@ -3,6 +3,9 @@
 // Private to src/results.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include <sonicsim/engine/run_metrics.hpp>
@@ -55,5 +58,10 @@ inline ojson requests_json(const Counts& c) {
 // its uplink) and `egress` (bytes from each site to each other over the WAN, priced).
 ojson sites_json(const scenario::Scenario& s, const engine::RunMetrics& m);
 ojson egress_json(const scenario::Scenario& s, const engine::RunMetrics& m);
+
+// With worker nodes (nodes.cpp): `nodes`, one element per workload that has them, and their
+// lines in the summary.
+ojson nodes_json(const scenario::Scenario& s, const engine::RunMetrics& m);
+std::vector<std::string> nodes_summary(const scenario::Scenario& s, const engine::RunMetrics& m);
 
 }  // namespace sonicsim::results::detail

@@ -29,6 +29,7 @@ enum class EventKind : std::uint8_t {
   Preemption,     // id: job (or a random-preemption draw)
   BalancerDone,   // id: request; its message leaves a stage of the load balancer (stamp: stage)
   HostWorkDone,   // id: a server host's job (server_hosts.hpp); stale unless `stamp` matches
+  NodeCpuDone,    // id: worker node; its earliest CPU work ends; stale unless `stamp` matches
 };
 
 // Every kind's facts, one line each, in the enum's order: what the stall net names when a run's
@@ -56,6 +57,7 @@ inline constexpr EventKindFacts kEventKinds[] = {
     {EventKind::Preemption, false, "preemptions (faults)"},
     {EventKind::BalancerDone, false, "load-balancer messages (load_balancer.capacity.per_message)"},
     {EventKind::HostWorkDone, false, "server host work (models' host_cost)"},
+    {EventKind::NodeCpuDone, true, "client events on worker nodes (workload.cpu_time_per_event)"},
 };
 inline constexpr std::size_t kEventKindCount = std::size(kEventKinds);
 constexpr const EventKindFacts& facts_of(EventKind k) {
@@ -68,8 +70,8 @@ constexpr bool event_kinds_in_order() {
 }
 static_assert(event_kinds_in_order(),
               "kEventKinds lists every EventKind once, in the enum's order");
-static_assert(facts_of(EventKind::HostWorkDone).kind == EventKind::HostWorkDone &&
-                  kEventKindCount == static_cast<std::size_t>(EventKind::HostWorkDone) + 1,
+static_assert(facts_of(EventKind::NodeCpuDone).kind == EventKind::NodeCpuDone &&
+                  kEventKindCount == static_cast<std::size_t>(EventKind::NodeCpuDone) + 1,
               "a new EventKind needs its line in kEventKinds");
 
 struct Event {

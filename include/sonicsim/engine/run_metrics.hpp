@@ -93,6 +93,18 @@ struct RunMetrics {
     double cpu_busy_seconds = 0.0;
     // Its job flow, when it has one: an analyst's jobs, whose last exit is the time to insight.
     std::optional<Jobs> jobs;
+    // Its worker nodes (`workload.node`), when it has them: how busy they were and how fast their
+    // threads ran, and what the same nodes would do running every event on the CPU.
+    struct Nodes {
+      std::uint64_t count = 0;    // nodes
+      int hardware_threads = 0;   // per node
+      double busy_seconds = 0.0;  // hardware-thread seconds busy after warm-up, all nodes
+      double work_seconds = 0.0;  // the work they did, in seconds at speed factor 1
+      // CPU-only on the same nodes: every thread busy all the time (events per second).
+      double cpu_only_events_per_s = 0.0;
+      double cpu_only_speed_factor = 0.0;  // of the fullest node
+    };
+    std::optional<Nodes> nodes;
   };
   std::vector<Workload> workloads;  // scenario order
   // With several sites: the same figures for the client nodes of each site (all workloads), in

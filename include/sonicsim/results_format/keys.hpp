@@ -33,6 +33,7 @@ inline constexpr char sites[] = "sites";          // several sites only (docs/si
 inline constexpr char egress[] = "egress";        // several sites only
 inline constexpr char arrivals[] = "arrivals";    // open loop only
 inline constexpr char jobs[] = "jobs";            // job flows only
+inline constexpr char nodes[] = "nodes";          // workloads with `node` only
 inline constexpr char load_balancer[] = "load_balancer";
 inline constexpr char admission[] = "admission";
 inline constexpr char preemptions[] = "preemptions";
@@ -172,6 +173,19 @@ inline constexpr char mean_running_threads[] = "mean_running_threads";
 inline constexpr char wall_time_s[] = "wall_time_s";  // quantiles
 inline constexpr char last_exit_s[] = "last_exit_s";
 }  // namespace jobs
+
+// An element of `nodes`: one workload's worker nodes (docs/nodes.md).
+namespace nodes {
+inline constexpr char workload[] = "workload";  // its name ("" for the single `workload`)
+inline constexpr char count[] = "count";
+inline constexpr char hardware_threads[] = "hardware_threads";            // per node
+inline constexpr char mean_busy_threads[] = "mean_busy_threads";          // per node, time-weighted
+inline constexpr char mean_occupancy[] = "mean_occupancy";                // busy / hardware threads
+inline constexpr char mean_speed_factor[] = "mean_speed_factor";          // over busy thread time
+inline constexpr char cpu_only_speed_factor[] = "cpu_only_speed_factor";  // a full node's
+inline constexpr char cpu_only_throughput_per_s[] = "cpu_only_throughput_per_s";
+inline constexpr char speedup_vs_cpu_only[] = "speedup_vs_cpu_only";  // null with a job flow
+}  // namespace nodes
 
 namespace load_balancer {
 inline constexpr char messages[] = "messages";

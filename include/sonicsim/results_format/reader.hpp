@@ -238,6 +238,21 @@ class Jobs : public View {
   double mean_running_threads() const;
 };
 
+// An element of `nodes`: one workload's worker nodes (reader_nodes.cpp).
+class Nodes : public View {
+ public:
+  explicit Nodes(View v) : View(std::move(v)) {}
+  std::optional<std::string> workload() const;
+  double count() const;
+  double hardware_threads() const;
+  double mean_busy_threads() const;
+  double mean_occupancy() const;
+  double mean_speed_factor() const;
+  double cpu_only_speed_factor() const;
+  double cpu_only_throughput_per_s() const;
+  std::optional<double> speedup_vs_cpu_only() const;  // nullopt with a job flow
+};
+
 // An element of `links`: one link class.
 class Link : public View {
  public:
@@ -347,6 +362,7 @@ class Document : public View {
   Cost cost() const;
   bool has_jobs() const;  // a job flow
   Jobs jobs() const;
+  std::vector<Nodes> nodes() const;  // empty without `workload.node`
 
   // Throws InputError naming the file as a results file, with the JSON pointer of
   // every figure read so far that was missing or not what it should be.
