@@ -35,7 +35,41 @@ void Clients::issue_request(std::uint32_t t, std::uint32_t slot, const Step& st)
   rq.items = round_items(requests.kinds[st.kind].spec->items.sample(threads_[t].rng));
   rq.trace = parts_.sampling.trace(st.model, t, rq.items);
   parts_.accounting.issued(tally_of(t), 1);
+  if (several_per_event_) module_request_sent(t, slot, st.kind);
   parts_.path.send_try(r);
+}
+
+// ---- module time ------------------------------------------------------------------------------
+
+void Clients::module_request_sent(std::uint32_t t, std::uint32_t slot, std::uint16_t kind) {
+  const Tenant& tn = tenant_of(t);
+  if (!tn.several_per_event) return;
+  if (tn.async) {
+    ++kind_pending_[pending_index(tn, t, slot, kind)];
+    return;
+  }
+  // A sync thread sends a kind's requests one after another: the first starts the wait.
+  const std::uint32_t step = threads_[t].step - 1;
+  if (step == 0 || tn.steps[step - 1].kind != kind) run_start_[t] = ctx_.now;
+}
+
+// A kind of one request per event waited from that request's send; of several, from the first
+// one's (sync: the run of them began then; async: they all left when the event began).
+void Clients::module_request_done(const Request& rq) {
+  const std::uint32_t t = rq.thread;
+  Time from = rq.first_sent;
+  if (ctx_.requests.kinds[rq.kind].spec->per_event > 1) {
+    const Tenant& tn = tenant_of(t);
+    if (tn.async) {
+      if (--kind_pending_[pending_index(tn, t, rq.slot, rq.kind)] > 0) return;
+      from = slot_of(t, rq.slot).event_start;
+    } else {
+      const std::uint32_t next = threads_[t].step;
+      if (next < tn.steps.size() && tn.steps[next].kind == rq.kind) return;
+      from = run_start_[t];
+    }
+  }
+  if (ctx_.counts(ctx_.now)) ctx_.metrics.modules[rq.kind].wait.add(ctx_.now - from);
 }
 
 // A try is back at the client: done, or failed (then retried, computed locally, or failed).
@@ -152,6 +186,7 @@ void Clients::finish_request(std::uint32_t r, Outcome outcome) {
     tr->failed = outcome != Outcome::Completed;
   }
   --requests.live;
+  if (!open_) module_request_done(rq);
   const Tally tally = tally_of(rq.thread);
   parts_.accounting.request_finished(tally, model, outcome, latency, rq.tries > 1,
                                      outcome == Outcome::Fallback ? fallback_seconds(r) : 0.0);

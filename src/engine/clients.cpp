@@ -36,12 +36,18 @@ void Clients::build() {
     job_base += static_cast<std::uint32_t>(w.jobs);
     if (tn.async) slot_base += n_threads * tn.slots_per_thread;
     node_base += static_cast<std::uint32_t>(w.n_nodes());
+    tn.kind_base = static_cast<std::uint32_t>(ctx_.requests.kinds.size());
+    tn.n_kinds = static_cast<std::uint32_t>(w.requests.size());
     for (const auto& r : w.requests) {
       const auto k = static_cast<std::uint16_t>(ctx_.requests.kinds.size());
+      if (!w.open_loop())
+        ctx_.metrics.modules.push_back(
+            {static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(k - tn.kind_base), {}});
       const int model = sc.model_index(r.model);
       const bool served = sc.devices_hosting(r.model, i) > 0;
       ctx_.requests.kinds.push_back({static_cast<std::uint32_t>(model), served, &r});
       if (served) {
+        tn.several_per_event = tn.several_per_event || (r.per_event > 1 && !w.open_loop());
         tn.p_served += r.offload_fraction;
         for (int rep = 0; rep < r.per_event; ++rep)
           tn.steps.push_back({k, static_cast<std::uint32_t>(model)});
@@ -150,6 +156,19 @@ void Clients::start_threads() {
   if (n_slots > 0) {
     slots_.resize(n_slots);
     cpus_.resize(n);
+  }
+  // Only kinds of several requests per event need these (one request: its own send is the wait's
+  // start), so the common case keeps no record per thread.
+  for (Tenant& tn : tenants_) {
+    if (!tn.several_per_event) continue;
+    several_per_event_ = true;
+    if (!tn.async) {
+      run_start_.resize(n);
+      continue;
+    }
+    tn.pending_base = kind_pending_.size();
+    kind_pending_.resize(tn.pending_base + static_cast<std::size_t>(tn.w->n_threads()) *
+                                               tn.slots_per_thread * tn.n_kinds);
   }
   for (const Tenant& tn : tenants_)
     if (tn.flow) start_jobs(tn);
@@ -374,6 +393,10 @@ void Clients::start_event(std::uint32_t t, std::uint32_t slot) {
   s.independent_done = false;
   s.in_event = true;
   s.pending = static_cast<std::uint32_t>(tn.steps.size());
+  if (tn.several_per_event)  // counts left by an event its job lost
+    std::fill_n(kind_pending_.begin() +
+                    static_cast<std::ptrdiff_t>(pending_index(tn, t, slot, tn.kind_base)),
+                tn.n_kinds, 0u);
   for (const Step& st : tn.steps) issue_request(t, slot, st);
   push_piece(t, {slot, PieceKind::Independent,
                  tn.indep_fraction * (1.0 - tn.p_served - tn.p_unserved) * t_cpu});

@@ -126,6 +126,11 @@ class Clients {
     std::uint32_t thread_base = 0, job_base = 0, slot_base = 0, node_base = 0;
     std::vector<std::uint32_t> level;  // per model: the batcher's priority level (0-based)
     bool on_nodes = false;             // `workload.node`: its CPU work runs on WorkerNodes
+    // Module time: its first request kind's index and its kinds; whether one of them sends
+    // several requests per event, and then where its async slots' counts begin (kind_pending_).
+    std::uint32_t kind_base = 0, n_kinds = 0;
+    bool several_per_event = false;
+    std::size_t pending_base = 0;
     Tally tally;
     std::uint64_t running_jobs = 0;  // job flow: started, not yet exited
     // Job flow: running_jobs integrated over the measured span up to running_since.
@@ -235,6 +240,15 @@ class Clients {
   void drop_request(std::uint32_t r);
   // Job flow: integrates the tenant's running jobs up to now, before their count changes.
   void integrate_running(Tenant& tn);
+  // Module time: a request of an event goes out, or is over (then, when it was the last of its
+  // kind in the event, the event's wait for that kind is counted).
+  void module_request_sent(std::uint32_t t, std::uint32_t slot, std::uint16_t kind);
+  void module_request_done(const Request& rq);
+  std::size_t pending_index(const Tenant& tn, std::uint32_t t, std::uint32_t slot,
+                            std::uint16_t kind) const {
+    return tn.pending_base + (slot_index(t, slot) - tn.slot_base) * tn.n_kinds +
+           (kind - tn.kind_base);
+  }
   // Worker nodes: their groups at build, their figures at the end.
   void build_nodes();
   void finish_nodes();
@@ -259,6 +273,11 @@ class Clients {
   std::uint64_t arrival_count_ = 0;
   std::uint64_t max_in_flight_ = 0;
   WorkerNodes nodes_;
+  // Module time of kinds of several requests per event (Tenant::several_per_event): a sync
+  // thread's first send of the kind in progress; an async slot's requests of each kind still out.
+  bool several_per_event_ = false;  // some tenant's several_per_event
+  std::vector<Time> run_start_;
+  std::vector<std::uint32_t> kind_pending_;
 };
 
 }  // namespace sonicsim::engine

@@ -59,8 +59,10 @@ inline ojson requests_json(const Counts& c) {
 ojson sites_json(const scenario::Scenario& s, const engine::RunMetrics& m);
 ojson egress_json(const scenario::Scenario& s, const engine::RunMetrics& m);
 
-// With worker nodes (nodes.cpp): `nodes`, one element per workload that has them, and their
-// lines in the summary.
+// The client side (clients.cpp): `modules`, one element per request kind of a closed loop, and
+// with worker nodes `nodes`, one element per workload that has them; their lines in the summary.
+ojson modules_json(const scenario::Scenario& s, const engine::RunMetrics& m);
+std::vector<std::string> modules_summary(const scenario::Scenario& s, const engine::RunMetrics& m);
 ojson nodes_json(const scenario::Scenario& s, const engine::RunMetrics& m);
 std::vector<std::string> nodes_summary(const scenario::Scenario& s, const engine::RunMetrics& m);
 

@@ -456,6 +456,8 @@ ojson to_json(const scenario::Scenario& s, const runner::RunOutput& run,
   if (m.open_loop && s.workload().arrivals)
     j[k::top::arrivals] = arrivals_json(*s.workload().arrivals, m);
   if (m.jobs) j[k::top::jobs] = jobs_json(*m.jobs);
+  if (auto modules = detail::modules_json(s, m); !modules.empty())
+    j[k::top::modules] = std::move(modules);
   if (auto nodes = detail::nodes_json(s, m); !nodes.empty()) j[k::top::nodes] = std::move(nodes);
   operations_json(s, m, j);
   j[k::top::models] = models_json(m);
@@ -748,6 +750,7 @@ std::string summary(const scenario::Scenario& s, const runner::RunOutput& run,
   Lines out;
   summary_head(out, s, m, analytic, open);
   summary_requests(out, s, m);
+  for (const std::string& line : detail::modules_summary(s, m)) out("%s\n", line.c_str());
   for (const std::string& line : detail::nodes_summary(s, m)) out("%s\n", line.c_str());
   summary_trouble(out, m, open);
   summary_devices(out, s, run);

@@ -135,6 +135,16 @@ struct RunMetrics {
   };
   std::vector<Model> models;  // scenario order
 
+  // The module behind each request kind (`workload.requests[i]` of a closed loop): per event, the
+  // time it waited for that kind's requests, from the first one's send to the last one's end
+  // (completed, failed or computed locally), after warm-up. Events lost to preemption are not
+  // counted.
+  struct Module {
+    std::uint32_t workload = 0, request = 0;  // indices into workloads and its requests
+    metrics::Histogram wait;
+  };
+  std::vector<Module> modules;  // one per request kind of a closed loop, scenario order
+
   struct Pool {
     std::string name, device;
     std::vector<double> utilization;  // per device, after warm-up

@@ -34,6 +34,7 @@ inline constexpr char egress[] = "egress";        // several sites only
 inline constexpr char arrivals[] = "arrivals";    // open loop only
 inline constexpr char jobs[] = "jobs";            // job flows only
 inline constexpr char nodes[] = "nodes";          // workloads with `node` only
+inline constexpr char modules[] = "modules";      // closed loops only
 inline constexpr char load_balancer[] = "load_balancer";
 inline constexpr char admission[] = "admission";
 inline constexpr char preemptions[] = "preemptions";
@@ -186,6 +187,18 @@ inline constexpr char cpu_only_speed_factor[] = "cpu_only_speed_factor";  // a f
 inline constexpr char cpu_only_throughput_per_s[] = "cpu_only_throughput_per_s";
 inline constexpr char speedup_vs_cpu_only[] = "speedup_vs_cpu_only";  // null with a job flow
 }  // namespace nodes
+
+// An element of `modules`: the module behind one request kind, `workload.requests[i]`.
+namespace module {
+inline constexpr char workload[] = "workload";  // its workload's name ("" for the single one)
+inline constexpr char request[] = "request";    // i
+inline constexpr char model[] = "model";
+inline constexpr char served[] = "served";  // false: no server hosts it (inference on the CPU)
+inline constexpr char requests_per_event[] = "requests_per_event";
+inline constexpr char wait_s[] = "wait_s";  // quantiles, per event
+inline constexpr char module_cpu_time_s[] = "module_cpu_time_s";
+inline constexpr char module_time_s[] = "module_time_s";  // quantiles: wait + module_cpu_time
+}  // namespace module
 
 namespace load_balancer {
 inline constexpr char messages[] = "messages";

@@ -58,6 +58,8 @@ class View {
   bool has(std::string_view key) const;
   // A number, NaN (and a problem unless optional) when missing or not a number.
   double number(std::string_view key, Presence presence = Presence::Required) const;
+  // true or false; false (and a problem) when missing or not a boolean.
+  bool flag(std::string_view key) const;
   // A number that may be null (a price not given): nullopt then; missing or not a number is a
   // problem, as for number().
   std::optional<double> nullable_number(std::string_view key) const;
@@ -238,7 +240,20 @@ class Jobs : public View {
   double mean_running_threads() const;
 };
 
-// An element of `nodes`: one workload's worker nodes (reader_nodes.cpp).
+// An element of `modules`: the module behind one request kind (reader_clients.cpp).
+class Module : public View {
+ public:
+  explicit Module(View v) : View(std::move(v)) {}
+  std::optional<std::string> workload() const;
+  double request() const;
+  std::optional<std::string> model() const;
+  bool served() const;
+  Quantiles wait_s() const;
+  double module_cpu_time_s() const;
+  Quantiles module_time_s() const;
+};
+
+// An element of `nodes`: one workload's worker nodes (reader_clients.cpp).
 class Nodes : public View {
  public:
   explicit Nodes(View v) : View(std::move(v)) {}
@@ -362,7 +377,8 @@ class Document : public View {
   Cost cost() const;
   bool has_jobs() const;  // a job flow
   Jobs jobs() const;
-  std::vector<Nodes> nodes() const;  // empty without `workload.node`
+  std::vector<Nodes> nodes() const;     // empty without `workload.node`
+  std::vector<Module> modules() const;  // empty for an open loop (and older results)
 
   // Throws InputError naming the file as a results file, with the JSON pointer of
   // every figure read so far that was missing or not what it should be.

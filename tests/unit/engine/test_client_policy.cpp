@@ -3,6 +3,9 @@
 // server down the jobs run at the CPU-only speed.
 #include "support.hpp"
 
+#include <sonicsim/results/results.hpp>
+#include <sonicsim/results_format/reader.hpp>
+
 using namespace test;
 
 TEST_CASE("an unserved model falls back to the CPU and costs p_i t_CPU there", "[engine]") {
@@ -74,4 +77,73 @@ TEST_CASE("client timeout: abandoned tries still load the server, then fall back
   CHECK(m.time_per_event.quantile(0.5) == Approx(2.0).epsilon(1e-6));
   // The server kept working for clients that had gone: busy all the time.
   CHECK(m.pools[0].mean_utilization() > 0.99);
+}
+
+// Module time (Clients::module_request_done): per event, the time it waited for each request
+// kind's requests, from the first one's send to the last one's end.
+namespace {
+const sonicsim::engine::RunMetrics::Module& module_of(const sonicsim::engine::RunMetrics& m,
+                                                      std::size_t kind) {
+  REQUIRE(m.modules.size() > kind);
+  return m.modules[kind];
+}
+}  // namespace
+
+TEST_CASE("module time: one request per event waits its own latency", "[engine][modules]") {
+  const auto m = run(deterministic(8, 2));
+  const auto& mod = module_of(m, 0);
+  CHECK(mod.workload == 0);
+  CHECK(mod.request == 0);
+  CHECK(mod.wait.count() == m.completed);  // every request completed, one per event
+  CHECK(mod.wait.mean() == Approx(m.latency.mean()).epsilon(1e-12));
+  CHECK(mod.wait.max() == Approx(m.latency.max()).epsilon(1e-12));
+}
+
+TEST_CASE("module time: a sync thread waits for its kind's requests one after another",
+          "[engine][modules]") {
+  // One thread, nothing queues: each of the three requests takes the idle latency, and the
+  // module waits for all three in a row.
+  auto doc = deterministic(1, 1);
+  doc["workload"]["requests"][0]["per_event"] = 3;
+  const auto m = run(doc);
+  const auto& mod = module_of(m, 0);
+  CHECK(mod.wait.count() == m.events_completed);
+  CHECK(mod.wait.mean() == Approx(3 * m.latency.mean()).epsilon(1e-9));
+  CHECK(mod.wait.max() - mod.wait.quantile(0.0) < 1e-9);
+}
+
+TEST_CASE("module time: an async event waits for the last of its kind's requests sent at once",
+          "[engine][modules]") {
+  // Three requests leave together towards one device serving one at a time: they end one
+  // service time apart, and the event waits for the third.
+  auto doc = deterministic(1, 1, 1.0, 0.1, 0.01);
+  doc["workload"]["mode"] = "async";
+  doc["workload"]["requests"][0]["per_event"] = 3;
+  doc["models"]["m"]["max_batch_size"] = 1;
+  const auto m = run(doc);
+  const auto& mod = module_of(m, 0);
+  CHECK(mod.wait.count() == m.events_completed);
+  CHECK(mod.wait.mean() == Approx(m.latency.max()).epsilon(1e-9));
+  CHECK(mod.wait.mean() - m.latency.quantile(0.0) == Approx(2 * 0.01).epsilon(1e-6));
+}
+
+TEST_CASE("module time: the results add each module's declared CPU time to its wait",
+          "[engine][modules][results]") {
+  auto doc = deterministic(4, 1);
+  doc["workload"]["requests"][0]["module_cpu_time"] = "40ms";
+  const auto s = scenario_of(doc);
+  const auto out = sonicsim::runner::simulate(s, {});
+  const nlohmann::json written = sonicsim::results::to_json(s, out, nlohmann::json());
+  const sonicsim::results::Document d(written);
+  const auto modules = d.modules();
+  REQUIRE(modules.size() == 1);
+  const auto& wait = out.metrics.modules[0].wait;
+  CHECK(modules[0].model() == "m");
+  CHECK(modules[0].served());
+  CHECK(modules[0].module_cpu_time_s() == Approx(0.04));
+  using sonicsim::results::Quantile;
+  CHECK(modules[0].wait_s().at(Quantile::Mean) == Approx(wait.mean()));
+  CHECK(modules[0].module_time_s().at(Quantile::Mean) == Approx(wait.mean() + 0.04));
+  CHECK(modules[0].module_time_s().at(Quantile::P99) == Approx(wait.quantile(0.99) + 0.04));
+  d.check();
 }

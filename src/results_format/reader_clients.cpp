@@ -1,4 +1,5 @@
-// The typed reader's views of the client side's worker nodes (`nodes`, docs/nodes.md).
+// The typed reader's views of the client side: the modules behind the request kinds
+// (`modules`) and the worker nodes (`nodes`, docs/nodes.md).
 #include <sonicsim/results_format/keys.hpp>
 #include <sonicsim/results_format/reader.hpp>
 
@@ -11,6 +12,35 @@ std::vector<Nodes> Document::nodes() const {
   if (!has(k::top::nodes)) return out;
   for (auto& v : elements(k::top::nodes)) out.emplace_back(std::move(v));
   return out;
+}
+
+std::vector<Module> Document::modules() const {
+  std::vector<Module> out;
+  if (!has(k::top::modules)) return out;
+  for (auto& v : elements(k::top::modules)) out.emplace_back(std::move(v));
+  return out;
+}
+
+std::optional<std::string> Module::workload() const {
+  return text(k::module::workload);
+}
+double Module::request() const {
+  return number(k::module::request);
+}
+std::optional<std::string> Module::model() const {
+  return text(k::module::model);
+}
+bool Module::served() const {
+  return flag(k::module::served);
+}
+Quantiles Module::wait_s() const {
+  return Quantiles(at(k::module::wait_s));
+}
+double Module::module_cpu_time_s() const {
+  return number(k::module::module_cpu_time_s);
+}
+Quantiles Module::module_time_s() const {
+  return Quantiles(at(k::module::module_time_s));
 }
 
 std::optional<std::string> Nodes::workload() const {

@@ -1,8 +1,11 @@
-// `nodes` in the results: each workload's worker nodes (docs/nodes.md), and their line in the
-// summary.
+// The client side's blocks of the results: `modules` (the time each event waited for each request
+// kind, docs/results.md) and `nodes` (each workload's worker nodes, docs/nodes.md), and their
+// lines in the summary.
 #include <cstdio>
 #include <string>
 #include <vector>
+
+#include <sonicsim/util/format.hpp>
 
 #include "blocks.hpp"
 
@@ -24,6 +27,60 @@ NodeFigures figures_of(const engine::RunMetrics& m, const engine::RunMetrics::Wo
   return f;
 }
 }  // namespace
+
+ojson modules_json(const scenario::Scenario& s, const engine::RunMetrics& m) {
+  namespace md = k::module;
+  ojson all = ojson::array();
+  for (const auto& mod : m.modules) {
+    const auto& w = s.workloads[mod.workload];
+    const auto& r = w.requests[mod.request];
+    ojson j;
+    j[md::workload] = w.name;
+    j[md::request] = mod.request;
+    j[md::model] = r.model;
+    j[md::served] = s.devices_hosting(r.model, mod.workload) > 0;
+    j[md::requests_per_event] = r.per_event;
+    j[md::wait_s] = quantiles(mod.wait, true);
+    j[md::module_cpu_time_s] = r.module_cpu_time;
+    // The module's own CPU time is a constant per event: every quantile moves by it.
+    ojson total = quantiles(mod.wait, true);
+    for (auto& [key, value] : total.items()) value = value.get<double>() + r.module_cpu_time;
+    j[md::module_time_s] = std::move(total);
+    all.push_back(std::move(j));
+  }
+  return all;
+}
+
+std::vector<std::string> modules_summary(const scenario::Scenario& s, const engine::RunMetrics& m) {
+  std::vector<std::string> lines;
+  // A line per module is worth its space only for a few of them; the file has them all.
+  constexpr std::size_t kMostLines = 8;
+  char line[512];
+  for (std::size_t i = 0; i < m.modules.size() && i < kMostLines; ++i) {
+    const auto& mod = m.modules[i];
+    const auto& w = s.workloads[mod.workload];
+    const auto& r = w.requests[mod.request];
+    if (s.devices_hosting(r.model, mod.workload) == 0 || mod.wait.count() == 0) continue;
+    const std::string who = (w.name.empty() ? "" : w.name + " ") + r.model;
+    std::snprintf(line, sizeof line, "module     %-20s waits mean %s  p50 %s  p99 %s per event",
+                  who.c_str(), util::format_time(mod.wait.mean()).c_str(),
+                  util::format_time(mod.wait.quantile(0.5)).c_str(),
+                  util::format_time(mod.wait.quantile(0.99)).c_str());
+    std::string text = line;
+    if (r.module_cpu_time > 0.0) {
+      std::snprintf(line, sizeof line, "; with its %s of CPU: module time mean %s  p99 %s",
+                    util::format_time(r.module_cpu_time).c_str(),
+                    util::format_time(mod.wait.mean() + r.module_cpu_time).c_str(),
+                    util::format_time(mod.wait.quantile(0.99) + r.module_cpu_time).c_str());
+      text += line;
+    }
+    lines.push_back(std::move(text));
+  }
+  if (m.modules.size() > kMostLines)
+    lines.push_back("           ... and " + std::to_string(m.modules.size() - kMostLines) +
+                    " more modules in the results file (`modules`)");
+  return lines;
+}
 
 ojson nodes_json(const scenario::Scenario& s, const engine::RunMetrics& m) {
   namespace nd = k::nodes;
