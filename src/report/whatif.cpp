@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include <sonicsim/report/client_report.hpp>
 #include <sonicsim/report/energy_report.hpp>
 #include <sonicsim/report/server_report.hpp>
 #include <sonicsim/report/site_panels.hpp>
@@ -178,6 +179,7 @@ RunFigures read_results(const std::string& path) {
   read_energy(doc, f);
   read_servers(doc, f);
   read_trouble(doc, f);
+  read_clients(doc, f);
   doc.check();
   return f;
 }
@@ -244,6 +246,7 @@ Table figures_table(const std::vector<RunFigures>& runs) {
   add_site_rows(t, runs);
   add_energy_rows(t, runs);
   add_server_rows(t, runs);
+  add_client_rows(t, runs);
   return t;
 }
 

@@ -94,6 +94,19 @@ struct RunFigures {
     double failed_tries() const { return refused + no_server + server_lost + timed_out; }
   };
   Trouble trouble;
+  // The client side (client_report): each request kind's module time, and each node workload's
+  // nodes (results `modules`, `nodes`); empty in results that have none.
+  struct Module {
+    std::string name;  // "model", or "workload/model" with several workloads
+    double wait_mean_s = 0.0, wait_p99_s = 0.0, cpu_s = 0.0;
+  };
+  std::vector<Module> modules;
+  struct Nodes {
+    std::string workload;
+    double occupancy = 0.0, speed_factor = 0.0, cpu_only_speed_factor = 0.0;
+    std::optional<double> speedup_vs_cpu_only;
+  };
+  std::vector<Nodes> nodes;
 };
 
 // Throws scenario::InputError naming the file and the JSON path of what is missing or wrong.
