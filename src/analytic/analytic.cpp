@@ -18,6 +18,8 @@ void finish_sites(Prediction& pr);
 void add_site_links(Prediction& pr, const scenario::Scenario& sc);
 // hosts.cpp: a note when a pool's host cores, not its devices, bind at the formula's throughput.
 void add_host_notes(Prediction& pr, const scenario::Scenario& sc);
+// nodes.cpp: with worker nodes, the formula at the occupancy offloading leaves (pr.node).
+void add_node_term(Prediction& pr, const scenario::Workload& w);
 
 // A figure in the notes: four significant digits.
 std::string note_number(double x) {
@@ -537,6 +539,7 @@ Prediction predict(const scenario::Scenario& sc) {
   add_caveats(pr, sc, totals.mixed_devices, binding.pools_in_use);
   add_host_notes(pr, sc);
   add_device_kind_notes(pr, sc);
+  add_node_term(pr, w);
   return pr;
 }
 

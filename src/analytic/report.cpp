@@ -203,6 +203,20 @@ json to_json(const Prediction& pr) {
     }
     j.put(k::analytic::sites, std::move(sites));
   }
+  if (pr.node) {
+    const NodeTerm& n = *pr.node;
+    j.put(k::analytic::node,
+          Writer()
+              .figure(k::analytic_node::threads_per_node, n.threads_per_node)
+              .figure(k::analytic_node::cpu_only_speed_factor, n.cpu_only_speed_factor)
+              .figure(k::analytic_node::cpu_only_time_per_event_s, n.cpu_only_time_per_event_s)
+              .figure(k::analytic_node::mean_busy_threads, n.mean_busy_threads)
+              .figure(k::analytic_node::speed_factor, n.speed_factor)
+              .figure(k::analytic_node::t_cpu_eff_s, n.t_cpu_eff_s)
+              .figure(k::analytic_node::t_sonic_s, n.t_sonic_s)
+              .figure(k::analytic_node::speedup_vs_cpu_only, n.speedup_vs_cpu_only)
+              .take());
+  }
   j.put(k::analytic::notes, pr.notes);
   return j.take();
 }

@@ -78,13 +78,8 @@ void Clients::build_nodes() {
   nodes_.build(nodes, groups);
 }
 
-void Clients::run_cpu(std::uint32_t t, const Tenant& tn, double seconds) {
-  if (tn.on_nodes) {
-    nodes_.start(node_of(t), {WorkerNodes::WorkKind::ThreadCpu, t, t, threads_[t].epoch}, seconds);
-    return;
-  }
-  parts_.accounting.client_cpu(tenant_index(t), seconds);
-  ctx_.queue.push(ctx_.now + seconds, EventKind::CpuDone, t, threads_[t].epoch);
+void Clients::run_on_node(std::uint32_t t, double seconds) {
+  nodes_.start(node_of(t), {WorkerNodes::WorkKind::ThreadCpu, t, t, threads_[t].epoch}, seconds);
 }
 
 void Clients::on_node_done(std::uint32_t node, std::uint32_t stamp) {
@@ -384,7 +379,9 @@ void Clients::start_event(std::uint32_t t, std::uint32_t slot) {
     th.t_cpu = t_cpu;
     th.step = 0;
     th.in_event = th.cpu_phase = true;
-    run_cpu(t, tn, (1.0 - tn.p_served) * t_cpu);
+    if (tn.on_nodes) return run_on_node(t, (1.0 - tn.p_served) * t_cpu);
+    parts_.accounting.client_cpu(tenant_index(t), (1.0 - tn.p_served) * t_cpu);
+    ctx_.queue.push(ctx_.now + (1.0 - tn.p_served) * t_cpu, EventKind::CpuDone, t, th.epoch);
     return;
   }
   Slot& s = slot_of(t, slot);
@@ -455,8 +452,10 @@ void Clients::push_piece(std::uint32_t t, Piece p) {
 void Clients::run_piece(std::uint32_t t, const Piece& p) {
   AsyncCpu& cpu = cpus_[t];
   cpu.running = p;
-  cpu.until = ctx_.now + p.seconds;  // without nodes; on a node its speed decides
-  run_cpu(t, tenant_of(t), p.seconds);
+  if (tenant_of(t).on_nodes) return run_on_node(t, p.seconds);  // its speed decides its end
+  cpu.until = ctx_.now + p.seconds;
+  parts_.accounting.client_cpu(tenant_index(t), p.seconds);
+  ctx_.queue.push(cpu.until, EventKind::CpuDone, t, threads_[t].epoch);
 }
 
 void Clients::on_piece_done(std::uint32_t t) {

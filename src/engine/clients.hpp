@@ -252,8 +252,8 @@ class Clients {
   // Worker nodes: their groups at build, their figures at the end.
   void build_nodes();
   void finish_nodes();
-  // Thread t's CPU work of `seconds` (at speed factor 1) begins: on its worker node, or alone.
-  void run_cpu(std::uint32_t t, const Tenant& tn, double seconds);
+  // Thread t's CPU work of `seconds` (at speed factor 1) begins on its worker node.
+  void run_on_node(std::uint32_t t, double seconds);
 
   Context& ctx_;
   Uses parts_;

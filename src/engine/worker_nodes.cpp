@@ -71,11 +71,17 @@ void WorkerNodes::cancel(std::uint32_t node, std::uint32_t thread) {
 const std::vector<WorkerNodes::Work>& WorkerNodes::due(std::uint32_t node, std::uint32_t stamp) {
   due_.clear();
   Node& n = nodes_[node];
-  if (stamp != n.plan || n.heap.empty()) return due_;
+  if (stamp != n.plan) return due_;
+  n.pending = Time::never();
+  if (n.heap.empty()) return due_;
   advance(n);
-  // The event was planned for the top piece; the clock may read a tick short of its target
-  // (instants are whole nanoseconds), so pieces within two ticks of work end with it.
+  // The clock may read a tick short of a target its event was planned for (instants are whole
+  // nanoseconds), so pieces within two ticks of work end with it.
   const double eps = 2e-9 * std::max(1.0, speed(n));
+  if (n.heap.front().target > n.clock + eps) {  // planned before the node slowed down
+    plan(n, node);
+    return due_;
+  }
   do {
     std::pop_heap(n.heap.begin(), n.heap.end(), later<Piece, Piece>);
     due_.push_back(n.heap.back().work);
@@ -91,11 +97,18 @@ void WorkerNodes::replan(std::uint32_t node) {
   plan(nodes_[node], node);
 }
 
+// A node that slows down (a thread starts work) moves its next end later: its pending event
+// stays, and when it fires finds nothing due and plans again. Only an earlier end (a thread
+// stops, the node speeds up; a shorter piece) needs a new event, which makes the pending one
+// stale. So a piece costs about one new event, not one per change of the busy count.
 void WorkerNodes::plan(Node& n, std::uint32_t node) {
-  n.plan = (n.plan + 1) & EventQueue::kStampMask;
   if (n.heap.empty()) return;
   const double left = std::max(0.0, n.heap.front().target - n.clock);
-  ctx_.queue.push(ctx_.now + left / speed(n), EventKind::NodeCpuDone, node, n.plan);
+  const Time at = ctx_.now + left / speed(n);
+  if (at >= n.pending) return;
+  n.plan = (n.plan + 1) & EventQueue::kStampMask;
+  n.pending = at;
+  ctx_.queue.push(at, EventKind::NodeCpuDone, node, n.plan);
 }
 
 void WorkerNodes::finish() {

@@ -7,9 +7,11 @@
 // all: W(t), the work one busy thread has done since the start, grows at the node's speed and
 // changes slope only when the busy count changes. A piece of work of w seconds started when the
 // clock read W0 ends when it reads W0 + w. The node keeps its pieces in a heap by that target and
-// keeps one event pending, for the earliest; a change of busy count re-plans that one event (its
-// stamp is the node's plan number: older ones are stale). Cost per piece: two heap operations on
-// the node's own heap (tens of entries) and one or two events, against one event without nodes.
+// one event pending, no later than the earliest end (its stamp is the node's plan number: older
+// ones are stale). A change of busy count that brings the end forward plans a new event; one that
+// pushes it back leaves the pending event, which plans again when it fires early. Cost per
+// piece: two operations on the node's own heap (tens of entries) and about one event, as without
+// nodes, plus an early firing now and then.
 #pragma once
 
 #include <cstdint>
@@ -73,7 +75,8 @@ class WorkerNodes {
     double clock = 0.0;       // work per busy thread since the start, up to `since`
     Time since;
     std::uint32_t busy = 0;
-    std::uint32_t plan = 0;  // the stamp of the pending event
+    std::uint32_t plan = 0;        // the stamp of the pending event
+    Time pending = Time::never();  // when it fires; never: none pending
     std::uint32_t group = 0;
   };
   // The per-thread speed factor with `busy` threads on a node of group g (a table by count).

@@ -6,17 +6,6 @@
 
 namespace sonicsim::metrics {
 
-// The bucket is read off the IEEE-754 bits: the exponent, then the top kSubBits of the mantissa
-// (value = 1.m x 2^(e-1023) = 0.5 x (1 + m) x 2^(e-1022), matching bucket_low()).
-std::size_t Histogram::bucket_of(double value) {
-  std::uint64_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  const int exp = static_cast<int>((bits >> 52) & 0x7ff) - 1022;
-  if (exp > kMaxExp) return static_cast<std::size_t>(kMaxExp - kMinExp + 1) * (1u << kSubBits) - 1;
-  const auto sub = static_cast<std::size_t>((bits >> (52 - kSubBits)) & ((1u << kSubBits) - 1));
-  return static_cast<std::size_t>(exp - kMinExp) * (1u << kSubBits) + sub;
-}
-
 double Histogram::bucket_low(std::size_t bucket) {
   const int exp = static_cast<int>(bucket >> kSubBits) + kMinExp;
   const double sub = static_cast<double>(bucket & ((1u << kSubBits) - 1));
@@ -38,7 +27,7 @@ void Histogram::cover(std::size_t b) {
   }
 }
 
-void Histogram::add(double value) {
+void Histogram::add_slow(double value) {
   if (count_ == 0) {
     min_ = max_ = value;
   } else {
@@ -47,7 +36,7 @@ void Histogram::add(double value) {
   }
   ++count_;
   sum_ += value;
-  if (!(value > std::ldexp(1.0, kMinExp))) {
+  if (!(value > kZeroBelow)) {
     ++zeros_;
     return;
   }

@@ -112,6 +112,22 @@ struct SiteTerm {
   std::optional<double> mva_time_per_event_s;
 };
 
+// With worker nodes (`workload.node`, docs/nodes.md): the formula at the occupancy offloading
+// leaves. A thread is busy (1 - p) t_CPU,eff of each t_event, so a node of n threads has
+// B = n (1 - p) t_CPU,eff / t_event busy on average, and runs them at f(B) (the node's speed
+// factor): t_CPU,eff = t_CPU / f(B). A mean-field fixed point (nodes.cpp), iterated from the full
+// node's f(n), which it only ever raises. Sync mode, closed loops only.
+struct NodeTerm {
+  double threads_per_node = 0.0;           // n: the fullest node's
+  double cpu_only_speed_factor = 0.0;      // f(n): every thread busy, as CPU-only
+  double cpu_only_time_per_event_s = 0.0;  // t_CPU / f(n)
+  double mean_busy_threads = 0.0;          // B
+  double speed_factor = 0.0;               // f(B)
+  double t_cpu_eff_s = 0.0;                // t_CPU / f(B)
+  double t_sonic_s = 0.0;                  // the formula with t_CPU,eff
+  double speedup_vs_cpu_only = 0.0;        // cpu_only_time_per_event_s / t_sonic_s
+};
+
 struct Prediction {
   std::string scenario;
   scenario::Mode mode = scenario::Mode::Sync;
@@ -149,6 +165,7 @@ struct Prediction {
   std::vector<LinkTerm> links;        // the links present, in path order
   std::optional<MvaTerm> mva;         // sync mode only
   std::vector<SiteTerm> sites;        // several sites only (t_latency_s is their threads' mean)
+  std::optional<NodeTerm> node;       // with `workload.node`, sync closed loops
   std::vector<std::string> notes;     // caveats for this scenario (async, batching, network...)
 };
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include <sonicsim/util/sim_time.hpp>
@@ -17,7 +18,25 @@ namespace sonicsim::metrics {
 
 class Histogram {
  public:
-  void add(double value);
+  // Inline for the common case, a sample inside the buckets held (every request adds one or
+  // two); the rest in add_slow.
+  void add(double value) {
+    if (count_ != 0 && value > kZeroBelow) {
+      min_ = value < min_ ? value : min_;
+      max_ = value > max_ ? value : max_;
+      ++count_;
+      sum_ += value;
+      const std::size_t b = bucket_of(value);
+      if (b >= first_ && b - first_ < buckets_.size()) {
+        ++buckets_[b - first_];
+        return;
+      }
+      cover(b);
+      ++buckets_[b - first_];
+      return;
+    }
+    add_slow(value);
+  }
   void merge(const Histogram& other);
 
   std::uint64_t count() const { return count_; }
@@ -44,7 +63,20 @@ class Histogram {
   static constexpr int kSubBits = 10;
   static constexpr int kMinExp = -40;  // values below 2^-40 s (~1 ps) are counted as zero
   static constexpr int kMaxExp = 40;
-  static std::size_t bucket_of(double value);
+  static constexpr double kZeroBelow = 0x1p-40;
+  static_assert(kMinExp == -40, "kZeroBelow is 2^kMinExp");
+  // The bucket is read off the IEEE-754 bits: the exponent, then the top kSubBits of the mantissa
+  // (value = 1.m x 2^(e-1023) = 0.5 x (1 + m) x 2^(e-1022), matching bucket_low()).
+  static std::size_t bucket_of(double value) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    const int exp = static_cast<int>((bits >> 52) & 0x7ff) - 1022;
+    if (exp > kMaxExp)
+      return static_cast<std::size_t>(kMaxExp - kMinExp + 1) * (1u << kSubBits) - 1;
+    const auto sub = static_cast<std::size_t>((bits >> (52 - kSubBits)) & ((1u << kSubBits) - 1));
+    return static_cast<std::size_t>(exp - kMinExp) * (1u << kSubBits) + sub;
+  }
+  void add_slow(double value);
   static double bucket_low(std::size_t bucket);
   void cover(std::size_t bucket);  // grows buckets_ to hold `bucket`
 

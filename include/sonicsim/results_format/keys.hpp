@@ -400,8 +400,21 @@ inline constexpr char per_pool[] = "per_pool";    // one element per pool
 inline constexpr char mva[] = "mva";              // null in async mode
 inline constexpr char arrivals[] = "arrivals";    // open loop only
 inline constexpr char sites[] = "sites";          // several sites only
+inline constexpr char node[] = "node";            // with workload.node, sync closed loops
 inline constexpr char notes[] = "notes";
 }  // namespace analytic
+
+// analytic.node: the formula at the occupancy offloading leaves on a worker node.
+namespace analytic_node {
+inline constexpr char threads_per_node[] = "threads_per_node";
+inline constexpr char cpu_only_speed_factor[] = "cpu_only_speed_factor";
+inline constexpr char cpu_only_time_per_event_s[] = "cpu_only_time_per_event_s";
+inline constexpr char mean_busy_threads[] = "mean_busy_threads";
+inline constexpr char speed_factor[] = "speed_factor";
+inline constexpr char t_cpu_eff_s[] = "t_cpu_eff_s";
+inline constexpr char t_sonic_s[] = "t_sonic_s";
+inline constexpr char speedup_vs_cpu_only[] = "speedup_vs_cpu_only";
+}  // namespace analytic_node
 
 // analytic.network: the path one event's requests take.
 namespace analytic_network {
