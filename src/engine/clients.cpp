@@ -142,6 +142,25 @@ std::uint32_t Clients::first_thread_of_job(std::uint32_t job) const {
   return tn.thread_base + (job - tn.job_base) * tn.threads_per_job;
 }
 
+Time Clients::pattern_start(std::uint32_t job) const {
+  const Tenant& tn = tenant_of_job(job);
+  const scenario::StartPattern& st = tn.w->start;
+  switch (st.kind) {
+    case scenario::StartPattern::Kind::Spread:
+    case scenario::StartPattern::Kind::Together:
+      break;
+    case scenario::StartPattern::Kind::Staggered:
+      return Time::from_seconds(static_cast<double>(job - tn.job_base) * st.interval);
+    case scenario::StartPattern::Kind::Random: {
+      // A stream of the job's own: drawn from its threads' streams, it would move every later
+      // draw of theirs, and the patterns could not be compared event for event.
+      Rng rng(derive_seed(ctx_.sc.seed, kStartStream, job));
+      return Time::from_seconds(st.window * rng.uniform01());
+    }
+  }
+  return Time::zero();
+}
+
 void Clients::start_threads() {
   const auto n = static_cast<std::size_t>(ctx_.sc.total_threads());
   threads_.resize(n);
@@ -170,15 +189,18 @@ void Clients::start_threads() {
   for (std::uint32_t i = 0; i < tenants_.size(); ++i) {
     const Tenant& tn = tenants_[i];
     const auto& w = *tn.w;
-    // Jobs do not start in lock-step: each thread's first event starts at a uniformly random
-    // offset within one mean event time, so the closed loop begins in its steady state.
+    // By default jobs do not start in lock-step: each thread's first event starts at a uniformly
+    // random offset within one mean event time, so the closed loop begins in its steady state.
+    // The offset is drawn under every pattern, so that a thread's later draws do not depend on it.
     const double spread = w.cpu_time_per_event.expected();
+    const bool own_offset = tn.flow || w.start.kind == scenario::StartPattern::Kind::Spread;
     for (std::uint32_t k = 0; k < static_cast<std::uint32_t>(w.n_threads()); ++k) {
       const std::uint32_t t = tn.thread_base + k;
       Thread& th = threads_[t];
       th.rng.reseed(derive_seed(ctx_.sc.seed, kThreadStream, t));
-      const Time at =
-          (tn.flow ? jobs_[job_of(t)].start : Time::zero()) + spread * th.rng.uniform01();
+      const double offset = spread * th.rng.uniform01();
+      const Time at = (tn.flow ? jobs_[job_of(t)].start : pattern_start(job_of(t))) +
+                      (own_offset ? offset : 0.0);
       if (at <= ctx_.end) ctx_.queue.push(at, EventKind::EventStart, t);
     }
   }

@@ -77,13 +77,16 @@ class Clients {
   // Job flow: the time-weighted running jobs and threads of the measured span into the metrics.
   void finish();
 
-  // Jobs, for preemption: job j's start (0 outside a job flow), and whether it is running or
-  // waiting for its start.
-  Time job_start(std::uint32_t j) { return flows(j) ? jobs_[j].start : Time::zero(); }
+  // Jobs, for preemption: job j's start (its flow's, or its workload's `start` pattern's), and
+  // whether it is running or waiting for its start: a batch system cannot preempt a job it has
+  // not started.
+  Time job_start(std::uint32_t j) { return flows(j) ? jobs_[j].start : pattern_start(j); }
   bool job_active(std::uint32_t j) {
-    return !flows(j) || (jobs_[j].started && jobs_[j].busy_slots > 0);
+    return flows(j) ? jobs_[j].started && jobs_[j].busy_slots > 0 : ctx_.now >= pattern_start(j);
   }
-  bool job_waiting(std::uint32_t j) { return flows(j) && !jobs_[j].started; }
+  bool job_waiting(std::uint32_t j) {
+    return flows(j) ? !jobs_[j].started : ctx_.now < pattern_start(j);
+  }
   // Job j is preempted: its events in progress are lost with their requests, and its threads
   // start again `restart_after` later, redoing them. Returns how many events it lost.
   std::uint64_t lose_job(std::uint32_t j, double restart_after);
@@ -205,6 +208,9 @@ class Clients {
   Tally site_tally_of(std::uint32_t thread);
   const Tenant& tenant_of_job(std::uint32_t job) const;
   std::uint32_t first_thread_of_job(std::uint32_t job) const;
+  // Outside a job flow: when job's threads begin under its workload's `start` (under the default
+  // spread each thread adds its own offset).
+  Time pattern_start(std::uint32_t job) const;
   bool flows(std::uint32_t job) const { return tenant_of_job(job).flow; }
   // Async: slot k of thread t.
   std::size_t slot_index(std::uint32_t t, std::uint32_t k) const {

@@ -33,6 +33,7 @@ enum Stream : std::uint64_t {
   kPreemptStream = 10,    // random preemption
   kRetryStream = 11,      // retries: the other server a later try goes to
   kSiteStream = 12,       // sites: the weighted policy's draws
+  kStartStream = 13,      // workload.start "random": each job's start in the window
 };
 
 // The far queue's bucket width: 1/1024 of the longest mean event time, so that its ring of

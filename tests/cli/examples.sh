@@ -144,4 +144,19 @@ check "$n: priority gives reco more events" float_cmp "$(get $n workloads.0.even
 check "$n: ... and the analysis fewer chunks" float_cmp "$(get $n workloads.1.events.throughput_per_s)" '<' "$(calc "0.7 * $(get one-queue workloads.1.events.throughput_per_s)")"
 check "$n: workloads add up to the total" test "$(get $n requests.sent)" -eq "$(($(get $n workloads.0.requests.sent) + $(get $n workloads.1.requests.sent)))"
 
+# burst-start: 200 jobs started together queue at the GPU in the first windows (the burst) and
+# drift apart within a few events; started spread out, the same jobs never see the burst.
+R burst-start --set workload.start=\"spread\"
+mv "$TMP/burst-start.json" "$TMP/burst-spread.json"
+R burst-start
+n=burst-start
+check "$n: the burst queues over 50 ms per request in the second window" \
+  float_cmp "$(get $n timeseries.servers.0.queue_time_s.1)" '>' 0.05
+assert_jq "$TMP/$n.json" '[.timeseries.servers[0].queue_time_s[30:][]] | add / length < 0.005' \
+  "$n: the steady state (the last 30 windows) queues under 5 ms"
+assert_jq "$TMP/$n.json" '.timeseries.models.particlenet_ak4.mean_batch_size as $b
+  | $b[0] > 2 * ([$b[30:][]] | add / length)' "$n: the burst's batches are over twice the steady ones"
+assert_jq "$TMP/burst-spread.json" '[.timeseries.servers[0].queue_time_s[]] | max < 0.01' \
+  "$n with spread starts: no window queues 10 ms"
+
 finish

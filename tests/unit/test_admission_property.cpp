@@ -31,12 +31,14 @@ namespace {
 using test::json;
 namespace runner = sonicsim::runner;
 
-// The shipped scenarios drawn from: every kind of workload (sync, async, open loop, job waves),
-// batching, fallback, sites and a WAN, an autoscaler with its load balancer, host limits.
+// The shipped scenarios drawn from: every kind of workload (sync, async, open loop, job waves,
+// jobs started together), batching, fallback, sites and a WAN, an autoscaler with its load
+// balancer, host limits.
 const char* const kAdmissionBases[] = {
     "scenarios/default.json",
     "scenarios/examples/async-external-work.json",
     "scenarios/examples/bandwidth-bound-uplink.json",
+    "scenarios/examples/burst-start.json",
     "scenarios/examples/cpu-fallback.json",
     "scenarios/examples/heterogeneous-devices.json",
     "scenarios/examples/host-bound-server.json",
