@@ -310,7 +310,7 @@ std::string recorded_command(const CLI::App& cmd, const std::string& head,
       continue;
     line << " " << name;
     // A flag's stored "true" is not what was typed.
-    if (o->get_type_size_max() == 0) continue;
+    if (o->get_expected_max() == 0) continue;
     for (const auto& r : o->results()) line << " " << r;
   }
   return line.str();
