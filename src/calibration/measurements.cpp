@@ -16,7 +16,6 @@
 #include <sonicsim/util/files.hpp>
 #include <sonicsim/util/format.hpp>
 #include <sonicsim/util/numbers.hpp>
-#include <sonicsim/util/text.hpp>
 
 namespace sonicsim::calibration {
 
@@ -31,10 +30,6 @@ constexpr std::size_t kMaxProblems = 20;
 // The range of a measured metric or its standard deviation, and of an x value (a scenario
 // parameter: Limits keeps those far smaller).
 constexpr double kMinMeasured = 1e-12, kMaxMeasured = 1e12, kMaxX = 1e15;
-
-std::string trim_blanks(std::string_view s) {
-  return std::string(util::trim(s, " \t\r"));
-}
 
 // Spreadsheets quote header names; a quoted number is still a number.
 std::vector<std::string> split_cells(const std::string& line) {
@@ -189,24 +184,6 @@ struct MeasurementsParse {
     return 0;
   }
 };
-
-// Lines that carry data, with their 1-based numbers.
-std::vector<std::pair<int, std::string>> data_lines(const std::string& text) {
-  std::vector<std::pair<int, std::string>> lines;
-  std::size_t start = 0;
-  int number = 0;
-  // A UTF-8 byte-order mark is what spreadsheets put before the header.
-  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) start = 3;
-  while (start <= text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    ++number;
-    const std::string line = trim_blanks(std::string_view(text).substr(start, end - start));
-    if (!line.empty() && line[0] != '#') lines.emplace_back(number, line);
-    start = end + 1;
-  }
-  return lines;
-}
 
 void read_header(MeasurementsParse& p, const std::pair<int, std::string>& first) {
   p.header_line = first.first;
@@ -379,7 +356,7 @@ Measurements parse_measurements(const std::string& text, const std::string& file
                                 const MeasurementOptions& options) {
   MeasurementsParse p{file, options, {}, {}, 0, {}, 0};
   p.out.file = file;
-  const auto lines = data_lines(text);
+  const auto lines = util::csv_data_lines(text);
   if (text.find('\0') != std::string::npos)
     throw InputError(file, {{"", "found binary data, expected a CSV text file"}});
   if (lines.empty()) {

@@ -1,6 +1,7 @@
 // calibrate: fits from measurements. `perf-analyzer` fits a model's service-time curve and
 // request overheads from perf_analyzer CSVs; `scan` (cmd_calibrate_scan.cpp) fits a scenario's
 // parameters to measured throughput scans.
+#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -299,6 +300,22 @@ int cmd_perf(const PerfArgs& a) {
 
 }  // namespace
 
+std::string recorded_command(const CLI::App& cmd, const std::string& head,
+                             const std::vector<std::string>& skip) {
+  std::ostringstream line;
+  line << head;
+  for (const auto* o : cmd.get_options()) {
+    const std::string& name = o->get_name();
+    if (!o->count() || name == "--help" || std::find(skip.begin(), skip.end(), name) != skip.end())
+      continue;
+    line << " " << name;
+    // A flag's stored "true" is not what was typed.
+    if (o->get_expected_max() == 0) continue;
+    for (const auto& r : o->results()) line << " " << r;
+  }
+  return line.str();
+}
+
 void add_calibrate_commands(CLI::App& app, Commands& out) {
   auto* calibrate = app.add_subcommand("calibrate", "Fit models and scenarios from measurements");
   calibrate->require_subcommand(1);
@@ -387,6 +404,7 @@ void add_calibrate_commands(CLI::App& app, Commands& out) {
   add_calibrate_scan_command(calibrate, out);
   add_calibrate_overlap_command(calibrate, out);
   add_calibrate_prometheus_command(calibrate, out);
+  add_calibrate_nodes_command(calibrate, out);
 }
 
 }  // namespace sonicsim::cli

@@ -1,6 +1,5 @@
 // calibrate overlap: a device's overlap curve (devices.D.overlap) from perf_analyzer scans at
 // several concurrencies (calibration/overlap_fit.hpp).
-#include <iostream>
 
 #include <sonicsim/calibration/overlap_fit.hpp>
 #include <sonicsim/util/files.hpp>
@@ -28,17 +27,8 @@ int cmd_calibrate_overlap(const OverlapArgs& a) {
   const auto fit = calibration::fit_overlap(scans);
   const auto doc = calibration::to_json(fit, a.device, scans);
   // The curve is for pasting into devices.D.overlap: a scenario must accept it.
-  const std::string text = doc.dump(2) + "\n";
-  if (!a.output.empty())
-    write_all_or_none({{a.output, text, overlap_read_back()}});
-  else
-    read_back_copy("standard output", text, overlap_read_back());
-  if (a.json)
-    std::cout << text;
-  else
-    std::cout << calibration::to_text(fit, a.device)
-              << (a.output.empty() ? "" : "curve written to " + a.output + "\n");
-  return 0;
+  return write_fragment(doc.dump(2) + "\n", calibration::to_text(fit, a.device), a.output, a.json,
+                        overlap_read_back(), "curve");
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 // calibrate prometheus: a model's service-time curve from a measured history (a measurements
 // file of `import prometheus`), in `calibrate perf-analyzer`'s calibration-file format.
 #include <iostream>
-#include <sstream>
 
 #include <sonicsim/calibration/prometheus_calibration.hpp>
 #include <sonicsim/util/files.hpp>
@@ -72,15 +71,10 @@ void add_calibrate_prometheus_command(CLI::App* calibrate, Commands& out) {
       ->default_str("auto");
   cmd->add_flag("--json", args.json, "Print the calibration file instead of the report");
   out.push_back({cmd, [cmd] {
-                   std::ostringstream line;
-                   line << "sonicsim calibrate prometheus " << args.measurements;
-                   for (const auto* o : cmd->get_options())
-                     if (o->count() && o->get_name() != "measurements" &&
-                         o->get_name() != "--help") {
-                       line << " " << o->get_name();
-                       for (const auto& r : o->results()) line << " " << r;
-                     }
-                   return cmd_calibrate_prometheus(args, line.str());
+                   return cmd_calibrate_prometheus(
+                       args,
+                       recorded_command(*cmd, "sonicsim calibrate prometheus " + args.measurements,
+                                        {"measurements"}));
                  }});
 }
 

@@ -71,11 +71,36 @@ int write_calibration(const Calibration& cal, const std::string& output, bool js
   return 0;
 }
 
+// The command as given, for a calibration's provenance (CLI11 does not keep argv): `head`, the
+// command and its positional arguments, then every option given other than `skip`, with its
+// values.
+std::string recorded_command(const CLI::App& cmd, const std::string& head,
+                             const std::vector<std::string>& skip);
+
+// A fit for pasting into a scenario (calibrate overlap, calibrate nodes): read back by
+// `read_back` whether it is written (-o, atomically) or only printed, so that what the user
+// pastes is what a scenario accepts; then the summary on stdout, saying where the `noun` went,
+// or with --json the file itself.
+inline int write_fragment(const std::string& text, const std::string& summary,
+                          const std::string& output, bool json, const ReadBack& read_back,
+                          const std::string& noun) {
+  if (!output.empty())
+    write_all_or_none({{output, text, read_back}});
+  else
+    read_back_copy("standard output", text, read_back);
+  if (json)
+    std::cout << text;
+  else
+    std::cout << summary << (output.empty() ? "" : noun + " written to " + output + "\n");
+  return 0;
+}
+
 void add_run_commands(CLI::App& app, Commands& out);        // run, validate, analytic
 void add_calibrate_commands(CLI::App& app, Commands& out);  // calibrate perf-analyzer|scan|...
 void add_calibrate_scan_command(CLI::App* calibrate, Commands& out);        // calibrate scan
 void add_calibrate_overlap_command(CLI::App* calibrate, Commands& out);     // calibrate overlap
 void add_calibrate_prometheus_command(CLI::App* calibrate, Commands& out);  // calibrate prometheus
+void add_calibrate_nodes_command(CLI::App* calibrate, Commands& out);       // calibrate nodes
 void add_perf_analyzer_command(CLI::App& app, Commands& out);               // perf-analyzer
 void add_compare_command(CLI::App& app, Commands& out);                     // compare
 void add_reproduce_command(CLI::App& app, Commands& out);                   // reproduce

@@ -85,6 +85,15 @@ ReadBack overlap_read_back() {
   };
 }
 
+ReadBack node_read_back() {
+  return [](const std::string& staged, const std::string&) {
+    const json doc = read_object(staged);
+    json s = host_scenario("GPU");
+    s["workload"].merge_patch(doc.value("workload", json::object()));
+    load(s, staged);
+  };
+}
+
 ReadBack measurements_read_back() {
   return
       [](const std::string& staged, const std::string&) { telemetry::read_measurements(staged); };

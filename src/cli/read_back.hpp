@@ -22,6 +22,10 @@ ReadBack calibration_read_back();
 // scenario, D being the file's device.
 ReadBack overlap_read_back();
 
+// A worker node's fit (calibrate nodes): its `workload` fragment merged into a scenario's
+// workload, as a user pastes it.
+ReadBack node_read_back();
+
 // A measurements file (import prometheus): the reader calibrate prometheus and compare use.
 ReadBack measurements_read_back();
 

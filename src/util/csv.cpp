@@ -46,6 +46,21 @@ std::string cell_place(std::size_t line, std::size_t column, std::string_view na
   return s;
 }
 
+std::vector<std::pair<int, std::string>> csv_data_lines(std::string_view text) {
+  std::vector<std::pair<int, std::string>> lines;
+  std::size_t start = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+  int number = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    ++number;
+    const std::string_view line = trim(text.substr(start, end - start), " \t\r");
+    if (!line.empty() && line[0] != '#') lines.emplace_back(number, std::string(line));
+    start = end + 1;
+  }
+  return lines;
+}
+
 std::string csv_field(std::string_view text) {
   if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
   std::string q = "\"";

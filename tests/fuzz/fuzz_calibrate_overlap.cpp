@@ -21,15 +21,9 @@ namespace {
 
 constexpr std::size_t kOverlapMaxFiles = 8;
 
-// read_back.cpp's host_scenario: one model on one pool of the device, plain figures far inside
-// every range, so that a refusal is the curve's.
+// read_back.cpp's host_scenario with the curve as its device's overlap.
 nlohmann::json overlap_host_scenario(const nlohmann::json& overlap) {
-  auto s = nlohmann::json::parse(R"({
-    "name": "read-back", "duration": "1min",
-    "workload": {"jobs": 1, "threads_per_job": 1, "cpu_time_per_event": "1s",
-                 "requests": [{"model": "m", "offload_fraction": 1}]},
-    "models": {"m": {"service_time": {"batch": [1], "seconds": ["1ms"]}}},
-    "servers": [{"name": "pool", "count": 1, "device": "T4", "models": ["m"]}]})");
+  auto s = sonicsim::fuzz::read_back_scenario("T4");
   s["devices"] = {{"T4", {{"overlap", overlap}}}};
   return s;
 }

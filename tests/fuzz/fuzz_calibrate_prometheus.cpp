@@ -95,15 +95,10 @@ std::string promcal_measurements(std::string_view text,
 
 // read_back.cpp's host_scenario with the model's figures taken from the calibration file.
 nlohmann::json promcal_host_scenario(const nlohmann::json& cal, const std::string& file) {
-  auto s = nlohmann::json::parse(R"({
-    "name": "read-back", "duration": "1min",
-    "workload": {"jobs": 1, "threads_per_job": 1, "cpu_time_per_event": "1s",
-                 "requests": [{"model": "m", "offload_fraction": 1}]},
-    "models": {"m": {}},
-    "servers": [{"name": "pool", "count": 1, "device": "GPU", "models": ["m"]}]})");
-  if (const auto d = cal.find("device");
-      d != cal.end() && d->is_string() && !d->get<std::string>().empty())
-    s["servers"][0]["device"] = *d;
+  const auto d = cal.find("device");
+  auto s = sonicsim::fuzz::read_back_scenario(
+      d != cal.end() && d->is_string() && !d->get<std::string>().empty() ? d->get<std::string>()
+                                                                         : "GPU");
   auto& model = s["models"]["m"];
   model["service_time"] = {{"calibration", file}};
   if (cal.contains("request_overhead")) model["request_overhead"] = {{"calibration", file}};

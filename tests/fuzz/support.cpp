@@ -99,6 +99,17 @@ std::string scratch_file(const std::string& name, std::string_view content) {
   return path;
 }
 
+nlohmann::json read_back_scenario(const std::string& device) {
+  auto s = nlohmann::json::parse(R"({
+    "name": "read-back", "duration": "1min",
+    "workload": {"jobs": 1, "threads_per_job": 1, "cpu_time_per_event": "1s",
+                 "requests": [{"model": "m", "offload_fraction": 1}]},
+    "models": {"m": {"service_time": {"batch": [1], "seconds": ["1ms"]}}},
+    "servers": [{"name": "pool", "count": 1, "models": ["m"]}]})");
+  s["servers"][0]["device"] = device;
+  return s;
+}
+
 std::pair<std::string_view, std::string_view> split_first_line(std::string_view data) {
   const auto nl = data.find('\n');
   if (nl == std::string_view::npos) return {{}, data};

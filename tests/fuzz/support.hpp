@@ -52,6 +52,11 @@ std::pair<std::string_view, std::string_view> split_first_line(std::string_view 
 std::pair<std::string_view, std::string_view> split_at_marker(std::string_view data,
                                                               std::string_view marker);
 
+// The smallest scenario a calibration's output can be tried in, as src/cli/read_back.cpp builds
+// it: one model on one pool of `device`, a client that calls it, plain figures far inside every
+// range, so that a refusal is the output's.
+nlohmann::json read_back_scenario(const std::string& device);
+
 // Splices a fuzzed JSON object into a valid base document, so that the fuzzer works on one block
 // instead of the outer document around it. For each key of `replace` the input's value (when it
 // has the key) replaces the base's; for each key of `merge` an object is merge-patched (RFC 7386)

@@ -201,6 +201,10 @@ keep "$SCRATCH/pa_b4.csv" perf-analyzer-rate.csv
 case_ok calibrate-perf-analyzer "$BIN" calibrate perf-analyzer "$SCRATCH/pa_b16.csv" \
   --model pn -o "$SCRATCH/cal.json"
 keep "$SCRATCH/cal.json" calibrate-perf-analyzer.json
+# A worker node from the shipped synthetic per-job throughputs (the cap asked, not identified).
+case_ok calibrate-nodes "$BIN" calibrate nodes calibration/nodes-example.csv --cores 32 \
+  --threads-per-core 2 --memory-bandwidth -o "$SCRATCH/node.json"
+keep "$SCRATCH/node.json" calibrate-nodes.json
 # Reports over two runs and the sweep (the runs of the sections above, perf kept out).
 case_ok report-a- "$BIN" run "$D" "${DSHORT[@]}" --set timeseries=true -o "$SCRATCH/a.json"
 case_ok report-b- "$BIN" run "$D" "${DSHORT[@]}" --set timeseries=true --set servers.0.count=10 \

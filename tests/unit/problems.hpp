@@ -27,4 +27,15 @@ inline bool has_problem(const std::vector<sonicsim::scenario::Problem>& problems
   return false;
 }
 
+// What a refused input says: the message of the InputError `call` throws, "" when it returns.
+template <class Call>
+std::string refusal_of(Call&& call) {
+  try {
+    call();
+  } catch (const sonicsim::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 }  // namespace test

@@ -14,6 +14,8 @@
 #include <sonicsim/runner/runner.hpp>
 #include <sonicsim/scenario/loader.hpp>
 
+#include "problems.hpp"
+
 namespace test {
 
 // A scratch folder for the files a test hands to a reader that takes paths (scenarios,
@@ -58,12 +60,7 @@ inline std::vector<sonicsim::scenario::Problem> problems_of(const json& doc) {
 
 // The loader's message for a scenario it refuses; empty when it accepts it.
 inline std::string load_error(const json& doc) {
-  try {
-    scenario_of(doc);
-  } catch (const sonicsim::scenario::InputError& e) {
-    return e.what();
-  }
-  return "";
+  return refusal_of([&] { scenario_of(doc); });
 }
 
 // One simulation with the transport forced (flow: every payload a flow of sonicsim's max-min
