@@ -579,6 +579,67 @@ FormulaPoint sonic_formula(const Prediction& pr, double t_gpu_s, double t_gpu_bi
   return f;
 }
 
+std::optional<FormedBatches> at_formed_batches(const scenario::Scenario& sc, const Prediction& pr,
+                                               const std::vector<ModelBatches>& run) {
+  const scenario::Workload& w = sc.workload();
+  if (pr.n_gpu == 0 || w.open_loop() || w.flow || !sc.single_workload()) return std::nullopt;
+  // The mean batch of each served model with dynamic batching that executed; the others' requests
+  // keep their own executions, as in the formula.
+  std::map<std::string, double> batch;
+  double executions = 0.0, items = 0.0;
+  for (const ModelBatches& b : run) {
+    const scenario::Model* model = sc.find_model(b.model);
+    const bool served = std::any_of(pr.models.begin(), pr.models.end(), [&](const ModelTerm& m) {
+      return m.name == b.model && m.served;
+    });
+    if (!served || !model || !model->dynamic_batching || b.executions <= 0.0) continue;
+    batch[b.model] = b.items / b.executions;
+    executions += b.executions;
+    items += b.items;
+  }
+  if (batch.empty()) return std::nullopt;
+
+  // route_to_pools() and add_request() over again, each request at its model's mean batch.
+  std::vector<double> demand(pr.pools.size(), 0.0);
+  double t_gpu = 0.0;
+  BindingPool binding;
+  for (const RequestTerm& t : pr.requests) {
+    if (!t.served) continue;
+    const scenario::Model& model = *sc.find_model(t.model);
+    const auto formed = batch.find(t.model);
+    double hosting = 0.0, capacity = 0.0;
+    bool zero_time = false;
+    for (std::size_t j = 0; j < pr.pools.size(); ++j) {
+      if (t.pool_share[j] <= 0.0) continue;
+      const scenario::ServerPool& pool = sc.servers[j];
+      const double s = formed == batch.end() ? t.pool_gpu_time_s[j]
+                                             : batched_request_time(model.curve_for(pool.device),
+                                                                    t.mean_items, formed->second);
+      hosting += pool.count;
+      if (s > 0.0)
+        capacity += pool.count / s;
+      else
+        zero_time = true;
+      const double busy = device_busy_time(sc, pool, model, t.mean_items, s);
+      binding.busy_not_time = binding.busy_not_time || busy != s;
+      demand[j] += t.per_event * t.pool_share[j] * busy;
+    }
+    t_gpu += t.per_event * (zero_time ? 0.0 : hosting / capacity);
+  }
+  for (std::size_t j = 0; j < pr.pools.size(); ++j) {
+    if (!pr.pools[j].in_use) continue;
+    ++binding.pools_in_use;
+    binding.demand_per_device_s =
+        std::max(binding.demand_per_device_s, demand[j] / pr.pools[j].count);
+  }
+  FormedBatches f;
+  f.mean_batch_size = items / executions;
+  f.formula = sonic_formula(
+      pr, t_gpu,
+      binding_t_gpu(t_gpu, static_cast<double>(pr.n_gpu), binding.demand_per_device_s, binding));
+  return f;
+}
+
 Prediction predict(const scenario::Scenario& sc) {
   const scenario::Workload& w = sc.workload();
   Prediction pr = blank_prediction(sc);

@@ -440,3 +440,37 @@ TEST_CASE("The formula at a given t_GPU is the SPEC formula with that t_GPU", "[
   }
   CHECK_FALSE(sonic_formula(pr, kGpu / 10, kGpu / 10).saturated);
 }
+
+TEST_CASE("The formula at the batches a run formed takes each model's mean batch", "[analytic]") {
+  using sonicsim::analytic::at_formed_batches;
+  using sonicsim::analytic::ModelBatches;
+  auto s = one_pool();
+  s.workload().jobs = 200;
+  s.models[0].max_batch_size = 64;
+  s.models[0].dynamic_batching = sc::DynamicBatching{};
+  const auto pr = predict(s);
+  // 100 executions of 24 items: each 8-item request costs a third of curve(24).
+  const std::vector<ModelBatches> run = {{"pn", 100, 2400}};
+  const auto formed = at_formed_batches(s, pr, run);
+  REQUIRE(formed);
+  CHECK(formed->mean_batch_size == 24);
+  const double t_gpu = 8 * s.models[0].service_time.at("*").at(24) / 24;
+  CHECK(formed->formula.t_gpu_s == Approx(t_gpu));
+  CHECK(formed->formula.t_sonic_s == Approx(spec_t_sonic(0.1, 1.0, t_gpu, kLatency, 800, 1)));
+  CHECK(formed->formula.t_sonic_s < pr.t_sonic_s);
+  const auto j = to_json(pr, formed);
+  CHECK(j["formed_batches"]["t_sonic_s"].get<double>() == formed->formula.t_sonic_s);
+  CHECK(j["formed_batches"]["mean_batch_size"].get<double>() == 24);
+  CHECK_FALSE(to_json(pr).contains("formed_batches"));
+
+  // Where one figure would mislead there is none.
+  CHECK_FALSE(at_formed_batches(s, pr, {{"pn", 0, 0}}));  // nothing executed
+  auto plain = one_pool();
+  CHECK_FALSE(at_formed_batches(plain, predict(plain), run));  // no dynamic batching
+  auto open = s;
+  open.workload().arrivals = sc::Arrivals{};
+  CHECK_FALSE(at_formed_batches(open, predict(open), run));
+  auto flow = s;
+  flow.workload().flow = sc::JobFlow{};
+  CHECK_FALSE(at_formed_batches(flow, predict(flow), run));
+}

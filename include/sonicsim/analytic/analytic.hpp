@@ -175,12 +175,35 @@ struct FormulaPoint {
 // taken at); with one pool whose devices are busy for a request's whole time, t_gpu_s itself.
 FormulaPoint sonic_formula(const Prediction& prediction, double t_gpu_s, double t_gpu_binding_s);
 
+// A model's executions after the warm-up, and their items.
+struct ModelBatches {
+  std::string model;
+  double executions = 0.0;
+  double items = 0.0;
+};
+
+// The formula at the batches a run formed (docs/analytic.md, "At the batches a run formed"):
+// each request of a model with dynamic batching costs its items' share of an execution of the
+// model's mean batch (items / executions) on the curve of each device hosting it.
+struct FormedBatches {
+  double mean_batch_size = 0.0;  // items per execution over the models with dynamic batching
+  FormulaPoint formula;
+};
+// Unset where one figure would mislead: no model with dynamic batching executed, no
+// coprocessors, an open loop, a job flow or several workloads (the formula speaks of one fixed
+// population of threads).
+std::optional<FormedBatches> at_formed_batches(const scenario::Scenario& scenario,
+                                               const Prediction& prediction,
+                                               const std::vector<ModelBatches>& run);
+
 // The closed network MVA solves: Z and one station group per pool in use (count devices, demand
 // per device). Use with mva_throughput_curve() for X(n) plots.
 ClosedNetwork closed_network(const Prediction& prediction);
 
-// The SPEC `analytic` block plus the extensions documented in docs/analytic.md.
-nlohmann::json to_json(const Prediction& prediction);
+// The SPEC `analytic` block plus the extensions documented in docs/analytic.md; a run adds
+// the formula at the batches it formed (`formed_batches`).
+nlohmann::json to_json(const Prediction& prediction,
+                       const std::optional<FormedBatches>& formed = std::nullopt);
 
 // Terminal summary for `sonicsim analytic`.
 std::string to_text(const Prediction& prediction);
