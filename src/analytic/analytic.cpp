@@ -61,13 +61,37 @@ bool serves(const scenario::ServerPool& pool, const std::string& model, bool loc
          (local ? pool.attached == std::optional<std::size_t>(0) : !pool.attached.has_value());
 }
 
-// Largest execution dynamic batching forms under a long queue; 0 when unbounded or disabled.
-double full_batch(const scenario::Model& model) {
-  if (!model.dynamic_batching) return 0.0;
+// The largest execution Triton's batcher forms from a long queue; +inf when nothing bounds it.
+double triton_batch_limit(const scenario::Model& model) {
   const auto& preferred = model.dynamic_batching->preferred_batch_size;
   double b = preferred.empty() ? 0.0 : *std::max_element(preferred.begin(), preferred.end());
-  if (b <= 0.0) b = model.max_batch_size;
+  if (b <= 0.0) b = model.max_batch_size > 0 ? model.max_batch_size : kInf;
   if (model.max_batch_size > 0) b = std::min<double>(b, model.max_batch_size);
+  return b;
+}
+
+// The most requests for `model` the predicted workload can have waiting at once, and their mean
+// items. A sync thread waits for each response before its next request; an async one sends all
+// the requests of its events in flight at once; an open loop stops at max_in_flight.
+struct ClientBacklog {
+  double requests = 0.0;
+  double mean_items = 0.0;
+};
+ClientBacklog client_backlog(const scenario::Workload& w, const std::string& model) {
+  double per_event = 0.0, items = 0.0;
+  for (const scenario::RequestSpec& r : w.requests)
+    if (r.model == model) {
+      per_event += r.per_event;
+      items += r.per_event * expected_items(r.items);
+    }
+  ClientBacklog b;
+  b.mean_items = per_event > 0.0 ? items / per_event : 0.0;
+  if (w.open_loop())
+    b.requests = static_cast<double>(w.arrivals->max_in_flight);
+  else if (w.mode == scenario::Mode::Async)
+    b.requests = static_cast<double>(w.n_threads()) * w.async.events_in_flight * per_event;
+  else
+    b.requests = static_cast<double>(w.n_threads());
   return b;
 }
 
@@ -251,7 +275,7 @@ void add_request(Prediction& pr, RequestTotals& totals, const scenario::Scenario
   t.network_time_s = local ? 0.0 : pr.round_trip_latency_s + transfer + overhead;
   if (local) t.bytes_in = t.bytes_out = 0.0;
 
-  const double batch = full_batch(*model);
+  const double batch = full_batch_items(sc, r.model);
   const HostingCapacity capacity =
       route_to_pools(pr, totals, sc, r, *model, hosting, batch, slot, t);
   // Harmonic: the per-device time that gives the hosting devices their combined capacity.
@@ -302,29 +326,26 @@ BindingPool find_binding_pool(Prediction& pr, const RequestTotals& totals) {
   return b;
 }
 
+// The t_GPU that makes the SPEC formula saturate where the binding pool does: n_gpu devices
+// all as loaded as the binding one. With one pool it is t_GPU itself (taken as is, so that the
+// result is the SPEC formula to the last bit). A pipeline or overlapping device is busy less
+// than a request's time there: its demand, not t_GPU, is what saturates.
+double binding_t_gpu(double t_gpu_s, double n_gpu, double binding_demand_per_device_s,
+                     const BindingPool& binding) {
+  return binding.pools_in_use == 1 && !binding.busy_not_time ? t_gpu_s
+                                                             : n_gpu * binding_demand_per_device_s;
+}
+
 // t_ideal, t_SONIC, the knee and the throughput of the closed loop.
 void apply_sonic_formula(Prediction& pr, const BindingPool& binding) {
-  pr.t_ideal_s = (1.0 - pr.p) * pr.t_cpu_s + pr.t_gpu_s + pr.t_latency_s;
   const double n_cpu = static_cast<double>(pr.n_cpu);
   const double n_gpu = static_cast<double>(pr.n_gpu);
-  // The t_GPU that makes the SPEC formula saturate where the binding pool does: n_gpu devices
-  // all as loaded as the binding one. With one pool it is t_GPU itself (taken as is, so that the
-  // result is the SPEC formula to the last bit). A pipeline or overlapping device is busy less
-  // than a request's time there: its demand, not t_GPU, is what saturates.
-  const double t_gpu_binding = binding.pools_in_use == 1 && !binding.busy_not_time
-                                   ? pr.t_gpu_s
-                                   : n_gpu * binding.demand_per_device_s;
-  if (pr.n_gpu == 0 || t_gpu_binding <= 0.0) {
-    pr.t_sonic_s = pr.t_ideal_s;
-    pr.saturated = false;
-    pr.saturation_n_cpu_per_gpu = kInf;
-  } else {
-    const double knee = pr.t_ideal_s / t_gpu_binding;
-    pr.t_sonic_s = (1.0 - pr.p) * pr.t_cpu_s + pr.t_gpu_s +
-                   t_gpu_binding * std::max(0.0, n_cpu / n_gpu - knee) + pr.t_latency_s;
-    pr.saturated = n_cpu / n_gpu > knee;
-    pr.saturation_n_cpu_per_gpu = knee;
-  }
+  const FormulaPoint f = sonic_formula(
+      pr, pr.t_gpu_s, binding_t_gpu(pr.t_gpu_s, n_gpu, binding.demand_per_device_s, binding));
+  pr.t_ideal_s = f.t_ideal_s;
+  pr.t_sonic_s = f.t_sonic_s;
+  pr.saturated = f.saturated;
+  pr.saturation_n_cpu_per_gpu = f.saturation_n_cpu_per_gpu;
   pr.throughput_per_s = pr.t_sonic_s > 0.0 ? n_cpu / pr.t_sonic_s : kInf;
 }
 
@@ -516,6 +537,109 @@ double expected_items(const scenario::Distribution& items) {
     if (total > 0.0) return sum / total;
   }
   return rounded_items(items.expected());
+}
+
+double full_batch_items(const scenario::Scenario& sc, const std::string& name) {
+  const scenario::Model* model = sc.find_model(name);
+  if (!model || !model->dynamic_batching) return 0.0;
+  // Triton's bound is a property of the model and its devices, whatever the population (the
+  // gallery's reproductions take it for the papers' batched t_GPU); only without one do the
+  // clients bound the batch.
+  const double limit = triton_batch_limit(*model);
+  if (!std::isinf(limit)) return limit;
+  // The instances taking batches from the queue at once, over every device hosting the model;
+  // a pipeline has one entry whatever the model's instances.
+  const bool local = in_nodes(sc, name);
+  double instances = 0.0;
+  for (const scenario::ServerPool& pool : sc.servers)
+    if (serves(pool, name, local))
+      instances +=
+          pool.count * (sc.execution_of(pool).model == device_kinds::Execution::Model::Pipeline
+                            ? 1
+                            : model->instances);
+  if (instances <= 0.0) return 0.0;
+  const ClientBacklog backlog = client_backlog(sc.workload(), name);
+  return backlog.requests * backlog.mean_items / instances;
+}
+
+FormulaPoint sonic_formula(const Prediction& pr, double t_gpu_s, double t_gpu_binding_s) {
+  FormulaPoint f;
+  f.t_gpu_s = t_gpu_s;
+  f.t_ideal_s = (1.0 - pr.p) * pr.t_cpu_s + t_gpu_s + pr.t_latency_s;
+  const double n_cpu = static_cast<double>(pr.n_cpu);
+  const double n_gpu = static_cast<double>(pr.n_gpu);
+  if (pr.n_gpu == 0 || t_gpu_binding_s <= 0.0) {
+    f.t_sonic_s = f.t_ideal_s;
+    f.saturation_n_cpu_per_gpu = kInf;
+    return f;
+  }
+  const double knee = f.t_ideal_s / t_gpu_binding_s;
+  f.t_sonic_s = (1.0 - pr.p) * pr.t_cpu_s + t_gpu_s +
+                t_gpu_binding_s * std::max(0.0, n_cpu / n_gpu - knee) + pr.t_latency_s;
+  f.saturated = n_cpu / n_gpu > knee;
+  f.saturation_n_cpu_per_gpu = knee;
+  return f;
+}
+
+std::optional<FormedBatches> at_formed_batches(const scenario::Scenario& sc, const Prediction& pr,
+                                               const std::vector<ModelBatches>& run) {
+  const scenario::Workload& w = sc.workload();
+  if (pr.n_gpu == 0 || w.open_loop() || w.flow || !sc.single_workload()) return std::nullopt;
+  // The mean batch of each served model with dynamic batching that executed; the others' requests
+  // keep their own executions, as in the formula.
+  std::map<std::string, double> batch;
+  double executions = 0.0, items = 0.0;
+  for (const ModelBatches& b : run) {
+    const scenario::Model* model = sc.find_model(b.model);
+    const bool served = std::any_of(pr.models.begin(), pr.models.end(), [&](const ModelTerm& m) {
+      return m.name == b.model && m.served;
+    });
+    if (!served || !model || !model->dynamic_batching || b.executions <= 0.0) continue;
+    batch[b.model] = b.items / b.executions;
+    executions += b.executions;
+    items += b.items;
+  }
+  if (batch.empty()) return std::nullopt;
+
+  // route_to_pools() and add_request() over again, each request at its model's mean batch.
+  std::vector<double> demand(pr.pools.size(), 0.0);
+  double t_gpu = 0.0;
+  BindingPool binding;
+  for (const RequestTerm& t : pr.requests) {
+    if (!t.served) continue;
+    const scenario::Model& model = *sc.find_model(t.model);
+    const auto formed = batch.find(t.model);
+    double hosting = 0.0, capacity = 0.0;
+    bool zero_time = false;
+    for (std::size_t j = 0; j < pr.pools.size(); ++j) {
+      if (t.pool_share[j] <= 0.0) continue;
+      const scenario::ServerPool& pool = sc.servers[j];
+      const double s = formed == batch.end() ? t.pool_gpu_time_s[j]
+                                             : batched_request_time(model.curve_for(pool.device),
+                                                                    t.mean_items, formed->second);
+      hosting += pool.count;
+      if (s > 0.0)
+        capacity += pool.count / s;
+      else
+        zero_time = true;
+      const double busy = device_busy_time(sc, pool, model, t.mean_items, s);
+      binding.busy_not_time = binding.busy_not_time || busy != s;
+      demand[j] += t.per_event * t.pool_share[j] * busy;
+    }
+    t_gpu += t.per_event * (zero_time ? 0.0 : hosting / capacity);
+  }
+  for (std::size_t j = 0; j < pr.pools.size(); ++j) {
+    if (!pr.pools[j].in_use) continue;
+    ++binding.pools_in_use;
+    binding.demand_per_device_s =
+        std::max(binding.demand_per_device_s, demand[j] / pr.pools[j].count);
+  }
+  FormedBatches f;
+  f.mean_batch_size = items / executions;
+  f.formula = sonic_formula(
+      pr, t_gpu,
+      binding_t_gpu(t_gpu, static_cast<double>(pr.n_gpu), binding.demand_per_device_s, binding));
+  return f;
 }
 
 Prediction predict(const scenario::Scenario& sc) {

@@ -100,7 +100,7 @@ json mva_block(const Prediction& pr, const MvaTerm& m) {
 
 }  // namespace
 
-json to_json(const Prediction& pr) {
+json to_json(const Prediction& pr, const std::optional<FormedBatches>& formed) {
   namespace k = results::keys;
   using results::Writer;
   Writer j;
@@ -217,6 +217,17 @@ json to_json(const Prediction& pr) {
               .figure(k::analytic_node::speedup_vs_cpu_only, n.speedup_vs_cpu_only)
               .take());
   }
+  if (formed)
+    j.put(k::analytic::formed_batches,
+          Writer()
+              .figure(k::analytic_formed::mean_batch_size, formed->mean_batch_size)
+              .figure(k::analytic_formed::t_gpu_s, formed->formula.t_gpu_s)
+              .figure(k::analytic_formed::t_ideal_s, formed->formula.t_ideal_s)
+              .figure(k::analytic_formed::t_sonic_s, formed->formula.t_sonic_s)
+              .put(k::analytic_formed::saturated, formed->formula.saturated)
+              .figure(k::analytic_formed::saturation_n_cpu_per_gpu,
+                      formed->formula.saturation_n_cpu_per_gpu)
+              .take());
   j.put(k::analytic::notes, pr.notes);
   return j.take();
 }

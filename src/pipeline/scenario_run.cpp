@@ -3,6 +3,7 @@
 #include <utility>
 
 #include <sonicsim/pipeline/status_line.hpp>
+#include <sonicsim/results/formula.hpp>
 #include <sonicsim/results/prometheus.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/results/trace.hpp>
@@ -17,8 +18,9 @@ ScenarioRun simulate(scenario::Scenario s, const engine::TraceSettings& trace,
   ScenarioRun run;
   run.scenario = std::move(s);
   const auto prediction = analytic::predict(run.scenario);
-  run.analytic = analytic::to_json(prediction);
   run.output = runner::run_checked(run.scenario, prediction, trace, watch, outputs);
+  run.analytic = analytic::to_json(
+      prediction, results::formed_batches(run.scenario, prediction, run.output.metrics));
   run.results = results::to_json(run.scenario, run.output, run.analytic);
   return run;
 }

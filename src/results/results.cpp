@@ -16,6 +16,7 @@
 
 #include <sonicsim/results/device_figures.hpp>
 #include <sonicsim/results/energy.hpp>
+#include <sonicsim/results/formula.hpp>
 #include <sonicsim/results_format/keys.hpp>
 #include <sonicsim/scenario/units.hpp>
 #include <sonicsim/util/format.hpp>
@@ -540,17 +541,7 @@ void summary_head(Lines& out, const scenario::Scenario& s, const engine::RunMetr
       format_time(m.time_per_event.mean()).c_str(),
       format_time(m.time_per_event.quantile(0.5)).c_str(),
       format_time(m.time_per_event.quantile(0.99)).c_str());
-  // The formula speaks of a fixed population; jobs that come and go are not one.
-  // Nor does it speak of several workloads sharing the servers.
-  if (!open && !m.jobs && s.single_workload() && analytic.is_object() &&
-      analytic.contains(k::analytic::t_sonic_s) && analytic[k::analytic::t_sonic_s].is_number()) {
-    const double t_sonic = analytic[k::analytic::t_sonic_s].get<double>();
-    const double thread_time = m.thread_time_per_event(s.workload().n_threads());
-    out("           formula t_SONIC %s (%s), simulated/formula = %.4f (N_CPU / throughput)\n",
-        format_time(t_sonic).c_str(),
-        analytic.value(k::analytic::saturated, false) ? "saturated" : "below saturation",
-        t_sonic > 0 ? thread_time / t_sonic : 0.0);
-  }
+  for (const std::string& line : formula_summary(s, m, analytic)) out("%s\n", line.c_str());
 }
 
 void summary_requests(Lines& out, const scenario::Scenario& s, const engine::RunMetrics& m) {

@@ -165,6 +165,17 @@ std::optional<std::string> View::text(std::string_view key) const {
   return v->get<std::string>();
 }
 
+std::optional<bool> View::flag(std::string_view key) const {
+  const View place = at(key);
+  const json* v = doc_->find(place.pointer_);
+  if (!v) return std::nullopt;
+  if (!v->is_boolean()) {
+    doc_->problem(place.pointer_, "found " + brief(*v) + ", expected true or false");
+    return std::nullopt;
+  }
+  return v->get<bool>();
+}
+
 std::vector<View> View::elements(std::string_view key) const {
   const View place = at(key);
   const json* v = doc_->find(place.pointer_);
@@ -440,8 +451,34 @@ double Analytic::t_ideal_s() const {
 double Analytic::t_sonic_s() const {
   return number(k::analytic::t_sonic_s);
 }
+bool Analytic::saturated() const {
+  return flag(k::analytic::saturated).value_or(false);
+}
 double Analytic::saturation_n_cpu_per_gpu() const {
   return number(k::analytic::saturation_n_cpu_per_gpu);
+}
+std::optional<FormedBatches> Analytic::formed_batches() const {
+  if (!has(k::analytic::formed_batches)) return std::nullopt;
+  return FormedBatches(View::at(k::analytic::formed_batches));
+}
+
+double FormedBatches::mean_batch_size() const {
+  return number(k::analytic_formed::mean_batch_size);
+}
+double FormedBatches::t_gpu_s() const {
+  return number(k::analytic_formed::t_gpu_s);
+}
+double FormedBatches::t_ideal_s() const {
+  return number(k::analytic_formed::t_ideal_s);
+}
+double FormedBatches::t_sonic_s() const {
+  return number(k::analytic_formed::t_sonic_s);
+}
+bool FormedBatches::saturated() const {
+  return flag(k::analytic_formed::saturated).value_or(false);
+}
+double FormedBatches::saturation_n_cpu_per_gpu() const {
+  return number(k::analytic_formed::saturation_n_cpu_per_gpu);
 }
 std::optional<std::string> Analytic::mode() const {
   return text(k::analytic::mode);

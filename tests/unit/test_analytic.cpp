@@ -333,3 +333,144 @@ TEST_CASE("The JSON block has the SPEC keys and the text summary the key numbers
   CHECK(text.find("not saturated") != std::string::npos);
   CHECK(text.find("Exact MVA") != std::string::npos);
 }
+
+namespace {
+
+// one_pool() with dynamic batching and no batch limit: only the clients bound a batch.
+sc::Scenario unlimited_batches() {
+  auto s = one_pool();
+  s.models[0].max_batch_size = 0;
+  s.models[0].dynamic_batching = sc::DynamicBatching{};
+  return s;
+}
+
+// t_gpu_full_batch_s by its definition: one 8-item request's share of a batch of `batch` items.
+double full_batch_t_gpu(const sc::Scenario& s, double batch) {
+  return 8 * s.models[0].service_time.at("*").at(batch) / batch;
+}
+
+}  // namespace
+
+TEST_CASE("Unlimited batches: the full batch is what the clients can have waiting per instance",
+          "[analytic]") {
+  using sonicsim::analytic::full_batch_items;
+  auto s = unlimited_batches();
+  // Sync: each of the 40 threads waits for one request at a time, 8 items each.
+  CHECK(full_batch_items(s, "pn") == 40 * 8);
+  auto pr = predict(s);
+  REQUIRE(pr.models[0].t_gpu_full_batch_s);
+  CHECK(*pr.models[0].t_gpu_full_batch_s == Approx(full_batch_t_gpu(s, 320)));
+  CHECK(*pr.models[0].t_gpu_full_batch_s < pr.models[0].t_gpu_s);
+  REQUIRE(pr.pools[0].demand_per_device_full_batch_s);
+  CHECK(*pr.pools[0].demand_per_device_full_batch_s == Approx(full_batch_t_gpu(s, 320)));
+
+  // Shared over the devices hosting the model and the instances on each.
+  s.servers[0].count = 2;
+  s.models[0].instances = 2;
+  CHECK(full_batch_items(s, "pn") == 40 * 8 / 4);
+  CHECK(*predict(s).models[0].t_gpu_full_batch_s == Approx(full_batch_t_gpu(s, 80)));
+
+  // Async: every request of every event in flight at once.
+  s = unlimited_batches();
+  s.workload().mode = sc::Mode::Async;
+  s.workload().async.events_in_flight = 3;
+  s.workload().requests[0].per_event = 2;
+  CHECK(full_batch_items(s, "pn") == 40 * 3 * 2 * 8);
+  pr = predict(s);
+  CHECK(*pr.models[0].t_gpu_full_batch_s == Approx(2 * full_batch_t_gpu(s, 1920)));
+
+  // One thread cannot batch: the full batch is its own request.
+  s = unlimited_batches();
+  s.workload().jobs = 1;
+  s.workload().threads_per_job = 1;
+  pr = predict(s);
+  CHECK(*pr.models[0].t_gpu_full_batch_s == Approx(pr.models[0].t_gpu_s));
+}
+
+TEST_CASE("Unlimited batches in an open loop: the client's max_in_flight bounds the batch",
+          "[analytic]") {
+  using sonicsim::analytic::full_batch_items;
+  auto s = unlimited_batches();
+  sc::Arrivals a;
+  a.rate = 100;
+  a.max_in_flight = 50;
+  s.workload().arrivals = a;
+  CHECK(full_batch_items(s, "pn") == 50 * 8);
+  const auto pr = predict(s);
+  REQUIRE(pr.models[0].t_gpu_full_batch_s);
+  CHECK(*pr.models[0].t_gpu_full_batch_s == Approx(full_batch_t_gpu(s, 400)));
+  CHECK(to_json(pr)["per_model"]["pn"]["t_gpu_full_batch_s"].is_number());
+}
+
+TEST_CASE("The full batch is Triton's where its config bounds one, else the clients'",
+          "[analytic]") {
+  using sonicsim::analytic::full_batch_items;
+  auto s = unlimited_batches();
+  s.models[0].dynamic_batching->preferred_batch_size = {16, 64};
+  CHECK(full_batch_items(s, "pn") == 64);  // preferred sizes, even without max_batch_size
+  s.models[0].max_batch_size = 32;
+  s.models[0].dynamic_batching->preferred_batch_size = {16};
+  CHECK(full_batch_items(s, "pn") == 16);
+  s.models[0].dynamic_batching->preferred_batch_size.clear();
+  CHECK(full_batch_items(s, "pn") == 32);
+  // A bound of the model, not of the population: 40 threads fill only 320 of these items.
+  s.models[0].max_batch_size = 1000;
+  CHECK(full_batch_items(s, "pn") == 1000);
+  s.models[0].max_batch_size = 0;
+  CHECK(full_batch_items(s, "pn") == 320);
+  s.models[0].dynamic_batching.reset();
+  CHECK(full_batch_items(s, "pn") == 0);
+  CHECK_FALSE(predict(s).models[0].t_gpu_full_batch_s);
+}
+
+TEST_CASE("The formula at a given t_GPU is the SPEC formula with that t_GPU", "[analytic]") {
+  using sonicsim::analytic::sonic_formula;
+  auto s = one_pool();
+  s.workload().jobs = 200;  // 800 threads, past the knee at batch 1
+  const auto pr = predict(s);
+  const auto same = sonic_formula(pr, pr.t_gpu_s, pr.t_gpu_s);
+  CHECK(same.t_sonic_s == pr.t_sonic_s);
+  CHECK(same.t_ideal_s == pr.t_ideal_s);
+  CHECK(same.saturated == pr.saturated);
+  for (const double t_gpu : {kGpu / 10, kGpu / 3, kGpu}) {
+    const auto f = sonic_formula(pr, t_gpu, t_gpu);
+    CHECK(f.t_sonic_s == Approx(spec_t_sonic(0.1, 1.0, t_gpu, kLatency, 800, 1)));
+    CHECK(f.t_ideal_s == Approx(0.9 + t_gpu + kLatency));
+    CHECK(f.saturated == (800 > (0.9 + t_gpu + kLatency) / t_gpu));
+  }
+  CHECK_FALSE(sonic_formula(pr, kGpu / 10, kGpu / 10).saturated);
+}
+
+TEST_CASE("The formula at the batches a run formed takes each model's mean batch", "[analytic]") {
+  using sonicsim::analytic::at_formed_batches;
+  using sonicsim::analytic::ModelBatches;
+  auto s = one_pool();
+  s.workload().jobs = 200;
+  s.models[0].max_batch_size = 64;
+  s.models[0].dynamic_batching = sc::DynamicBatching{};
+  const auto pr = predict(s);
+  // 100 executions of 24 items: each 8-item request costs a third of curve(24).
+  const std::vector<ModelBatches> run = {{"pn", 100, 2400}};
+  const auto formed = at_formed_batches(s, pr, run);
+  REQUIRE(formed);
+  CHECK(formed->mean_batch_size == 24);
+  const double t_gpu = 8 * s.models[0].service_time.at("*").at(24) / 24;
+  CHECK(formed->formula.t_gpu_s == Approx(t_gpu));
+  CHECK(formed->formula.t_sonic_s == Approx(spec_t_sonic(0.1, 1.0, t_gpu, kLatency, 800, 1)));
+  CHECK(formed->formula.t_sonic_s < pr.t_sonic_s);
+  const auto j = to_json(pr, formed);
+  CHECK(j["formed_batches"]["t_sonic_s"].get<double>() == formed->formula.t_sonic_s);
+  CHECK(j["formed_batches"]["mean_batch_size"].get<double>() == 24);
+  CHECK_FALSE(to_json(pr).contains("formed_batches"));
+
+  // Where one figure would mislead there is none.
+  CHECK_FALSE(at_formed_batches(s, pr, {{"pn", 0, 0}}));  // nothing executed
+  auto plain = one_pool();
+  CHECK_FALSE(at_formed_batches(plain, predict(plain), run));  // no dynamic batching
+  auto open = s;
+  open.workload().arrivals = sc::Arrivals{};
+  CHECK_FALSE(at_formed_batches(open, predict(open), run));
+  auto flow = s;
+  flow.workload().flow = sc::JobFlow{};
+  CHECK_FALSE(at_formed_batches(flow, predict(flow), run));
+}

@@ -50,9 +50,8 @@ struct ModelTerm {
   double t_latency_s = 0.0;
   int n_gpu = 0;  // devices hosting it
   std::vector<std::string> pools;
-  // Busy time per event if every execution ran at the full batch (largest preferred size, else
-  // max_batch_size): the capacity dynamic batching can reach under load. Unset without dynamic
-  // batching or without a batch limit.
+  // Busy time per event if every execution ran at the full batch (full_batch_items): the capacity
+  // dynamic batching can reach under load. Unset without dynamic batching.
   std::optional<double> t_gpu_full_batch_s;
   std::optional<double> mva_request_latency_s;  // mean request latency (queue + service + net)
 };
@@ -175,12 +174,53 @@ double expected_items(const scenario::Distribution& items);
 // All predictions for a validated scenario.
 Prediction predict(const scenario::Scenario& scenario);
 
+// The items of a full batch of `model` (docs/analytic.md, section 3): Triton's bound (the
+// largest preferred_batch_size, else max_batch_size); without one (max_batch_size 0, no
+// preferred size), the most items the clients can have waiting at once for one instance of the
+// devices hosting it. 0 without dynamic batching.
+double full_batch_items(const scenario::Scenario& scenario, const std::string& model);
+
+// Section 2's formula with t_GPU taken as given and every other input the prediction's.
+struct FormulaPoint {
+  double t_gpu_s = 0.0;
+  double t_ideal_s = 0.0;
+  double t_sonic_s = 0.0;
+  bool saturated = false;
+  double saturation_n_cpu_per_gpu = 0.0;  // +inf without coprocessors
+};
+// `t_gpu_binding_s` is N_GPU x the binding pool's demand per device (the t_GPU the knee is
+// taken at); with one pool whose devices are busy for a request's whole time, t_gpu_s itself.
+FormulaPoint sonic_formula(const Prediction& prediction, double t_gpu_s, double t_gpu_binding_s);
+
+// A model's executions after the warm-up, and their items.
+struct ModelBatches {
+  std::string model;
+  double executions = 0.0;
+  double items = 0.0;
+};
+
+// The formula at the batches a run formed (docs/analytic.md, "At the batches a run formed"):
+// each request of a model with dynamic batching costs its items' share of an execution of the
+// model's mean batch (items / executions) on the curve of each device hosting it.
+struct FormedBatches {
+  double mean_batch_size = 0.0;  // items per execution over the models with dynamic batching
+  FormulaPoint formula;
+};
+// Unset where one figure would mislead: no model with dynamic batching executed, no
+// coprocessors, an open loop, a job flow or several workloads (the formula speaks of one fixed
+// population of threads).
+std::optional<FormedBatches> at_formed_batches(const scenario::Scenario& scenario,
+                                               const Prediction& prediction,
+                                               const std::vector<ModelBatches>& run);
+
 // The closed network MVA solves: Z and one station group per pool in use (count devices, demand
 // per device). Use with mva_throughput_curve() for X(n) plots.
 ClosedNetwork closed_network(const Prediction& prediction);
 
-// The SPEC `analytic` block plus the extensions documented in docs/analytic.md.
-nlohmann::json to_json(const Prediction& prediction);
+// The SPEC `analytic` block plus the extensions documented in docs/analytic.md; a run adds
+// the formula at the batches it formed (`formed_batches`).
+nlohmann::json to_json(const Prediction& prediction,
+                       const std::optional<FormedBatches>& formed = std::nullopt);
 
 // Terminal summary for `sonicsim analytic`.
 std::string to_text(const Prediction& prediction);

@@ -402,6 +402,8 @@ inline constexpr char arrivals[] = "arrivals";    // open loop only
 inline constexpr char sites[] = "sites";          // several sites only
 inline constexpr char node[] = "node";            // with workload.node, sync closed loops
 inline constexpr char notes[] = "notes";
+// A run of a closed loop with dynamic batching only (not `sonicsim analytic`).
+inline constexpr char formed_batches[] = "formed_batches";
 }  // namespace analytic
 
 // analytic.node: the formula at the occupancy offloading leaves on a worker node.
@@ -415,6 +417,16 @@ inline constexpr char t_cpu_eff_s[] = "t_cpu_eff_s";
 inline constexpr char t_sonic_s[] = "t_sonic_s";
 inline constexpr char speedup_vs_cpu_only[] = "speedup_vs_cpu_only";
 }  // namespace analytic_node
+
+// analytic.formed_batches: the formula at the batches the run formed.
+namespace analytic_formed {
+inline constexpr char mean_batch_size[] = "mean_batch_size";
+inline constexpr char t_gpu_s[] = "t_gpu_s";
+inline constexpr char t_ideal_s[] = "t_ideal_s";
+inline constexpr char t_sonic_s[] = "t_sonic_s";
+inline constexpr char saturated[] = "saturated";
+inline constexpr char saturation_n_cpu_per_gpu[] = "saturation_n_cpu_per_gpu";
+}  // namespace analytic_formed
 
 // analytic.network: the path one event's requests take.
 namespace analytic_network {

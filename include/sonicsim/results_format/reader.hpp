@@ -69,6 +69,8 @@ class View {
   std::size_t length(std::string_view key) const;
   // A string; nullopt when missing, and a problem when it is there but not a string.
   std::optional<std::string> text(std::string_view key) const;
+  // true or false; nullopt when missing, and a problem when it is there but not a boolean.
+  std::optional<bool> flag(std::string_view key) const;
   // The elements of the array, or the members of the object, at `key`: by index, or by name
   // with their names. Empty, and a problem, when it is neither.
   std::vector<View> elements(std::string_view key) const;
@@ -285,6 +287,18 @@ class Link : public View {
   double outage_s() const;
 };
 
+// `analytic.formed_batches`: the formula at the batches a run formed (docs/analytic.md).
+class FormedBatches : public View {
+ public:
+  explicit FormedBatches(View v) : View(std::move(v)) {}
+  double mean_batch_size() const;  // items per execution over the models with dynamic batching
+  double t_gpu_s() const;
+  double t_ideal_s() const;
+  double t_sonic_s() const;
+  bool saturated() const;
+  double saturation_n_cpu_per_gpu() const;
+};
+
 // `analytic`: the formula's and MVA's view of the scenario (docs/analytic.md).
 class Analytic : public View {
  public:
@@ -293,7 +307,11 @@ class Analytic : public View {
   double n_gpu() const;
   double t_ideal_s() const;
   double t_sonic_s() const;
+  bool saturated() const;
   double saturation_n_cpu_per_gpu() const;  // the knee, per device
+  // A run of a closed loop whose models batch dynamically; nullopt otherwise, in `sonicsim
+  // analytic`'s block and in results written before it existed.
+  std::optional<FormedBatches> formed_batches() const;
   std::optional<std::string> mode() const;  // sync or async
   // The formula's inputs.
   double t_cpu_s(Presence presence = Presence::Required) const;
