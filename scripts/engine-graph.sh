@@ -8,15 +8,22 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-# "Part: used used ..." per part, in file order, from the class that declares each Uses.
+# "Part: used used ..." per part, in file order, from the class that declares each Uses. The
+# parts are the members parts.hpp wires; a building block a part owns (a station, the worker
+# nodes) takes the Context too but is no part of the graph.
 edges() {
+  local parts
+  parts=" $(awk '/^  [A-Z][A-Za-z]+ [a-z_]+;/ && $1 != "Context" { printf "%s ", $1 }' \
+    "$ROOT"/src/engine/parts.hpp)"
   awk '
     /^class [A-Za-z]+ *\{/ { cls = $2 }
     /^  struct Uses \{/ { inuses = 1; line = cls ":"; next }
     inuses && /^  \};/ { print line; inuses = 0; next }
     inuses { gsub(/[&;]/, ""); line = line " " $1 }
     /^  (explicit )?[A-Z][A-Za-z]+\(Context& ctx\)/ { print cls ":" }  # uses no other part
-  ' "$ROOT"/src/engine/*.hpp | sort
+  ' "$ROOT"/src/engine/*.hpp | sort | while IFS= read -r l; do
+    if [[ "$parts" == *" ${l%%:*} "* ]]; then echo "$l"; fi
+  done
 }
 
 mode="${1:-}"

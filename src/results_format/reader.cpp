@@ -110,17 +110,6 @@ double View::number(std::string_view key, Presence presence) const {
   return v->get<double>();
 }
 
-bool View::flag(std::string_view key) const {
-  const View place = at(key);
-  const json* v = doc_->find(place.pointer_);
-  if (!v || !v->is_boolean()) {
-    doc_->problem(place.pointer_,
-                  (v ? "found " + brief(*v) : std::string("missing")) + ", expected true or false");
-    return false;
-  }
-  return v->get<bool>();
-}
-
 std::optional<double> View::nullable_number(std::string_view key) const {
   const json* v = doc_->find(at(key).pointer_);
   if (v && v->is_null()) return std::nullopt;

@@ -31,7 +31,7 @@ std::optional<std::string> Module::model() const {
   return text(k::module::model);
 }
 bool Module::served() const {
-  return flag(k::module::served);
+  return flag(k::module::served).value_or(false);
 }
 Quantiles Module::wait_s() const {
   return Quantiles(at(k::module::wait_s));

@@ -58,8 +58,6 @@ class View {
   bool has(std::string_view key) const;
   // A number, NaN (and a problem unless optional) when missing or not a number.
   double number(std::string_view key, Presence presence = Presence::Required) const;
-  // true or false; false (and a problem) when missing or not a boolean.
-  bool flag(std::string_view key) const;
   // A number that may be null (a price not given): nullopt then; missing or not a number is a
   // problem, as for number().
   std::optional<double> nullable_number(std::string_view key) const;
