@@ -18,7 +18,7 @@ namespace {
 using Limits = NodeMeasurementLimits;
 
 // A file of garbage should not print a thousand lines: the first problems say enough.
-constexpr std::size_t kMaxProblems = 20;
+constexpr std::size_t kMaxNodeProblems = 20;
 // A rate the fit divides by and squares: outside this range no events per second are real.
 constexpr double kMinRate = 1e-12, kMaxRate = 1e12;
 
@@ -26,7 +26,7 @@ constexpr const char* kJobs = "jobs_per_node";
 constexpr const char* kThreads = "threads_per_job";
 constexpr const char* kThroughput = "throughput_per_job";
 
-std::string where(int line, std::size_t column = 0, const std::string& name = {}) {
+std::string node_cell(int line, std::size_t column = 0, const std::string& name = {}) {
   return util::cell_place(static_cast<std::size_t>(line), column, name);
 }
 
@@ -37,18 +37,19 @@ struct NodeParse {
   std::size_t jobs = 0, threads = 0, throughput = 0;  // 1-based columns, 0 when missing
 
   void add(std::string path, std::string message) {
-    if (problems.size() < kMaxProblems) problems.push_back({std::move(path), std::move(message)});
+    if (problems.size() < kMaxNodeProblems)
+      problems.push_back({std::move(path), std::move(message)});
   }
   void throw_problems() {
     if (!problems.empty()) throw InputError(file, std::move(problems));
   }
 };
 
-void read_header(NodeParse& p, int line, const std::string& text) {
+void read_node_header(NodeParse& p, int line, const std::string& text) {
   p.header = util::split_csv_trimmed(text, " \t\r");
   if (std::all_of(p.header.begin(), p.header.end(),
                   [](const std::string& c) { return util::parse_number(c).has_value(); }))
-    throw InputError(p.file, {{where(line),
+    throw InputError(p.file, {{node_cell(line),
                                "found a row of numbers, expected a header row naming "
                                "the columns (jobs_per_node,threads_per_job,"
                                "throughput_per_job)"}});
@@ -58,9 +59,9 @@ void read_header(NodeParse& p, int line, const std::string& text) {
     for (std::size_t k = 0; k < names.size(); ++k) {
       if (p.header[i] != names[k]) continue;
       if (*columns[k])
-        p.add(where(line, i + 1, names[k]), "found the column a second time (first in column " +
-                                                std::to_string(*columns[k]) +
-                                                "), expected it once");
+        p.add(node_cell(line, i + 1, names[k]), "found the column a second time (first in column " +
+                                                    std::to_string(*columns[k]) +
+                                                    "), expected it once");
       else
         *columns[k] = i + 1;
     }
@@ -70,22 +71,22 @@ void read_header(NodeParse& p, int line, const std::string& text) {
     for (std::size_t i = 0; i < p.header.size() && hint.empty(); ++i)
       if (const auto h = did_you_mean(p.header[i], {names[k]}); !h.empty())
         hint = "; column " + std::to_string(i + 1) + " is `" + p.header[i] + "`: " + h;
-    p.add(where(line), "no column `" + names[k] +
-                           "`, expected the columns jobs_per_node, threads_per_job and "
-                           "throughput_per_job (events per second per job)" +
-                           hint);
+    p.add(node_cell(line), "no column `" + names[k] +
+                               "`, expected the columns jobs_per_node, threads_per_job and "
+                               "throughput_per_job (events per second per job)" +
+                               hint);
   }
   p.throw_problems();
 }
 
 // One data row into `row`; false, with its problems added, when a cell is not usable.
-bool read_row(NodeParse& p, int line, const std::vector<std::string>& cells, NodeRow& row) {
+bool read_node_row(NodeParse& p, int line, const std::vector<std::string>& cells, NodeRow& row) {
   row.line = line;
   bool ok = true;
   const auto count = [&](std::size_t col, std::int64_t hi, const char* what) -> std::int64_t {
     const std::string& cell = cells[col - 1];
     if (const auto v = util::parse_whole_number(cell, 1, hi)) return *v;
-    p.add(where(line, col, p.header[col - 1]),
+    p.add(node_cell(line, col, p.header[col - 1]),
           "found " + (cell.empty() ? std::string("an empty cell") : "`" + cell + "`") +
               ", expected a whole number from 1 to " + util::format_count(static_cast<double>(hi)) +
               " (" + what + ")");
@@ -97,7 +98,7 @@ bool read_row(NodeParse& p, int line, const std::vector<std::string>& cells, Nod
   const std::string& cell = cells[p.throughput - 1];
   const auto v = util::parse_number(cell);
   if (!v || *v < kMinRate || *v > kMaxRate) {
-    p.add(where(line, p.throughput, kThroughput),
+    p.add(node_cell(line, p.throughput, kThroughput),
           "found " + (cell.empty() ? std::string("an empty cell") : "`" + cell + "`") +
               ", expected events per second per job, a number from 1e-12 to 1e12");
     return false;
@@ -128,25 +129,25 @@ NodeMeasurements parse_node_measurements(const std::string& text, const std::str
                              "(jobs_per_node,threads_per_job,throughput_per_job) and one "
                              "row per measured job"}});
   NodeParse p{file, {}, {}, 0, 0, 0};
-  read_header(p, lines[0].first, lines[0].second);
+  read_node_header(p, lines[0].first, lines[0].second);
   std::set<double> occupancies;
   for (std::size_t k = 1; k < lines.size(); ++k) {
     const int line = lines[k].first;
     if (out.rows.size() == Limits::max_rows) {
-      p.add(where(line), "found more than " + util::format_count(Limits::max_rows) +
-                             " data rows, expected at most that many (a few repeats of a few "
-                             "occupancies are enough)");
+      p.add(node_cell(line), "found more than " + util::format_count(Limits::max_rows) +
+                                 " data rows, expected at most that many (a few repeats of a few "
+                                 "occupancies are enough)");
       break;
     }
     const auto cells = util::split_csv_trimmed(lines[k].second, " \t\r");
     if (cells.size() != p.header.size()) {
-      p.add(where(line), "found " + std::to_string(cells.size()) +
-                             (cells.size() == 1 ? " cell" : " cells") + ", expected " +
-                             std::to_string(p.header.size()) + " like the header");
+      p.add(node_cell(line), "found " + std::to_string(cells.size()) +
+                                 (cells.size() == 1 ? " cell" : " cells") + ", expected " +
+                                 std::to_string(p.header.size()) + " like the header");
       continue;
     }
     NodeRow row;
-    if (!read_row(p, line, cells, row)) continue;
+    if (!read_node_row(p, line, cells, row)) continue;
     out.rows.push_back(row);
     occupancies.insert(row.busy_threads());
   }
