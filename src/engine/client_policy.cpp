@@ -139,12 +139,13 @@ void Clients::abandon(std::uint32_t r) {
 void Clients::start_fallback(std::uint32_t r) {
   const Request& rq = ctx_.requests[r];
   const double seconds = fallback_seconds(r);
-  if (const Tenant& tn = tenant_of(rq.thread); !tn.async && tn.on_nodes) {
+  const Tenant& tn = tenant_of(rq.thread);
+  if (!tn.async && tn.on_nodes) {
     nodes_.start(node_of(rq.thread), {WorkerNodes::WorkKind::Fallback, rq.thread, r, rq.gen},
                  seconds);
     return;
   }
-  if (!tenant_of(rq.thread).async) {
+  if (!tn.async) {
     parts_.accounting.client_cpu(tenant_index(rq.thread), seconds);
     ctx_.queue.push(ctx_.now + seconds, EventKind::FallbackDone, r, rq.gen);
     return;
