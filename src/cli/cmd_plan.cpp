@@ -9,6 +9,8 @@
 #include <sonicsim/pipeline/scenario_run.hpp>
 #include <sonicsim/pipeline/status_line.hpp>
 #include <sonicsim/plan/plan.hpp>
+#include <sonicsim/plan/robust.hpp>
+#include <sonicsim/plan/timeline.hpp>
 #include <sonicsim/points/children.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/scenario/units.hpp>
@@ -32,6 +34,15 @@ struct PlanArgs {
   double gpu_hour = -1.0, core_hour = -1.0, gpu_watts = -1.0, core_watts = -1.0, kwh = -1.0;
   int replications = 3, workers = 0, probes = 0;
   bool json = false, analytic_only = false, quiet = false;
+  // Robust answers (docs/plan.md, "Robust answers"): -1 / empty: not given.
+  double confidence = -1.0, narrow = 2.0;
+  int samples = 0, sample_replications = 1;
+  long long sampling_seed = -1;
+  std::string sampling, uncertainty, check;
+  bool no_tornado = false;
+  // plan timeline (docs/plan.md, "When to buy").
+  std::string timeline_for = "min-devices";
+  plan::GrowthFlags growth;
 };
 
 // A bound of --range: a bandwidth (min-bandwidth), an arrival rate (--vary ...arrivals.rate) or
@@ -146,8 +157,63 @@ plan::Options options_of(const PlanArgs& a) {
   return o;
 }
 
+// --confidence and the flags that only it uses.
+std::optional<plan::RobustOptions> robust_options_of(const PlanArgs& a, const plan::Options& o) {
+  const bool any = a.samples > 0 || !a.sampling.empty() || !a.uncertainty.empty() ||
+                   !a.check.empty() || a.sampling_seed >= 0 || a.no_tornado;
+  if (a.confidence < 0) {
+    if (any)
+      throw UsageError(
+          "--samples, --sampling, --uncertainty, --check, --sampling-seed and --no-tornado "
+          "belong to a robust plan: add --confidence C (e.g. 0.95)");
+    return std::nullopt;
+  }
+  if (!(a.confidence > 0 && a.confidence < 1))
+    throw UsageError("--confidence: found " + util::formatted("%g", a.confidence) +
+                     ", expected a fraction in (0, 1) such as 0.95");
+  if (o.question == plan::Question::Cost)
+    throw UsageError(
+        "--confidence answers a constraint's question (max-cpu, min-devices, min-bandwidth); "
+        "cost has no constraint to meet in a share of the cases");
+  if (o.analytic_only) throw UsageError("--confidence simulates: it cannot go with --analytic-only");
+  plan::RobustOptions ro;
+  ro.confidence = a.confidence;
+  if (a.samples > 0) ro.samples = a.samples;
+  if (!a.sampling.empty()) {
+    if (a.sampling != "lhs" && a.sampling != "sobol")
+      throw UsageError("--sampling: found `" + a.sampling + "`, expected lhs or sobol");
+    ro.method = a.sampling;
+  }
+  if (a.sampling_seed >= 0) ro.seed = static_cast<std::uint64_t>(a.sampling_seed);
+  ro.uncertainty_file = a.uncertainty;
+  ro.replications = a.sample_replications;
+  ro.tornado = !a.no_tornado;
+  ro.narrow_to = ro.tornado ? a.narrow / 100.0 : 0.0;
+  return ro;
+}
+
+// --check PATH=VALUE: the varied path, and a value of it.
+double check_value(const PlanArgs& a, const plan::Report& r) {
+  const auto eq = a.check.find('=');
+  if (eq == std::string::npos || a.check.substr(0, eq) != r.options.vary)
+    throw UsageError("--check: found `" + a.check + "`, expected " + r.options.vary +
+                     "=VALUE (the path the plan varies)");
+  std::optional<scenario::Quantity> q;
+  if (r.options.question == plan::Question::MinBandwidth) q = scenario::Quantity::Bandwidth;
+  if (plan::varies_rate(r.options.vary)) q = scenario::Quantity::Rate;
+  return parse_bound(a.check.substr(eq + 1), q, "--check");
+}
+
+int cmd_timeline(const PlanArgs& given);
+
 int cmd_plan(const PlanArgs& a) {
+  if (a.question == "timeline") return cmd_timeline(a);
+  if (!a.growth.growth.empty() || !a.growth.start.empty() || !a.growth.period.empty() ||
+      !a.growth.horizon.empty() || !a.growth.lead_time.empty())
+    throw UsageError("--growth, --start, --period, --horizon and --lead-time belong to "
+                     "`plan SCENARIO timeline`");
   auto options = options_of(a);
+  auto robust_options = robust_options_of(a, options);
   if (!a.output.empty()) check_writable(a.output);
   const auto common = overrides_of(a.scenario);
   const int workers = a.workers > 0 ? a.workers : points::default_workers();
@@ -193,12 +259,68 @@ int cmd_plan(const PlanArgs& a) {
                  plan::simulate_with_run_points(pipeline::simulator(), a.scenario.scenario_path,
                                                 common, workers, watch));
   line.finish(false);
-  const auto j = plan::to_json(report);
+  auto j = plan::to_json(report);
+  std::string robust_text;
+  if (robust_options) {
+    if (!a.check.empty()) robust_options->check = check_value(a, report);
+    pipeline::StatusLine robust_line(!a.quiet);
+    if (robust_line.on())
+      robust_options->on_progress = [&](const std::string& what) { robust_line.show(-1.0, what, -1.0); };
+    const auto robust = plan::robust_plan(
+        a.scenario.scenario_path, common, report,
+        [&](const std::vector<scenario::Override>& c) {
+          return plan::simulate_with_run_points(pipeline::simulator(), a.scenario.scenario_path, c,
+                                                workers);
+        },
+        *robust_options);
+    robust_line.finish(false);
+    j["robust"] = plan::to_json(robust, report);
+    robust_text = plan::to_text(robust, report);
+  }
   if (!a.output.empty()) write_atomically(a.output, j.dump(2) + "\n");
   if (a.json) {
     std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << plan::to_text(report);
+    std::cout << plan::to_text(report) << robust_text;
+    if (!a.output.empty()) std::cout << "plan written to " << a.output << "\n";
+  }
+  return 0;
+}
+
+// `plan SCENARIO timeline`: the --for question at every date of the growth path.
+int cmd_timeline(const PlanArgs& given) {
+  PlanArgs a = given;
+  if (a.timeline_for != "min-devices" && a.timeline_for != "min-bandwidth")
+    throw UsageError("--for: found `" + a.timeline_for + "`, expected min-devices or min-bandwidth");
+  a.question = a.timeline_for;
+  auto options = options_of(a);
+  if (options.analytic_only) throw UsageError("a timeline simulates: drop --analytic-only");
+  const auto robust = robust_options_of(a, options);
+  if (!a.check.empty()) throw UsageError("--check belongs to a single robust plan, not a timeline");
+  if (!a.output.empty()) check_writable(a.output);
+  const auto common = overrides_of(a.scenario);
+  const int workers = a.workers > 0 ? a.workers : points::default_workers();
+  options.probes = a.probes > 0 ? a.probes : std::max(1, workers / options.replications);
+  const auto growth = plan::load_growth(a.scenario.scenario_path, common, a.growth);
+  auto ro = robust;
+  pipeline::StatusLine line(!a.quiet);
+  if (ro && line.on())
+    ro->on_progress = [&](const std::string& what) { line.show(-1.0, what, -1.0); };
+  const auto t = plan::timeline(
+      a.scenario.scenario_path, common, options, growth,
+      [&](const std::vector<scenario::Override>& c) {
+        return plan::simulate_with_run_points(pipeline::simulator(), a.scenario.scenario_path, c,
+                                              workers);
+      },
+      ro);
+  line.finish(false);
+  auto j = plan::to_json(t.start_report);
+  j["timeline"] = plan::to_json(t, t.start_report.options);
+  if (!a.output.empty()) write_atomically(a.output, j.dump(2) + "\n");
+  if (a.json) {
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << plan::to_text(t.start_report) << plan::to_text(t, t.start_report.options);
     if (!a.output.empty()) std::cout << "plan written to " << a.output << "\n";
   }
   return 0;
@@ -217,7 +339,8 @@ void add_plan_command(CLI::App& app, Commands& out) {
   cmd->add_option("question", args.question,
                   "max-cpu (largest --vary, default workload.jobs, meeting the constraint), "
                   "min-devices (smallest servers.0.count), min-bandwidth (smallest bandwidth of "
-                  "--link), cost (cheapest workload.jobs per million events)")
+                  "--link), cost (cheapest workload.jobs per million events), timeline (--for "
+                  "at every date of a growth path)")
       ->required();
   cmd->add_option("--slowdown", args.slowdown,
                   "Constraint: thread time per event within this many percent of the reference "
@@ -275,6 +398,44 @@ void add_plan_command(CLI::App& app, Commands& out) {
                   "Values simulated together per bisection round (default: workers / "
                   "replications, at least 1; 1 is plain bisection, the fewest simulations)")
       ->check(whole_number(1, 1000));
+  cmd->add_option("--confidence", args.confidence,
+                  "Robust answer: the value that meets the constraint in this share of the "
+                  "samples of the scenario's uncertain inputs (its `uncertainty` block), e.g. 0.95");
+  cmd->add_option("--samples", args.samples,
+                  "Robust answer: samples of the uncertain inputs (default the block's, 32)")
+      ->check(whole_number(1, 100000));
+  cmd->add_option("--sampling", args.sampling, "Robust answer: lhs (default) or sobol");
+  cmd->add_option("--sampling-seed", args.sampling_seed,
+                  "Robust answer: the design's seed (default the block's, else the plan's seed)")
+      ->check(non_negative());
+  cmd->add_option("--uncertainty", args.uncertainty,
+                  "Robust answer: a JSON file with the uncertainty block, instead of the "
+                  "scenario's own");
+  cmd->add_option("--check", args.check,
+                  "Robust answer: PATH=VALUE, the share of the samples that VALUE of the varied "
+                  "path is enough for (e.g. servers.0.count=32)");
+  cmd->add_option("--sample-replications", args.sample_replications,
+                  "Robust answer: simulations per value in each sample's search (default 1)")
+      ->check(whole_number(1, 1000));
+  cmd->add_option("--narrow", args.narrow,
+                  "Robust answer: search again with the input that matters most measured within "
+                  "this many percent (95% half-width; default 2, 0 = do not)")
+      ->check(non_negative());
+  cmd->add_flag("--no-tornado", args.no_tornado,
+                "Robust answer: skip the tornado (one search per input end) and the narrowing");
+  cmd->add_option("--for", args.timeline_for,
+                  "timeline: the question asked at every date, min-devices (default) or "
+                  "min-bandwidth");
+  cmd->add_option("--growth", args.growth.growth,
+                  "timeline: a growing path, PATH=xFACTOR/DURATION (compound, e.g. "
+                  "workload.jobs=x2/3y) or PATH=+AMOUNT/DURATION (linear); repeatable, over the "
+                  "scenario's `growth` block");
+  cmd->add_option("--start", args.growth.start, "timeline: the first date, YYYY-MM");
+  cmd->add_option("--period", args.growth.period,
+                  "timeline: the step between dates (default 3mo)");
+  cmd->add_option("--horizon", args.growth.horizon, "timeline: how far ahead (default 3y)");
+  cmd->add_option("--lead-time", args.growth.lead_time,
+                  "timeline: procurement lead time, from order to use (default 6mo)");
   cmd->add_option("-o,--output", args.output, "Write the plan as JSON here");
   cmd->add_flag("--json", args.json, "Print the plan JSON on stdout instead of the summary");
   cmd->add_flag("-q,--quiet", args.quiet, "No progress on stderr (shown only on a terminal)");

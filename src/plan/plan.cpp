@@ -592,6 +592,10 @@ void find_limit(Report& r, Simulations& sims, const Domain& d, double g_lo, doub
   double ok_guess = none && ok_below ? d.min : ok_below ? g_lo : g_hi;
   double fail_guess = ok_below ? (r.geometric ? g_hi * (1.0 + 2.0 * o.tolerance) : g_hi + 1.0)
                                : (r.geometric ? g_lo / (1.0 + 2.0 * o.tolerance) : g_lo - 1.0);
+  if (o.warm_start) {
+    ok_guess = d.clamp(o.warm_start->first);
+    fail_guess = d.clamp(o.warm_start->second);
+  }
   if (r.geometric) {
     ok_guess = round_bandwidth(ok_guess);
     fail_guess = round_bandwidth(fail_guess);

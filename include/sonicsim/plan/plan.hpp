@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -80,6 +81,10 @@ struct Options {
   // replications, at the price of more simulations. 1 is plain bisection.
   int probes = 1;
   bool analytic_only = false;  // stop after the formula and MVA answers: no simulation
+  // A first bracket given by the caller (a value expected to meet, one expected to miss) instead
+  // of one around the analytic answers: robust plans start each sample's search at the answer
+  // of a similar sample (plan/robust.hpp). Clamped to the range.
+  std::optional<std::pair<double, double>> warm_start;
   // With several workloads: the one the constraint is on, by name; "" or "all": every one.
   std::string workload;
   // What the constraint reads in each run, filled in by plan() from the scenario (WorkloadScope).

@@ -89,4 +89,18 @@ std::optional<Spec> load_spec(const std::string& scenario_path,
                               const std::vector<scenario::Override>& common,
                               const std::string& block_file = "");
 
+// Reading and writing one scenario value, shared with the plans that grow a path over time.
+// The value at a dotted --set path, read-only: nullptr, with `why`, when the path leads nowhere.
+const nlohmann::json* find_path(const nlohmann::json& doc, const std::string& path, std::string& why);
+// A number (SI) or a quantity with its unit; nullopt for anything else.
+struct NumericValue {
+  double si = 0.0;
+  std::optional<scenario::Quantity> quantity;  // written with a unit
+  bool integer = false;                         // a JSON integer: written back rounded
+};
+std::optional<NumericValue> numeric_value(const nlohmann::json& v);
+// `si` as JSON text written like `like`: an integer rounded, a quantity with its base unit (so
+// that --strict-units accepts it), else a plain number.
+std::string write_numeric(const NumericValue& like, double si);
+
 }  // namespace sonicsim::uncertainty
