@@ -17,16 +17,15 @@ namespace {
 
 // A results document with the figures sample_metrics reads (SPEC section 6).
 nlohmann::json sampled_results(double throughput, bool with_latency = true) {
-  nlohmann::json r = {
-      {"events",
-       {{"throughput_per_s", throughput},
-        {"per_job_throughput_per_s", throughput / 4},
-        {"thread_time_per_event_s", 8 / throughput}}},
-      {"requests", {{"latency_s", nlohmann::json::object()}}},
-      {"servers",
-       {{{"name", "a"}, {"utilization", 0.5}, {"utilization_max", 0.6}},
-        {{"name", "b"}, {"utilization", 0.7}, {"utilization_max", 0.9}}}},
-      {"links", {{{"name", "site_uplink"}, {"mean_utilization", 0.25}}}}};
+  nlohmann::json r = {{"events",
+                       {{"throughput_per_s", throughput},
+                        {"per_job_throughput_per_s", throughput / 4},
+                        {"thread_time_per_event_s", 8 / throughput}}},
+                      {"requests", {{"latency_s", nlohmann::json::object()}}},
+                      {"servers",
+                       {{{"name", "a"}, {"utilization", 0.5}, {"utilization_max", 0.6}},
+                        {{"name", "b"}, {"utilization", 0.7}, {"utilization_max", 0.9}}}},
+                      {"links", {{{"name", "site_uplink"}, {"mean_utilization", 0.25}}}}};
   if (with_latency) r["requests"]["latency_s"] = {{"p50", 0.002}, {"p99", 0.01}};
   return r;
 }
@@ -83,7 +82,8 @@ TEST_CASE("sampled run: the metrics of a results document", "[samples]") {
   CHECK(value_of(m, "servers.utilization_max") == 0.9);
   CHECK(value_of(m, "links.site_uplink.mean_utilization") == 0.25);
   // No latency (no request finished): NaN, not 0.
-  CHECK(std::isnan(value_of(sample_metrics(sampled_results(1.0, false)), "requests.latency_s.p99")));
+  CHECK(
+      std::isnan(value_of(sample_metrics(sampled_results(1.0, false)), "requests.latency_s.p99")));
 }
 
 TEST_CASE("sampled run: a request is refused outside its limits, naming the flag", "[samples]") {

@@ -132,7 +132,8 @@ TEST_CASE("a calibrated curve moves as one, and not at all at the fit's own para
   CHECK(table["seconds"].get<std::vector<double>>() == c.seconds);
   // a one sd up: the curve's fixed part grows by 1e-4 s, at every batch by the curve's ratio.
   const auto up = realise(spec, {0.8413447460685429, 0.5});
-  const auto moved = nlohmann::json::parse(up.overrides[0].value)["seconds"].get<std::vector<double>>();
+  const auto moved =
+      nlohmann::json::parse(up.overrides[0].value)["seconds"].get<std::vector<double>>();
   for (std::size_t i = 0; i < c.batch.size(); ++i) {
     const double base = 0.001 + 0.0001 * c.batch[i];
     CHECK(moved[i] == Approx(c.seconds[i] * (base + 1e-4) / base).epsilon(1e-6));

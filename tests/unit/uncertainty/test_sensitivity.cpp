@@ -87,10 +87,12 @@ TEST_CASE("sobol indices: a linear function has S_i = ST_i = a_i^2 / sum a_j^2",
 }
 
 // Closed form (Ishigami and Homma 1990; Saltelli et al. 2010, table 1). Tolerance 0.05: at
-// n = 4096 the bootstrap half-widths measured here are up to about 0.02 (first order; the x3
-// quartic term makes f_B (f_ABi - f_A) heavy-tailed), so 0.05 is about 2.5 of them, and still far
-// below the gaps the test must tell apart (S1 of x1, 0.31, against its total, 0.56; S of x3, 0,
-// against its total, 0.24).
+// n = 4096 the 95% bootstrap half-widths measured here reach 0.046 (the first-order estimator
+// averages f_B (f_ABi - f_A), heavy-tailed through x3's quartic term), so 0.05 is the estimator's
+// own 95% interval rounded up; the errors measured are at most 0.022 (Lhs, S of x3) and 0.0015
+// (Sobol). 0.05 still tells apart what the test must: S of x1 (0.31) from its total (0.56), S of
+// x3 (0) from its total (0.24). Each closed-form value must also lie within the index's own
+// interval (plus 0.005).
 TEST_CASE("sobol indices: the Ishigami function's closed-form indices", "[sobol]") {
   const double first[] = {0.3139, 0.4424, 0.0};
   const double total[] = {0.5576, 0.4424, 0.2437};
@@ -103,8 +105,10 @@ TEST_CASE("sobol indices: the Ishigami function's closed-form indices", "[sobol]
                     << s[i].total << " +- " << s[i].total_ci95);
       CHECK(std::abs(s[i].first - first[i]) < 0.05);
       CHECK(std::abs(s[i].total - total[i]) < 0.05);
-      CHECK(s[i].first_ci95 < 0.05);
-      CHECK(s[i].total_ci95 < 0.05);
+      CHECK(std::abs(s[i].first - first[i]) <= s[i].first_ci95 + 0.005);
+      CHECK(std::abs(s[i].total - total[i]) <= s[i].total_ci95 + 0.005);
+      CHECK(s[i].first_ci95 < 0.1);
+      CHECK(s[i].total_ci95 < 0.1);
     }
   }
 }
