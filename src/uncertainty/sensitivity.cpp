@@ -3,6 +3,10 @@
 //   V     = variance of f over A and B together (2n values)
 //   S_g   = mean_j f_B[j] (f_{A_B^g}[j] - f_A[j]) / V               (Saltelli et al. 2010)
 //   ST_g  = mean_j (f_A[j] - f_{A_B^g}[j])^2 / (2 V)                 (Jansen 1999)
+// with f_B centred by the mean of f over A and B in S_g: the same estimator in expectation
+// (mean_j (f_{A_B^g}[j] - f_A[j]) tends to 0), but invariant to a shift of the output, whose
+// mean would otherwise multiply the estimator's noise (a throughput of 750/s spread by 150/s:
+// a half-width of 0.7 at 256 base rows against 0.1 centred).
 // The 95% intervals resample the n base rows (j) with replacement and take half the distance
 // between the 2.5% and 97.5% quantiles of the resampled estimates. Sums run in row order and the
 // resampling draws from std::mt19937_64 with its own index mapping, so the same outputs and seed
@@ -67,7 +71,7 @@ std::vector<SobolIndex> estimate(const Outputs& o, const std::vector<std::size_t
     double first = 0.0, total = 0.0;
     for (std::size_t j : rows) {
       const double d = o.ab(g, j) - o.a(j);
-      first += o.b(j) * d;
+      first += (o.b(j) - mean) * d;
       total += d * d;
     }
     out[g].first = first / m / v;
