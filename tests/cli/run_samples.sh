@@ -95,6 +95,18 @@ run_ok "$SONICSIM" sweep "$S" --param servers.0.count=1,2 --samples 3 --shard 2/
 run_ok "$SONICSIM" merge "$TMP/s1.csv" "$TMP/s2.csv" -o "$TMP/merged.csv"
 same_bytes "$TMP/sweep.csv" "$TMP/merged.csv"
 same_bytes "$Q" "$TMP/merged.quantiles.csv"
+# --resume after the first shard finishes the same sweep, byte for byte.
+run_ok "$SONICSIM" sweep "$S" --param servers.0.count=1,2 --samples 3 --shard 1/2 -o "$TMP/r.csv"
+run_ok "$SONICSIM" sweep "$S" --param servers.0.count=1,2 --samples 3 -o "$TMP/r.csv" --resume
+assert_stdout_contains "3 kept from before"
+same_bytes "$TMP/sweep.csv" "$TMP/r.csv"
+same_bytes "$Q" "$TMP/r.quantiles.csv"
+# Another design is another sweep: its identity holds the sampled values.
+run_ok "$SONICSIM" sweep "$S" --param servers.0.count=1,2 --samples 3 --sampling sobol --dry-run -o "$TMP/d.csv"
+id_other=$(head -1 "$OUT" | cut -d' ' -f2)
+[[ -n $id_other && $id_other != "$(sed -n 2p "$TMP/sweep.csv" | cut -d, -f1)" ]] ||
+  fail "--sampling sobol kept the sweep id"
+pass "another design, another sweep id"
 refused "--uncertainty without --samples" "$SONICSIM" sweep "$S" --param servers.0.count=1,2 \
   --uncertainty tests/data/uncertain_bad_block.json -o "$TMP/no.csv"
 
