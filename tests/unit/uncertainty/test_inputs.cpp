@@ -23,7 +23,8 @@ json knee() {
 }
 
 // The problems of a block set into the knee scenario.
-std::vector<Problem> problems_of(const json& block, std::optional<uncertainty::Spec>* out = nullptr) {
+std::vector<Problem> problems_of(const json& block,
+                                 std::optional<uncertainty::Spec>* out = nullptr) {
   json doc = knee();
   doc["uncertainty"] = block;
   std::vector<Problem> problems;
@@ -47,11 +48,15 @@ TEST_CASE("an uncertainty block reads every distribution against the scenario's 
       {"seed", 7},
       {"inputs",
        {{{"path", "workload.cpu_time_per_event"}, {"dist", "plus_minus"}, {"by", "10%"}},
-        {{"name", "GPU time"}, {"path", "models.toy.service_time.seconds.0"}, {"dist", "lognormal"},
+        {{"name", "GPU time"},
+         {"path", "models.toy.service_time.seconds.0"},
+         {"dist", "lognormal"},
          {"cv", 0.2}},
         {{"path", "workload.jobs"}, {"dist", "uniform"}, {"low", 10}, {"high", 30}},
         {{"path", "network.site_uplink.latency"}, {"dist", "normal"}, {"sd", "0.1ms"}},
-        {{"path", "workload.mode"}, {"dist", "choice"}, {"values", {"sync", "async"}},
+        {{"path", "workload.mode"},
+         {"dist", "choice"},
+         {"values", {"sync", "async"}},
          {"weights", {3, 1}}}}}};
   const auto p = problems_of(block, &spec);
   INFO(first(p));
@@ -66,7 +71,7 @@ TEST_CASE("an uncertainty block reads every distribution against the scenario's 
   CHECK(cpu.a == Approx(0.01));  // 10% of 100 ms
   CHECK(cpu.quantity == scenario::Quantity::Time);
   CHECK(spec->inputs[1].name == "GPU time");
-  CHECK(spec->inputs[1].a == Approx(0.001));                            // median: as written
+  CHECK(spec->inputs[1].a == Approx(0.001));                        // median: as written
   CHECK(spec->inputs[1].b == Approx(std::sqrt(std::log1p(0.04))));  // sigma from cv
   CHECK(spec->inputs[2].integer);
   CHECK(spec->inputs[3].a == Approx(0.001));
@@ -86,25 +91,35 @@ TEST_CASE("a bad uncertainty block names the JSON path, what was found and what 
                  Catch::Contains("lognormal"));
   CHECK_THAT(first(one({{"path", "workload"}, {"dist", "normal"}, {"sd", 1}})),
              Catch::Contains("an object") && Catch::Contains("workload.mean"));
-  CHECK_THAT(first(one({{"path", "workload.cpu_time_per_event"}, {"dist", "normal"}, {"sd", "50%"}})),
-             Catch::Contains("uncertainty.inputs[0].sd") && Catch::Contains("lognormal"));
+  CHECK_THAT(
+      first(one({{"path", "workload.cpu_time_per_event"}, {"dist", "normal"}, {"sd", "50%"}})),
+      Catch::Contains("uncertainty.inputs[0].sd") && Catch::Contains("lognormal"));
   CHECK_THAT(first(one({{"path", "workload.jobs"}, {"dist", "uniform"}, {"low", 5}, {"high", 2}})),
              Catch::Contains("uncertainty.inputs[0].high"));
-  CHECK_THAT(first(one({{"path", "workload.mode"}, {"dist", "choice"}, {"values", {"sync"}},
+  CHECK_THAT(first(one({{"path", "workload.mode"},
+                        {"dist", "choice"},
+                        {"values", {"sync"}},
                         {"weights", {1, 2}}})),
              Catch::Contains("uncertainty.inputs[0].weights") && Catch::Contains("1 weights"));
-  CHECK_THAT(first(one({{"path", "workload.jobs"}, {"dist", "uniform"}, {"low", 1}, {"high", 2},
-                        {"sd", 3}, {"hihg", 1}})),
+  CHECK_THAT(first(one({{"path", "workload.jobs"},
+                        {"dist", "uniform"},
+                        {"low", 1},
+                        {"high", 2},
+                        {"sd", 3},
+                        {"hihg", 1}})),
              Catch::Contains("uncertainty.inputs[0].hihg") && Catch::Contains("did you mean"));
   CHECK_THAT(first(one({{"path", "models.toy.service_time"}, {"from", "calibration"}})),
              Catch::Contains("calibration file") && Catch::Contains("models.toy.service_time"));
   CHECK_THAT(first(problems_of({{"inputs", json::array()}})),
              Catch::Contains("uncertainty.inputs") && Catch::Contains("1 to 64"));
-  CHECK_THAT(first(problems_of({{"inputs", {{{"path", "workload.jobs"}, {"dist", "plus_minus"}, {"by", 2}},
-                                             {{"path", "workload.jobs"}, {"dist", "plus_minus"}, {"by", 3}}}}})),
-             Catch::Contains("uncertainty.inputs[1].path") && Catch::Contains("already uncertain"));
-  CHECK_THAT(first(problems_of({{"inputs", {{{"path", "workload.jobs"}, {"dist", "plus_minus"}, {"by", 2}}}},
-                                {"samples", 0}})),
+  CHECK_THAT(
+      first(problems_of({{"inputs",
+                          {{{"path", "workload.jobs"}, {"dist", "plus_minus"}, {"by", 2}},
+                           {{"path", "workload.jobs"}, {"dist", "plus_minus"}, {"by", 3}}}}})),
+      Catch::Contains("uncertainty.inputs[1].path") && Catch::Contains("already uncertain"));
+  CHECK_THAT(first(problems_of(
+                 {{"inputs", {{{"path", "workload.jobs"}, {"dist", "plus_minus"}, {"by", 2}}}},
+                  {"samples", 0}})),
              Catch::Contains("uncertainty.samples"));
 }
 
@@ -113,10 +128,11 @@ TEST_CASE("a value an input reaches that the scenario refuses is refused before 
   // 20 jobs +- 25: at its low end the workload would have negative jobs.
   const std::string dir = SONICSIM_TEST_DATA_DIR;
   const std::vector<scenario::Override> set = {
-      {"uncertainty", R"({"inputs": [{"path": "workload.jobs", "dist": "plus_minus", "by": 25}]})"}};
-  CHECK_THROWS_WITH(uncertainty::load_spec(kKnee, set),
-                    Catch::Contains("uncertainty.inputs[0]") && Catch::Contains("0.05%") &&
-                        Catch::Contains("workload.jobs"));
+      {"uncertainty",
+       R"({"inputs": [{"path": "workload.jobs", "dist": "plus_minus", "by": 25}]})"}};
+  CHECK_THROWS_WITH(uncertainty::load_spec(kKnee, set), Catch::Contains("uncertainty.inputs[0]") &&
+                                                            Catch::Contains("0.05%") &&
+                                                            Catch::Contains("workload.jobs"));
   const std::vector<scenario::Override> fine = {
       {"uncertainty", R"({"inputs": [{"path": "workload.jobs", "dist": "plus_minus", "by": 5}]})"}};
   CHECK(uncertainty::load_spec(kKnee, fine));
@@ -126,10 +142,12 @@ TEST_CASE("a value an input reaches that the scenario refuses is refused before 
 TEST_CASE("a calibrated curve takes its fitted parameters and their 95% intervals",
           "[uncertainty][calibration]") {
   // The shipped ParticleNet AK4 T4 calibration: a saturating curve (t0, r_max, k).
-  const std::string file = std::string(SONICSIM_SOURCE_DIR) + "/calibration/cms-t4/particlenet_AK4.json";
+  const std::string file =
+      std::string(SONICSIM_SOURCE_DIR) + "/calibration/cms-t4/particlenet_AK4.json";
   json doc = knee();
   doc["models"]["toy"]["service_time"] = {{"T4", {{"calibration", file}}}};
-  doc["uncertainty"] = {{"inputs", {{{"path", "models.toy.service_time.T4"}, {"from", "calibration"}}}}};
+  doc["uncertainty"] = {
+      {"inputs", {{{"path", "models.toy.service_time.T4"}, {"from", "calibration"}}}}};
   std::vector<Problem> problems;
   const auto spec = uncertainty::read_spec(doc, ".", problems);
   INFO(first(problems));
