@@ -252,6 +252,7 @@ Robust robust_plan(const std::string& scenario_path, const std::vector<scenario:
   out.replications = ro.replications;
   out.nominal = nominal.answer.value;
   out.plain_simulations = nominal.simulations;
+  out.device = detail::device_of(scenario_path, nominal.options.vary);
   describe_inputs(*spec, out);
 
   const auto rows = uncertainty::design(uncertainty::method_from_name(out.method, "--sampling"),

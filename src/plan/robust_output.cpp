@@ -76,7 +76,8 @@ std::string headline(const Robust& rb, const Report& r) {
   if (!rb.answer)
     return "no value in the range meets " + what + " in " + percent(rb.confidence) +
            " of the plausible cases";
-  return r.options.vary + " = " + show(r, rb.answer) + " meets " + what + " in " +
+  return r.options.vary + " = " + show(r, rb.answer) +
+         (rb.device.empty() ? std::string() : " (" + rb.device + ")") + " meets " + what + " in " +
          percent(rb.confidence) + " of the plausible cases; " + show(r, rb.median) +
          " at the median";
 }
@@ -106,6 +107,7 @@ json to_json(const Robust& rb, const Report& r) {
              {"ci95", {clo, chi}}};
   }
   return {{"confidence", rb.confidence},
+          {"device", rb.device},
           {"method", rb.method},
           {"samples", rb.samples},
           {"seed", rb.seed},

@@ -24,20 +24,6 @@ std::vector<scenario::Override> joined(const std::vector<scenario::Override>& a,
   return out;
 }
 
-// The device a pool's count names (servers.I.count -> servers.I.device), for people.
-std::string device_of(const std::string& scenario_path, const std::string& vary) {
-  const std::string suffix = ".count";
-  if (vary.size() <= suffix.size() ||
-      vary.compare(vary.size() - suffix.size(), suffix.size(), suffix))
-    return "";
-  std::string error, why;
-  const auto doc = parse_json(read_text(scenario_path, error), scenario_path);
-  if (!doc) return "";
-  const json* d =
-      uncertainty::find_path(*doc, vary.substr(0, vary.size() - suffix.size()) + ".device", why);
-  return d && d->is_string() ? d->get<std::string>() : "";
-}
-
 std::optional<double> analytic_of(const Report& r) {
   return r.formula_answer ? r.formula_answer : r.mva_answer;
 }
@@ -141,7 +127,7 @@ Timeline timeline(const std::string& scenario_path, const std::vector<scenario::
   o.vary = r0.options.vary;
   o.link = r0.options.link;
   t.fleet = r0.base.value("value", 0.0);
-  t.device = device_of(scenario_path, o.vary);
+  t.device = detail::device_of(scenario_path, o.vary);
   PeriodAnswer last;
   for (int month = 0; month <= growth.horizon_months; month += growth.period_months) {
     const auto at = growth_overrides(growth, month);

@@ -59,6 +59,7 @@ struct Narrowing {
 };
 struct Robust {
   double confidence = 0.95;
+  std::string device;  // the pool's device when the plan varies its count ("T4"), else empty
   std::string method;
   int samples = 0;
   std::uint64_t seed = 0;
