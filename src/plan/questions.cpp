@@ -16,11 +16,11 @@
 #include <sonicsim/scenario/link_names.hpp>
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/scenario/units.hpp>
-#include <sonicsim/util/format.hpp>
-#include <sonicsim/util/numbers.hpp>
 #include <sonicsim/uncertainty/inputs.hpp>
 #include <sonicsim/util/files.hpp>
+#include <sonicsim/util/format.hpp>
 #include <sonicsim/util/json_text.hpp>
+#include <sonicsim/util/numbers.hpp>
 
 namespace sonicsim::plan {
 
