@@ -49,7 +49,7 @@ while IFS= read -r f; do
   name="${f#scenarios/}"; name="${name%.json}"
   # shellcheck disable=SC2086
   row "$name" "$f" ${SHORT[$name]:-}
-done < <(find scenarios -name '*.json' | sort)
+done < <(find scenarios -name '*.json' ! -name '*.uncertainty.json' | sort)
 for s in "${SYNTHETIC[@]}"; do
   # shellcheck disable=SC2086
   row "${s%%|*}" ${s#*|}

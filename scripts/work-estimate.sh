@@ -36,4 +36,4 @@ while IFS= read -r f; do
   name="${f#scenarios/}"; name="${name%.json}"
   # shellcheck disable=SC2086
   row "$name" "$f" ${SHORT[$name]:-}
-done < <(find scenarios -name '*.json' ! -path '*/gallery/*/figures.json' | sort)
+done < <(find scenarios -name '*.json' ! -name '*.uncertainty.json' ! -path '*/gallery/*/figures.json' | sort)

@@ -175,7 +175,8 @@ std::optional<plan::RobustOptions> robust_options_of(const PlanArgs& a, const pl
     throw UsageError(
         "--confidence answers a constraint's question (max-cpu, min-devices, min-bandwidth); "
         "cost has no constraint to meet in a share of the cases");
-  if (o.analytic_only) throw UsageError("--confidence simulates: it cannot go with --analytic-only");
+  if (o.analytic_only)
+    throw UsageError("--confidence simulates: it cannot go with --analytic-only");
   plan::RobustOptions ro;
   ro.confidence = a.confidence;
   if (a.samples > 0) ro.samples = a.samples;
@@ -210,12 +211,19 @@ int cmd_plan(const PlanArgs& a) {
   if (a.question == "timeline") return cmd_timeline(a);
   if (!a.growth.growth.empty() || !a.growth.start.empty() || !a.growth.period.empty() ||
       !a.growth.horizon.empty() || !a.growth.lead_time.empty())
-    throw UsageError("--growth, --start, --period, --horizon and --lead-time belong to "
-                     "`plan SCENARIO timeline`");
+    throw UsageError(
+        "--growth, --start, --period, --horizon and --lead-time belong to "
+        "`plan SCENARIO timeline`");
   auto options = options_of(a);
   auto robust_options = robust_options_of(a, options);
   if (!a.output.empty()) check_writable(a.output);
   const auto common = overrides_of(a.scenario);
+  if (robust_options && !a.check.empty()) {
+    // The varied path is the plan's to resolve: ask it (milliseconds) before simulating.
+    auto quick = options;
+    quick.analytic_only = true;
+    robust_options->check = check_value(a, plan::plan(a.scenario.scenario_path, common, quick, {}));
+  }
   const int workers = a.workers > 0 ? a.workers : points::default_workers();
   // Workers left idle by the replications of one value bisect further in the same round.
   options.probes = a.probes > 0 ? a.probes : std::max(1, workers / options.replications);
@@ -262,10 +270,11 @@ int cmd_plan(const PlanArgs& a) {
   auto j = plan::to_json(report);
   std::string robust_text;
   if (robust_options) {
-    if (!a.check.empty()) robust_options->check = check_value(a, report);
     pipeline::StatusLine robust_line(!a.quiet);
     if (robust_line.on())
-      robust_options->on_progress = [&](const std::string& what) { robust_line.show(-1.0, what, -1.0); };
+      robust_options->on_progress = [&](const std::string& what) {
+        robust_line.show(-1.0, what, -1.0);
+      };
     const auto robust = plan::robust_plan(
         a.scenario.scenario_path, common, report,
         [&](const std::vector<scenario::Override>& c) {
@@ -291,7 +300,8 @@ int cmd_plan(const PlanArgs& a) {
 int cmd_timeline(const PlanArgs& given) {
   PlanArgs a = given;
   if (a.timeline_for != "min-devices" && a.timeline_for != "min-bandwidth")
-    throw UsageError("--for: found `" + a.timeline_for + "`, expected min-devices or min-bandwidth");
+    throw UsageError("--for: found `" + a.timeline_for +
+                     "`, expected min-devices or min-bandwidth");
   a.question = a.timeline_for;
   auto options = options_of(a);
   if (options.analytic_only) throw UsageError("a timeline simulates: drop --analytic-only");
@@ -398,9 +408,10 @@ void add_plan_command(CLI::App& app, Commands& out) {
                   "Values simulated together per bisection round (default: workers / "
                   "replications, at least 1; 1 is plain bisection, the fewest simulations)")
       ->check(whole_number(1, 1000));
-  cmd->add_option("--confidence", args.confidence,
-                  "Robust answer: the value that meets the constraint in this share of the "
-                  "samples of the scenario's uncertain inputs (its `uncertainty` block), e.g. 0.95");
+  cmd->add_option(
+      "--confidence", args.confidence,
+      "Robust answer: the value that meets the constraint in this share of the "
+      "samples of the scenario's uncertain inputs (its `uncertainty` block), e.g. 0.95");
   cmd->add_option("--samples", args.samples,
                   "Robust answer: samples of the uncertain inputs (default the block's, 32)")
       ->check(whole_number(1, 100000));
@@ -431,8 +442,7 @@ void add_plan_command(CLI::App& app, Commands& out) {
                   "workload.jobs=x2/3y) or PATH=+AMOUNT/DURATION (linear); repeatable, over the "
                   "scenario's `growth` block");
   cmd->add_option("--start", args.growth.start, "timeline: the first date, YYYY-MM");
-  cmd->add_option("--period", args.growth.period,
-                  "timeline: the step between dates (default 3mo)");
+  cmd->add_option("--period", args.growth.period, "timeline: the step between dates (default 3mo)");
   cmd->add_option("--horizon", args.growth.horizon, "timeline: how far ahead (default 3y)");
   cmd->add_option("--lead-time", args.growth.lead_time,
                   "timeline: procurement lead time, from order to use (default 6mo)");

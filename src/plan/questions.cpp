@@ -16,7 +16,10 @@
 #include <sonicsim/scenario/link_names.hpp>
 #include <sonicsim/scenario/loader.hpp>
 #include <sonicsim/scenario/units.hpp>
+#include <sonicsim/uncertainty/inputs.hpp>
+#include <sonicsim/util/files.hpp>
 #include <sonicsim/util/format.hpp>
+#include <sonicsim/util/json_text.hpp>
 #include <sonicsim/util/numbers.hpp>
 
 namespace sonicsim::plan {
@@ -55,6 +58,20 @@ bool is_bandwidth(const Options& o) {
 
 bool is_continuous(const Options& o) {
   return is_bandwidth(o) || varies_rate(o.vary);
+}
+
+// The device a pool's count names (servers.I.count -> servers.I.device), for people.
+std::string device_of(const std::string& scenario_path, const std::string& vary) {
+  const std::string suffix = ".count";
+  if (vary.size() <= suffix.size() ||
+      vary.compare(vary.size() - suffix.size(), suffix.size(), suffix))
+    return "";
+  std::string error, why;
+  const auto doc = parse_json(read_text(scenario_path, error), scenario_path);
+  if (!doc) return "";
+  const nlohmann::json* d =
+      uncertainty::find_path(*doc, vary.substr(0, vary.size() - suffix.size()) + ".device", why);
+  return d && d->is_string() ? d->get<std::string>() : "";
 }
 
 std::string show_value(const Options& o, double v) {

@@ -28,6 +28,9 @@ bool is_bandwidth(const Options& o);
 bool is_continuous(const Options& o);
 // A value of the varied path for people: "10 Gbps", "800/s", "12".
 std::string show_value(const Options& o, double v);
+// The device of the pool whose count `vary` is (servers.I.count -> servers.I.device), for
+// people: "T4"; "" for any other path.
+std::string device_of(const std::string& scenario_path, const std::string& vary);
 // Smaller is better for times and costs, larger for throughput.
 bool lower_is_better(const Options& o);
 bool meets(const Options& o, double metric, double threshold);

@@ -77,7 +77,8 @@ struct Searcher {
     const bool continuous = detail::is_continuous(o);
     const double step = continuous ? 1.0 + 2.0 * o.tolerance : 1.0;
     const double g = continuous ? guess : std::max(1.0, std::round(guess));
-    const double other = ok_below() ? (continuous ? g * step : g + 1) : (continuous ? g / step : g - 1);
+    const double other =
+        ok_below() ? (continuous ? g * step : g + 1) : (continuous ? g / step : g - 1);
     o.warm_start = std::make_pair(g, other);
     ++out.searches;
     try {
@@ -104,33 +105,48 @@ std::vector<std::size_t> search_order(const std::vector<std::optional<double>>& 
   return order;
 }
 
-// Each sample's answer, warm-started: from `seeds[i]` when given (the same sample searched
-// before), else from the previous answer scaled by the analytic ratio.
-std::vector<std::optional<double>> answer_all(Searcher& s, const std::vector<Sample>& samples,
-                                              double start,
-                                              const std::vector<std::optional<double>>* seeds) {
-  std::vector<std::optional<double>> analytic(samples.size());
-  for (std::size_t i = 0; i < samples.size(); ++i) analytic[i] = s.analytic(samples[i].overrides);
-  std::vector<std::optional<double>> answers(samples.size());
+// A pass over the samples: each one's answer, and its analytic answer (the warm starts' scale).
+struct Pass {
+  std::vector<std::optional<double>> answers, analytic;
+};
+
+// `from` scaled by the ratio of the analytic answers, where both have one.
+double scaled(double from, const std::optional<double>& to_analytic,
+              const std::optional<double>& from_analytic) {
+  if (to_analytic && from_analytic && *from_analytic > 0)
+    return from * *to_analytic / *from_analytic;
+  return from;
+}
+
+// Each sample's answer, warm-started: from the same sample in `before` when given (searched at
+// a neighbouring question), else from the previous sample's answer; either scaled by the ratio of
+// the analytic answers. `start` is the plan as written, `start_analytic` its analytic answer.
+Pass answer_all(Searcher& s, const std::vector<Sample>& samples, double start,
+                std::optional<double> start_analytic, const Pass* before) {
+  Pass out;
+  out.analytic.resize(samples.size());
+  for (std::size_t i = 0; i < samples.size(); ++i)
+    out.analytic[i] = s.analytic(samples[i].overrides);
+  out.answers.resize(samples.size());
   double last = start;
-  std::optional<double> last_analytic;
-  for (std::size_t i : search_order(analytic)) {
-    double guess = last;
-    if (seeds && (*seeds)[i]) {
-      guess = *(*seeds)[i];
-    } else if (last_analytic && analytic[i] && *last_analytic > 0) {
-      guess = last * *analytic[i] / *last_analytic;
-    }
-    answers[i] = s.answer(samples[i].overrides, guess);
-    if (answers[i]) {
-      last = *answers[i];
-      last_analytic = analytic[i];
+  std::optional<double> last_analytic = start_analytic;
+  for (std::size_t i : search_order(out.analytic)) {
+    const bool seeded = before && i < before->answers.size() && before->answers[i];
+    const double guess =
+        seeded ? scaled(*before->answers[i], out.analytic[i],
+                        i < before->analytic.size() ? before->analytic[i] : std::nullopt)
+               : scaled(last, out.analytic[i], last_analytic);
+    out.answers[i] = s.answer(samples[i].overrides, guess);
+    if (out.answers[i]) {
+      last = *out.answers[i];
+      last_analytic = out.analytic[i];
     }
     if (s.ro.on_progress)
       s.ro.on_progress("sample " + std::to_string(i + 1) + "/" + std::to_string(samples.size()) +
-                       ": " + (answers[i] ? detail::show_value(s.options, *answers[i]) : "none"));
+                       ": " +
+                       (out.answers[i] ? detail::show_value(s.options, *out.answers[i]) : "none"));
   }
-  return answers;
+  return out;
 }
 
 std::pair<std::optional<double>, std::optional<double>> central95(
@@ -139,19 +155,23 @@ std::pair<std::optional<double>, std::optional<double>> central95(
   const double beyond = ok_below ? -HUGE_VAL : HUGE_VAL;
   std::vector<double> v;
   for (const auto& a : answers) v.push_back(a.value_or(beyond));
-  const auto finite = [](double x) { return std::isfinite(x) ? std::optional<double>(x) : std::nullopt; };
+  const auto finite = [](double x) {
+    return std::isfinite(x) ? std::optional<double>(x) : std::nullopt;
+  };
   return {finite(uncertainty::quantile_of(v, 0.025)), finite(uncertainty::quantile_of(v, 0.975))};
 }
 
-void tornado(Searcher& s, const Spec& spec, double start) {
+void tornado(Searcher& s, const Spec& spec, double start, std::optional<double> start_analytic) {
   for (std::size_t i = 0; i < spec.inputs.size(); ++i) {
     TornadoBar bar;
     bar.name = spec.inputs[i].name;
     bar.path = spec.inputs[i].path;
     bar.low_value = uncertainty::quantile(spec.inputs[i], 0.025);
     bar.high_value = uncertainty::quantile(spec.inputs[i], 0.975);
-    bar.answer_at_low = s.answer(uncertainty::at_quantile(spec, i, 0.025), start);
-    bar.answer_at_high = s.answer(uncertainty::at_quantile(spec, i, 0.975), start);
+    const auto low = uncertainty::at_quantile(spec, i, 0.025);
+    const auto high = uncertainty::at_quantile(spec, i, 0.975);
+    bar.answer_at_low = s.answer(low, scaled(start, s.analytic(low), start_analytic));
+    bar.answer_at_high = s.answer(high, scaled(start, s.analytic(high), start_analytic));
     const double lo = bar.answer_at_low.value_or(s.options.range_max.value_or(start));
     const double hi = bar.answer_at_high.value_or(s.options.range_max.value_or(start));
     bar.swing = std::abs(hi - lo) + (bar.answer_at_low && bar.answer_at_high ? 0.0 : 1.0);
@@ -163,23 +183,25 @@ void tornado(Searcher& s, const Spec& spec, double start) {
 }
 
 void narrow(Searcher& s, const Spec& spec, const std::vector<std::vector<double>>& rows,
-            const std::vector<std::optional<double>>& first, double start) {
+            const Pass& first, double start) {
   if (s.out.tornado.empty() || !(s.out.tornado.front().swing > 0) || !(s.ro.narrow_to > 0)) return;
-  const auto top = std::find_if(spec.inputs.begin(), spec.inputs.end(), [&](const auto& in) {
-                     return in.name == s.out.tornado.front().name;
-                   }) - spec.inputs.begin();
+  const auto top =
+      std::find_if(spec.inputs.begin(), spec.inputs.end(),
+                   [&](const auto& in) { return in.name == s.out.tornado.front().name; }) -
+      spec.inputs.begin();
   const auto& in = spec.inputs[static_cast<std::size_t>(top)];
   const double width = uncertainty::relative_half_width(in);
   if (in.dist == uncertainty::Dist::Choice || !(width > s.ro.narrow_to)) return;
-  const Spec better = uncertainty::narrowed(spec, static_cast<std::size_t>(top), s.ro.narrow_to / width);
+  const Spec better =
+      uncertainty::narrowed(spec, static_cast<std::size_t>(top), s.ro.narrow_to / width);
   std::vector<Sample> samples;
   for (const auto& u : rows) samples.push_back(uncertainty::realise(better, u));
-  const auto after = answer_all(s, samples, start, &first);
+  const auto after = answer_all(s, samples, start, std::nullopt, &first).answers;
   Narrowing n;
   n.name = in.name;
   n.from_percent = width * 100;
   n.to_percent = s.ro.narrow_to * 100;
-  std::tie(n.before_low, n.before_high) = central95(first, s.ok_below());
+  std::tie(n.before_low, n.before_high) = central95(first.answers, s.ok_below());
   std::tie(n.after_low, n.after_high) = central95(after, s.ok_below());
   s.out.narrowing = n;
 }
@@ -187,8 +209,14 @@ void narrow(Searcher& s, const Spec& spec, const std::vector<std::vector<double>
 void describe_inputs(const Spec& spec, Robust& out) {
   for (std::size_t i = 0; i < spec.inputs.size(); ++i) {
     const auto& in = spec.inputs[i];
-    RobustInput r{in.name, in.path, uncertainty::dist_name(in.dist), in.nominal,
-                  uncertainty::quantile(in, 0.025), uncertainty::quantile(in, 0.975), "", ""};
+    RobustInput r{in.name,
+                  in.path,
+                  uncertainty::dist_name(in.dist),
+                  in.nominal,
+                  uncertainty::quantile(in, 0.025),
+                  uncertainty::quantile(in, 0.975),
+                  "",
+                  ""};
     if (in.dist == uncertainty::Dist::Choice) {
       r.low_text = in.labels.at(static_cast<std::size_t>(r.low));
       r.high_text = in.labels.at(static_cast<std::size_t>(r.high));
@@ -212,8 +240,8 @@ Robust robust_plan(const std::string& scenario_path, const std::vector<scenario:
                    const Report& nominal, const SimulateFor& simulate, const RobustOptions& ro) {
   const auto spec = uncertainty::load_spec(scenario_path, common, ro.uncertainty_file);
   if (!spec)
-    throw InputError(scenario_path,
-                     {{"uncertainty", "missing: --confidence samples the scenario's uncertain "
+    throw InputError(scenario_path, {{"uncertainty",
+                                      "missing: --confidence samples the scenario's uncertain "
                                       "inputs; give the scenario an `uncertainty` block or "
                                       "--uncertainty FILE (docs/uncertainty.md)"}});
   Robust out;
@@ -224,6 +252,7 @@ Robust robust_plan(const std::string& scenario_path, const std::vector<scenario:
   out.replications = ro.replications;
   out.nominal = nominal.answer.value;
   out.plain_simulations = nominal.simulations;
+  out.device = detail::device_of(scenario_path, nominal.options.vary);
   describe_inputs(*spec, out);
 
   const auto rows = uncertainty::design(uncertainty::method_from_name(out.method, "--sampling"),
@@ -234,8 +263,12 @@ Robust robust_plan(const std::string& scenario_path, const std::vector<scenario:
 
   Searcher s{scenario_path, common, nominal.options, simulate, ro, out};
   const double start = nominal.answer.value.value_or(nominal.bracket_high);
-  const bool warm = ro.warm_answers.size() == samples.size();
-  out.answers = answer_all(s, samples, start, warm ? &ro.warm_answers : nullptr);
+  const auto start_analytic = nominal.formula_answer ? nominal.formula_answer : nominal.mva_answer;
+  const Pass warm{ro.warm_answers, ro.warm_analytic};
+  const Pass first = answer_all(s, samples, start, start_analytic,
+                                ro.warm_answers.size() == samples.size() ? &warm : nullptr);
+  out.answers = first.answers;
+  out.analytic = first.analytic;
   const bool ok_below = s.ok_below();
   const auto q = robust_quantile(out.answers, ro.confidence, ok_below);
   out.answer = q.value;
@@ -246,8 +279,8 @@ Robust robust_plan(const std::string& scenario_path, const std::vector<scenario:
     out.check_value = ro.check;
     out.check_met = meets_count(out.answers, *ro.check, ok_below);
   }
-  if (ro.tornado) tornado(s, *spec, start);
-  narrow(s, *spec, rows, out.answers, start);
+  if (ro.tornado) tornado(s, *spec, start, start_analytic);
+  narrow(s, *spec, rows, first, start);
   return out;
 }
 

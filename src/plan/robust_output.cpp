@@ -14,7 +14,9 @@ using nlohmann::json;
 
 namespace {
 
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+json opt(const std::optional<double>& v) {
+  return v ? json(*v) : json(nullptr);
+}
 
 // Values of integer questions as JSON integers, as the rest of the plan writes them.
 json value_json(const Report& r, const std::optional<double>& v) {
@@ -23,7 +25,9 @@ json value_json(const Report& r, const std::optional<double>& v) {
   return static_cast<std::int64_t>(std::llround(*v));
 }
 
-std::string percent(double share) { return util::formatted("%.0f%%", share * 100); }
+std::string percent(double share) {
+  return util::formatted("%.0f%%", share * 100);
+}
 
 std::string show(const Report& r, const std::optional<double>& v) {
   return v ? detail::show_value(r.options, *v) : std::string("none in the range");
@@ -72,7 +76,8 @@ std::string headline(const Robust& rb, const Report& r) {
   if (!rb.answer)
     return "no value in the range meets " + what + " in " + percent(rb.confidence) +
            " of the plausible cases";
-  return r.options.vary + " = " + show(r, rb.answer) + " meets " + what + " in " +
+  return r.options.vary + " = " + show(r, rb.answer) +
+         (rb.device.empty() ? std::string() : " (" + rb.device + ")") + " meets " + what + " in " +
          percent(rb.confidence) + " of the plausible cases; " + show(r, rb.median) +
          " at the median";
 }
@@ -102,6 +107,7 @@ json to_json(const Robust& rb, const Report& r) {
              {"ci95", {clo, chi}}};
   }
   return {{"confidence", rb.confidence},
+          {"device", rb.device},
           {"method", rb.method},
           {"samples", rb.samples},
           {"seed", rb.seed},
@@ -130,9 +136,8 @@ std::string to_text(const Robust& rb, const Report& r) {
   std::string out = "  robust       " + headline(rb, r) + "\n";
   const auto [lo, hi] = uncertainty::wilson95(rb.met, std::max(1, n));
   out += "               (" + std::to_string(rb.met) + " of " + std::to_string(n) + " samples, " +
-         rb.method + ", seed " + std::to_string(rb.seed) + "; the share is " +
-         percent(lo) + "-" + percent(hi) + " at 95%); the inputs as written: " +
-         show(r, rb.nominal) + "\n";
+         rb.method + ", seed " + std::to_string(rb.seed) + "; the share is " + percent(lo) + "-" +
+         percent(hi) + " at 95%); the inputs as written: " + show(r, rb.nominal) + "\n";
   std::string dist;
   for (const auto& d : distribution(rb, r))
     dist += (dist.empty() ? "" : ", ") +

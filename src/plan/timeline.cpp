@@ -58,7 +58,9 @@ struct Reader {
     const auto it = block.find(key);
     if (it == block.end()) return std::nullopt;
     const auto m = it->is_string() ? parse_months(it->get<std::string>()) : std::nullopt;
-    if (!m) add(at + "." + key, "found " + it->dump() + ", expected a duration such as \"3mo\" or \"1y\"");
+    if (!m)
+      add(at + "." + key,
+          "found " + it->dump() + ", expected a duration such as \"3mo\" or \"1y\"");
     return m;
   }
 };
@@ -95,8 +97,9 @@ void read_paths(const json& block, Growth& g, Reader& r) {
     const json& p = (*paths)[i];
     GrowthPath gp;
     if (!p.is_object() || !p.contains("path") || !p.at("path").is_string()) {
-      r.add(at, "expected {\"path\": ..., \"factor\": F, \"over\": \"3y\"} or {\"path\": ..., "
-                "\"add\": N, \"per\": \"1y\"}");
+      r.add(at,
+            "expected {\"path\": ..., \"factor\": F, \"over\": \"3y\"} or {\"path\": ..., "
+            "\"add\": N, \"per\": \"1y\"}");
       continue;
     }
     gp.path = p.at("path").get<std::string>();
@@ -200,20 +203,21 @@ Growth load_growth(const std::string& scenario_path, const std::vector<scenario:
   if (!r.problems.empty()) throw InputError(scenario_path, std::move(r.problems));
   apply_flags(flags, g);
   if (g.paths.empty() && g.steps.empty())
-    throw InputError(scenario_path,
-                     {{"growth", "missing: a timeline needs a growth path (the scenario's "
-                                 "`growth` block or --growth PATH=x2/3y)"}});
+    throw InputError(scenario_path, {{"growth",
+                                      "missing: a timeline needs a growth path (the scenario's "
+                                      "`growth` block or --growth PATH=x2/3y)"}});
   if (g.horizon_months / g.period_months > 240)
-    throw InputError(scenario_path, {{"growth.period", "more than 240 periods over the horizon: "
-                                                       "use a longer period"}});
+    throw InputError(scenario_path, {{"growth.period",
+                                      "more than 240 periods over the horizon: "
+                                      "use a longer period"}});
   for (const auto& p : g.paths) {
     std::string why;
     const json* v = uncertainty::find_path(*doc, p.path, why);
     const auto value = v ? uncertainty::numeric_value(*v) : std::nullopt;
     if (!value)
-      throw InputError(scenario_path, {{"growth", "`" + p.path + "`: " +
-                                                      (v ? "expected a number or a quantity there"
-                                                         : why)}});
+      throw InputError(
+          scenario_path,
+          {{"growth", "`" + p.path + "`: " + (v ? "expected a number or a quantity there" : why)}});
     g.base.push_back(*value);
   }
   for (const auto& s : g.steps)

@@ -24,23 +24,15 @@ std::vector<scenario::Override> joined(const std::vector<scenario::Override>& a,
   return out;
 }
 
-// The device a pool's count names (servers.I.count -> servers.I.device), for people.
-std::string device_of(const std::string& scenario_path, const std::string& vary) {
-  const std::string suffix = ".count";
-  if (vary.size() <= suffix.size() || vary.compare(vary.size() - suffix.size(), suffix.size(), suffix))
-    return "";
-  std::string error, why;
-  const auto doc = parse_json(read_text(scenario_path, error), scenario_path);
-  if (!doc) return "";
-  const json* d = uncertainty::find_path(
-      *doc, vary.substr(0, vary.size() - suffix.size()) + ".device", why);
-  return d && d->is_string() ? d->get<std::string>() : "";
+std::optional<double> analytic_of(const Report& r) {
+  return r.formula_answer ? r.formula_answer : r.mva_answer;
 }
 
 struct PeriodAnswer {
   std::optional<Report> nominal;
+  std::optional<double> plain;  // the plan as written at this date
   std::optional<double> required, median, low, high;
-  std::vector<std::optional<double>> sample_answers;
+  std::vector<std::optional<double>> sample_answers, sample_analytic;
   int simulations = 0;
 };
 
@@ -51,10 +43,17 @@ PeriodAnswer answer_period(const std::string& scenario_path,
                            const SimulateFor& simulate, const std::optional<RobustOptions>& robust,
                            const PeriodAnswer& last, bool first) {
   PeriodAnswer out;
-  if (last.required) {
+  if (last.plain) {
     const bool ok_below = o.question == Question::MaxCpu;
     const double step = detail::is_continuous(o) ? 1.0 + 2.0 * o.tolerance : 1.0;
-    const double r = *last.required;
+    // The last requirement, scaled as the analytic answers moved (milliseconds to ask).
+    double r = *last.plain;
+    Options quick = o;
+    quick.analytic_only = true;
+    const auto now = analytic_of(plan(scenario_path, overrides, quick, {}));
+    const auto before = last.nominal ? analytic_of(*last.nominal) : std::nullopt;
+    if (now && before && *before > 0) r *= *now / *before;
+    if (!detail::is_continuous(o)) r = std::max(1.0, std::round(r));
     const double other = detail::is_continuous(o) ? (ok_below ? r * step : r / step)
                                                   : (ok_below ? r + step : r - step);
     o.warm_start = std::make_pair(r, other);
@@ -70,12 +69,13 @@ PeriodAnswer answer_period(const std::string& scenario_path,
   }
   out.nominal = nominal;
   out.simulations = nominal.simulations;
-  out.required = out.median = out.low = out.high = nominal.answer.value;
+  out.required = out.median = out.low = out.high = out.plain = nominal.answer.value;
   if (!robust) return out;
   RobustOptions ro = *robust;
   ro.tornado = false;
   ro.narrow_to = 0.0;
   ro.warm_answers = last.sample_answers;
+  ro.warm_analytic = last.sample_analytic;
   const Robust rb = robust_plan(scenario_path, overrides, nominal, simulate, ro);
   out.simulations += rb.simulations;
   out.required = rb.answer;
@@ -83,6 +83,7 @@ PeriodAnswer answer_period(const std::string& scenario_path,
   out.low = rb.central_low;
   out.high = rb.central_high;
   out.sample_answers = rb.answers;
+  out.sample_analytic = rb.analytic;
   return out;
 }
 
@@ -126,7 +127,7 @@ Timeline timeline(const std::string& scenario_path, const std::vector<scenario::
   o.vary = r0.options.vary;
   o.link = r0.options.link;
   t.fleet = r0.base.value("value", 0.0);
-  t.device = device_of(scenario_path, o.vary);
+  t.device = detail::device_of(scenario_path, o.vary);
   PeriodAnswer last;
   for (int month = 0; month <= growth.horizon_months; month += growth.period_months) {
     const auto at = growth_overrides(growth, month);
@@ -150,7 +151,7 @@ Timeline timeline(const std::string& scenario_path, const std::vector<scenario::
     p.simulations = a.simulations;
     t.simulations += a.simulations;
     t.periods.push_back(p);
-    if (a.required) last = a;
+    if (a.plain) last = a;
   }
   buy(t);
   return t;
@@ -234,7 +235,8 @@ std::string to_text(const Timeline& t, const Options& o) {
          "fleet after purchases  demand\n";
   for (const auto& p : t.periods) {
     std::string demand;
-    for (const auto& [path, v] : p.demand) demand += (demand.empty() ? "" : ", ") + path + " " + detail::fmt(v, 6);
+    for (const auto& [path, v] : p.demand)
+      demand += (demand.empty() ? "" : ", ") + path + " " + detail::fmt(v, 6);
     std::string needs = show(p.required);
     if (t.confidence)
       needs += " (" + show(p.required_median) + ", " + show(p.required_low) + "-" +
@@ -250,10 +252,9 @@ std::string to_text(const Timeline& t, const Options& o) {
            format_month(*t.stops_meeting) + "\n";
   }
   for (const auto& b : t.purchases)
-    out += "  order " + show(b.add) + unit + " more by " + format_month(b.order_by) +
-           " (needed " + format_month(b.needed_by) + ", lead time " +
-           std::to_string(t.growth.lead_time_months) + " months)" +
-           (b.late ? ": LATE, that date is already past at the start" : "") + "\n";
+    out += "  order " + show(b.add) + unit + " more by " + format_month(b.order_by) + " (needed " +
+           format_month(b.needed_by) + ", lead time " + std::to_string(t.growth.lead_time_months) +
+           " months)" + (b.late ? ": LATE, that date is already past at the start" : "") + "\n";
   out += "  simulations  " + std::to_string(t.simulations) + "\n";
   return out;
 }

@@ -65,7 +65,8 @@ void read_covariance(const json& cand, CalibratedCurve& c) {
         }
       for (std::size_t i = 0; i < k; ++i)  // an undetermined variance holds the parameter
         if (!(*cov)[i][i].is_number())
-          for (std::size_t j = 0; j < k; ++j) c.covariance[at[i] * k + j] = c.covariance[j * k + at[i]] = 0.0;
+          for (std::size_t j = 0; j < k; ++j)
+            c.covariance[at[i] * k + j] = c.covariance[j * k + at[i]] = 0.0;
       c.covariance_from_file = true;
       return;
     }
@@ -116,16 +117,21 @@ std::optional<CalibratedCurve> read_curve_reference(const json& value, const std
                                                     const std::string& base_dir,
                                                     const std::string& at,
                                                     std::vector<Problem>& problems) {
-  if (!value.is_object() || !value.contains("calibration") || !value.at("calibration").is_string()) {
-    problems.push_back({at, "\"from\": \"calibration\" needs a curve taken from a calibration file "
-                            "at `" + path + "` ({\"calibration\": \"FILE.json\"}, e.g. "
+  if (!value.is_object() || !value.contains("calibration") ||
+      !value.at("calibration").is_string()) {
+    problems.push_back({at,
+                        "\"from\": \"calibration\" needs a curve taken from a calibration file "
+                        "at `" +
+                            path +
+                            "` ({\"calibration\": \"FILE.json\"}, e.g. "
                             "models.NAME.service_time.T4), found another value there"});
     return std::nullopt;
   }
   CalibratedCurve c;
   c.file = value.at("calibration").get<std::string>();
   const std::filesystem::path p(c.file);
-  const std::string full = p.is_absolute() ? c.file : (std::filesystem::path(base_dir) / p).string();
+  const std::string full =
+      p.is_absolute() ? c.file : (std::filesystem::path(base_dir) / p).string();
   std::string error;
   const std::string text = read_text(full, error);
   std::optional<std::string> why;

@@ -58,7 +58,9 @@ std::string show(const json& v) {
   return s.size() > 60 ? s.substr(0, 57) + "..." : s;
 }
 
-std::string key_at(const std::string& at, const std::string& key) { return at + "." + key; }
+std::string key_at(const std::string& at, const std::string& key) {
+  return at + "." + key;
+}
 
 // Collects problems under JSON paths, as the scenario loader does.
 struct Problems {
@@ -131,8 +133,8 @@ bool read_choice(Input& in, const json& v, Problems& p) {
   in.weights.assign(in.values.size(), 1.0);
   if (const auto w = v.find("weights"); w != v.end()) {
     if (!w->is_array() || w->size() != in.values.size())
-      return p.add(key_at(in.at, "weights"), "expected " + std::to_string(in.values.size()) +
-                                                 " weights, one per value");
+      return p.add(key_at(in.at, "weights"),
+                   "expected " + std::to_string(in.values.size()) + " weights, one per value");
     for (std::size_t i = 0; i < w->size(); ++i) {
       const json& x = (*w)[i];
       if (!x.is_number() || !(x.get<double>() >= 0) || !std::isfinite(x.get<double>()))
@@ -148,8 +150,8 @@ bool read_choice(Input& in, const json& v, Problems& p) {
   if (const auto l = v.find("labels"); l != v.end()) {
     if (!l->is_array() || l->size() != in.values.size() ||
         !std::all_of(l->begin(), l->end(), [](const json& x) { return x.is_string(); }))
-      return p.add(key_at(in.at, "labels"), "expected " + std::to_string(in.values.size()) +
-                                                " strings, one per value");
+      return p.add(key_at(in.at, "labels"),
+                   "expected " + std::to_string(in.values.size()) + " strings, one per value");
     for (const auto& x : *l) in.labels.push_back(x.get<std::string>());
   } else {
     for (const auto& x : in.values) in.labels.push_back(show(x));
@@ -174,7 +176,8 @@ bool read_distribution(Input& in, const json& v, Problems& p) {
   if (dist == "plus_minus") {
     in.dist = Dist::PlusMinus;
     const json* by = need("by");
-    const auto a = by ? positive("by", amount(*by, in, key_at(in.at, "by"), true, p)) : std::nullopt;
+    const auto a =
+        by ? positive("by", amount(*by, in, key_at(in.at, "by"), true, p)) : std::nullopt;
     if (!a) return false;
     in.a = *a;
   } else if (dist == "uniform") {
@@ -195,7 +198,8 @@ bool read_distribution(Input& in, const json& v, Problems& p) {
       in.a = *x;
     }
     const json* sd = need("sd");
-    const auto b = sd ? positive("sd", amount(*sd, in, key_at(in.at, "sd"), true, p)) : std::nullopt;
+    const auto b =
+        sd ? positive("sd", amount(*sd, in, key_at(in.at, "sd"), true, p)) : std::nullopt;
     if (!b) return false;
     in.b = *b;
     // A normal that reaches below zero for a positive quantity would hand the scenario values it
@@ -228,9 +232,8 @@ bool read_distribution(Input& in, const json& v, Problems& p) {
     in.dist = Dist::Choice;
     return read_choice(in, v, p);
   } else {
-    return p.add(key_at(in.at, "dist"), "found " + show(v.value("dist", json())) +
-                                            ", expected " + kDists +
-                                            " (or \"from\": \"calibration\")");
+    return p.add(key_at(in.at, "dist"), "found " + show(v.value("dist", json())) + ", expected " +
+                                            kDists + " (or \"from\": \"calibration\")");
   }
   if (in.dist == Dist::Uniform && in.nominal > 0 && in.a < 0 && in.quantity)
     return p.add(key_at(in.at, "low"), "expected low >= 0 for a quantity");
@@ -244,14 +247,15 @@ std::optional<Input> read_input(const json& v, const std::string& at, const json
     return std::nullopt;
   }
   p.keys(v, at,
-         {"name", "path", "dist", "from", "by", "low", "high", "mean", "sd", "median", "sigma", "cv",
-          "values", "weights", "labels"});
+         {"name", "path", "dist", "from", "by", "low", "high", "mean", "sd", "median", "sigma",
+          "cv", "values", "weights", "labels"});
   Input in;
   in.at = at;
   const auto path = v.find("path");
   if (path == v.end() || !path->is_string() || path->get<std::string>().empty()) {
-    p.add(key_at(at, "path"), "missing: the scenario path this input sets, as --set names it "
-                              "(e.g. workload.cpu_time_per_event.mean)");
+    p.add(key_at(at, "path"),
+          "missing: the scenario path this input sets, as --set names it "
+          "(e.g. workload.cpu_time_per_event.mean)");
     return std::nullopt;
   }
   in.path = path->get<std::string>();
@@ -312,7 +316,7 @@ bool read_settings(const json& block, Spec& spec, Problems& p) {
     spec.method = m->get<std::string>();
   }
   if (const auto s = block.find("seed"); s != block.end()) {
-    if (!s->is_number_unsigned())
+    if (!s->is_number_integer() || s->get<std::int64_t>() < 0)
       return p.add("uncertainty.seed", "found " + show(*s) + ", expected an integer >= 0");
     spec.seed = s->get<std::uint64_t>();
   }
@@ -347,8 +351,7 @@ const json* find_path(const json& doc, const std::string& path, std::string& why
       const auto index = util::parse_whole_number(part, 0, 999999999);
       if (!index || static_cast<std::size_t>(*index) >= node->size()) {
         why = "`" + (where.empty() ? std::string("(document)") : where) + "` is an array of " +
-              std::to_string(node->size()) + ", expected an index below that, found `" + part +
-              "`";
+              std::to_string(node->size()) + ", expected an index below that, found `" + part + "`";
         return nullptr;
       }
       node = &(*node)[static_cast<std::size_t>(*index)];
@@ -371,9 +374,9 @@ std::optional<NumericValue> numeric_value(const json& value) {
     return std::nullopt;
   }
   if (!value.is_string()) return std::nullopt;
-  for (auto kind : {scenario::Quantity::Time, scenario::Quantity::Size,
-                    scenario::Quantity::Bandwidth, scenario::Quantity::Rate,
-                    scenario::Quantity::Power}) {
+  for (auto kind :
+       {scenario::Quantity::Time, scenario::Quantity::Size, scenario::Quantity::Bandwidth,
+        scenario::Quantity::Rate, scenario::Quantity::Power}) {
     std::string error;
     if (const auto v = scenario::parse_quantity(value, kind, error)) {
       out.si = *v;
@@ -457,12 +460,12 @@ void check_extremes(const Spec& spec, const json& doc, const std::string& file,
       }
       if (problems.empty()) continue;
       const std::string value = overrides.empty() ? "" : overrides.front().value;
-      throw InputError(file, {{spec.inputs[i].at,
-                               "at its " + std::string(q < 0.5 ? "0.05%" : "99.95%") +
-                                   " quantile (" + spec.inputs[i].path + "=" +
-                                   (value.size() > 80 ? value.substr(0, 77) + "..." : value) +
-                                   ") the scenario is refused: " + problems.front().path + ": " +
-                                   problems.front().message}});
+      throw InputError(
+          file, {{spec.inputs[i].at, "at its " + std::string(q < 0.5 ? "0.05%" : "99.95%") +
+                                         " quantile (" + spec.inputs[i].path + "=" +
+                                         (value.size() > 80 ? value.substr(0, 77) + "..." : value) +
+                                         ") the scenario is refused: " + problems.front().path +
+                                         ": " + problems.front().message}});
     }
   }
 }
@@ -485,8 +488,9 @@ std::optional<Spec> load_spec(const std::string& scenario_path,
     if (!error.empty()) throw InputError(block_file, {{"", "cannot read it: " + error}});
     auto block = parse_json(block_text, block_file);
     if (!block || !block->is_object())
-      throw InputError(block_file, {{"", "expected a JSON object: an uncertainty block "
-                                         "{\"inputs\": [...]} or {\"uncertainty\": {...}}"}});
+      throw InputError(block_file, {{"",
+                                     "expected a JSON object: an uncertainty block "
+                                     "{\"inputs\": [...]} or {\"uncertainty\": {...}}"}});
     (*doc)["uncertainty"] = block->contains("uncertainty") ? block->at("uncertainty") : *block;
     file = block_file;
   }

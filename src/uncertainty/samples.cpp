@@ -19,10 +19,14 @@ namespace {
 constexpr double kZ975 = 1.959963984540054;
 
 // The standard normal's quantile.
-double probit(double u) { return std::sqrt(2.0) * boost::math::erf_inv(2.0 * u - 1.0); }
+double probit(double u) {
+  return std::sqrt(2.0) * boost::math::erf_inv(2.0 * u - 1.0);
+}
 
 // 53 random bits as a double in (0, 1): the same on every machine (std's distributions are not).
-double unit(std::uint64_t bits) { return (static_cast<double>(bits >> 11) + 0.5) * 0x1p-53; }
+double unit(std::uint64_t bits) {
+  return (static_cast<double>(bits >> 11) + 0.5) * 0x1p-53;
+}
 
 std::vector<std::vector<double>> latin_hypercube(int n, int dims, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -48,8 +52,10 @@ std::vector<std::vector<double>> sobol_points(int n, int dims, std::uint64_t see
   for (auto& s : shift) s = rng();
   std::vector<std::vector<double>> rows(static_cast<std::size_t>(n),
                                         std::vector<double>(static_cast<std::size_t>(dims)));
-  for (auto& row : rows)
-    for (std::size_t d = 0; d < row.size(); ++d) row[d] = unit(gen() ^ shift[d]);
+  // Boost's sequence starts after the origin; the net of the first 2^m points needs it.
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t d = 0; d < rows[i].size(); ++d)
+      rows[i][d] = unit((i == 0 ? std::uint64_t{0} : static_cast<std::uint64_t>(gen())) ^ shift[d]);
   return rows;
 }
 
@@ -107,11 +113,14 @@ double relative_se(const CalibratedCurve& c, double batch) {
   return std::sqrt(std::max(0.0, v)) / t;
 }
 
-double median_batch(const CalibratedCurve& c) { return c.batch[c.batch.size() / 2]; }
+double median_batch(const CalibratedCurve& c) {
+  return c.batch[c.batch.size() / 2];
+}
 
 std::string table_text(const CalibratedCurve& c, const std::vector<double>& factors) {
   json t{{"batch", c.batch}, {"seconds", json::array()}};
-  for (std::size_t i = 0; i < c.batch.size(); ++i) t["seconds"].push_back(c.seconds[i] * factors[i]);
+  for (std::size_t i = 0; i < c.batch.size(); ++i)
+    t["seconds"].push_back(c.seconds[i] * factors[i]);
   return t.dump();
 }
 
@@ -158,7 +167,8 @@ void realise_input(const Input& in, const double* u, Sample& s) {
       std::vector<double> z(c.params.size());
       for (std::size_t j = 0; j < z.size(); ++j) z[j] = probit(u[j]);
       const auto drawn = draw_params(c, z);
-      for (std::size_t i = 0; i < c.batch.size(); ++i) factors[i] = curve_factor(c, drawn, c.batch[i]);
+      for (std::size_t i = 0; i < c.batch.size(); ++i)
+        factors[i] = curve_factor(c, drawn, c.batch[i]);
     }
     s.overrides.push_back({in.path, table_text(c, factors)});
     s.summary.push_back(factors[c.batch.size() / 2]);
@@ -187,14 +197,18 @@ Method method_from_name(const std::string& name, const std::string& what) {
   throw InputError(what, {{"", "found `" + name + "`, expected lhs or sobol"}});
 }
 
-const char* method_name(Method m) { return m == Method::Lhs ? "lhs" : "sobol"; }
+const char* method_name(Method m) {
+  return m == Method::Lhs ? "lhs" : "sobol";
+}
 
 std::vector<std::vector<double>> design(Method method, int n, int dims, std::uint64_t seed) {
-  if (n <= 0 || dims <= 0) return std::vector<std::vector<double>>(static_cast<std::size_t>(std::max(n, 0)));
+  if (n <= 0 || dims <= 0)
+    return std::vector<std::vector<double>>(static_cast<std::size_t>(std::max(n, 0)));
   return method == Method::Lhs ? latin_hypercube(n, dims, seed) : sobol_points(n, dims, seed);
 }
 
-double curve_factor(const CalibratedCurve& c, const std::vector<double>& drawn_params, double batch) {
+double curve_factor(const CalibratedCurve& c, const std::vector<double>& drawn_params,
+                    double batch) {
   if (c.params.empty()) return 1.0;
   return fit_of(c, drawn_params).at(batch) / fit_of(c, c.params).at(batch);
 }
@@ -246,7 +260,8 @@ Spec narrowed(const Spec& spec, std::size_t i, double factor) {
     }
     case Dist::Choice:
       if (factor < 1) {
-        const auto top = std::max_element(in.weights.begin(), in.weights.end()) - in.weights.begin();
+        const auto top =
+            std::max_element(in.weights.begin(), in.weights.end()) - in.weights.begin();
         std::fill(in.weights.begin(), in.weights.end(), 0.0);
         in.weights[static_cast<std::size_t>(top)] = 1.0;
       }

@@ -4,10 +4,13 @@
 # the other checks still run and the test then ends as skipped.
 source "$(dirname "$0")/lib.sh" "$@"
 
-# (A gallery folder's figures.json is not a scenario: cli_gallery checks it.)
-mapfile -t SCENARIOS < <(find scenarios -name '*.json' ! -name figures.json -type f | LC_ALL=C sort)
+# (A gallery folder's figures.json is not a scenario: cli_gallery checks it. NAME.uncertainty.json
+# is an uncertainty block for `plan --uncertainty`: cli_plan_robust reads one.)
+mapfile -t SCENARIOS < <(find scenarios -name '*.json' ! -name figures.json ! -name '*.uncertainty.json' \
+  -type f | LC_ALL=C sort)
 ((${#SCENARIOS[@]} > 0)) || fail "no scenarios found under $SRC/scenarios"
-mapfile -t EXAMPLES < <(find scenarios/examples -maxdepth 1 -name '*.json' -type f | LC_ALL=C sort)
+mapfile -t EXAMPLES < <(find scenarios/examples -maxdepth 1 -name '*.json' \
+  ! -name '*.uncertainty.json' -type f | LC_ALL=C sort)
 ((${#EXAMPLES[@]} >= 10)) || fail "expected at least 10 examples in scenarios/examples, found ${#EXAMPLES[@]}"
 pass "${#SCENARIOS[@]} shipped scenarios, ${#EXAMPLES[@]} examples"
 

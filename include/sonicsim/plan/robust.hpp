@@ -24,18 +24,18 @@ namespace sonicsim::plan {
 
 struct RobustOptions {
   double confidence = 0.95;
-  std::optional<int> samples;           // --samples; default the block's (32)
-  std::optional<std::string> method;    // --sampling lhs|sobol; default the block's (lhs)
-  std::optional<std::uint64_t> seed;    // default the block's, else the plan's seed
-  std::string uncertainty_file;         // --uncertainty FILE: a block instead of the scenario's
-  std::optional<double> check;          // --check PATH=VALUE: the value whose chance is asked
-  int replications = 1;                 // per sample value (--sample-replications)
-  bool tornado = true;                  // --no-tornado
-  double narrow_to = 0.02;              // --narrow: the top input's 95% half-width; 0 = none
+  std::optional<int> samples;         // --samples; default the block's (32)
+  std::optional<std::string> method;  // --sampling lhs|sobol; default the block's (lhs)
+  std::optional<std::uint64_t> seed;  // default the block's, else the plan's seed
+  std::string uncertainty_file;       // --uncertainty FILE: a block instead of the scenario's
+  std::optional<double> check;        // --check PATH=VALUE: the value whose chance is asked
+  int replications = 1;               // per sample value (--sample-replications)
+  bool tornado = true;                // --no-tornado
+  double narrow_to = 0.02;            // --narrow: the top input's 95% half-width; 0 = none
   std::function<void(const std::string&)> on_progress;  // after each search, when set
   // The answers of the same samples at a neighbouring question (a timeline's previous period):
   // each sample's search starts there instead of at the previous sample's answer.
-  std::vector<std::optional<double>> warm_answers;
+  std::vector<std::optional<double>> warm_answers, warm_analytic;
 };
 
 // Simulate for a given set of common overrides (each sample's).
@@ -44,7 +44,7 @@ using SimulateFor = std::function<Simulate(const std::vector<scenario::Override>
 struct RobustInput {
   std::string name, path, dist;
   double nominal = 0.0, low = 0.0, high = 0.0;  // 2.5% and 97.5% quantiles (a curve: factors)
-  std::string low_text, high_text;             // as written into the scenario, for people
+  std::string low_text, high_text;              // as written into the scenario, for people
 };
 struct TornadoBar {
   std::string name, path;
@@ -59,6 +59,7 @@ struct Narrowing {
 };
 struct Robust {
   double confidence = 0.95;
+  std::string device;  // the pool's device when the plan varies its count ("T4"), else empty
   std::string method;
   int samples = 0;
   std::uint64_t seed = 0;
@@ -66,6 +67,7 @@ struct Robust {
   std::vector<RobustInput> inputs;
   std::vector<std::vector<double>> sample_inputs;  // per sample, per input (Sample::summary)
   std::vector<std::optional<double>> answers;      // per sample; unset: none in the range
+  std::vector<std::optional<double>> analytic;     // per sample: the formula's (else MVA's)
   std::optional<double> answer;                    // met in >= confidence of the samples
   int met = 0;                                     // samples the answer meets
   std::optional<double> median, central_low, central_high;

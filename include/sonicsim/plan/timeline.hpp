@@ -56,10 +56,10 @@ Growth load_growth(const std::string& scenario_path, const std::vector<scenario:
 std::vector<scenario::Override> growth_overrides(const Growth& g, int month);
 
 struct TimelinePeriod {
-  int month = 0;                                   // after the start
+  int month = 0;                                       // after the start
   std::vector<std::pair<std::string, double>> demand;  // each growing path's value
-  std::vector<std::string> steps;                  // steps in force
-  std::optional<double> required;                  // robust (or plain) answer; unset: none
+  std::vector<std::string> steps;                      // steps in force
+  std::optional<double> required;                      // robust (or plain) answer; unset: none
   std::optional<double> required_median, required_low, required_high;
   double fleet = 0.0;  // after the purchases needed by then
   bool meets = false;  // the fleet as it was at the start meets it
@@ -74,8 +74,8 @@ struct Timeline {
   Growth growth;
   Report start_report;  // the plain plan at the start: the plan JSON the timeline extends
   std::optional<double> confidence;
-  double fleet = 0.0;   // the varied path's value in the scenario
-  std::string device;   // the pool's device, for min-devices
+  double fleet = 0.0;  // the varied path's value in the scenario
+  std::string device;  // the pool's device, for min-devices
   std::vector<TimelinePeriod> periods;
   std::optional<int> stops_meeting;  // months since year 0
   std::vector<Purchase> purchases;

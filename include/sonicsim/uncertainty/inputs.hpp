@@ -1,8 +1,8 @@
 // The uncertain inputs of a scenario: its `uncertainty` block (docs/uncertainty.md), read and
-// validated. Each input names one scenario path (the --set spelling, `workload.cpu_time_per_event.mean`)
-// and how its value is spread: a +- range, uniform, normal, lognormal, a list of alternatives, or a
-// calibration file's own fitted intervals (a service-time curve that moves as one, correlated as
-// the fit's covariance says).
+// validated. Each input names one scenario path (the --set spelling,
+// `workload.cpu_time_per_event.mean`) and how its value is spread: a +- range, uniform, normal,
+// lognormal, a list of alternatives, or a calibration file's own fitted intervals (a service-time
+// curve that moves as one, correlated as the fit's covariance says).
 //
 // The block changes nothing in a run: `run`, `sweep` and `plan` simulate the scenario as written
 // unless asked to sample it (`--samples`, `--confidence`). Nothing here simulates.
@@ -29,8 +29,8 @@ const char* dist_name(Dist d);
 // N(params, covariance) and scales the whole table by curve(drawn) / curve(fitted), so the
 // simulator's refinement of the curve is kept and the curve moves as one.
 struct CalibratedCurve {
-  std::string file;        // as the scenario names it
-  std::string kind;        // linear, saturating, piecewise (the fit's `chosen`)
+  std::string file;  // as the scenario names it
+  std::string kind;  // linear, saturating, piecewise (the fit's `chosen`)
   std::vector<std::string> param_names;
   std::vector<double> params;
   // Row-major k x k. From the file's `covariance` when it has one; else diagonal, from the 95%
@@ -50,7 +50,7 @@ struct Input {
   // The scenario's own value at `path` (SI), for numeric inputs.
   double nominal = 0.0;
   std::optional<scenario::Quantity> quantity;  // its unit kind when written with one
-  bool integer = false;                         // written as an integer: samples are rounded
+  bool integer = false;                        // written as an integer: samples are rounded
   // PlusMinus: half-width `a` (SI, absolute); Uniform: [a, b]; Normal: mean a, sd b; Lognormal:
   // median a, sigma b (of the log).
   double a = 0.0, b = 0.0;
@@ -91,12 +91,13 @@ std::optional<Spec> load_spec(const std::string& scenario_path,
 
 // Reading and writing one scenario value, shared with the plans that grow a path over time.
 // The value at a dotted --set path, read-only: nullptr, with `why`, when the path leads nowhere.
-const nlohmann::json* find_path(const nlohmann::json& doc, const std::string& path, std::string& why);
+const nlohmann::json* find_path(const nlohmann::json& doc, const std::string& path,
+                                std::string& why);
 // A number (SI) or a quantity with its unit; nullopt for anything else.
 struct NumericValue {
   double si = 0.0;
   std::optional<scenario::Quantity> quantity;  // written with a unit
-  bool integer = false;                         // a JSON integer: written back rounded
+  bool integer = false;                        // a JSON integer: written back rounded
 };
 std::optional<NumericValue> numeric_value(const nlohmann::json& v);
 // `si` as JSON text written like `like`: an integer rounded, a quantity with its base unit (so

@@ -22,13 +22,13 @@ const char* method_name(Method m);
 
 // n points in (0, 1)^dims. Lhs: one point per stratum of every column, strata permuted and
 // jittered by the seed. Sobol: Boost's Sobol sequence (Joe-Kuo directions, up to 3667 columns)
-// with a random digital shift from the seed (points 0..n-1: the shift moves the origin, and the
+// with a random digital shift from the seed (points 0..n-1, the origin first: the shift moves it, and the
 // first 2^k points keep one point in every 2^-k interval of each column).
 std::vector<std::vector<double>> design(Method method, int n, int dims, std::uint64_t seed);
 
 // One sample: where it sits in the unit cube, what each input became, and the overrides.
 struct Sample {
-  std::vector<double> u;              // spec.dims() coordinates
+  std::vector<double> u;               // spec.dims() coordinates
   std::vector<nlohmann::json> values;  // per input: the number (SI) or alternative written
   // Per input, one number to report and correlate: the value (SI), the alternative's index, or
   // a calibrated curve's factor at its table's median batch (curve_factor).
@@ -58,6 +58,7 @@ Spec narrowed(const Spec& spec, std::size_t i, double factor);
 double relative_half_width(const Input& in);
 
 // The factor a calibrated curve's sample applies at `batch` (1 = the fitted curve).
-double curve_factor(const CalibratedCurve& c, const std::vector<double>& drawn_params, double batch);
+double curve_factor(const CalibratedCurve& c, const std::vector<double>& drawn_params,
+                    double batch);
 
 }  // namespace sonicsim::uncertainty

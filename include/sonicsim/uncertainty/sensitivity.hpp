@@ -15,7 +15,7 @@ namespace sonicsim::uncertainty {
 
 struct SobolDesign {
   int n = 0, dims = 0;
-  std::vector<std::vector<int>> groups;  // the columns of each input
+  std::vector<std::vector<int>> groups;   // the columns of each input
   std::vector<std::vector<double>> a, b;  // n rows of dims coordinates each
   // The rows to evaluate, in this order: A (n rows), B (n), then A_B^g for every group g (n
   // each): n (groups + 2) in all.

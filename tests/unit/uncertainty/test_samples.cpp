@@ -42,6 +42,12 @@ Input number(Dist dist, double nominal, double a, double b) {
   return in;
 }
 
+Spec one(const Input& in) {
+  Spec s;
+  s.inputs = {in};
+  return s;
+}
+
 }  // namespace
 
 TEST_CASE("Latin hypercube and Sobol designs stratify every column and follow their seed",
@@ -75,7 +81,7 @@ TEST_CASE("each distribution maps the unit interval onto its values", "[uncertai
   // Relative 95% half-widths, what "measure it within 2%" compares with.
   CHECK(relative_half_width(number(Dist::PlusMinus, 10, 2, 0)) == Approx(0.2));
   CHECK(relative_half_width(number(Dist::Normal, 0, 4, 0.2)) == Approx(z975 * 0.05));
-  CHECK(relative_half_width(narrowed({{number(Dist::Normal, 0, 4, 0.2)}}, 0, 0.5).inputs[0]) ==
+  CHECK(relative_half_width(narrowed(one(number(Dist::Normal, 0, 4, 0.2)), 0, 0.5).inputs[0]) ==
         Approx(z975 * 0.025));
 }
 
@@ -125,7 +131,7 @@ TEST_CASE("a calibrated curve moves as one, and not at all at the fit's own para
   in.dist = Dist::Calibration;
   in.nominal = 1;
   in.curve = c;
-  Spec spec{{in}};
+  const Spec spec = one(in);
   REQUIRE(spec.dims() == 2);
   const auto centre = realise(spec, {0.5, 0.5});
   const auto table = nlohmann::json::parse(centre.overrides[0].value);
