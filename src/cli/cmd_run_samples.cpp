@@ -1,6 +1,8 @@
 // run --samples N: the scenario once per sample of its uncertainty block, each run in its own
 // child (uncertainty/sampled_run.hpp, docs/uncertainty-samples.md). Flags and printing only.
 #include <iostream>
+#include <limits>
+#include <memory>
 
 #include <sonicsim/pipeline/status_line.hpp>
 #include <sonicsim/uncertainty/sampled_run.hpp>
@@ -17,7 +19,8 @@ void check_sample_flags(const SampleArgs& s) {
   const std::vector<std::pair<const char*, bool>> needs{{"--sampling", !s.sampling.empty()},
                                                         {"--uncertainty", !s.block.empty()},
                                                         {"--sobol", s.sobol},
-                                                        {"--workers", s.workers > 0}};
+                                                        {"--workers", s.workers > 0},
+                                                        {"--sampling-seed", s.sampling_seed >= 0}};
   for (const auto& [flag, given] : needs)
     if (given && s.samples == 0)
       throw UsageError(std::string("run: found ") + flag +
@@ -41,9 +44,10 @@ uncertainty::SampledRequest request_of(const ScenarioArgs& a, const SampleArgs& 
   q.method =
       uncertainty::method_from_name(s.sampling.empty() ? q.spec.method : s.sampling,
                                     s.sampling.empty() ? "uncertainty.method" : "--sampling");
-  // The design's seed: --seed, else the block's, else the scenario's.
-  if (a.seed >= 0)
-    q.seed = static_cast<std::uint64_t>(a.seed);
+  // The design's seed: --sampling-seed, else the block's, else the scenario's (after --seed), as
+  // plan --confidence takes it.
+  if (s.sampling_seed >= 0)
+    q.seed = static_cast<std::uint64_t>(s.sampling_seed);
   else
     q.seed = q.spec.seed ? *q.spec.seed : load(a).seed;
   q.sobol = s.sobol;
@@ -108,6 +112,9 @@ void add_sample_args(CLI::App* cmd, SampleArgs& s) {
                   "method, else lhs)");
   cmd->add_option("--uncertainty", s.block,
                   "--samples: take the uncertainty block from this file instead of the scenario");
+  cmd->add_option("--sampling-seed", s.sampling_seed,
+                  "--samples: the design's seed (default: the block's, else the scenario's)")
+      ->check(whole_number(0, std::numeric_limits<std::int64_t>::max()));
   cmd->add_flag("--sobol", s.sobol,
                 "--samples: Saltelli's design and each input's first and total Sobol indices");
   cmd->add_option("--workers", s.workers,

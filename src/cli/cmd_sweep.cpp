@@ -1,5 +1,6 @@
 // sweep, merge: parameter grids, one process per simulation, resumable tables (README "Sweeps",
 // docs/sweep.md). The work is pipeline/sweep.hpp's; here are the flags and their combinations.
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,7 +52,8 @@ int cmd_sweep(const SweepArgs& a) {
   check_batch_flags(a.batch, a.sweep.shard);
   for (const auto& [flag, given] :
        std::vector<std::pair<const char*, bool>>{{"--sampling", !a.sweep.sampling.empty()},
-                                                 {"--uncertainty", !a.sweep.uncertainty.empty()}})
+                                                 {"--uncertainty", !a.sweep.uncertainty.empty()},
+                                                 {"--sampling-seed", a.sweep.sampling_seed >= 0}})
     if (given && a.sweep.samples == 0)
       throw UsageError(std::string("sweep: found ") + flag +
                        " without --samples, expected --samples N with it");
@@ -92,6 +94,9 @@ void add_sweep_commands(CLI::App& app, Commands& out) {
       ->check(whole_number(1, uncertainty::kMaxSamples));
   cmd->add_option("--sampling", args.sweep.sampling,
                   "--samples: the design, lhs or sobol (default: the block's method, else lhs)");
+  cmd->add_option("--sampling-seed", args.sweep.sampling_seed,
+                  "--samples: the design's seed (default: the block's, else the scenario's)")
+      ->check(whole_number(0, std::numeric_limits<std::int64_t>::max()));
   cmd->add_option("--uncertainty", args.sweep.uncertainty,
                   "--samples: take the uncertainty block from this file instead of the scenario");
   cmd->add_option("--workers", args.sweep.workers,

@@ -60,6 +60,7 @@ struct SampleArgs {
   std::string sampling, block;
   bool sobol = false;
   int workers = 0;
+  long long sampling_seed = -1;  // < 0: the block's seed, else the scenario's
 };
 void add_sample_args(CLI::App* cmd, SampleArgs& s);
 // Whether --samples was given; throws UsageError for a flag of its family given without it.

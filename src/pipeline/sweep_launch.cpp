@@ -162,6 +162,8 @@ sweep::BatchJob batch_job_of(const SweepRequest& a, const BatchRequest& b,
   if (a.samples > 0) args.insert(args.end(), {"--samples", std::to_string(a.samples)});
   if (!a.sampling.empty()) args.insert(args.end(), {"--sampling", a.sampling});
   if (!a.uncertainty.empty()) args.insert(args.end(), {"--uncertainty", a.uncertainty});
+  if (a.sampling_seed >= 0)
+    args.insert(args.end(), {"--sampling-seed", std::to_string(a.sampling_seed)});
   // The budget the user gave; without one each task takes its own node's default.
   for (runner::Budget* budget : {&runner::memory_budget(), &runner::time_budget()})
     if (budget->given()) args.insert(args.end(), {budget->flag(), budget->argument()});

@@ -82,8 +82,9 @@ void add_sample_dimension(const SweepRequest& a, const std::vector<scenario::Ove
                                           ": found no `uncertainty` block, expected one listing "
                                           "the uncertain inputs (docs/uncertainty.md), or "
                                           "--uncertainty FILE naming a file that has one"}});
-  // The design's seed: --seed, else the block's, else the scenario's (as `run --samples`).
-  const std::uint64_t seed = a.scenario.seed >= 0 ? static_cast<std::uint64_t>(a.scenario.seed)
+  // The design's seed: --sampling-seed, else the block's, else the scenario's (after --seed), as
+  // `run --samples` and `plan --confidence` take it.
+  const std::uint64_t seed = a.sampling_seed >= 0 ? static_cast<std::uint64_t>(a.sampling_seed)
                                                   : spec->seed.value_or(scenario_seed);
   const auto sets = sample_overrides(a, *spec, seed);
   sweep::Parameter sample{kSampleParameter, "", {}};

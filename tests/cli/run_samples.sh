@@ -37,6 +37,15 @@ same_bytes "$DOC" "$TMP/again.json"
 run_ok "$SONICSIM" run "$S" --samples 4 --seed 9 -o "$TMP/seed9.json"
 cmp -s "$DOC" "$TMP/seed9.json" && fail "--seed 9 gave the same samples document"
 pass "another seed, another document"
+# The design's seed: the scenario's (3) unless --sampling-seed; the block's seed wins over both.
+run_ok "$SONICSIM" run "$S" --samples 4 --sampling-seed 3 -o "$TMP/ss3.json"
+same_bytes "$DOC" "$TMP/ss3.json"
+run_ok "$SONICSIM" run "$S" --samples 4 --sampling-seed 4 -o "$TMP/ss4.json"
+assert_jq "$TMP/ss4.json" '.sampling.seed == 4' "--sampling-seed 4 is the design's seed"
+run_ok "$SONICSIM" run "$S" --samples 4 --set uncertainty.seed=4 -o "$TMP/block4.json"
+cmp -s <(jq '.runs | map(.inputs)' "$TMP/ss4.json") <(jq '.runs | map(.inputs)' "$TMP/block4.json") ||
+  fail "the block's seed 4 and --sampling-seed 4 gave different samples"
+pass "the block's seed is the design's seed"
 # Without --samples, run is the run it was: the uncertainty block changes nothing.
 run_ok "$SONICSIM" run "$S" -o "$TMP/plain.json"
 assert_jq "$TMP/plain.json" 'has("events") and (has("runs") | not)' "a plain run writes results"
@@ -67,6 +76,7 @@ assert_stderr_contains "expected at most"
 refused "--sampling" "$SONICSIM" run "$S" --samples 4 --sampling halton
 assert_stderr_contains "halton"
 refused "--sobol without --samples" "$SONICSIM" run "$S" --sobol
+refused "--sampling-seed without --samples" "$SONICSIM" run "$S" --sampling-seed 2
 refused "--trace with --samples" "$SONICSIM" run "$S" --samples 4 --trace "$TMP/t.json"
 RESULTS="$TMP/bad.json" refused "uncertainty.inputs[0]" \
   "$SONICSIM" run "$S" --samples 4 --uncertainty tests/data/uncertain_bad_block.json -o "$TMP/bad.json"

@@ -35,6 +35,7 @@ struct SweepRequest {
   // last dimension of the grid (docs/uncertainty-samples.md); 0: none.
   std::size_t samples = 0;
   std::string sampling, uncertainty;
+  long long sampling_seed = -1;  // the design's; < 0: the block's, else the scenario's
   // The JSONL file: --jsonl, or the CSV's name with .jsonl for .csv.
   std::string jsonl_path() const;
 };
