@@ -161,7 +161,8 @@ TEST_CASE("sobol indices: input groups follow the inputs' design columns", "[sob
   }
   CHECK(next == spec.dims());
   CHECK(input_groups(spec) == expected);
-  CHECK(input_groups(spec).front() == std::vector<int>{0});
+  // The curve's three parameters are one input of three columns.
+  CHECK(input_groups(spec) == std::vector<std::vector<int>>{{0}, {1, 2, 3}, {4}});
 }
 
 TEST_CASE("sobol indices: a constant output gives every index 0", "[sobol]") {
