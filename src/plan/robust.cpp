@@ -203,6 +203,8 @@ void narrow(Searcher& s, const Spec& spec, const std::vector<std::vector<double>
   n.to_percent = s.ro.narrow_to * 100;
   std::tie(n.before_low, n.before_high) = central95(first.answers, s.ok_below());
   std::tie(n.after_low, n.after_high) = central95(after, s.ok_below());
+  n.answer_before = robust_quantile(first.answers, s.ro.confidence, s.ok_below()).value;
+  n.answer_after = robust_quantile(after, s.ro.confidence, s.ok_below()).value;
   s.out.narrowing = n;
 }
 

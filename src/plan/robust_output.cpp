@@ -68,7 +68,9 @@ json narrowing_json(const Robust& rb, const Report& r) {
           {"from_percent", n.from_percent},
           {"to_percent", n.to_percent},
           {"central95_before", {value_json(r, n.before_low), value_json(r, n.before_high)}},
-          {"central95_after", {value_json(r, n.after_low), value_json(r, n.after_high)}}};
+          {"central95_after", {value_json(r, n.after_low), value_json(r, n.after_high)}},
+          {"answer_before", value_json(r, n.answer_before)},
+          {"answer_after", value_json(r, n.answer_after)}};
 }
 
 std::string headline(const Robust& rb, const Report& r) {
@@ -167,7 +169,8 @@ std::string to_text(const Robust& rb, const Report& r) {
            util::formatted("%.3g", m.to_percent) + "% (now " +
            util::formatted("%.3g", m.from_percent) + "%) would narrow the answer from " +
            range(m.before_low, m.before_high) + " to " + range(m.after_low, m.after_high) +
-           " (central 95%)\n";
+           " (central 95%), and the answer met in " + percent(rb.confidence) + " of the cases from " +
+           show(r, m.answer_before) + " to " + show(r, m.answer_after) + "\n";
   }
   out += "  simulations  " + std::to_string(rb.simulations + rb.plain_simulations) + " (" +
          std::to_string(rb.plain_simulations) + " for the plan as written, " +

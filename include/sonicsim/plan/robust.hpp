@@ -56,6 +56,7 @@ struct Narrowing {
   std::string name;
   double from_percent = 0.0, to_percent = 0.0;
   std::optional<double> before_low, before_high, after_low, after_high;  // central 95%
+  std::optional<double> answer_before, answer_after;  // the robust answer (met in C of them)
 };
 struct Robust {
   double confidence = 0.95;
