@@ -72,7 +72,7 @@ struct Searcher {
   std::optional<double> answer(const std::vector<scenario::Override>& extra, double guess) {
     Options o = options;
     o.replications = ro.replications;
-    o.probes = std::max(1, options.probes * options.replications / ro.replications);
+    o.probes = std::max(1, ro.workers / ro.replications);
     o.on_status = nullptr;
     const bool continuous = detail::is_continuous(o);
     const double step = continuous ? 1.0 + 2.0 * o.tolerance : 1.0;
@@ -81,10 +81,14 @@ struct Searcher {
         ok_below() ? (continuous ? g * step : g + 1) : (continuous ? g / step : g - 1);
     o.warm_start = std::make_pair(g, other);
     ++out.searches;
+    // Counted as they are asked for: a search that ends beyond the range spent them too.
+    const Simulate sim = simulate(with(extra));
+    const Simulate counted = [this, &sim](const std::vector<std::vector<scenario::Override>>& sets) {
+      out.simulations += static_cast<int>(sets.size());
+      return sim(sets);
+    };
     try {
-      const Report r = plan(scenario_path, with(extra), o, simulate(with(extra)));
-      out.simulations += r.simulations;
-      return r.answer.value;
+      return plan(scenario_path, with(extra), o, counted).answer.value;
     } catch (const InputError& e) {
       // Not met anywhere in the range (min-*), or still met at its top (max-cpu): this sample
       // needs more than the range allows; anything else is a real error.

@@ -30,6 +30,7 @@ struct RobustOptions {
   std::string uncertainty_file;       // --uncertainty FILE: a block instead of the scenario's
   std::optional<double> check;        // --check PATH=VALUE: the value whose chance is asked
   int replications = 1;               // per sample value (--sample-replications)
+  int workers = 2;                    // simulations at once: values per round, workers / R
   bool tornado = true;                // --no-tornado
   double narrow_to = 0.02;            // --narrow: the top input's 95% half-width; 0 = none
   std::function<void(const std::string&)> on_progress;  // after each search, when set
