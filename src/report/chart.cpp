@@ -243,16 +243,33 @@ std::string band_data(const Series& s, const ValueAxis& x, const ValueAxis& y, c
   return d + " Z";
 }
 
-// A marker's dashed vertical line at px and its label. Labels are staggered (the `shown`-th
-// marker drawn) so that neighbouring markers stay readable; near the right edge they hang to
-// the left of their line.
-std::string marker(double px, const Marker& m, int shown, double top, double bottom, double right) {
+// A marker's dashed vertical line at px and its label, on the given row under the top. Labels
+// are staggered (the row of the i-th marker drawn is i % 3, or with XYChart::fit_markers the
+// first row where the label overlaps no other) so that neighbouring markers stay readable;
+// near the right edge they hang to the left of their line.
+std::string marker(double px, const Marker& m, int row, double top, double bottom, double right) {
   std::string out =
       line(px, top, px, bottom, "marker",
            " stroke=\"" + colour(m.colour) + "\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"");
   const bool flip = px + text_width(m.label) + 4 > right;
-  return out + text(flip ? px - 4 : px + 4, top + 12 + 13.0 * (shown % 3), "marker",
-                    flip ? "end" : "start", m.label, " fill=\"" + colour(m.colour) + "\"");
+  return out + text(flip ? px - 4 : px + 4, top + 12 + 13.0 * row, "marker", flip ? "end" : "start",
+                    m.label, " fill=\"" + colour(m.colour) + "\"");
+}
+
+// The first row where a marker's label at px overlaps no label already there; takes its room.
+int free_row(std::vector<std::vector<std::pair<double, double>>>& rows, double px,
+             const std::string& label, double right) {
+  const double w = text_width(label) + 8;
+  const double x0 = px + w - 4 > right ? px - w : px, x1 = x0 + w;
+  for (std::size_t r = 0;; ++r) {
+    if (r == rows.size()) rows.emplace_back();
+    const bool clear = std::none_of(rows[r].begin(), rows[r].end(),
+                                    [&](const auto& e) { return x0 < e.second && e.first < x1; });
+    if (clear) {
+      rows[r].emplace_back(x0, x1);
+      return static_cast<int>(r);
+    }
+  }
 }
 
 std::pair<double, double> finite_range(std::initializer_list<const std::vector<double>*> lists) {
@@ -482,9 +499,12 @@ std::string render(const XYChart& chart) {
   }
   out += draw_series(chart, x, y);
   int shown = 0;
+  std::vector<std::vector<std::pair<double, double>>> rows;  // the labels' extents by row
   for (const auto& m : chart.markers) {
     if (!x.holds(m.x) || m.x < x.lo() || m.x > x.hi()) continue;
-    out += marker(x.at(m.x), m, shown++, top, bottom, right);
+    const double px = x.at(m.x);
+    out += marker(px, m, chart.fit_markers ? free_row(rows, px, m.label, right) : shown++ % 3, top,
+                  bottom, right);
   }
   out += legend_svg;
   return out + close_svg(chart.note, height);
@@ -538,7 +558,7 @@ std::string render(const BarChart& chart) {
   int shown = 0;
   for (const auto& m : chart.markers)
     if (m.x >= 0 && m.x < static_cast<double>(chart.categories.size()))
-      out += marker(left + group * (m.x + 0.5), m, shown++, top, bottom, right);
+      out += marker(left + group * (m.x + 0.5), m, shown++ % 3, top, bottom, right);
   out += legend_svg;
   return out + close_svg(chart.note, height);
 }

@@ -86,7 +86,8 @@ chart::Series step_series(const TimelineFigures& t, const Steps& steps, const st
   return s;
 }
 
-// Dates along the x axis: every k-th period, so that the labels do not overlap.
+// Dates along the x axis: every k-th period, so that the labels do not overlap, to the end of
+// the last period.
 std::vector<std::pair<double, std::string>> date_ticks(const TimelineFigures& t,
                                                        const Steps& steps) {
   const double step = std::max(t.period_months, 1.0);
@@ -95,6 +96,7 @@ std::vector<std::pair<double, std::string>> date_ticks(const TimelineFigures& t,
   std::vector<std::pair<double, std::string>> out;
   for (double m = 0; m < steps.end + every; m += every)
     out.emplace_back(m, month_after(t.start, static_cast<int>(m)));
+  out.back().second = "";  // the end of the last period, at the plot's edge: no room for it
   return out;
 }
 
@@ -130,7 +132,7 @@ chart::XYChart points_chart(const PlanFigures& plan) {
   c.title = "Values simulated: " + plan.constraint.metric + " against " + plan.vary;
   c.note = plan.constraint.text + "; points (docs/plan.md), the answer marked";
   c.x = {plan.vary, value_unit(plan), false};
-  c.y = {plan.constraint.metric, metric_unit(plan), true};
+  c.y = {plan.constraint.metric, metric_unit(plan), false};
   const bool verdicts = std::any_of(plan.points.begin(), plan.points.end(),
                                     [](const auto& p) { return p.ok.has_value(); });
   for (const auto ok : verdicts ? std::vector<std::optional<bool>>{true, false}
@@ -211,6 +213,7 @@ chart::XYChart timeline_chart(const TimelineFigures& t) {
   const Steps steps = period_steps(t);
   c.x = {"date", Unit::Plain, false};
   c.x_ticks = date_ticks(t, steps);
+  c.fit_markers = true;
   c.y = {"devices" + (t.device.empty() ? "" : " (" + t.device + ")"), Unit::Plain, true};
   if (t.confidence) {
     auto band =

@@ -58,7 +58,7 @@ std::vector<std::pair<std::string, std::string>> svg_files(const Inputs& in) {
   for (const auto& p : panels) {
     if (p.svg.empty()) continue;
     std::string name = slug(p.title);
-    if (const int n = ++seen[name]; n > 1) name += "-" + std::to_string(n);
+    if (const int n = ++seen[name]; n > 1) name.append("-").append(std::to_string(n));
     out.emplace_back(name + ".svg", standalone(p.svg) + "\n");
   }
   return out;

@@ -86,6 +86,9 @@ struct XYChart {
   // Ticks of the x axis at these values with these labels (dates), in increasing order, the
   // first and last spanning the data; empty: nice ticks from the data.
   std::vector<std::pair<double, std::string>> x_ticks;
+  // Each marker's label on the first row where it overlaps no other (many markers close
+  // together, e.g. dates); else on rows 0, 1, 2, 0, ... in turn.
+  bool fit_markers = false;
   // tips[s][i]: the tooltip of point i of series s (drawn points only); empty for none.
   std::vector<std::vector<std::string>> tips;
   int width = 640, height = 300;  // plot area plus margins, before the legend
