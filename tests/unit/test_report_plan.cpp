@@ -24,6 +24,9 @@ namespace {
 
 const std::string kRobust = std::string(SONICSIM_TEST_DATA_DIR) + "/report/plan_robust.json";
 const std::string kTimeline = std::string(SONICSIM_TEST_DATA_DIR) + "/report/plan_timeline.json";
+// A plain plan as `sonicsim plan tests/data/plan_knee.json min-devices --set workload.jobs=200
+// --slowdown 0.5 -o FILE` wrote it: no robust or timeline block.
+const std::string kPlain = std::string(SONICSIM_TEST_DATA_DIR) + "/report/plan_min_devices.json";
 
 std::string write_file(const std::string& name, const std::string& text) {
   const std::string path = "/tmp/sonicsim-plan-report-" + std::to_string(::getpid()) + "-" + name;
@@ -138,6 +141,32 @@ TEST_CASE("report: a plan's points, meets and misses apart, with threshold and a
   REQUIRE(c.markers.size() == 1);
   CHECK(c.markers[0].x == 7);
   CHECK(c.markers[0].label == "answer 7");
+}
+
+TEST_CASE("report: a plain plan has its points chart and tables, and nothing robust",
+          "[report][plan]") {
+  const auto plan = read_plan(kPlain);
+  CHECK(plan.question == "min-devices");
+  CHECK(plan.answer.value == 4.0);
+  CHECK(plan.points.size() == 5);
+  CHECK_FALSE(plan.robust);
+  CHECK_FALSE(plan.timeline);
+  const auto panels = plan_panels(plan);
+  REQUIRE(panels.size() == 1);
+  CHECK_THAT(panels[0].svg, Catch::Contains("answer 4") && Catch::Contains("threshold &lt;="));
+  CHECK(plan_sentences(plan).empty());
+
+  // A cost plan: no verdicts and no threshold, one series of every value.
+  auto doc = load(kPlain);
+  doc["question"] = "cost";
+  doc["constraint"]["threshold"] = nullptr;
+  for (auto& p : doc["points"]) p.erase("ok"), p.erase("certain");
+  const auto path = write_file("cost.json", doc.dump());
+  const auto cost = points_chart(read_plan(path));
+  std::remove(path.c_str());
+  REQUIRE(cost.series.size() == 1);
+  CHECK(cost.series[0].label == "simulated");
+  CHECK(cost.series[0].x.size() == 5);
 }
 
 TEST_CASE("report: the answers' distribution marks the robust answer and the median",
