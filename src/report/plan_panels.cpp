@@ -93,6 +93,10 @@ std::vector<std::pair<double, std::string>> date_ticks(const TimelineFigures& t,
   const double step = std::max(t.period_months, 1.0);
   const double room = 560.0 / 48.0;  // labels of 7 characters in a 560 px plot
   const double every = step * std::ceil(steps.end / step / room);
+  const bool dated = std::all_of(steps.x.begin(), steps.x.end(),
+                                 [&](double m) { return m >= 0 && m <= steps.end; });
+  // Months out of order or beyond a century: months from the start on a plain axis instead.
+  if (!(every >= 1 && steps.end <= 1200) || !dated) return {};
   std::vector<std::pair<double, std::string>> out;
   for (double m = 0; m < steps.end + every; m += every)
     out.emplace_back(m, month_after(t.start, static_cast<int>(m)));
@@ -213,6 +217,7 @@ chart::XYChart timeline_chart(const TimelineFigures& t) {
   const Steps steps = period_steps(t);
   c.x = {"date", Unit::Plain, false};
   c.x_ticks = date_ticks(t, steps);
+  if (c.x_ticks.empty()) c.x.label = "months from " + t.start;
   c.fit_markers = true;
   c.y = {"devices" + (t.device.empty() ? "" : " (" + t.device + ")"), Unit::Plain, true};
   if (t.confidence) {
