@@ -80,6 +80,7 @@ struct RunArgs {
   std::uint64_t trace_every = 100;
   std::size_t trace_max = 10000;
   bool json = false, quiet = false;
+  SampleArgs samples;
 };
 
 // Simulated time 0 on the wall clock: given, or the run's duration before now (whole minutes),
@@ -109,7 +110,21 @@ double openmetrics_start(const RunArgs& a) {
   return std::floor((now - s.duration) / 60.0) * 60.0;
 }
 
+// run --samples: one document for many runs; the files of one run do not apply.
+int run_samples(const RunArgs& a) {
+  const std::vector<std::pair<const char*, bool>> single{{"--prometheus", !a.prometheus.empty()},
+                                                         {"--trace", !a.trace.empty()},
+                                                         {"--openmetrics", !a.openmetrics.empty()}};
+  for (const auto& [flag, given] : single)
+    if (given)
+      throw UsageError(std::string("run: ") + flag +
+                       " with --samples: found both, expected one of them (" + flag +
+                       " writes one run's file)");
+  return cmd_run_samples(a.scenario, a.samples, a.output, a.json, a.quiet);
+}
+
 int cmd_run(const RunArgs& a) {
+  if (sample_flags_given(a.samples)) return run_samples(a);
   pipeline::RunFiles files{
       a.output, a.prometheus, a.trace, a.openmetrics, {a.trace_every, a.trace_max}, {}};
   if (!a.openmetrics.empty())
@@ -210,6 +225,7 @@ void add_run_commands(CLI::App& app, Commands& out) {
       ->capture_default_str();
   run->add_flag("--json", run_args.json, "Print the results JSON on stdout instead of the summary");
   run->add_flag("-q,--quiet", run_args.quiet, "Print nothing on success");
+  add_sample_args(run, run_args.samples);
   out.push_back({run, [] { return cmd_run(run_args); }, &run_args.scenario});
 
   auto* validate =

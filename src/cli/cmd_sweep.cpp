@@ -1,10 +1,12 @@
 // sweep, merge: parameter grids, one process per simulation, resumable tables (README "Sweeps",
 // docs/sweep.md). The work is pipeline/sweep.hpp's; here are the flags and their combinations.
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <sonicsim/pipeline/sweep.hpp>
+#include <sonicsim/uncertainty/inputs.hpp>
 
 #include "checks.hpp"
 #include "command.hpp"
@@ -48,6 +50,13 @@ int cmd_sweep(const SweepArgs& a) {
   if (a.sweep.output == a.sweep.jsonl_path())
     throw UsageError("sweep: --jsonl must differ from -o (" + a.sweep.output + ")");
   check_batch_flags(a.batch, a.sweep.shard);
+  for (const auto& [flag, given] :
+       std::vector<std::pair<const char*, bool>>{{"--sampling", !a.sweep.sampling.empty()},
+                                                 {"--uncertainty", !a.sweep.uncertainty.empty()},
+                                                 {"--sampling-seed", a.sweep.sampling_seed >= 0}})
+    if (given && a.sweep.samples == 0)
+      throw UsageError(std::string("sweep: found ") + flag +
+                       " without --samples, expected --samples N with it");
   return pipeline::sweep(a.sweep, a.batch);
 }
 
@@ -78,6 +87,18 @@ void add_sweep_commands(CLI::App& app, Commands& out) {
   cmd->add_option("--replications", args.sweep.replications,
                   "Simulations per point with distinct derived seeds (default 1)")
       ->check(whole_number(1, 100000));
+  cmd->add_option("--samples", args.sweep.samples,
+                  "N samples of the scenario's uncertainty block at every point: one more grid "
+                  "dimension, the last (column param.sample), and OUT.quantiles.csv with "
+                  "p05/p50/p95 over the samples per point (docs/uncertainty-samples.md)")
+      ->check(whole_number(1, uncertainty::kMaxSamples));
+  cmd->add_option("--sampling", args.sweep.sampling,
+                  "--samples: the design, lhs or sobol (default: the block's method, else lhs)");
+  cmd->add_option("--sampling-seed", args.sweep.sampling_seed,
+                  "--samples: the design's seed (default: the block's, else the scenario's)")
+      ->check(whole_number(0, std::numeric_limits<std::int64_t>::max()));
+  cmd->add_option("--uncertainty", args.sweep.uncertainty,
+                  "--samples: take the uncertainty block from this file instead of the scenario");
   cmd->add_option("--workers", args.sweep.workers,
                   "Simulations running at once, each in its own process (default: the cores)")
       ->check(whole_number(1, 4096));

@@ -54,6 +54,20 @@ void add_budgets(CLI::App* cmd);
 using scenario::load;
 using scenario::overrides_of;
 
+// run --samples N and its flags (cmd_run_samples.cpp, docs/uncertainty-samples.md).
+struct SampleArgs {
+  int samples = 0;  // 0: not asked
+  std::string sampling, block;
+  bool sobol = false;
+  int workers = 0;
+  long long sampling_seed = -1;  // < 0: the block's seed, else the scenario's
+};
+void add_sample_args(CLI::App* cmd, SampleArgs& s);
+// Whether --samples was given; throws UsageError for a flag of its family given without it.
+bool sample_flags_given(const SampleArgs& s);
+int cmd_run_samples(const ScenarioArgs& a, const SampleArgs& s, const std::string& output,
+                    bool json, bool quiet);
+
 // A calibration's file (-o, written atomically) and its report on stdout, or with --json the file
 // itself: what `calibrate perf-analyzer` and `calibrate prometheus` end with. Either is first
 // loaded by a scenario (calibration_read_back): a calibration no scenario can use is not given.

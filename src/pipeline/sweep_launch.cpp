@@ -159,6 +159,11 @@ sweep::BatchJob batch_job_of(const SweepRequest& a, const BatchRequest& b,
   for (const auto& p : a.params) args.insert(args.end(), {"--param", p});
   for (const auto& z : a.zips) args.insert(args.end(), {"--zip", z});
   args.insert(args.end(), {"--replications", std::to_string(a.replications)});
+  if (a.samples > 0) args.insert(args.end(), {"--samples", std::to_string(a.samples)});
+  if (!a.sampling.empty()) args.insert(args.end(), {"--sampling", a.sampling});
+  if (!a.uncertainty.empty()) args.insert(args.end(), {"--uncertainty", a.uncertainty});
+  if (a.sampling_seed >= 0)
+    args.insert(args.end(), {"--sampling-seed", std::to_string(a.sampling_seed)});
   // The budget the user gave; without one each task takes its own node's default.
   for (runner::Budget* budget : {&runner::memory_budget(), &runner::time_budget()})
     if (budget->given()) args.insert(args.end(), {budget->flag(), budget->argument()});

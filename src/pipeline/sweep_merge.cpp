@@ -10,6 +10,7 @@
 #include <sonicsim/util/files.hpp>
 
 #include "sweep_records.hpp"
+#include "sweep_steps.hpp"
 
 namespace sonicsim::pipeline {
 
@@ -134,6 +135,9 @@ int merge(const MergeRequest& a, std::size_t* failed) {
   std::string lacking;
   const auto lines = read_shard_runs(a.inputs, id, with_jsonl, lacking);
   write_atomically(a.output, text);
+  // A sweep with --samples: its per-point quantiles beside the merged table.
+  const std::string quantiles = quantiles_csv(first.fixed, metrics, rows);
+  if (!quantiles.empty()) write_atomically(quantiles_path_of(a.output), quantiles);
   const bool merge_jsonl = with_jsonl == a.inputs.size();
   if (merge_jsonl) {
     check_writable(jsonl);

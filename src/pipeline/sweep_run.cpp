@@ -26,6 +26,7 @@ void check_parameters(const std::string& scenario_path, const sweep::Grid& grid,
                       const std::vector<scenario::Override>& common) {
   using scenario::InputError;
   for (const auto& p : grid.parameters) {
+    if (p.path == kSampleParameter) continue;
     std::string first_error;
     bool accepted = false;
     for (std::size_t k = 0; k < p.values.size() && k < 20 && !accepted; ++k) {
@@ -58,11 +59,13 @@ SweepDefinition define(const SweepRequest& a) {
   check_writable(d.jsonl);
   std::vector<sweep::Parameter> params;
   for (const auto& text : a.params) params.push_back(sweep::parse_parameter(text));
-  d.grid = sweep::make_grid(std::move(params), a.zips);
   d.shard = a.shard.empty() ? sweep::Shard{} : sweep::parse_shard(a.shard);
   d.common = scenario::overrides_of(a.scenario);
   // A broken scenario is reported as itself, not as every point failing.
   const auto base = scenario::load_file(a.scenario.scenario_path, d.common);
+  auto zips = a.zips;
+  if (a.samples > 0) add_sample_dimension(a, d.common, base.seed, params, zips);
+  d.grid = sweep::make_grid(std::move(params), zips);
   check_parameters(a.scenario.scenario_path, d.grid, d.common);
   d.replications = a.replications;
   d.n_points = d.grid.size();
@@ -111,7 +114,7 @@ Execution execute(const SweepRequest& a, const SweepDefinition& d,
     std::signal(SIGTERM, SIG_DFL);
     const auto [p, r] = items[k];
     auto overrides = d.common;
-    const auto point = d.grid.point(p);
+    const auto point = simulated(d.grid.point(p));
     overrides.insert(overrides.end(), point.begin(), point.end());
     auto s = scenario::load_file(path, overrides);
     if (r > 0) {
@@ -203,7 +206,10 @@ int finish(const SweepRequest& a, const SweepDefinition& d,
   std::string csv_text = sweep::header_line(d.fixed, sweep::metric_union(rows));
   const auto metrics = sweep::metric_union(rows);
   for (const auto& row : rows) csv_text += sweep::row_line(row, metrics);
-  write_all_or_none({{d.csv, csv_text}, {d.jsonl, jsonl_text}});
+  std::vector<Output> outputs{{d.csv, csv_text}, {d.jsonl, jsonl_text}};
+  if (a.samples > 0)
+    outputs.push_back({quantiles_path_of(d.csv), quantiles_csv(d.fixed, metrics, rows)});
+  write_all_or_none(outputs);
 
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - e.started).count();
@@ -213,7 +219,10 @@ int finish(const SweepRequest& a, const SweepDefinition& d,
             << " at a time, " << clock_text(wall) << " wall)";
   if (state.resumed) std::cout << ", " << state.resumed << " kept from before";
   std::cout << "; " << failures.size() << " failed\n";
-  std::cout << "written to " << d.csv << " and " << d.jsonl << "\n";
+  std::cout << "written to " << d.csv << " and " << d.jsonl
+            << (a.samples > 0 ? " (quantiles over the samples: " + quantiles_path_of(d.csv) + ")"
+                              : std::string())
+            << "\n";
   for (std::size_t i = 0; i < failures.size() && i < 10; ++i)
     std::cerr << "sonicsim sweep: " << failures[i] << "\n";
   if (failures.size() > 10)

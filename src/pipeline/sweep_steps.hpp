@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,23 @@ std::string points_text(std::size_t points, std::size_t replications);
 // sweep_resume.cpp: the complete points --resume keeps (none without it); the files start over
 // from them, whole lines only, in point order.
 SweepState start_files(const SweepRequest& request, const SweepDefinition& sweep);
+
+// sweep_samples.cpp: --samples as a grid dimension (a `sample` pseudo-parameter zipped with the
+// paths the samples set), what a child simulates of a point, and the per-point quantiles.
+inline constexpr char kSampleParameter[] = "sample";
+void add_sample_dimension(const SweepRequest& request,
+                          const std::vector<scenario::Override>& common,
+                          std::uint64_t scenario_seed, std::vector<sweep::Parameter>& params,
+                          std::vector<std::string>& zips);
+// A point's overrides without the `sample` pseudo-parameter.
+std::vector<scenario::Override> simulated(std::vector<scenario::Override> point);
+// OUT.csv -> OUT.quantiles.csv.
+std::string quantiles_path_of(const std::string& csv);
+// p05/p50/p95 of every metric's mean over the samples of each grid point; "" for a table without
+// a `param.sample` column.
+std::string quantiles_csv(const std::vector<std::string>& fixed,
+                          const std::vector<std::string>& metrics,
+                          const std::vector<sweep::TableRow>& rows);
 
 // sweep_launch.cpp: writes the batch files, submits (Slurm) and waits, then merges the shards.
 int launch(const SweepRequest& request, const BatchRequest& batch, const SweepDefinition& sweep);

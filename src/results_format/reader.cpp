@@ -329,6 +329,9 @@ double Pool::count() const {
 double Pool::utilization() const {
   return number(k::server::utilization);
 }
+double Pool::utilization_max() const {
+  return number(k::server::utilization_max, Presence::Optional);
+}
 std::optional<double> Pool::host_utilization() const {
   if (!has(k::server::host)) return std::nullopt;
   return at(k::server::host).number(k::server_host::utilization);

@@ -31,6 +31,11 @@ struct SweepRequest {
   int workers = 0;  // <= 0: the cores
   std::string output, jsonl, shard;
   bool resume = false, dry_run = false;
+  // --samples N: the samples of the uncertainty block (--uncertainty FILE's when given) as the
+  // last dimension of the grid (docs/uncertainty-samples.md); 0: none.
+  std::size_t samples = 0;
+  std::string sampling, uncertainty;
+  long long sampling_seed = -1;  // the design's; < 0: the block's, else the scenario's
   // The JSONL file: --jsonl, or the CSV's name with .jsonl for .csv.
   std::string jsonl_path() const;
 };

@@ -193,7 +193,8 @@ class Pool : public View {
   std::optional<std::string> name() const;
   std::optional<std::string> device() const;  // the device's name ("T4")
   double count() const;
-  double utilization() const;  // mean over the pool's devices
+  double utilization() const;      // mean over the pool's devices
+  double utilization_max() const;  // of its busiest device; NaN in results without it
   // Devices of the pool that crashed after the warm-up; NaN for a pool with neither an
   // autoscaler nor faults (its results have no `replicas`).
   double crashes() const;
