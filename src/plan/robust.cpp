@@ -285,7 +285,9 @@ Robust robust_plan(const std::string& scenario_path, const std::vector<scenario:
     out.check_value = ro.check;
     out.check_met = meets_count(out.answers, *ro.check, ok_below);
   }
+  out.sample_simulations = out.simulations;
   if (ro.tornado) tornado(s, *spec, start, start_analytic);
+  out.tornado_simulations = out.simulations - out.sample_simulations;
   narrow(s, *spec, rows, first, start);
   return out;
 }

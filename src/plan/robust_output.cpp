@@ -129,7 +129,12 @@ json to_json(const Robust& rb, const Report& r) {
           {"tornado", tornado_json(rb, r)},
           {"narrowing", narrowing_json(rb, r)},
           {"simulations",
-           {{"count", rb.simulations}, {"searches", rb.searches}, {"plain", rb.plain_simulations}}},
+           {{"count", rb.simulations},
+            {"searches", rb.searches},
+            {"plain", rb.plain_simulations},
+            {"samples", rb.sample_simulations},
+            {"tornado", rb.tornado_simulations},
+            {"narrowing", rb.simulations - rb.sample_simulations - rb.tornado_simulations}}},
           {"text", headline(rb, r)}};
 }
 
@@ -174,7 +179,11 @@ std::string to_text(const Robust& rb, const Report& r) {
   }
   out += "  simulations  " + std::to_string(rb.simulations + rb.plain_simulations) + " (" +
          std::to_string(rb.plain_simulations) + " for the plan as written, " +
-         std::to_string(rb.simulations) + " in " + std::to_string(rb.searches) + " searches)\n";
+         std::to_string(rb.simulations) + " in " + std::to_string(rb.searches) + " searches: " +
+         std::to_string(rb.sample_simulations) + " for the samples, " +
+         std::to_string(rb.tornado_simulations) + " the tornado, " +
+         std::to_string(rb.simulations - rb.sample_simulations - rb.tornado_simulations) +
+         " the narrowing)\n";
   return out;
 }
 

@@ -79,6 +79,7 @@ struct Robust {
   std::vector<TornadoBar> tornado;
   std::optional<Narrowing> narrowing;
   int simulations = 0, searches = 0;
+  int sample_simulations = 0, tornado_simulations = 0;  // of `simulations`; the rest narrowing
   int plain_simulations = 0;  // the nominal plan's
 };
 
