@@ -52,7 +52,7 @@ case "${1:-}" in
     ;;
 esac
 ALL_TARGETS=(scenario units perf_analyzer measurements triton_config calibration results sweep figures
-  prometheus supersonic sites hosts calibrate_overlap calibrate_prometheus reproduce)
+  prometheus supersonic sites hosts calibrate_overlap calibrate_prometheus reproduce plan_report)
 TARGETS=("$@")
 ((${#TARGETS[@]} > 0)) || TARGETS=("${ALL_TARGETS[@]}")
 BUILD_DIR="${SONICSIM_FUZZ_BUILD_DIR:-build-fuzz}"
@@ -77,6 +77,7 @@ seeds_of() {
     calibration) dirs+=(calibration tests/data/calibration) ;;
     calibrate_overlap) dirs+=(tests/fuzz/corpus/perf_analyzer) ;;
     reproduce) dirs+=(tests/fuzz/corpus/figures) ;;
+    plan_report) dirs+=(tests/data/report) ;;
   esac
   local d
   for d in "${dirs[@]}"; do [[ -d "$d" ]] && printf '%s\n' "$d"; done
@@ -97,7 +98,7 @@ fuzz_one() {
   mkdir -p "$work" "$BUILD_DIR/logs"
   local max_len=32768
   [[ $t == units ]] && max_len=1024
-  [[ $t == results ]] && max_len=65536
+  [[ $t == results || $t == plan_report ]] && max_len=65536
   local seeds
   mapfile -t seeds < <(seeds_of "$t")
   local before

@@ -84,6 +84,12 @@ ojson host_cost_json(const CalibrationOutcome& c) {
   const scenario::HostCost& cost = *c.ov.host;
   const double bytes = h.input_bytes_per_item + h.output_bytes_per_item;
   const double per_byte_half = bytes > 0.0 ? c.ov.server.per_item_ci95 / bytes : 0.0;
+  // (per_request, per_byte) are the server fit's (fixed, per_item / bytes): its covariance,
+  // scaled; without a payload per_byte is held at zero.
+  const std::vector<double>& s = c.ov.server.covariance;
+  const std::vector<double> covariance =
+      bytes > 0.0 ? std::vector<double>{s[0], s[1] / bytes, s[2] / bytes, s[3] / (bytes * bytes)}
+                  : std::vector<double>{s[0], 0.0, 0.0, 0.0};
   std::vector<Row> fitted;
   for (const Row& r : c.rows)
     if (r.consistent) fitted.push_back(r);
@@ -97,6 +103,8 @@ ojson host_cost_json(const CalibrationOutcome& c) {
        "per item) x batch size (the request_overhead.server fit), all of it host CPU work"},
       {"per_request_ci95", interval_json(cost.per_request, c.ov.server.fixed_ci95)},
       {"per_byte_ci95", interval_json(cost.per_byte_in, per_byte_half)},
+      {"param_order", ojson::array({"per_request", "per_byte"})},
+      {"covariance", covariance_json(covariance, 2)},
       {"rms_rel_error", c.ov.server.rms_rel_error},
       {"busy_cores", busy_cores(c)},
       {"copies",

@@ -7,6 +7,7 @@
 #include <sonicsim/calibration/least_squares.hpp>
 #include <sonicsim/calibration/perf_emulation.hpp>
 #include <sonicsim/scenario/loader.hpp>
+#include <sonicsim/util/numbers.hpp>
 
 #include "perf_calibration_steps.hpp"
 
@@ -37,6 +38,9 @@ PhaseFit fit_phase(const std::vector<Row>& rows, double PerfAnalyzerRow::*field)
     f.per_item = r.params[1];
     f.fixed_ci95 = r.ci95_halfwidth(0);
     f.per_item_ci95 = r.ci95_halfwidth(1);
+    if (r.covariance.size())
+      f.covariance = {r.covariance(0, 0), r.covariance(0, 1), r.covariance(1, 0),
+                      r.covariance(1, 1)};
   }
   if (!distinct || f.fixed < 0.0 || f.per_item < 0.0) {
     // One term alone: a constant when the batch sizes cannot separate them or the slope is
@@ -47,6 +51,10 @@ PhaseFit fit_phase(const std::vector<Row>& rows, double PerfAnalyzerRow::*field)
     f.per_item = keep == 1 ? std::max(0.0, r.params[0]) : 0.0;
     f.fixed_ci95 = keep == 0 ? r.ci95_halfwidth(0) : 0.0;
     f.per_item_ci95 = keep == 1 ? r.ci95_halfwidth(0) : 0.0;
+    // The term held at zero varies with nothing.
+    f.covariance = {0.0, 0.0, 0.0, 0.0};
+    f.covariance[static_cast<std::size_t>(3 * keep)] =
+        r.covariance.size() ? r.covariance(0, 0) : kNaN;
   }
   double ss = 0.0;
   for (int i = 0; i < n; ++i) {

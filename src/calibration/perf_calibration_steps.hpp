@@ -17,6 +17,7 @@
 #include <sonicsim/calibration/perf_emulation.hpp>
 #include <sonicsim/calibration/service_fit.hpp>
 #include <sonicsim/scenario/devices.hpp>
+#include <sonicsim/util/numbers.hpp>
 
 namespace sonicsim::calibration::perf_fit {
 
@@ -41,6 +42,9 @@ struct PhaseFit {
   // 95% half-widths of the two terms (NaN without degrees of freedom, +inf for a term the
   // request sizes cannot determine; 0 for a term held at zero).
   double fixed_ci95 = 0.0, per_item_ci95 = 0.0;
+  // The covariance of (fixed, per_item), row-major 2 x 2, as the half-widths are: non-finite
+  // where the fit leaves it undetermined, 0 in the row and column of a term held at zero.
+  std::vector<double> covariance = std::vector<double>(4, kNaN);
 };
 
 struct Overheads {
@@ -169,6 +173,8 @@ ojson overhead_json(const Overheads& o);
 // sample. Shared by every calibration that fits a service curve.
 ojson curve_candidates_json(const CurveChoice& choice);
 ojson batching_json(const ServerSettings& s);  // null without dynamic batching
+// A row-major k x k covariance as `[[...], ...]`, an undetermined (non-finite) entry null.
+ojson covariance_json(const std::vector<double>& covariance, std::size_t k);
 
 // A signed percent with one decimal: "+1.2%".
 std::string pct(double x);

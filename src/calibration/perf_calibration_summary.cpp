@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <sonicsim/util/format.hpp>
+#include <sonicsim/util/numbers.hpp>
 
 #include "perf_calibration_steps.hpp"
 
@@ -257,6 +258,10 @@ ojson curve_candidates_json(const CurveChoice& choice) {
       if (!c.params.empty()) {
         j["params"] = params;
         j["ci95_halfwidth"] = ci;
+        // What issue 38's `uncertainty` block draws the curve from: N(params, covariance), the
+        // parameters moving together.
+        j["param_order"] = c.param_names;
+        j["covariance"] = covariance_json(c.covariance, c.params.size());
       }
       j["rms_rel_error"] = c.rms_rel_error;
       j["max_rel_error"] = c.max_rel_error;
@@ -266,6 +271,19 @@ ojson curve_candidates_json(const CurveChoice& choice) {
     candidates.push_back(j);
   }
   return candidates;
+}
+
+ojson covariance_json(const std::vector<double>& covariance, std::size_t k) {
+  ojson rows = ojson::array();
+  for (std::size_t i = 0; i < k; ++i) {
+    ojson row = ojson::array();
+    for (std::size_t j = 0; j < k; ++j) {
+      const double v = i * k + j < covariance.size() ? covariance[i * k + j] : kNaN;
+      row.push_back(std::isfinite(v) ? ojson(v) : ojson(nullptr));
+    }
+    rows.push_back(row);
+  }
+  return rows;
 }
 
 ojson overhead_json(const Overheads& o) {
@@ -321,6 +339,11 @@ ojson calibration_file(const CalibrationOutcome& c) {
   d["overhead_fit"] = {{"client_send_rms_rel_error", c.ov.client_send.rms_rel_error},
                        {"server_rms_rel_error", c.ov.server.rms_rel_error},
                        {"client_recv_rms_rel_error", c.ov.client_recv.rms_rel_error}};
+  for (const auto& [name, phase] :
+       {std::pair{"client_send", &c.ov.client_send}, std::pair{"server", &c.ov.server},
+        std::pair{"client_recv", &c.ov.client_recv}})
+    d["overhead_fit"][name] = {{"param_order", ojson::array({"fixed", "per_item"})},
+                               {"covariance", covariance_json(phase->covariance, 2)}};
   d["compute_split"] = compute_split_json(c.rows);
   d["round_trip"] = round_trip_json(c.round_trip);
   return d;

@@ -46,6 +46,42 @@ std::vector<CurvePoint> knots_of(std::vector<CurvePoint> points) {
   return out;
 }
 
+// A fit's k x k covariance, row-major; every entry NaN when the fit had no degrees of freedom.
+std::vector<double> covariance_of(const FitResult& r, int k) {
+  std::vector<double> out(static_cast<std::size_t>(k * k), kNaN);
+  if (r.covariance.size() == 0) return out;
+  for (int i = 0; i < k; ++i)
+    for (int j = 0; j < k; ++j) out[static_cast<std::size_t>(i * k + j)] = r.covariance(i, j);
+  return out;
+}
+
+// The covariance of g(p) from that of p, to first order: G C G^T, G the Jacobian of g at the
+// solution. A zero of G takes no part (a parameter g does not read leaves it alone, whatever its
+// variance); a non-finite covariance G does read leaves the entry undetermined. Computed once per
+// pair, so the result is exactly symmetric.
+std::vector<double> mapped_covariance(const Eigen::MatrixXd& G, const FitResult& r) {
+  const int k = static_cast<int>(G.rows());
+  std::vector<double> out(static_cast<std::size_t>(k * k), kNaN);
+  if (r.covariance.size() == 0) return out;
+  for (int i = 0; i < k; ++i)
+    for (int j = i; j < k; ++j) {
+      double sum = 0.0;
+      bool finite = true;
+      for (Eigen::Index a = 0; a < G.cols() && finite; ++a)
+        for (Eigen::Index b = 0; b < G.cols() && finite; ++b) {
+          if (G(i, a) == 0.0 || G(j, b) == 0.0) continue;
+          const double c = r.covariance(a, b);
+          if (std::isfinite(c))
+            sum += G(i, a) * c * G(j, b);
+          else
+            finite = false;
+        }
+      const double v = finite ? sum : (i == j ? kInf : kNaN);
+      out[static_cast<std::size_t>(i * k + j)] = out[static_cast<std::size_t>(j * k + i)] = v;
+    }
+  return out;
+}
+
 CurveFit fit_linear_curve(const std::vector<CurvePoint>& pts) {
   CurveFit f;
   f.kind = CurveKind::Linear;
@@ -73,6 +109,7 @@ CurveFit fit_linear_curve(const std::vector<CurvePoint>& pts) {
   }
   f.params = {r.params[0], r.params[1]};
   f.ci95 = {r.ci95_halfwidth(0), r.ci95_halfwidth(1)};
+  f.covariance = covariance_of(r, 2);
   f.ok = f.params[0] + f.params[1] > 0.0;
   return f;
 }
@@ -111,6 +148,16 @@ CurveFit fit_saturating_curve(const std::vector<CurvePoint>& pts) {
   // Delta method: the log-parameters' intervals mapped back (r_max = n_s / t0).
   auto ci = [&](int i) { return best.ci95_halfwidth(i); };
   f.ci95 = {ft0 * ci(0), (fns / ft0) * std::hypot(ci(0), ci(1)), fk * ci(2)};
+  // The covariance by the same first-order rule, with the log parameters' correlation, which
+  // the half-width of r_max above leaves out (it adds the variances of log t0 and log n_s as if
+  // they were independent): d t0 = t0 d(log t0), d r_max = r_max (d(log n_s) - d(log t0)),
+  // d k = k d(log k).
+  Eigen::Matrix3d G = Eigen::Matrix3d::Zero();
+  G(0, 0) = ft0;
+  G(1, 0) = -fns / ft0;
+  G(1, 1) = fns / ft0;
+  G(2, 2) = fk;
+  f.covariance = mapped_covariance(G, best);
   f.ok = true;
   if (!best.converged) f.note = best.message;
   return f;

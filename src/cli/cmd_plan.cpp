@@ -225,6 +225,7 @@ int cmd_plan(const PlanArgs& a) {
     robust_options->check = check_value(a, plan::plan(a.scenario.scenario_path, common, quick, {}));
   }
   const int workers = a.workers > 0 ? a.workers : points::default_workers();
+  if (robust_options) robust_options->workers = workers;
   // Workers left idle by the replications of one value bisect further in the same round.
   options.probes = a.probes > 0 ? a.probes : std::max(1, workers / options.replications);
   if (::isatty(2) && !options.analytic_only && !a.quiet)
@@ -313,6 +314,7 @@ int cmd_timeline(const PlanArgs& given) {
   options.probes = a.probes > 0 ? a.probes : std::max(1, workers / options.replications);
   const auto growth = plan::load_growth(a.scenario.scenario_path, common, a.growth);
   auto ro = robust;
+  if (ro) ro->workers = workers;
   pipeline::StatusLine line(!a.quiet);
   if (ro && line.on())
     ro->on_progress = [&](const std::string& what) { line.show(-1.0, what, -1.0); };

@@ -1,6 +1,6 @@
 // report: the figures of runs and sweeps side by side and, for several, what changed from the
-// first in words: what a planner pastes into a note to the site board. As text, Markdown, one
-// self-contained HTML page with charts, or CSV tables.
+// first in words, and what plans answered: what a planner pastes into a note to the site board. As
+// text, Markdown, one self-contained HTML page with charts, or CSV tables.
 #include <filesystem>
 #include <iostream>
 
@@ -67,10 +67,10 @@ void add_report_command(CLI::App& app, Commands& out) {
   auto* cmd = app.add_subcommand(
       "report",
       "Key figures of results files and sweeps side by side; what changed from the first, in "
-      "words; an HTML page with charts");
+      "words; what plans answered; an HTML page with charts");
   cmd->add_option("inputs", args.files,
-                  "Results JSON files (sonicsim run -o) and/or sweep CSVs (sonicsim sweep -o); "
-                  "the first of each kind is the baseline")
+                  "Results JSON files (sonicsim run -o), plan JSON files (sonicsim plan -o) and/or "
+                  "sweep CSVs (sonicsim sweep -o); the first run and sweep are the baselines")
       ->required();
   cmd->add_option("--format", args.format,
                   "text, md (Markdown) or html (default: html when -o ends in .html, md for "

@@ -72,7 +72,7 @@ struct Searcher {
   std::optional<double> answer(const std::vector<scenario::Override>& extra, double guess) {
     Options o = options;
     o.replications = ro.replications;
-    o.probes = std::max(1, options.probes * options.replications / ro.replications);
+    o.probes = std::max(1, ro.workers / ro.replications);
     o.on_status = nullptr;
     const bool continuous = detail::is_continuous(o);
     const double step = continuous ? 1.0 + 2.0 * o.tolerance : 1.0;
@@ -81,10 +81,14 @@ struct Searcher {
         ok_below() ? (continuous ? g * step : g + 1) : (continuous ? g / step : g - 1);
     o.warm_start = std::make_pair(g, other);
     ++out.searches;
+    // Counted as they are asked for: a search that ends beyond the range spent them too.
+    const Simulate sim = simulate(with(extra));
+    const Simulate counted = [this, &sim](const std::vector<std::vector<scenario::Override>>& sets) {
+      out.simulations += static_cast<int>(sets.size());
+      return sim(sets);
+    };
     try {
-      const Report r = plan(scenario_path, with(extra), o, simulate(with(extra)));
-      out.simulations += r.simulations;
-      return r.answer.value;
+      return plan(scenario_path, with(extra), o, counted).answer.value;
     } catch (const InputError& e) {
       // Not met anywhere in the range (min-*), or still met at its top (max-cpu): this sample
       // needs more than the range allows; anything else is a real error.
@@ -203,6 +207,8 @@ void narrow(Searcher& s, const Spec& spec, const std::vector<std::vector<double>
   n.to_percent = s.ro.narrow_to * 100;
   std::tie(n.before_low, n.before_high) = central95(first.answers, s.ok_below());
   std::tie(n.after_low, n.after_high) = central95(after, s.ok_below());
+  n.answer_before = robust_quantile(first.answers, s.ro.confidence, s.ok_below()).value;
+  n.answer_after = robust_quantile(after, s.ro.confidence, s.ok_below()).value;
   s.out.narrowing = n;
 }
 
@@ -279,7 +285,9 @@ Robust robust_plan(const std::string& scenario_path, const std::vector<scenario:
     out.check_value = ro.check;
     out.check_met = meets_count(out.answers, *ro.check, ok_below);
   }
+  out.sample_simulations = out.simulations;
   if (ro.tornado) tornado(s, *spec, start, start_analytic);
+  out.tornado_simulations = out.simulations - out.sample_simulations;
   narrow(s, *spec, rows, first, start);
   return out;
 }

@@ -68,7 +68,9 @@ json narrowing_json(const Robust& rb, const Report& r) {
           {"from_percent", n.from_percent},
           {"to_percent", n.to_percent},
           {"central95_before", {value_json(r, n.before_low), value_json(r, n.before_high)}},
-          {"central95_after", {value_json(r, n.after_low), value_json(r, n.after_high)}}};
+          {"central95_after", {value_json(r, n.after_low), value_json(r, n.after_high)}},
+          {"answer_before", value_json(r, n.answer_before)},
+          {"answer_after", value_json(r, n.answer_after)}};
 }
 
 std::string headline(const Robust& rb, const Report& r) {
@@ -127,7 +129,12 @@ json to_json(const Robust& rb, const Report& r) {
           {"tornado", tornado_json(rb, r)},
           {"narrowing", narrowing_json(rb, r)},
           {"simulations",
-           {{"count", rb.simulations}, {"searches", rb.searches}, {"plain", rb.plain_simulations}}},
+           {{"count", rb.simulations},
+            {"searches", rb.searches},
+            {"plain", rb.plain_simulations},
+            {"samples", rb.sample_simulations},
+            {"tornado", rb.tornado_simulations},
+            {"narrowing", rb.simulations - rb.sample_simulations - rb.tornado_simulations}}},
           {"text", headline(rb, r)}};
 }
 
@@ -167,11 +174,16 @@ std::string to_text(const Robust& rb, const Report& r) {
            util::formatted("%.3g", m.to_percent) + "% (now " +
            util::formatted("%.3g", m.from_percent) + "%) would narrow the answer from " +
            range(m.before_low, m.before_high) + " to " + range(m.after_low, m.after_high) +
-           " (central 95%)\n";
+           " (central 95%), and the answer met in " + percent(rb.confidence) + " of the cases from " +
+           show(r, m.answer_before) + " to " + show(r, m.answer_after) + "\n";
   }
   out += "  simulations  " + std::to_string(rb.simulations + rb.plain_simulations) + " (" +
          std::to_string(rb.plain_simulations) + " for the plan as written, " +
-         std::to_string(rb.simulations) + " in " + std::to_string(rb.searches) + " searches)\n";
+         std::to_string(rb.simulations) + " in " + std::to_string(rb.searches) + " searches: " +
+         std::to_string(rb.sample_simulations) + " for the samples, " +
+         std::to_string(rb.tornado_simulations) + " the tornado, " +
+         std::to_string(rb.simulations - rb.sample_simulations - rb.tornado_simulations) +
+         " the narrowing)\n";
   return out;
 }
 

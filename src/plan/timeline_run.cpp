@@ -167,6 +167,27 @@ json value_json(const Options& o, const std::optional<double>& v) {
 
 }  // namespace
 
+namespace {
+
+// One sentence: when the fleet stops meeting the constraint and what to order when.
+std::string headline(const Timeline& t, const Options& o) {
+  const auto show = [&](double v) { return detail::show_value(o, v); };
+  const std::string unit = t.device.empty() ? "" : " " + t.device;
+  if (!t.stops_meeting)
+    return "the fleet of " + show(t.fleet) + unit + " meets the constraint to " +
+           format_month(t.growth.start_month + t.growth.horizon_months);
+  std::string out = "the fleet of " + show(t.fleet) + unit + " stops meeting the constraint at " +
+                    format_month(*t.stops_meeting);
+  for (std::size_t i = 0; i < t.purchases.size(); ++i) {
+    const auto& b = t.purchases[i];
+    out += (i == 0 ? "; order " : ", ") + show(b.add) + unit + " by " + format_month(b.order_by) +
+           (b.late ? " (late)" : "");
+  }
+  return out;
+}
+
+}  // namespace
+
 json to_json(const Timeline& t, const Options& o) {
   json growth = json::array(), steps = json::array(), periods = json::array(),
        purchases = json::array();
@@ -215,7 +236,7 @@ json to_json(const Timeline& t, const Options& o) {
           {"stops_meeting", t.stops_meeting ? json(format_month(*t.stops_meeting)) : json(nullptr)},
           {"purchases", purchases},
           {"simulations", {{"count", t.simulations}}},
-          {"text", to_text(t, o)}};
+          {"text", headline(t, o)}};
 }
 
 std::string to_text(const Timeline& t, const Options& o) {

@@ -111,6 +111,7 @@ struct ValueAxis {
   Scale scale;
   double p0 = 0, p1 = 1;
   bool log = false;
+  std::vector<std::string> names;  // the ticks' own labels (Axis::named_ticks), or none
   double lo() const { return ticks.front(); }
   double hi() const { return ticks.back(); }
   // A value this axis can place: finite, and positive on a log axis.
@@ -120,8 +121,27 @@ struct ValueAxis {
     return p0 + (v - lo()) / (hi() - lo()) * (p1 - p0);
   }
   // On a log axis each tick carries the decimals it needs itself (0.01, 0.1, 1, 10).
-  std::string label(double v) const { return tick_label(v, log ? v : ticks[1] - ticks[0], scale); }
+  std::string label(double v) const {
+    if (!names.empty()) {
+      const auto at = std::find(ticks.begin(), ticks.end(), v) - ticks.begin();
+      return static_cast<std::size_t>(at) < names.size() ? names[at] : "";
+    }
+    return tick_label(v, log ? v : ticks[1] - ticks[0], scale);
+  }
 };
+
+// An axis with its own ticks and their labels (dates).
+ValueAxis named_axis(const std::vector<std::pair<double, std::string>>& ticks, double p0,
+                     double p1) {
+  ValueAxis a;
+  a.p0 = p0;
+  a.p1 = p1;
+  for (const auto& [at, name] : ticks) {
+    a.ticks.push_back(at);
+    a.names.push_back(name);
+  }
+  return a;
+}
 
 ValueAxis value_axis(double lo, double hi, const Axis& axis, double p0, double p1) {
   ValueAxis a;
@@ -223,6 +243,35 @@ std::string band_data(const Series& s, const ValueAxis& x, const ValueAxis& y, c
   return d + " Z";
 }
 
+// A marker's dashed vertical line at px and its label, on the given row under the top. Labels
+// are staggered (the row of the i-th marker drawn is i % 3, or with XYChart::fit_markers the
+// first row where the label overlaps no other) so that neighbouring markers stay readable;
+// near the right edge they hang to the left of their line.
+std::string marker(double px, const Marker& m, int row, double top, double bottom, double right) {
+  std::string out =
+      line(px, top, px, bottom, "marker",
+           " stroke=\"" + colour(m.colour) + "\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"");
+  const bool flip = px + text_width(m.label) + 4 > right;
+  return out + text(flip ? px - 4 : px + 4, top + 12 + 13.0 * row, "marker", flip ? "end" : "start",
+                    m.label, " fill=\"" + colour(m.colour) + "\"");
+}
+
+// The first row where a marker's label at px overlaps no label already there; takes its room.
+int free_row(std::vector<std::vector<std::pair<double, double>>>& rows, double px,
+             const std::string& label, double right) {
+  const double w = text_width(label) + 8;
+  const double x0 = px + w - 4 > right ? px - w : px, x1 = x0 + w;
+  for (std::size_t r = 0;; ++r) {
+    if (r == rows.size()) rows.emplace_back();
+    const bool clear = std::none_of(rows[r].begin(), rows[r].end(),
+                                    [&](const auto& e) { return x0 < e.second && e.first < x1; });
+    if (clear) {
+      rows[r].emplace_back(x0, x1);
+      return static_cast<int>(r);
+    }
+  }
+}
+
 std::pair<double, double> finite_range(std::initializer_list<const std::vector<double>*> lists) {
   double lo = kNaN, hi = kNaN;
   for (const auto* l : lists)
@@ -232,6 +281,33 @@ std::pair<double, double> finite_range(std::initializer_list<const std::vector<d
         hi = std::isfinite(hi) ? std::max(hi, v) : v;
       }
   return {lo, hi};
+}
+
+// The data lines and points of an XY chart (not the bands), each point with its tooltip when
+// the chart gives one.
+std::string draw_series(const XYChart& chart, const ValueAxis& x, const ValueAxis& y) {
+  std::string out;
+  for (std::size_t k = 0; k < chart.series.size(); ++k) {
+    const Series& s = chart.series[k];
+    const std::string& col = colour(s.colour);
+    const std::string d = path_data(s, x, y);
+    if (d.empty() || s.style == Style::Band) continue;
+    const bool lines = s.style != Style::Points;
+    const bool points =
+        s.style == Style::Points || (s.style == Style::LinePoints && s.x.size() <= 60);
+    out += "<path class=\"series\" d=\"" + d + "\" fill=\"none\" stroke=\"" + col +
+           "\" stroke-width=\"" + (lines ? "2" : "0") + "\"" + dash(s.style) + "><title>" +
+           escape(s.label) + "</title></path>\n";
+    const auto* tips = k < chart.tips.size() ? &chart.tips[k] : nullptr;
+    if (points)
+      for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
+        if (x.holds(s.x[i]) && y.holds(s.y[i]))
+          out += "<circle class=\"point\" cx=\"" + c(x.at(s.x[i])) + "\" cy=\"" + c(y.at(s.y[i])) +
+                 "\" r=\"2.5\" fill=\"" + col + "\"" +
+                 (tips && i < tips->size() ? "><title>" + escape((*tips)[i]) + "</title></circle>\n"
+                                           : "/>\n");
+  }
+  return out;
 }
 
 }  // namespace
@@ -389,12 +465,14 @@ std::string render(const XYChart& chart) {
     xs.erase(std::remove_if(xs.begin(), xs.end(), [](double v) { return !(v > 0); }), xs.end());
   const auto [xlo, xhi] = finite_range({&xs});
   const auto [ylo, yhi] = finite_range({&ys});
-  const ValueAxis x = value_axis(xlo, xhi, chart.x, left, right);
+  const ValueAxis x = chart.x_ticks.size() >= 2 ? named_axis(chart.x_ticks, left, right)
+                                                : value_axis(xlo, xhi, chart.x, left, right);
   const ValueAxis y = value_axis(ylo, yhi, chart.y, bottom, top);
 
   std::vector<LegendItem> items;
   for (const auto& s : chart.series)
-    if (!s.label.empty()) items.push_back({s.label, colour(s.colour), s.style});
+    if (!s.label.empty())
+      items.push_back({s.label, colour(s.colour), s.style, s.style == Style::Band});
   const auto [legend_svg, legend_height] = legend(items, left, bottom + 56, right - left);
   const double height = bottom + 56 + legend_height + (chart.note.empty() ? 0 : 14);
 
@@ -414,38 +492,19 @@ std::string render(const XYChart& chart) {
   }
   for (const auto& s : chart.series) {
     const std::string band = band_data(s, x, y, clip);
-    if (!band.empty())
-      out += "<path class=\"band\" d=\"" + band + "\" fill=\"" + colour(s.colour) +
-             "\" fill-opacity=\"0.18\" stroke=\"none\"/>\n";
+    if (band.empty()) continue;
+    out += "<path class=\"band\" d=\"" + band + "\" fill=\"" + colour(s.colour) +
+           "\" fill-opacity=\"0.18\" stroke=\"none\"";
+    out += s.style == Style::Band ? "><title>" + escape(s.label) + "</title></path>\n" : "/>\n";
   }
-  for (const auto& s : chart.series) {
-    const std::string& col = colour(s.colour);
-    const std::string d = path_data(s, x, y);
-    if (d.empty()) continue;
-    const bool lines = s.style != Style::Points;
-    const bool points =
-        s.style == Style::Points || (s.style == Style::LinePoints && s.x.size() <= 60);
-    out += "<path class=\"series\" d=\"" + d + "\" fill=\"none\" stroke=\"" + col +
-           "\" stroke-width=\"" + (lines ? "2" : "0") + "\"" + dash(s.style) + "><title>" +
-           escape(s.label) + "</title></path>\n";
-    if (points)
-      for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
-        if (x.holds(s.x[i]) && y.holds(s.y[i]))
-          out += "<circle class=\"point\" cx=\"" + c(x.at(s.x[i])) + "\" cy=\"" + c(y.at(s.y[i])) +
-                 "\" r=\"2.5\" fill=\"" + col + "\"/>\n";
-  }
+  out += draw_series(chart, x, y);
   int shown = 0;
+  std::vector<std::vector<std::pair<double, double>>> rows;  // the labels' extents by row
   for (const auto& m : chart.markers) {
     if (!x.holds(m.x) || m.x < x.lo() || m.x > x.hi()) continue;
     const double px = x.at(m.x);
-    out +=
-        line(px, top, px, bottom, "marker",
-             " stroke=\"" + colour(m.colour) + "\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"");
-    // Labels are staggered so that neighbouring markers stay readable; near the right edge
-    // they hang to the left of their line.
-    const bool flip = px + text_width(m.label) + 4 > right;
-    out += text(flip ? px - 4 : px + 4, top + 12 + 13.0 * (shown++ % 3), "marker",
-                flip ? "end" : "start", m.label, " fill=\"" + colour(m.colour) + "\"");
+    out += marker(px, m, chart.fit_markers ? free_row(rows, px, m.label, right) : shown++ % 3, top,
+                  bottom, right);
   }
   out += legend_svg;
   return out + close_svg(chart.note, height);
@@ -496,6 +555,10 @@ std::string render(const BarChart& chart) {
     if (label.size() > room) label = label.substr(0, room - 1) + "~";
     out += text(gx + group * 0.4, bottom + 15, "tick", "middle", label);
   }
+  int shown = 0;
+  for (const auto& m : chart.markers)
+    if (m.x >= 0 && m.x < static_cast<double>(chart.categories.size()))
+      out += marker(left + group * (m.x + 0.5), m, shown++ % 3, top, bottom, right);
   out += legend_svg;
   return out + close_svg(chart.note, height);
 }
@@ -543,6 +606,64 @@ std::string render(const StackedBarChart& chart) {
       at += v;
     }
   }
+  out += legend_svg;
+  return out + close_svg(chart.note, height);
+}
+
+namespace {
+
+// One bar of a range chart: its two halves from the centre, their values at the ends.
+std::string range_bar(const RangeBar& b, const ValueAxis& x, double centre, double by, double bar_h,
+                      const Unit unit) {
+  std::string out;
+  const double right = x.p1;
+  const std::array<std::pair<double, const std::string*>, 2> halves{
+      std::pair{b.low_end, &b.low_tooltip}, std::pair{b.high_end, &b.high_tooltip}};
+  for (std::size_t h = 0; h < halves.size(); ++h) {
+    const double end = halves[h].first;
+    if (!x.holds(end)) continue;
+    const double x0 = x.at(centre), x1 = x.at(end);
+    const double lo = std::min(x0, x1), width = std::max(std::abs(x1 - x0), 2.0);
+    out += rect(x1 < x0 ? lo : std::min(lo, right - width), by, width, bar_h, "series bar",
+                colour(h), *halves[h].second);
+    const bool left_of = x1 < x0 || (x1 == x0 && h == 0);
+    out += text(left_of ? lo - 3 : lo + width + 3, by + bar_h / 2 + 4, "value",
+                left_of ? "end" : "start", format_value(end, unit), " font-size=\"10\"");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render(const RangeBarChart& chart) {
+  double label_width = 0;
+  for (const auto& b : chart.bars) label_width = std::max(label_width, text_width(b.label));
+  const double left = std::clamp(label_width + 14, 60.0, 280.0), right = chart.width - 16.0;
+  const double top = 34 + 16, bar_h = 18, gap = 8;
+  const double bottom = top + static_cast<double>(chart.bars.size()) * (bar_h + gap) + gap;
+  std::vector<double> ends{chart.centre};
+  for (const auto& b : chart.bars) ends.insert(ends.end(), {b.low_end, b.high_end});
+  const auto [lo, hi] = finite_range({&ends});
+  // Room beyond the ends for their values.
+  const double pad = (std::isfinite(hi - lo) && hi > lo ? hi - lo : 1.0) * 0.08;
+  const ValueAxis x = value_axis(lo - pad, hi + pad, chart.x, left, right);
+
+  const std::vector<LegendItem> items{{chart.low_part, colour(0), Style::Line, true},
+                                      {chart.high_part, colour(1), Style::Line, true}};
+  const auto [legend_svg, legend_height] = legend(items, left, bottom + 56, right - left);
+  const double height = bottom + 56 + legend_height + (chart.note.empty() ? 0 : 14);
+
+  std::string out = open_svg(chart.width, height, chart.title);
+  out += draw_x_axis(x, chart.x, top, bottom, true);
+  out += line(left, top, left, bottom, "axis", " stroke=\"#333\"");
+  for (std::size_t b = 0; b < chart.bars.size(); ++b) {
+    const double by = top + gap + static_cast<double>(b) * (bar_h + gap);
+    out += text(left - 6, by + bar_h / 2 + 4, "tick", "end", chart.bars[b].label);
+    out += range_bar(chart.bars[b], x, chart.centre, by, bar_h, chart.x.unit);
+  }
+  if (x.holds(chart.centre))
+    out += marker(x.at(chart.centre), {chart.centre, chart.centre_label, kBlack}, 0, top - 16,
+                  bottom, right);
   out += legend_svg;
   return out + close_svg(chart.note, height);
 }

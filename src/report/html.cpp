@@ -3,6 +3,7 @@
 #include <sonicsim/report/chart.hpp>
 #include <sonicsim/report/energy_report.hpp>
 #include <sonicsim/report/panels.hpp>
+#include <sonicsim/report/plan_report.hpp>
 #include <sonicsim/report/report.hpp>
 #include <sonicsim/report/server_report.hpp>
 #include <sonicsim/report/site_panels.hpp>
@@ -28,18 +29,6 @@ svg.chart { width: 100%; height: auto; }
 p.skipped { color: #777; font-style: italic; }
 code { background: #f4f4f4; padding: 0 0.2em; }
 )";
-
-std::string panels_html(const std::vector<Panel>& panels) {
-  std::string out = "<div class=\"panels\">\n";
-  std::string skipped;
-  for (const auto& p : panels) {
-    if (p.svg.empty())
-      skipped += "<p class=\"skipped\">" + escape(p.title) + ": " + escape(p.skipped) + "</p>\n";
-    else
-      out += "<figure>\n" + p.svg + "</figure>\n";
-  }
-  return out + "</div>\n" + skipped;
-}
 
 std::string sentences_html(const std::vector<std::pair<std::string, std::string>>& said) {
   std::string out = "<ul>\n";
@@ -93,6 +82,18 @@ std::string sweeps_section(const std::vector<SweepData>& sweeps) {
 
 }  // namespace
 
+std::string panels_html(const std::vector<Panel>& panels) {
+  std::string out = "<div class=\"panels\">\n";
+  std::string skipped;
+  for (const auto& p : panels) {
+    if (p.svg.empty())
+      skipped += "<p class=\"skipped\">" + escape(p.title) + ": " + escape(p.skipped) + "</p>\n";
+    else
+      out += "<figure>\n" + p.svg + "</figure>\n";
+  }
+  return out + "</div>\n" + skipped;
+}
+
 std::string html_report(const Inputs& in) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
@@ -102,12 +103,14 @@ std::string html_report(const Inputs& in) {
   std::vector<std::string> files;
   for (const auto& r : in.runs) files.push_back(r.file);
   for (const auto& s : in.sweeps) files.push_back(s.file);
+  for (const auto& p : in.plans) files.push_back(p.file);
   for (std::size_t i = 0; i < files.size(); ++i)
     out += (i ? ", " : "") + std::string("<code>") + escape(files[i]) + "</code>";
   out += ". Written by <code>sonicsim report</code> " SONICSIM_VERSION
          "; chart definitions and data sources: docs/report.md.</p>\n";
   if (!in.runs.empty()) out += runs_section(in.runs);
   if (!in.sweeps.empty()) out += sweeps_section(in.sweeps);
+  out += plan_html(in.plans);
   return out + "</body>\n</html>\n";
 }
 

@@ -13,7 +13,7 @@ namespace sonicsim::report {
 
 namespace {
 
-enum class Kind { Results, Sweep };
+enum class Kind { Results, Plan, Sweep };
 
 // The first bytes decide; an extension only breaks the tie for a file that is neither.
 Kind detect(const std::string& file) {
@@ -28,15 +28,16 @@ Kind detect(const std::string& file) {
   ::close(fd);
   head.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
   const auto start = head.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
-  if (start != std::string::npos && head[start] == '{') return Kind::Results;
+  if (start != std::string::npos && head[start] == '{')
+    return results::PlanDocument::is_plan_file(file) ? Kind::Plan : Kind::Results;
   if (head.rfind(sweep::kLeadingColumns.front(), 0) == 0) return Kind::Sweep;
   std::string found = start == std::string::npos ? "an empty file" : head.substr(start, 40);
   for (char& c : found)
     if (static_cast<unsigned char>(c) < 0x20) c = ' ';
   throw scenario::InputError(
       file, {{"", "found " + (start == std::string::npos ? found : "\"" + found + "...\"") +
-                      ", expected a results JSON (sonicsim run -o FILE.json) or a sweep CSV "
-                      "(sonicsim sweep -o FILE.csv)"}});
+                      ", expected a results JSON (sonicsim run -o FILE.json), a plan JSON "
+                      "(sonicsim plan -o FILE.json) or a sweep CSV (sonicsim sweep -o FILE.csv)"}});
 }
 
 }  // namespace
@@ -44,10 +45,17 @@ Kind detect(const std::string& file) {
 Inputs read_inputs(const std::vector<std::string>& files) {
   Inputs in;
   for (const auto& f : files) {
-    if (detect(f) == Kind::Results)
-      in.runs.push_back(read_results(f));
-    else
-      in.sweeps.push_back(read_sweep(f));
+    switch (detect(f)) {
+      case Kind::Results:
+        in.runs.push_back(read_results(f));
+        break;
+      case Kind::Plan:
+        in.plans.push_back(read_plan(f));
+        break;
+      case Kind::Sweep:
+        in.sweeps.push_back(read_sweep(f));
+        break;
+    }
   }
   return in;
 }
@@ -57,7 +65,10 @@ std::string text_report(const Inputs& in, Format format) {
   std::vector<SweepFigures> sweeps;
   for (const auto& s : in.sweeps) sweeps.push_back(sweep_figures(s));
   if (!out.empty() && !sweeps.empty()) out += "\n";
-  return out + sweep_summary(sweeps, format) + energy_tables(in.sweeps, format);
+  out += sweep_summary(sweeps, format) + energy_tables(in.sweeps, format);
+  const std::string plans = plan_text(in.plans, format);
+  // The first section of a report of plans alone starts at its first line.
+  return out + (out.empty() && !plans.empty() ? plans.substr(1) : plans);
 }
 
 std::vector<std::pair<std::string, std::string>> csv_tables(const Inputs& in) {

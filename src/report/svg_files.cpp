@@ -4,6 +4,7 @@
 
 #include <sonicsim/report/energy_report.hpp>
 #include <sonicsim/report/panels.hpp>
+#include <sonicsim/report/plan_report.hpp>
 #include <sonicsim/report/report.hpp>
 #include <sonicsim/report/server_report.hpp>
 #include <sonicsim/report/site_panels.hpp>
@@ -51,12 +52,13 @@ std::vector<std::pair<std::string, std::string>> svg_files(const Inputs& in) {
     if (!r.sites.empty()) add(site_panels(r));
   }
   if (!in.sweeps.empty()) add(sweep_panels(in.sweeps));
+  for (const auto& p : in.plans) add(plan_panels(p));
   std::vector<std::pair<std::string, std::string>> out;
   std::map<std::string, int> seen;
   for (const auto& p : panels) {
     if (p.svg.empty()) continue;
     std::string name = slug(p.title);
-    if (const int n = ++seen[name]; n > 1) name += "-" + std::to_string(n);
+    if (const int n = ++seen[name]; n > 1) name.append("-").append(std::to_string(n));
     out.emplace_back(name + ".svg", standalone(p.svg) + "\n");
   }
   return out;

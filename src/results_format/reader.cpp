@@ -9,30 +9,11 @@
 #include <sonicsim/util/json_text.hpp>
 #include <sonicsim/util/numbers.hpp>
 
+#include "document_state.hpp"
+
 namespace sonicsim::results {
 
 using json = nlohmann::json;
-
-namespace detail {
-
-// The document and what its readers found wrong in it. Views point here, so a Document can
-// move without leaving them behind.
-struct DocumentState {
-  json owned;  // read from a file; empty for results in memory
-  const json* root = nullptr;
-  std::string file;
-  mutable std::vector<Problem> problems;
-
-  const json* find(const std::string& pointer) const {
-    const json::json_pointer p(pointer);
-    return root->contains(p) ? &root->at(p) : nullptr;
-  }
-  void problem(const std::string& pointer, std::string message) const {
-    problems.push_back({pointer, std::move(message)});
-  }
-};
-
-}  // namespace detail
 
 namespace {
 

@@ -1,7 +1,8 @@
 # sonicsim report --format html: a run with time series and two sweeps (1 and 2 GPUs) rendered
 # as one self-contained page: well-formed, no external reference, every chart with axes, tick
 # labels and data; the knee sentence matches the sweeps' analytic columns; sweep CSVs in text
-# and Markdown; --csv-dir; bad input.
+# and Markdown; --csv-dir; plan JSONs (plain, robust, timeline) in HTML, text, Markdown and
+# --svg-dir; bad input.
 source "$(dirname "$0")/lib.sh" "$@"
 
 PY=""
@@ -104,11 +105,50 @@ assert_stdout_contains "peak events/s"
 run_ok "$SONICSIM" report "$TMP/gpu1.csv" --format md
 assert_stdout_contains "| swept (x axis) | workload.jobs |"
 
+# Plan JSONs: a plain plan simulated here, and the hand-made robust and timeline plans of
+# tests/data/report/ (docs/report.md, "A plan").
+robust=tests/data/report/plan_robust.json timeline=tests/data/report/plan_timeline.json
+run_ok "$SONICSIM" plan tests/data/plan_knee.json min-devices --set workload.jobs=200 \
+  --slowdown 0.5 -o "$TMP/plain-plan.json"
+run_ok "$SONICSIM" report "$TMP/plain-plan.json" -o "$TMP/plain-plan.html"
+check_page "$TMP/plain-plan.html" 1
+grep -q "<title>Values simulated" "$TMP/plain-plan.html" || fail "no points chart"
+pass "a plain plan: its points against the threshold"
+run_ok "$SONICSIM" report "$robust" "$timeline" -o "$TMP/plans.html" --svg-dir "$TMP/plan-svg"
+check_page "$TMP/plans.html" 5
+for title in "Values simulated" "Answers over the plausible inputs" "Inputs by swing" \
+  "Devices required against the fleet"; do
+  grep -q "<title>$title" "$TMP/plans.html" || fail "plans.html has no \"$title\" chart"
+done
+pass "plans.html has the points, the answers, the tornado and the timeline"
+for f in answers-over-the-plausible-inputs inputs-by-swing-of-the-answer-tornado \
+  devices-required-against-the-fleet; do
+  [[ -s "$TMP/plan-svg/$f.svg" ]] || fail "--svg-dir wrote no $f.svg"
+done
+pass "--svg-dir writes the plan charts"
+run_ok "$SONICSIM" report "$robust" "$timeline"
+assert_stdout_contains "8 T4s meet <= 5% slowdown in 95% of the plausible cases"
+assert_stdout_contains "Inputs by swing (tornado)"
+assert_stdout_contains "stops meeting the constraint in 2028-04"
+run_ok "$SONICSIM" report "$robust" --format md
+assert_stdout_contains "## Plan: $robust"
+"$PY" - "$robust" "$TMP/wrong-plan.json" <<'EOF_PY' || fail "cannot write the wrong plan"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["robust"]["tornado"][0]["swing"] = "large"
+json.dump(doc, open(sys.argv[2], "w"))
+EOF_PY
+run_status 2 "$SONICSIM" report "$TMP/wrong-plan.json" -o "$TMP/wrong.html"
+assert_stderr_contains "wrong-plan.json"
+assert_stderr_contains "/robust/tornado/0/swing"
+assert_no_file "$TMP/wrong.html"
+
 # Bad input: named, what was found and expected, exit 2, no output file.
 printf 'hello\n' >"$TMP/notes.txt"
 run_status 2 "$SONICSIM" report "$TMP/notes.txt" -o "$TMP/bad.html"
 assert_stderr_contains "notes.txt"
 assert_stderr_contains "expected a results JSON"
+assert_stderr_contains "a plan JSON (sonicsim plan -o FILE.json)"
 assert_no_file "$TMP/bad.html"
 head -c 300 "$TMP/gpu1.csv" >"$TMP/cut.csv"
 run_status 2 "$SONICSIM" report "$TMP/cut.csv" --format html

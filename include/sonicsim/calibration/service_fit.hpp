@@ -38,6 +38,14 @@ struct CurveFit {
   double max_rel_error = 0.0;        // in sample
   double loo_rms_rel_error = 0.0;    // held out (leave one out)
   std::vector<double> residuals;     // relative, per point, in sample
+  // The parameters' covariance, row-major k x k in the order of `params`, in their own units:
+  // the fit's s^2 (J^T J)^-1 (least_squares.hpp); the saturating curve's mapped from the log
+  // parameters it fits, to first order, as its intervals are, but with their correlation (so
+  // r_max's variance is not ci95[1]'s, which ignores it). A non-finite entry is undetermined
+  // (+inf on the diagonal of a parameter the data leave free, NaN beside it; every entry NaN
+  // without degrees of freedom; NaN for a linear term clamped at 0, as its ci95). Empty without
+  // parameters (piecewise).
+  std::vector<double> covariance;
 
   double at(double items) const;
   int n_params() const;

@@ -30,6 +30,7 @@ struct RobustOptions {
   std::string uncertainty_file;       // --uncertainty FILE: a block instead of the scenario's
   std::optional<double> check;        // --check PATH=VALUE: the value whose chance is asked
   int replications = 1;               // per sample value (--sample-replications)
+  int workers = 2;                    // simulations at once: values per round, workers / R
   bool tornado = true;                // --no-tornado
   double narrow_to = 0.02;            // --narrow: the top input's 95% half-width; 0 = none
   std::function<void(const std::string&)> on_progress;  // after each search, when set
@@ -56,6 +57,7 @@ struct Narrowing {
   std::string name;
   double from_percent = 0.0, to_percent = 0.0;
   std::optional<double> before_low, before_high, after_low, after_high;  // central 95%
+  std::optional<double> answer_before, answer_after;  // the robust answer (met in C of them)
 };
 struct Robust {
   double confidence = 0.95;
@@ -77,6 +79,7 @@ struct Robust {
   std::vector<TornadoBar> tornado;
   std::optional<Narrowing> narrowing;
   int simulations = 0, searches = 0;
+  int sample_simulations = 0, tornado_simulations = 0;  // of `simulations`; the rest narrowing
   int plain_simulations = 0;  // the nominal plan's
 };
 

@@ -9,6 +9,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace sonicsim::report::chart {
@@ -55,7 +56,9 @@ struct Axis {
   bool log = false;          // logarithmic (x of a log-spaced sweep); places positive values only
 };
 
-enum class Style { Line, Dashed, Dotted, Points, LinePoints };
+// Band: only the shaded band y ± band, with the label as its tooltip (a range between two
+// series, e.g. a low and a high quantile).
+enum class Style { Line, Dashed, Dotted, Points, LinePoints, Band };
 
 struct Series {
   std::string label;
@@ -80,6 +83,14 @@ struct XYChart {
   double x2_factor = 0.0;
   std::vector<Series> series;
   std::vector<Marker> markers;
+  // Ticks of the x axis at these values with these labels (dates), in increasing order, the
+  // first and last spanning the data; empty: nice ticks from the data.
+  std::vector<std::pair<double, std::string>> x_ticks;
+  // Each marker's label on the first row where it overlaps no other (many markers close
+  // together, e.g. dates); else on rows 0, 1, 2, 0, ... in turn.
+  bool fit_markers = false;
+  // tips[s][i]: the tooltip of point i of series s (drawn points only); empty for none.
+  std::vector<std::vector<std::string>> tips;
   int width = 640, height = 300;  // plot area plus margins, before the legend
 };
 std::string render(const XYChart& chart);
@@ -91,6 +102,7 @@ struct BarChart {
   Axis y;
   std::vector<std::string> categories, series;
   std::vector<std::vector<double>> values;
+  std::vector<Marker> markers;  // x: a category's index (0 the first), marked at its centre
   int width = 640, height = 300;
 };
 std::string render(const BarChart& chart);
@@ -104,5 +116,24 @@ struct StackedBarChart {
   int width = 640;
 };
 std::string render(const StackedBarChart& chart);
+
+// Horizontal bars around a centre value, one per row from the top, e.g. a tornado chart: each
+// bar runs from the centre to `low_end` in colour 0 and to `high_end` in colour 1 (NaN: that
+// half is not drawn), with its label on the left and each end's value at the end.
+struct RangeBar {
+  std::string label;
+  double low_end = 0.0, high_end = 0.0;
+  std::string low_tooltip, high_tooltip;
+};
+struct RangeBarChart {
+  std::string title, note;
+  Axis x;
+  double centre = 0.0;
+  std::string centre_label;         // the marker at the centre ("nominal 31")
+  std::string low_part, high_part;  // the legend of the two colours
+  std::vector<RangeBar> bars;
+  int width = 640;
+};
+std::string render(const RangeBarChart& chart);
 
 }  // namespace sonicsim::report::chart

@@ -28,4 +28,7 @@ std::vector<Panel> comparison_panels(const std::vector<RunFigures>& runs);
 // with the knee marked, device utilization, request latency, batch size, link utilization.
 std::vector<Panel> sweep_panels(const std::vector<SweepData>& sweeps);
 
+// Panels as the HTML page shows them: the charts in a grid, then a line per skipped one.
+std::string panels_html(const std::vector<Panel>& panels);
+
 }  // namespace sonicsim::report

@@ -164,7 +164,11 @@ TEST_CASE("a calibrated curve takes its fitted parameters and their 95% interval
   CHECK(c.params[1] == chosen["params"]["r_max_items_per_s"].get<double>());
   CHECK(spec->inputs[0].dims() == 3);
   CHECK(c.batch.size() == cal["service_time"]["batch"].size());
-  if (!c.covariance_from_file) {
+  if (c.covariance_from_file) {  // the fit's own covariance, in CurveFit's parameter order
+    REQUIRE(chosen["param_order"][0] == "t0_s");
+    CHECK(c.covariance[0] == chosen["covariance"][0][0].get<double>());
+    CHECK(c.covariance[1] == chosen["covariance"][0][1].get<double>());
+  } else {
     const double sd = chosen["ci95_halfwidth"]["t0_s"].get<double>() / 1.959963984540054;
     CHECK(c.covariance[0] == Approx(sd * sd));
     CHECK(c.covariance[1] == 0.0);
