@@ -443,12 +443,27 @@ std::optional<Spec> read_spec(const json& doc, const std::string& base_dir,
 
 namespace {
 
+std::string where(const Input& in, double q) {
+  if (in.dist == Dist::Choice) return "at one of its values";
+  return std::string("at its ") + (q < 0.5 ? "0.05%" : "99.95%") + " quantile";
+}
+
 // Every input at both ends of its range (others as written) must be a scenario the loader
 // accepts: a sample is refused now, not after an hour of sampling.
 void check_extremes(const Spec& spec, const json& doc, const std::string& file,
                     const std::string& base_dir) {
   for (std::size_t i = 0; i < spec.inputs.size(); ++i) {
-    for (double q : {0.0005, 0.9995}) {
+    // A choice's every alternative, at the middle of its share; any other input at both ends.
+    std::vector<double> qs = {0.0005, 0.9995};
+    if (spec.inputs[i].dist == Dist::Choice) {
+      qs.clear();
+      double cum = 0.0;
+      for (double w : spec.inputs[i].weights) {
+        if (w > 0) qs.push_back(cum + w / 2);
+        cum += w;
+      }
+    }
+    for (double q : qs) {
       json copy = doc;
       std::vector<Problem> problems;
       const auto overrides = at_quantile(spec, i, q);
@@ -461,8 +476,7 @@ void check_extremes(const Spec& spec, const json& doc, const std::string& file,
       if (problems.empty()) continue;
       const std::string value = overrides.empty() ? "" : overrides.front().value;
       throw InputError(
-          file, {{spec.inputs[i].at, "at its " + std::string(q < 0.5 ? "0.05%" : "99.95%") +
-                                         " quantile (" + spec.inputs[i].path + "=" +
+          file, {{spec.inputs[i].at, where(spec.inputs[i], q) + " (" + spec.inputs[i].path + "=" +
                                          (value.size() > 80 ? value.substr(0, 77) + "..." : value) +
                                          ") the scenario is refused: " + problems.front().path +
                                          ": " + problems.front().message}});
