@@ -83,7 +83,8 @@ struct Searcher {
     ++out.searches;
     // Counted as they are asked for: a search that ends beyond the range spent them too.
     const Simulate sim = simulate(with(extra));
-    const Simulate counted = [this, &sim](const std::vector<std::vector<scenario::Override>>& sets) {
+    const Simulate counted = [this,
+                              &sim](const std::vector<std::vector<scenario::Override>>& sets) {
       out.simulations += static_cast<int>(sets.size());
       return sim(sets);
     };

@@ -174,13 +174,14 @@ std::string to_text(const Robust& rb, const Report& r) {
            util::formatted("%.3g", m.to_percent) + "% (now " +
            util::formatted("%.3g", m.from_percent) + "%) would narrow the answer from " +
            range(m.before_low, m.before_high) + " to " + range(m.after_low, m.after_high) +
-           " (central 95%), and the answer met in " + percent(rb.confidence) + " of the cases from " +
-           show(r, m.answer_before) + " to " + show(r, m.answer_after) + "\n";
+           " (central 95%), and the answer met in " + percent(rb.confidence) +
+           " of the cases from " + show(r, m.answer_before) + " to " + show(r, m.answer_after) +
+           "\n";
   }
   out += "  simulations  " + std::to_string(rb.simulations + rb.plain_simulations) + " (" +
          std::to_string(rb.plain_simulations) + " for the plan as written, " +
-         std::to_string(rb.simulations) + " in " + std::to_string(rb.searches) + " searches: " +
-         std::to_string(rb.sample_simulations) + " for the samples, " +
+         std::to_string(rb.simulations) + " in " + std::to_string(rb.searches) +
+         " searches: " + std::to_string(rb.sample_simulations) + " for the samples, " +
          std::to_string(rb.tornado_simulations) + " the tornado, " +
          std::to_string(rb.simulations - rb.sample_simulations - rb.tornado_simulations) +
          " the narrowing)\n";

@@ -66,10 +66,11 @@ void Loader::scenario(const json& doc, Scenario& s) {
 void Loader::top_level(const json& doc, Scenario& s) {
   // Workload keys written at the top level (e.g. `--set mode=async`) get pointed home.
   check_keys(doc, "",
-             {"$schema", keys::kName, keys::kDescription, keys::kSeed, keys::kDuration,
-              keys::kWarmup, keys::kWorkload, keys::kWorkloads, keys::kDevices, keys::kModels,
-              keys::kServers, "load_balancer", "network", keys::kSites, "wan", keys::kRouting,
-              "timeseries", "faults", keys::kPrices, "uncertainty", "growth"},
+             {"$schema",      keys::kName,     keys::kDescription, keys::kSeed,    keys::kDuration,
+              keys::kWarmup,  keys::kWorkload, keys::kWorkloads,   keys::kDevices, keys::kModels,
+              keys::kServers, "load_balancer", "network",          keys::kSites,   "wan",
+              keys::kRouting, "timeseries",    "faults",           keys::kPrices,  "uncertainty",
+              "growth"},
              {keys::kJobs, keys::kThreadsPerJob, keys::kJobsPerNode, keys::kMode, keys::kAsync,
               keys::kCpuTimePerEvent, keys::kRequests, keys::kArrivals, keys::kClient},
              "belongs inside `workload`, not at the top level");

@@ -80,7 +80,7 @@ struct Robust {
   std::optional<Narrowing> narrowing;
   int simulations = 0, searches = 0;
   int sample_simulations = 0, tornado_simulations = 0;  // of `simulations`; the rest narrowing
-  int plain_simulations = 0;  // the nominal plan's
+  int plain_simulations = 0;                            // the nominal plan's
 };
 
 // The robust answer around `nominal` (the plain plan of the same question, already run).

@@ -22,8 +22,8 @@ const char* method_name(Method m);
 
 // n points in (0, 1)^dims. Lhs: one point per stratum of every column, strata permuted and
 // jittered by the seed. Sobol: Boost's Sobol sequence (Joe-Kuo directions, up to 3667 columns)
-// with a random digital shift from the seed (points 0..n-1, the origin first: the shift moves it, and the
-// first 2^k points keep one point in every 2^-k interval of each column).
+// with a random digital shift from the seed (points 0..n-1, the origin first: the shift moves it,
+// and the first 2^k points keep one point in every 2^-k interval of each column).
 std::vector<std::vector<double>> design(Method method, int n, int dims, std::uint64_t seed);
 
 // One sample: where it sits in the unit cube, what each input became, and the overrides.
