@@ -5,10 +5,14 @@
 
 #include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/pipeline/scenario_run.hpp>
+#include <sonicsim/plan/timeline.hpp>
 #include <sonicsim/results/results.hpp>
 #include <sonicsim/runner/memory.hpp>
 #include <sonicsim/runner/work_estimate.hpp>
+#include <sonicsim/uncertainty/inputs.hpp>
+#include <sonicsim/util/files.hpp>
 #include <sonicsim/util/format.hpp>
+#include <sonicsim/util/json_text.hpp>
 #include <sonicsim/util/wall_time.hpp>
 
 #include "checks.hpp"
@@ -153,6 +157,17 @@ int cmd_run(const RunArgs& a) {
   return 0;
 }
 
+// Whether the scenario (after --set) has a `growth` block.
+bool has_growth_block(const std::string& path, const std::vector<scenario::Override>& overrides) {
+  std::string error;
+  auto doc = parse_json(read_text(path, error), path);
+  if (!doc) return false;
+  std::vector<Problem> problems;
+  scenario::apply_overrides(*doc, overrides, problems);
+  const auto it = doc->find("growth");
+  return it != doc->end() && !it->is_null();
+}
+
 int cmd_validate(const ScenarioArgs& a) {
   std::vector<scenario::Override> overrides;
   for (const auto& s : a.sets) overrides.push_back(scenario::parse_override(s));
@@ -163,6 +178,10 @@ int cmd_validate(const ScenarioArgs& a) {
         scenario::load_file(a.scenario_path, overrides, {.strict_units = a.strict_units});
     runner::check_memory_budget(s, runner::estimate_memory(s));
     runner::check_time_budget(s, runner::estimate_work(s));
+    // The blocks a run ignores but plans sample and grow (docs/uncertainty.md, docs/plan.md).
+    uncertainty::load_spec(a.scenario_path, overrides);
+    if (has_growth_block(a.scenario_path, overrides))
+      plan::load_growth(a.scenario_path, overrides, {});
     warnings = s.warnings;
   } catch (const InputError& e) {
     problems = e.problems();

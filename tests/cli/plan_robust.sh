@@ -81,4 +81,10 @@ refused "growth: missing" "$SONICSIM" plan "$KNEE" timeline -o "$RESULTS"
 refused "belong to" "$SONICSIM" plan "$KNEE" min-devices --growth workload.jobs=x2/1y -o "$RESULTS"
 refused "growth.paths[0].factor" "$SONICSIM" plan "$KNEE" timeline \
   --set 'growth={"paths": [{"path": "workload.jobs", "factor": -1, "over": "1y"}]}' -o "$RESULTS"
+# `validate` checks the blocks a run ignores.
+refused "uncertainty.inputs[0].path" "$SONICSIM" validate "$KNEE" \
+  --set 'uncertainty={"inputs": [{"path": "workload.jbos", "dist": "uniform", "low": 1, "high": 2}]}'
+refused "growth.paths[0].factor" "$SONICSIM" validate "$KNEE" \
+  --set 'growth={"paths": [{"path": "workload.jobs", "factor": 0, "over": "1y"}]}'
+run_ok "$SONICSIM" validate scenarios/examples/robust-plan-cms-t4.json
 finish
