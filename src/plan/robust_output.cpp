@@ -14,10 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-json opt(const std::optional<double>& v) {
-  return v ? json(*v) : json(nullptr);
-}
-
 // Values of integer questions as JSON integers, as the rest of the plan writes them.
 json value_json(const Report& r, const std::optional<double>& v) {
   if (!v) return nullptr;

@@ -15,7 +15,7 @@ using chart::kBlack;
 using chart::Style;
 using chart::Unit;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 // The palette's green and vermillion: a value that meets and one that misses.
 constexpr std::size_t kMeets = 2, kMisses = 3;
 
@@ -24,7 +24,7 @@ int month_number(const std::string& date) {
 }
 
 double value_or_nan(std::optional<double> v) {
-  return v.value_or(kNaN);
+  return v.value_or(kNoValue);
 }
 
 Unit value_unit(const PlanFigures& plan) {

@@ -16,9 +16,9 @@ using json = nlohmann::json;
 
 namespace {
 
-namespace k = plan_keys;
+namespace pk = plan_keys;
 
-std::string brief(const json& v) {
+std::string plan_brief(const json& v) {
   const std::string text = v.dump();
   return text.size() > 40 ? text.substr(0, 37) + "..." : text;
 }
@@ -100,8 +100,8 @@ PlanInterval PlanView::interval(std::string_view key) const {
   const View place = at(key);
   const json* v = doc_->find(place.pointer());
   if (!v || !v->is_array() || v->size() != 2) {
-    doc_->problem(place.pointer(),
-                  (v ? "found " + brief(*v) : std::string("missing")) + ", expected [low, high]");
+    doc_->problem(place.pointer(), (v ? "found " + plan_brief(*v) : std::string("missing")) +
+                                       ", expected [low, high]");
     return {};
   }
   return {place.nullable_number("0"), place.nullable_number("1")};
@@ -111,7 +111,7 @@ std::vector<std::optional<double>> PlanView::nullable_numbers(std::string_view k
   const View place = at(key);
   const json* v = doc_->find(place.pointer());
   if (!v || !v->is_array()) {
-    doc_->problem(place.pointer(), (v ? "found " + brief(*v) : std::string("missing")) +
+    doc_->problem(place.pointer(), (v ? "found " + plan_brief(*v) : std::string("missing")) +
                                        ", expected an array of numbers or nulls");
     return {};
   }
@@ -124,175 +124,177 @@ std::vector<std::optional<double>> PlanView::nullable_numbers(std::string_view k
 // ---- robust -----------------------------------------------------------------------------------
 
 double Robust::confidence() const {
-  return number(k::robust::confidence);
+  return number(pk::robust::confidence);
 }
 std::string Robust::method() const {
-  return required_text(k::robust::method);
+  return required_text(pk::robust::method);
 }
 double Robust::samples() const {
-  return number(k::robust::samples);
+  return number(pk::robust::samples);
 }
 
 std::vector<PlanInput> Robust::inputs() const {
   std::vector<PlanInput> out;
-  for (const View& e : elements(k::robust::inputs)) {
+  for (const View& e : elements(pk::robust::inputs)) {
     const Robust v(e);
-    out.push_back({v.required_text(k::input::name), v.text(k::input::path).value_or(""),
-                   v.text(k::input::dist).value_or(""), v.number(k::input::nominal),
-                   v.number(k::input::low), v.number(k::input::high)});
+    out.push_back({v.required_text(pk::input::name), v.text(pk::input::path).value_or(""),
+                   v.text(pk::input::dist).value_or(""), v.number(pk::input::nominal),
+                   v.number(pk::input::low), v.number(pk::input::high)});
   }
   return out;
 }
 
 std::vector<std::optional<double>> Robust::answers() const {
-  return nullable_numbers(k::robust::answers);
+  return nullable_numbers(pk::robust::answers);
 }
 
 std::vector<AnswerBin> Robust::distribution() const {
   std::vector<AnswerBin> out;
-  for (const View& v : elements(k::robust::distribution))
-    out.push_back({v.number(k::bin::value), v.number(k::bin::count), v.number(k::bin::cumulative)});
+  for (const View& v : elements(pk::robust::distribution))
+    out.push_back(
+        {v.number(pk::bin::value), v.number(pk::bin::count), v.number(pk::bin::cumulative)});
   return out;
 }
 
 RobustAnswer Robust::answer() const {
-  const Robust a(at(k::robust::answer));
-  return {a.nullable_number(k::robust_answer::value), a.number(k::robust_answer::fraction_met),
-          a.interval(k::robust_answer::fraction_met_ci95)};
+  const Robust a(at(pk::robust::answer));
+  return {a.nullable_number(pk::robust_answer::value), a.number(pk::robust_answer::fraction_met),
+          a.interval(pk::robust_answer::fraction_met_ci95)};
 }
 
 std::optional<double> Robust::median() const {
-  return nullable_number(k::robust::median);
+  return nullable_number(pk::robust::median);
 }
 PlanInterval Robust::central95() const {
-  return interval(k::robust::central95);
+  return interval(pk::robust::central95);
 }
 std::optional<double> Robust::nominal() const {
-  return nullable_number(k::robust::nominal);
+  return nullable_number(pk::robust::nominal);
 }
 
 std::optional<RobustCheck> Robust::check() const {
-  if (!is_set(k::robust::check)) return std::nullopt;
-  const Robust c(at(k::robust::check));
-  return RobustCheck{c.number(k::check::value), c.number(k::check::probability),
-                     c.interval(k::check::ci95)};
+  if (!is_set(pk::robust::check)) return std::nullopt;
+  const Robust c(at(pk::robust::check));
+  return RobustCheck{c.number(pk::check::value), c.number(pk::check::probability),
+                     c.interval(pk::check::ci95)};
 }
 
 std::vector<Swing> Robust::tornado() const {
   std::vector<Swing> out;
-  for (const View& v : elements(k::robust::tornado)) {
+  for (const View& v : elements(pk::robust::tornado)) {
     const Robust s(v);
-    out.push_back({s.required_text(k::swing::name), s.text(k::swing::path).value_or(""),
-                   s.number(k::swing::low_value), s.number(k::swing::high_value),
-                   s.number(k::swing::swing), s.nullable_number(k::swing::answer_at_low),
-                   s.nullable_number(k::swing::answer_at_high)});
+    out.push_back({s.required_text(pk::swing::name), s.text(pk::swing::path).value_or(""),
+                   s.number(pk::swing::low_value), s.number(pk::swing::high_value),
+                   s.number(pk::swing::swing), s.nullable_number(pk::swing::answer_at_low),
+                   s.nullable_number(pk::swing::answer_at_high)});
   }
   return out;
 }
 
 std::optional<Narrowing> Robust::narrowing() const {
-  if (!is_set(k::robust::narrowing)) return std::nullopt;
-  const Robust n(at(k::robust::narrowing));
-  return Narrowing{n.required_text(k::narrowing::name), n.number(k::narrowing::to_percent),
-                   n.number(k::narrowing::from_percent), n.interval(k::narrowing::central95_before),
-                   n.interval(k::narrowing::central95_after)};
+  if (!is_set(pk::robust::narrowing)) return std::nullopt;
+  const Robust n(at(pk::robust::narrowing));
+  return Narrowing{n.required_text(pk::narrowing::name), n.number(pk::narrowing::to_percent),
+                   n.number(pk::narrowing::from_percent),
+                   n.interval(pk::narrowing::central95_before),
+                   n.interval(pk::narrowing::central95_after)};
 }
 
 double Robust::simulations() const {
-  return at(k::robust::simulations).number(k::simulations::count);
+  return at(pk::robust::simulations).number(pk::simulations::count);
 }
 double Robust::searches() const {
-  return at(k::robust::simulations).number(k::simulations::searches, Presence::Optional);
+  return at(pk::robust::simulations).number(pk::simulations::searches, Presence::Optional);
 }
 std::string Robust::text() const {
-  return required_text(k::robust::text);
+  return required_text(pk::robust::text);
 }
 
 // ---- timeline ---------------------------------------------------------------------------------
 
 std::string Timeline::start() const {
-  return month(k::timeline::start);
+  return month(pk::timeline::start);
 }
 double Timeline::period_months() const {
-  return number(k::timeline::period_months);
+  return number(pk::timeline::period_months);
 }
 double Timeline::horizon_months() const {
-  return number(k::timeline::horizon_months);
+  return number(pk::timeline::horizon_months);
 }
 double Timeline::lead_time_months() const {
-  return number(k::timeline::lead_time_months);
+  return number(pk::timeline::lead_time_months);
 }
 std::optional<double> Timeline::confidence() const {
-  return nullable_number(k::timeline::confidence);
+  return nullable_number(pk::timeline::confidence);
 }
 double Timeline::fleet() const {
-  return number(k::timeline::fleet);
+  return number(pk::timeline::fleet);
 }
 std::string Timeline::device() const {
-  return text(k::timeline::device).value_or("");
+  return text(pk::timeline::device).value_or("");
 }
 
 std::vector<TimelineChange> Timeline::growth() const {
   std::vector<TimelineChange> out;
-  if (!has(k::timeline::growth)) return out;
-  for (const View& v : elements(k::timeline::growth)) {
+  if (!has(pk::timeline::growth)) return out;
+  for (const View& v : elements(pk::timeline::growth)) {
     const Timeline g(v);
-    out.push_back({g.text(k::change::path).value_or(""), "", g.required_text(k::change::text)});
+    out.push_back({g.text(pk::change::path).value_or(""), "", g.required_text(pk::change::text)});
   }
   return out;
 }
 
 std::vector<TimelineChange> Timeline::steps() const {
   std::vector<TimelineChange> out;
-  if (!has(k::timeline::steps)) return out;
-  for (const View& v : elements(k::timeline::steps)) {
+  if (!has(pk::timeline::steps)) return out;
+  for (const View& v : elements(pk::timeline::steps)) {
     const Timeline s(v);
-    out.push_back({s.text(k::change::path).value_or(""), s.month(k::change::date),
-                   s.required_text(k::change::text)});
+    out.push_back({s.text(pk::change::path).value_or(""), s.month(pk::change::date),
+                   s.required_text(pk::change::text)});
   }
   return out;
 }
 
 std::vector<TimelinePeriod> Timeline::periods() const {
   std::vector<TimelinePeriod> out;
-  for (const View& v : elements(k::timeline::periods)) {
+  for (const View& v : elements(pk::timeline::periods)) {
     const Timeline p(v);
     TimelinePeriod t;
-    t.date = p.month(k::period::date);
-    t.month = p.number(k::period::month);
-    if (p.has(k::period::demand))
-      for (const auto& [path, d] : p.members(k::period::demand))
-        t.demand.emplace_back(path, p.at(k::period::demand).number(path));
-    t.required = p.nullable_number(k::period::required);
-    t.required_median = p.nullable_number(k::period::required_median);
-    t.required_low = p.nullable_number(k::period::required_low);
-    t.required_high = p.nullable_number(k::period::required_high);
-    t.fleet = p.number(k::period::fleet);
-    t.meets = p.required_flag(k::period::meets);
+    t.date = p.month(pk::period::date);
+    t.month = p.number(pk::period::month);
+    if (p.has(pk::period::demand))
+      for (const auto& [path, d] : p.members(pk::period::demand))
+        t.demand.emplace_back(path, p.at(pk::period::demand).number(path));
+    t.required = p.nullable_number(pk::period::required);
+    t.required_median = p.nullable_number(pk::period::required_median);
+    t.required_low = p.nullable_number(pk::period::required_low);
+    t.required_high = p.nullable_number(pk::period::required_high);
+    t.fleet = p.number(pk::period::fleet);
+    t.meets = p.required_flag(pk::period::meets);
     out.push_back(std::move(t));
   }
   return out;
 }
 
 std::optional<std::string> Timeline::stops_meeting() const {
-  return nullable_month(k::timeline::stops_meeting);
+  return nullable_month(pk::timeline::stops_meeting);
 }
 
 std::vector<Purchase> Timeline::purchases() const {
   std::vector<Purchase> out;
-  for (const View& v : elements(k::timeline::purchases)) {
+  for (const View& v : elements(pk::timeline::purchases)) {
     const Timeline p(v);
-    out.push_back({p.number(k::purchase::add), p.month(k::purchase::needed_by),
-                   p.month(k::purchase::order_by), p.required_flag(k::purchase::late)});
+    out.push_back({p.number(pk::purchase::add), p.month(pk::purchase::needed_by),
+                   p.month(pk::purchase::order_by), p.required_flag(pk::purchase::late)});
   }
   return out;
 }
 
 double Timeline::simulations() const {
-  return at(k::timeline::simulations).number(k::simulations::count);
+  return at(pk::timeline::simulations).number(pk::simulations::count);
 }
 std::string Timeline::text() const {
-  return required_text(k::timeline::text);
+  return required_text(pk::timeline::text);
 }
 
 // ---- the document ---------------------------------------------------------------------------
@@ -303,8 +305,8 @@ bool PlanDocument::is_plan_file(const std::string& file) {
   if (!error.empty() || json_depth_problem(text)) return false;
   TopKeys top;
   if (!json::sax_parse(text, &top)) return false;
-  return top.keys.count(k::top::question) && top.keys.count(k::top::answer) &&
-         top.keys.count(k::top::points);
+  return top.keys.count(pk::top::question) && top.keys.count(pk::top::answer) &&
+         top.keys.count(pk::top::points);
 }
 
 PlanDocument PlanDocument::read(const std::string& file) {
@@ -329,57 +331,58 @@ const std::string& PlanDocument::file() const {
   return doc_->file;
 }
 std::string PlanDocument::scenario() const {
-  return text(k::top::scenario).value_or("");
+  return text(pk::top::scenario).value_or("");
 }
 std::string PlanDocument::question() const {
-  return required_text(k::top::question);
+  return required_text(pk::top::question);
 }
 std::string PlanDocument::vary() const {
-  return required_text(k::top::vary);
+  return required_text(pk::top::vary);
 }
 
 PlanConstraint PlanDocument::constraint() const {
-  const PlanDocument c(at(k::top::constraint));
-  return {
-      c.text(k::constraint::kind).value_or(""), c.required_text(k::constraint::metric),
-      c.text(k::constraint::comparison).value_or(""), c.text(k::constraint::text).value_or(""),
-      c.has(k::constraint::threshold) ? c.nullable_number(k::constraint::threshold) : std::nullopt};
+  const PlanDocument c(at(pk::top::constraint));
+  return {c.text(pk::constraint::kind).value_or(""), c.required_text(pk::constraint::metric),
+          c.text(pk::constraint::comparison).value_or(""),
+          c.text(pk::constraint::text).value_or(""),
+          c.has(pk::constraint::threshold) ? c.nullable_number(pk::constraint::threshold)
+                                           : std::nullopt};
 }
 
 PlanAnswer PlanDocument::answer() const {
-  const PlanDocument a(at(k::top::answer));
-  return {a.required_text(k::answer::status), a.nullable_number(k::answer::value),
-          a.interval(k::answer::interval)};
+  const PlanDocument a(at(pk::top::answer));
+  return {a.required_text(pk::answer::status), a.nullable_number(pk::answer::value),
+          a.interval(pk::answer::interval)};
 }
 
 std::vector<PlanPoint> PlanDocument::points() const {
   std::vector<PlanPoint> out;
-  for (const View& v : elements(k::top::points)) {
+  for (const View& v : elements(pk::top::points)) {
     const PlanDocument p(v);
-    const View m = p.at(k::point::metric);
-    PlanPoint q{p.number(k::point::value),
-                p.number(k::point::round, Presence::Optional),
-                m.nullable_number(k::metric::mean),
+    const View m = p.at(pk::point::metric);
+    PlanPoint q{p.number(pk::point::value),
+                p.number(pk::point::round, Presence::Optional),
+                m.nullable_number(pk::metric::mean),
                 std::nullopt,
-                p.flag(k::point::ok),
-                p.flag(k::point::certain)};
-    if (m.has(k::metric::ci95)) q.ci95 = m.nullable_number(k::metric::ci95);
+                p.flag(pk::point::ok),
+                p.flag(pk::point::certain)};
+    if (m.has(pk::metric::ci95)) q.ci95 = m.nullable_number(pk::metric::ci95);
     out.push_back(q);
   }
   return out;
 }
 
 bool PlanDocument::has_robust() const {
-  return is_set(k::top::robust);
+  return is_set(pk::top::robust);
 }
 Robust PlanDocument::robust() const {
-  return Robust(at(k::top::robust));
+  return Robust(at(pk::top::robust));
 }
 bool PlanDocument::has_timeline() const {
-  return is_set(k::top::timeline);
+  return is_set(pk::top::timeline);
 }
 Timeline PlanDocument::timeline() const {
-  return Timeline(at(k::top::timeline));
+  return Timeline(at(pk::top::timeline));
 }
 
 void PlanDocument::check() const {

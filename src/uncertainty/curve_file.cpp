@@ -22,7 +22,7 @@ std::vector<std::string> names_of(const std::string& kind) {
 
 // A half-width of 95% is 1.96 standard errors here: the file does not say the fit's degrees of
 // freedom, and Student's t would only make the spread narrower.
-constexpr double kZ975 = 1.959963984540054;
+constexpr double kHalfWidthZ = 1.959963984540054;
 
 std::optional<std::string> read_table(const json& doc, CalibratedCurve& c) {
   const auto st = doc.find("service_time");
@@ -75,7 +75,7 @@ void read_covariance(const json& cand, CalibratedCurve& c) {
   for (std::size_t i = 0; i < k; ++i) {
     const auto it = ci.find(c.param_names[i]);
     const double half = it != ci.end() && it->is_number() ? it->get<double>() : 0.0;
-    c.covariance[i * k + i] = std::pow(half / kZ975, 2);
+    c.covariance[i * k + i] = std::pow(half / kHalfWidthZ, 2);
   }
 }
 

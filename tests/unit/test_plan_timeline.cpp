@@ -13,12 +13,12 @@ using namespace sonicsim;
 
 namespace {
 
-const std::string kKnee = std::string(SONICSIM_TEST_DATA_DIR) + "/plan_knee.json";
+const std::string kTimelineKnee = std::string(SONICSIM_TEST_DATA_DIR) + "/plan_knee.json";
 
-plan::SimulateFor simulate() {
+plan::SimulateFor timeline_simulate() {
   return [](const std::vector<scenario::Override>& common) -> plan::Simulate {
     return [common](const std::vector<std::vector<scenario::Override>>& sets) {
-      return points::run_points(pipeline::simulator(), kKnee, common, sets, 2);
+      return points::run_points(pipeline::simulator(), kTimelineKnee, common, sets, 2);
     };
   };
 }
@@ -38,12 +38,12 @@ TEST_CASE("growth dates, durations and values", "[plan][timeline]") {
 
   plan::GrowthFlags f;
   f.growth = {"workload.jobs=x2/3y", "workload.cpu_time_per_event=+10ms/1y"};
-  CHECK_THROWS_WITH(plan::load_growth(kKnee, {}, f), Catch::Contains("--growth"));
+  CHECK_THROWS_WITH(plan::load_growth(kTimelineKnee, {}, f), Catch::Contains("--growth"));
   f.growth = {"workload.jobs=x2/3y"};
   const std::vector<scenario::Override> step = {
       {"growth",
        R"({"start": "2027-01", "steps": [{"at": "2028-01", "path": "workload.requests.0.offload_fraction", "value": 0.6, "name": "new model"}]})"}};
-  const auto g = plan::load_growth(kKnee, step, f);
+  const auto g = plan::load_growth(kTimelineKnee, step, f);
   REQUIRE(g.paths.size() == 1);
   CHECK(g.base[0].si == 20);
   // x2 over 36 months: 20 at the start, 20 x 2^(18/36) = 28.28 -> 28 half-way, 40 at the end.
@@ -55,10 +55,10 @@ TEST_CASE("growth dates, durations and values", "[plan][timeline]") {
   CHECK(plan::growth_overrides(g, 12)[1].value == "0.6");
   CHECK_THROWS_WITH(
       plan::load_growth(
-          kKnee,
+          kTimelineKnee,
           {{"growth", R"({"paths": [{"path": "workload.jbos", "factor": 2, "over": "1y"}]})"}}, {}),
       Catch::Contains("workload.jbos"));
-  CHECK_THROWS_WITH(plan::load_growth(kKnee, {}, {}),
+  CHECK_THROWS_WITH(plan::load_growth(kTimelineKnee, {}, {}),
                     Catch::Contains("growth: missing") || Catch::Contains("needs a growth path"));
 }
 
@@ -76,8 +76,8 @@ TEST_CASE("a timeline buys what each date needs, ordered a lead time ahead", "[p
   f.horizon = "2y";
   f.lead_time = "9mo";
   const std::vector<scenario::Override> common = {{"workload.jobs", "100"}};
-  const auto g = plan::load_growth(kKnee, common, f);
-  const auto t = plan::timeline(kKnee, common, o, g, simulate(), std::nullopt);
+  const auto g = plan::load_growth(kTimelineKnee, common, f);
+  const auto t = plan::timeline(kTimelineKnee, common, o, g, timeline_simulate(), std::nullopt);
   REQUIRE(t.periods.size() == 5);
   for (const auto& p : t.periods) {
     const double jobs = p.demand.at(0).second;

@@ -15,17 +15,17 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kKnee = std::string(SONICSIM_TEST_DATA_DIR) + "/plan_knee.json";
+const std::string kInputsKnee = std::string(SONICSIM_TEST_DATA_DIR) + "/plan_knee.json";
 
-json knee() {
-  std::ifstream in(kKnee);
+json knee_doc() {
+  std::ifstream in(kInputsKnee);
   return json::parse(in);
 }
 
 // The problems of a block set into the knee scenario.
-std::vector<Problem> problems_of(const json& block,
-                                 std::optional<uncertainty::Spec>* out = nullptr) {
-  json doc = knee();
+std::vector<Problem> block_problems(const json& block,
+                                    std::optional<uncertainty::Spec>* out = nullptr) {
+  json doc = knee_doc();
   doc["uncertainty"] = block;
   std::vector<Problem> problems;
   auto spec = uncertainty::read_spec(doc, SONICSIM_TEST_DATA_DIR, problems);
@@ -33,7 +33,7 @@ std::vector<Problem> problems_of(const json& block,
   return problems;
 }
 
-std::string first(const std::vector<Problem>& p) {
+std::string first_problem(const std::vector<Problem>& p) {
   return p.empty() ? std::string("(none)") : p.front().path + ": " + p.front().message;
 }
 
@@ -58,8 +58,8 @@ TEST_CASE("an uncertainty block reads every distribution against the scenario's 
          {"dist", "choice"},
          {"values", {"sync", "async"}},
          {"weights", {3, 1}}}}}};
-  const auto p = problems_of(block, &spec);
-  INFO(first(p));
+  const auto p = block_problems(block, &spec);
+  INFO(first_problem(p));
   REQUIRE(p.empty());
   REQUIRE(spec);
   CHECK(spec->samples == 16);
@@ -82,42 +82,44 @@ TEST_CASE("an uncertainty block reads every distribution against the scenario's 
 
 TEST_CASE("a bad uncertainty block names the JSON path, what was found and what is expected",
           "[uncertainty][errors]") {
-  const auto one = [](const json& input) { return problems_of({{"inputs", {input}}}); };
-  CHECK_THAT(first(one({{"path", "workload.jbos"}, {"dist", "uniform"}, {"low", 1}, {"high", 2}})),
-             Catch::Contains("uncertainty.inputs[0].path") && Catch::Contains("workload.jbos") &&
-                 Catch::Contains("did you mean"));
-  CHECK_THAT(first(one({{"path", "workload.jobs"}, {"dist", "gaussian"}})),
+  const auto one = [](const json& input) { return block_problems({{"inputs", {input}}}); };
+  CHECK_THAT(
+      first_problem(one({{"path", "workload.jbos"}, {"dist", "uniform"}, {"low", 1}, {"high", 2}})),
+      Catch::Contains("uncertainty.inputs[0].path") && Catch::Contains("workload.jbos") &&
+          Catch::Contains("did you mean"));
+  CHECK_THAT(first_problem(one({{"path", "workload.jobs"}, {"dist", "gaussian"}})),
              Catch::Contains("uncertainty.inputs[0].dist") && Catch::Contains("\"gaussian\"") &&
                  Catch::Contains("lognormal"));
-  CHECK_THAT(first(one({{"path", "workload"}, {"dist", "normal"}, {"sd", 1}})),
+  CHECK_THAT(first_problem(one({{"path", "workload"}, {"dist", "normal"}, {"sd", 1}})),
              Catch::Contains("an object") && Catch::Contains("workload.mean"));
+  CHECK_THAT(first_problem(
+                 one({{"path", "workload.cpu_time_per_event"}, {"dist", "normal"}, {"sd", "50%"}})),
+             Catch::Contains("uncertainty.inputs[0].sd") && Catch::Contains("lognormal"));
   CHECK_THAT(
-      first(one({{"path", "workload.cpu_time_per_event"}, {"dist", "normal"}, {"sd", "50%"}})),
-      Catch::Contains("uncertainty.inputs[0].sd") && Catch::Contains("lognormal"));
-  CHECK_THAT(first(one({{"path", "workload.jobs"}, {"dist", "uniform"}, {"low", 5}, {"high", 2}})),
-             Catch::Contains("uncertainty.inputs[0].high"));
-  CHECK_THAT(first(one({{"path", "workload.mode"},
-                        {"dist", "choice"},
-                        {"values", {"sync"}},
-                        {"weights", {1, 2}}})),
+      first_problem(one({{"path", "workload.jobs"}, {"dist", "uniform"}, {"low", 5}, {"high", 2}})),
+      Catch::Contains("uncertainty.inputs[0].high"));
+  CHECK_THAT(first_problem(one({{"path", "workload.mode"},
+                                {"dist", "choice"},
+                                {"values", {"sync"}},
+                                {"weights", {1, 2}}})),
              Catch::Contains("uncertainty.inputs[0].weights") && Catch::Contains("1 weights"));
-  CHECK_THAT(first(one({{"path", "workload.jobs"},
-                        {"dist", "uniform"},
-                        {"low", 1},
-                        {"high", 2},
-                        {"sd", 3},
-                        {"hihg", 1}})),
+  CHECK_THAT(first_problem(one({{"path", "workload.jobs"},
+                                {"dist", "uniform"},
+                                {"low", 1},
+                                {"high", 2},
+                                {"sd", 3},
+                                {"hihg", 1}})),
              Catch::Contains("uncertainty.inputs[0].hihg") && Catch::Contains("did you mean"));
-  CHECK_THAT(first(one({{"path", "models.toy.service_time"}, {"from", "calibration"}})),
+  CHECK_THAT(first_problem(one({{"path", "models.toy.service_time"}, {"from", "calibration"}})),
              Catch::Contains("calibration file") && Catch::Contains("models.toy.service_time"));
-  CHECK_THAT(first(problems_of({{"inputs", json::array()}})),
+  CHECK_THAT(first_problem(block_problems({{"inputs", json::array()}})),
              Catch::Contains("uncertainty.inputs") && Catch::Contains("1 to 64"));
-  CHECK_THAT(
-      first(problems_of({{"inputs",
-                          {{{"path", "workload.jobs"}, {"dist", "plus_minus"}, {"by", 2}},
-                           {{"path", "workload.jobs"}, {"dist", "plus_minus"}, {"by", 3}}}}})),
-      Catch::Contains("uncertainty.inputs[1].path") && Catch::Contains("already uncertain"));
-  CHECK_THAT(first(problems_of(
+  CHECK_THAT(first_problem(block_problems(
+                 {{"inputs",
+                   {{{"path", "workload.jobs"}, {"dist", "plus_minus"}, {"by", 2}},
+                    {{"path", "workload.jobs"}, {"dist", "plus_minus"}, {"by", 3}}}}})),
+             Catch::Contains("uncertainty.inputs[1].path") && Catch::Contains("already uncertain"));
+  CHECK_THAT(first_problem(block_problems(
                  {{"inputs", {{{"path", "workload.jobs"}, {"dist", "plus_minus"}, {"by", 2}}}},
                   {"samples", 0}})),
              Catch::Contains("uncertainty.samples"));
@@ -130,13 +132,13 @@ TEST_CASE("a value an input reaches that the scenario refuses is refused before 
   const std::vector<scenario::Override> set = {
       {"uncertainty",
        R"({"inputs": [{"path": "workload.jobs", "dist": "plus_minus", "by": 25}]})"}};
-  CHECK_THROWS_WITH(uncertainty::load_spec(kKnee, set), Catch::Contains("uncertainty.inputs[0]") &&
-                                                            Catch::Contains("0.05%") &&
-                                                            Catch::Contains("workload.jobs"));
+  CHECK_THROWS_WITH(uncertainty::load_spec(kInputsKnee, set),
+                    Catch::Contains("uncertainty.inputs[0]") && Catch::Contains("0.05%") &&
+                        Catch::Contains("workload.jobs"));
   const std::vector<scenario::Override> fine = {
       {"uncertainty", R"({"inputs": [{"path": "workload.jobs", "dist": "plus_minus", "by": 5}]})"}};
-  CHECK(uncertainty::load_spec(kKnee, fine));
-  CHECK_FALSE(uncertainty::load_spec(kKnee, {}));  // no block, no spec
+  CHECK(uncertainty::load_spec(kInputsKnee, fine));
+  CHECK_FALSE(uncertainty::load_spec(kInputsKnee, {}));  // no block, no spec
 }
 
 TEST_CASE("a calibrated curve takes its fitted parameters and their 95% intervals",
@@ -144,13 +146,13 @@ TEST_CASE("a calibrated curve takes its fitted parameters and their 95% interval
   // The shipped ParticleNet AK4 T4 calibration: a saturating curve (t0, r_max, k).
   const std::string file =
       std::string(SONICSIM_SOURCE_DIR) + "/calibration/cms-t4/particlenet_AK4.json";
-  json doc = knee();
+  json doc = knee_doc();
   doc["models"]["toy"]["service_time"] = {{"T4", {{"calibration", file}}}};
   doc["uncertainty"] = {
       {"inputs", {{{"path", "models.toy.service_time.T4"}, {"from", "calibration"}}}}};
   std::vector<Problem> problems;
   const auto spec = uncertainty::read_spec(doc, ".", problems);
-  INFO(first(problems));
+  INFO(first_problem(problems));
   REQUIRE(spec);
   const auto& c = *spec->inputs[0].curve;
   std::ifstream in(file);

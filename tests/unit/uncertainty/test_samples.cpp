@@ -1,4 +1,4 @@
-// Sampling designs and samples: stratified, reproducible, and each input's value where its
+// Sampling designs and samples: stratified_columns, reproducible, and each input's value where its
 // distribution puts it.
 #include <catch2/catch.hpp>
 
@@ -19,7 +19,7 @@ using namespace sonicsim::uncertainty;
 namespace {
 
 // Every column of `rows` has exactly one point in each of the n equal strata of (0, 1).
-bool stratified(const std::vector<std::vector<double>>& rows) {
+bool stratified_columns(const std::vector<std::vector<double>>& rows) {
   const std::size_t n = rows.size();
   for (std::size_t d = 0; d < rows.front().size(); ++d) {
     std::set<std::size_t> seen;
@@ -32,7 +32,7 @@ bool stratified(const std::vector<std::vector<double>>& rows) {
   return true;
 }
 
-Input number(Dist dist, double nominal, double a, double b) {
+Input numeric_input(Dist dist, double nominal, double a, double b) {
   Input in;
   in.path = "x";
   in.dist = dist;
@@ -42,7 +42,7 @@ Input number(Dist dist, double nominal, double a, double b) {
   return in;
 }
 
-Spec one(const Input& in) {
+Spec spec_of(const Input& in) {
   Spec s;
   s.inputs = {in};
   return s;
@@ -56,47 +56,49 @@ TEST_CASE("Latin hypercube and Sobol designs stratify every column and follow th
     INFO(method_name(m));
     const auto a = design(m, 64, 5, 11);
     REQUIRE(a.size() == 64);
-    CHECK(stratified(a));
+    CHECK(stratified_columns(a));
     CHECK(design(m, 64, 5, 11) == a);  // the same seed, the same points
     CHECK(design(m, 64, 5, 12) != a);
   }
   // Latin hypercubes stratify any count; Sobol points every power of two.
-  CHECK(stratified(design(Method::Lhs, 37, 3, 1)));
-  CHECK(stratified(design(Method::Sobol, 256, 40, 1)));
+  CHECK(stratified_columns(design(Method::Lhs, 37, 3, 1)));
+  CHECK(stratified_columns(design(Method::Sobol, 256, 40, 1)));
 }
 
 TEST_CASE("each distribution maps the unit interval onto its values", "[uncertainty][design]") {
   const double z975 = 1.959963984540054;
-  CHECK(quantile(number(Dist::PlusMinus, 10, 2, 0), 0.5) == Approx(10));
-  CHECK(quantile(number(Dist::PlusMinus, 10, 2, 0), 0.975) == Approx(11.9));
-  CHECK(quantile(number(Dist::Uniform, 0, 4, 8), 0.25) == Approx(5));
-  CHECK(quantile(number(Dist::Normal, 0, 3, 0.5), 0.975) == Approx(3 + z975 * 0.5));
-  CHECK(quantile(number(Dist::Lognormal, 0, 2, 0.3), 0.025) == Approx(2 * std::exp(-z975 * 0.3)));
-  Input choice = number(Dist::Choice, 0, 0, 0);
+  CHECK(quantile(numeric_input(Dist::PlusMinus, 10, 2, 0), 0.5) == Approx(10));
+  CHECK(quantile(numeric_input(Dist::PlusMinus, 10, 2, 0), 0.975) == Approx(11.9));
+  CHECK(quantile(numeric_input(Dist::Uniform, 0, 4, 8), 0.25) == Approx(5));
+  CHECK(quantile(numeric_input(Dist::Normal, 0, 3, 0.5), 0.975) == Approx(3 + z975 * 0.5));
+  CHECK(quantile(numeric_input(Dist::Lognormal, 0, 2, 0.3), 0.025) ==
+        Approx(2 * std::exp(-z975 * 0.3)));
+  Input choice = numeric_input(Dist::Choice, 0, 0, 0);
   choice.values = {"a", "b", "c"};
   choice.weights = {0.5, 0.25, 0.25};
   CHECK(quantile(choice, 0.49) == 0);
   CHECK(quantile(choice, 0.51) == 1);
   CHECK(quantile(choice, 0.99) == 2);
   // Relative 95% half-widths, what "measure it within 2%" compares with.
-  CHECK(relative_half_width(number(Dist::PlusMinus, 10, 2, 0)) == Approx(0.2));
-  CHECK(relative_half_width(number(Dist::Normal, 0, 4, 0.2)) == Approx(z975 * 0.05));
-  CHECK(relative_half_width(narrowed(one(number(Dist::Normal, 0, 4, 0.2)), 0, 0.5).inputs[0]) ==
+  CHECK(relative_half_width(numeric_input(Dist::PlusMinus, 10, 2, 0)) == Approx(0.2));
+  CHECK(relative_half_width(numeric_input(Dist::Normal, 0, 4, 0.2)) == Approx(z975 * 0.05));
+  CHECK(relative_half_width(
+            narrowed(spec_of(numeric_input(Dist::Normal, 0, 4, 0.2)), 0, 0.5).inputs[0]) ==
         Approx(z975 * 0.025));
 }
 
 TEST_CASE("a sample writes each value as the scenario writes it", "[uncertainty][design]") {
   Spec spec;
-  Input t = number(Dist::Uniform, 0.1, 0.05, 0.15);
+  Input t = numeric_input(Dist::Uniform, 0.1, 0.05, 0.15);
   t.path = "workload.cpu_time_per_event";
   t.quantity = scenario::Quantity::Time;
-  Input jobs = number(Dist::PlusMinus, 20, 5, 0);
+  Input jobs = numeric_input(Dist::PlusMinus, 20, 5, 0);
   jobs.path = "workload.jobs";
   jobs.integer = true;
-  Input bw = number(Dist::Uniform, 1.25e9, 1e9, 2e9);
+  Input bw = numeric_input(Dist::Uniform, 1.25e9, 1e9, 2e9);
   bw.path = "network.site_uplink.bandwidth";
   bw.quantity = scenario::Quantity::Bandwidth;
-  Input mode = number(Dist::Choice, 0, 0, 0);
+  Input mode = numeric_input(Dist::Choice, 0, 0, 0);
   mode.path = "workload.mode";
   mode.values = {"sync", "async"};
   mode.weights = {0.5, 0.5};
@@ -131,7 +133,7 @@ TEST_CASE("a calibrated curve moves as one, and not at all at the fit's own para
   in.dist = Dist::Calibration;
   in.nominal = 1;
   in.curve = c;
-  const Spec spec = one(in);
+  const Spec spec = spec_of(in);
   REQUIRE(spec.dims() == 2);
   const auto centre = realise(spec, {0.5, 0.5});
   const auto table = nlohmann::json::parse(centre.overrides[0].value);
