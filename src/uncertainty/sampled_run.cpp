@@ -305,7 +305,10 @@ SampledRun summarise(const SampledRequest& q, std::optional<SobolDesign> design,
   SampledRun r{q, std::move(design), std::move(samples), std::move(rows), {}};
   const std::size_t runs = results.size();
   for (std::size_t k = 0; k < runs; ++k)
-    for (const auto& [name, value] : sample_metrics(results[k])) {
+    for (const auto& metric : sample_metrics(results[k])) {
+      // Not a structured binding: clang 14 cannot capture one in the lambda below.
+      const auto& name = metric.first;
+      const auto& value = metric.second;
       auto it = std::find_if(r.metrics.begin(), r.metrics.end(),
                              [&](const MetricSummary& m) { return m.name == name; });
       if (it == r.metrics.end()) {
