@@ -52,7 +52,8 @@ case "${1:-}" in
     ;;
 esac
 ALL_TARGETS=(scenario units perf_analyzer measurements triton_config calibration results sweep figures
-  prometheus supersonic sites hosts calibrate_overlap calibrate_prometheus reproduce plan_report)
+  prometheus supersonic sites hosts calibrate_overlap calibrate_prometheus reproduce plan_report
+  calibrate_nodes uncertainty)
 TARGETS=("$@")
 ((${#TARGETS[@]} > 0)) || TARGETS=("${ALL_TARGETS[@]}")
 BUILD_DIR="${SONICSIM_FUZZ_BUILD_DIR:-build-fuzz}"
