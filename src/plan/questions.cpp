@@ -74,6 +74,12 @@ std::string device_of(const std::string& scenario_path, const std::string& vary)
   return d && d->is_string() ? d->get<std::string>() : "";
 }
 
+nlohmann::json value_json(const Options& o, const std::optional<double>& v) {
+  if (!v) return nullptr;
+  if (is_continuous(o)) return *v;
+  return static_cast<std::int64_t>(std::llround(*v));
+}
+
 std::string show_value(const Options& o, double v) {
   if (is_bandwidth(o)) return util::format_bandwidth(v);
   if (varies_rate(o.vary)) return fmt(v, 4) + "/s";

@@ -31,6 +31,9 @@ std::string show_value(const Options& o, double v);
 // The device of the pool whose count `vary` is (servers.I.count -> servers.I.device), for
 // people: "T4"; "" for any other path.
 std::string device_of(const std::string& scenario_path, const std::string& vary);
+// A value of the varied path for JSON: an integer question's as an integer, a bandwidth's or
+// rate's as a number, null when unset (robust plans and timelines).
+nlohmann::json value_json(const Options& o, const std::optional<double>& v);
 // Smaller is better for times and costs, larger for throughput.
 bool lower_is_better(const Options& o);
 bool meets(const Options& o, double metric, double threshold);

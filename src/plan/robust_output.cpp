@@ -14,13 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-// Values of integer questions as JSON integers, as the rest of the plan writes them.
-json value_json(const Report& r, const std::optional<double>& v) {
-  if (!v) return nullptr;
-  if (detail::is_continuous(r.options)) return *v;
-  return static_cast<std::int64_t>(std::llround(*v));
-}
-
 std::string percent(double share) {
   return util::formatted("%.0f%%", share * 100);
 }
@@ -38,7 +31,9 @@ json distribution(const Robust& rb, const Report& r) {
   const double n = static_cast<double>(rb.answers.size());
   for (const auto& [value, count] : counts) {
     cum += count;
-    out.push_back({{"value", value_json(r, value)}, {"count", count}, {"cumulative", cum / n}});
+    out.push_back({{"value", detail::value_json(r.options, value)},
+                   {"count", count},
+                   {"cumulative", cum / n}});
   }
   if (missing > 0) out.push_back({{"value", nullptr}, {"count", missing}, {"cumulative", 1.0}});
   return out;
@@ -51,8 +46,8 @@ json tornado_json(const Robust& rb, const Report& r) {
                    {"path", b.path},
                    {"low_value", b.low_value},
                    {"high_value", b.high_value},
-                   {"answer_at_low", value_json(r, b.answer_at_low)},
-                   {"answer_at_high", value_json(r, b.answer_at_high)},
+                   {"answer_at_low", detail::value_json(r.options, b.answer_at_low)},
+                   {"answer_at_high", detail::value_json(r.options, b.answer_at_high)},
                    {"swing", b.swing}});
   return out;
 }
@@ -60,13 +55,16 @@ json tornado_json(const Robust& rb, const Report& r) {
 json narrowing_json(const Robust& rb, const Report& r) {
   if (!rb.narrowing) return nullptr;
   const auto& n = *rb.narrowing;
-  return {{"name", n.name},
-          {"from_percent", n.from_percent},
-          {"to_percent", n.to_percent},
-          {"central95_before", {value_json(r, n.before_low), value_json(r, n.before_high)}},
-          {"central95_after", {value_json(r, n.after_low), value_json(r, n.after_high)}},
-          {"answer_before", value_json(r, n.answer_before)},
-          {"answer_after", value_json(r, n.answer_after)}};
+  return {
+      {"name", n.name},
+      {"from_percent", n.from_percent},
+      {"to_percent", n.to_percent},
+      {"central95_before",
+       {detail::value_json(r.options, n.before_low), detail::value_json(r.options, n.before_high)}},
+      {"central95_after",
+       {detail::value_json(r.options, n.after_low), detail::value_json(r.options, n.after_high)}},
+      {"answer_before", detail::value_json(r.options, n.answer_before)},
+      {"answer_after", detail::value_json(r.options, n.answer_after)}};
 }
 
 std::string headline(const Robust& rb, const Report& r) {
@@ -95,12 +93,12 @@ json to_json(const Robust& rb, const Report& r) {
                       {"low_text", in.low_text},
                       {"high_text", in.high_text}});
   json answers = json::array();
-  for (const auto& a : rb.answers) answers.push_back(value_json(r, a));
+  for (const auto& a : rb.answers) answers.push_back(detail::value_json(r.options, a));
   const auto [lo, hi] = uncertainty::wilson95(rb.met, std::max(1, n));
   json check = nullptr;
   if (rb.check_value) {
     const auto [clo, chi] = uncertainty::wilson95(rb.check_met, std::max(1, n));
-    check = {{"value", value_json(r, rb.check_value)},
+    check = {{"value", detail::value_json(r.options, rb.check_value)},
              {"probability", static_cast<double>(rb.check_met) / std::max(1, n)},
              {"ci95", {clo, chi}}};
   }
@@ -115,12 +113,14 @@ json to_json(const Robust& rb, const Report& r) {
           {"answers", answers},
           {"distribution", distribution(rb, r)},
           {"answer",
-           {{"value", value_json(r, rb.answer)},
+           {{"value", detail::value_json(r.options, rb.answer)},
             {"fraction_met", static_cast<double>(rb.met) / std::max(1, n)},
             {"fraction_met_ci95", {lo, hi}}}},
-          {"median", value_json(r, rb.median)},
-          {"central95", {value_json(r, rb.central_low), value_json(r, rb.central_high)}},
-          {"nominal", value_json(r, rb.nominal)},
+          {"median", detail::value_json(r.options, rb.median)},
+          {"central95",
+           {detail::value_json(r.options, rb.central_low),
+            detail::value_json(r.options, rb.central_high)}},
+          {"nominal", detail::value_json(r.options, rb.nominal)},
           {"check", check},
           {"tornado", tornado_json(rb, r)},
           {"narrowing", narrowing_json(rb, r)},

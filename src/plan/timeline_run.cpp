@@ -159,16 +159,6 @@ Timeline timeline(const std::string& scenario_path, const std::vector<scenario::
 
 namespace {
 
-json value_json(const Options& o, const std::optional<double>& v) {
-  if (!v) return nullptr;
-  if (detail::is_continuous(o)) return *v;
-  return static_cast<std::int64_t>(std::llround(*v));
-}
-
-}  // namespace
-
-namespace {
-
 // One sentence: when the fleet stops meeting the constraint and what to order when.
 std::string headline(const Timeline& t, const Options& o) {
   const auto show = [&](double v) { return detail::show_value(o, v); };
@@ -209,16 +199,16 @@ json to_json(const Timeline& t, const Options& o) {
                        {"month", p.month},
                        {"demand", demand},
                        {"steps", p.steps},
-                       {"required", value_json(o, p.required)},
-                       {"required_median", value_json(o, p.required_median)},
-                       {"required_low", value_json(o, p.required_low)},
-                       {"required_high", value_json(o, p.required_high)},
-                       {"fleet", value_json(o, p.fleet)},
+                       {"required", detail::value_json(o, p.required)},
+                       {"required_median", detail::value_json(o, p.required_median)},
+                       {"required_low", detail::value_json(o, p.required_low)},
+                       {"required_high", detail::value_json(o, p.required_high)},
+                       {"fleet", detail::value_json(o, p.fleet)},
                        {"meets", p.meets},
                        {"simulations", p.simulations}});
   }
   for (const auto& b : t.purchases)
-    purchases.push_back({{"add", value_json(o, b.add)},
+    purchases.push_back({{"add", detail::value_json(o, b.add)},
                          {"needed_by", format_month(b.needed_by)},
                          {"order_by", format_month(b.order_by)},
                          {"late", b.late}});
@@ -228,7 +218,7 @@ json to_json(const Timeline& t, const Options& o) {
           {"lead_time_months", t.growth.lead_time_months},
           {"confidence", t.confidence ? json(*t.confidence) : json(nullptr)},
           {"vary", o.vary},
-          {"fleet", value_json(o, t.fleet)},
+          {"fleet", detail::value_json(o, t.fleet)},
           {"device", t.device},
           {"growth", growth},
           {"steps", steps},
