@@ -76,6 +76,42 @@ TEST_CASE("bucket queue: pops in (time, payload) order for any bucket width", "[
       }
 }
 
+TEST_CASE("bucket queue: large buckets (radix-sorted) pop in (time, payload) order",
+          "[event-queue]") {
+  // Buckets of thousands of events take the radix sort; ties in time are ordered by payload,
+  // times span up to 40 bits inside a bucket, and pushes into the current bucket while it is
+  // read merge with it.
+  for (const double width : {1e-3, 1.0, 1e3}) {
+    INFO("width " << width << " s");
+    BucketQueue q(width);
+    std::multiset<Key> ref;
+    std::mt19937_64 rng(91);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    const double span_ns = 4e9 * width;  // about four buckets
+    for (std::uint64_t i = 0; i < 40000; ++i) {
+      auto t = static_cast<std::int64_t>(span_ns * u(rng));
+      if (u(rng) < 0.3) t = static_cast<std::int64_t>(span_ns / 2);  // a crowd at one instant
+      const std::uint64_t p = rng() % 1000;
+      q.push({t, p});
+      ref.insert({t, p});
+    }
+    std::int64_t now = 0;
+    while (!ref.empty()) {
+      if (u(rng) < 0.05) {  // into the current bucket, or just after it
+        const std::int64_t t = now + static_cast<std::int64_t>(1e8 * width * u(rng));
+        const std::uint64_t p = rng() % 1000;
+        q.push({t, p});
+        ref.insert({t, p});
+      }
+      const EventHeap::Entry got = q.pop();
+      REQUIRE(Key{got.time, got.payload} == *ref.begin());
+      ref.erase(ref.begin());
+      now = got.time;
+    }
+    CHECK(q.empty());
+  }
+}
+
 TEST_CASE("bucket queue: events earlier than its current bucket still pop first", "[event-queue]") {
   // A push makes the next bucket current (here the one of t = 5); an event pushed afterwards
   // for t = 1 belongs before it.
