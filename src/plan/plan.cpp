@@ -17,6 +17,7 @@
 #include <sonicsim/util/numbers.hpp>
 
 #include "questions.hpp"
+#include "sequential.hpp"
 #include "workload_flow.hpp"
 #include "workloads.hpp"
 
@@ -72,6 +73,7 @@ scenario::Scenario prepare(Report& r, const std::string& scenario_path,
   auto base = scenario::load_file(scenario_path, common);
   r.scenario_name = base.name;
   r.base_seed = static_cast<std::int64_t>(base.seed);
+  r.duration_s = base.duration;
   if (o.replications < 1) o.replications = 1;
   if (o.question == Question::MinBandwidth) {
     const auto link = detail::link_named(base, o.link);
@@ -410,16 +412,19 @@ class Simulations {
       if (!index_.count(v) && std::find(fresh.begin(), fresh.end(), v) == fresh.end())
         fresh.push_back(v);
     if (o.on_status && !fresh.empty()) o.on_status(status(fresh.size()));
-    std::vector<std::vector<scenario::Override>> sets;
-    for (double v : fresh)
-      for (int k = 0; k < o.replications; ++k)
-        sets.push_back(point_overrides(o, v, r_.base_seed + k));
-    const auto results = sets.empty() ? std::vector<points::PointResult>{} : simulate_(sets);
+    // Sequential stopping: a value's replications stop once its verdict is certain.
+    const auto decided = [this](double v, const std::vector<points::PointResult>& res) {
+      return point(v, res, 0, res.size()).certain;
+    };
+    const auto reps = fresh.empty() ? std::vector<detail::Replicated>{}
+                                    : detail::replicate(o, r_.base_seed, fresh, simulate_, decided);
     for (std::size_t i = 0; i < fresh.size(); ++i) {
-      Point p = point(fresh[i], results, i * static_cast<std::size_t>(o.replications));
+      Point p = point(fresh[i], reps[i].results, 0, reps[i].results.size());
+      p.stopped = reps[i].stopped;
       index_[p.value] = r_.points.size();
       r_.points.push_back(std::move(p));
-      r_.simulations += o.replications;
+      r_.simulations += static_cast<int>(reps[i].results.size());
+      r_.simulated_s += r_.duration_s * static_cast<double>(reps[i].results.size());
     }
   }
   bool has(double v) const { return index_.count(v) > 0; }
@@ -474,20 +479,22 @@ class Simulations {
     return s;
   }
 
-  // The point of `value` from its replications' results, results[first...].
-  Point point(double value, const std::vector<points::PointResult>& results, std::size_t first) {
+  // The point of `value` from its replications' results, results[first .. first + n).
+  Point point(double value, const std::vector<points::PointResult>& results, std::size_t first,
+              std::size_t n) const {
     const Options& o = r_.options;
     Point p;
     p.value = value;
     p.order = round_;
     std::vector<double> metric;
     std::map<std::string, std::vector<double>> figures;
-    for (int k = 0; k < o.replications; ++k) {
-      const auto& res = results.at(first + static_cast<std::size_t>(k));
-      p.seeds.push_back(r_.base_seed + k);
+    for (std::size_t k = 0; k < n; ++k) {
+      const auto& res = results.at(first + k);
+      p.seeds.push_back(r_.base_seed + static_cast<std::int64_t>(k));
       if (!res.ok) {
         const std::string what = o.vary + "=" + format_value(o, p.value) + ", seed " +
-                                 std::to_string(r_.base_seed + k) + ": " + res.error;
+                                 std::to_string(r_.base_seed + static_cast<std::int64_t>(k)) +
+                                 ": " + res.error;
         if (res.input_error) throw scenario::InputError(r_.scenario_file, {{o.vary, what}});
         throw std::runtime_error("a simulation failed at " + what);
       }

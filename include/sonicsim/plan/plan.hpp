@@ -77,6 +77,12 @@ struct Options {
   bool range_is_rate = false;                  // --range was given with a rate's unit (`100/s`)
   double tolerance = 0.02;  // geometric bisection stops when hi/lo <= 1 + tolerance, see below
   int replications = 3;
+  // Sequential stopping (docs/plan.md, "Searches that simulate less"): each value is simulated
+  // with min_replications seeds first, then one more at a time while its verdict is open (its 95%
+  // interval straddles the threshold), up to `replications`. false (--exhaustive-replications):
+  // every value gets all `replications` at once, the search before issue 39.
+  bool sequential = true;
+  int min_replications = 2;
   // Values simulated together in each bisection round: more finish sooner when workers exceed
   // replications, at the price of more simulations. 1 is plain bisection.
   int probes = 1;
@@ -117,6 +123,9 @@ struct Point {
   bool ok = false;       // the mean meets the constraint (cost: unused)
   bool certain = false;  // the whole confidence interval is on the same side of the threshold
   std::vector<std::int64_t> seeds;
+  // Why its replications stopped: "certain" (its verdict sure before the maximum, sequential
+  // stopping), "max" (every replication the options allow).
+  std::string stopped = "max";
   nlohmann::json summary;  // means of a few results keys, for the report
 };
 
@@ -194,7 +203,9 @@ struct Report {
   Answer answer;
   std::vector<Point> points;  // in the order simulated
   int simulations = 0;
-  nlohmann::json base;  // n_cpu, n_gpu, t_ideal... of the scenario as given
+  double duration_s = 0.0;   // simulated seconds of one run (the scenario's duration)
+  double simulated_s = 0.0;  // simulated seconds of every simulation together
+  nlohmann::json base;       // n_cpu, n_gpu, t_ideal... of the scenario as given
 };
 
 // Runs one simulation per override set (each in its own process): run_points, or a test's stand-in.

@@ -1,0 +1,181 @@
+// Sequential stopping of replications (docs/plan.md, "Searches that simulate less"): plan() on
+// known noisy stand-ins gives the exhaustive search's answer with fewer simulations, stops a
+// value early only when its verdict is certain, and gives a value near the threshold every
+// replication.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <sonicsim/plan/plan.hpp>
+
+using namespace sonicsim;
+
+namespace {
+
+const std::string kSequentialKnee = std::string(SONICSIM_TEST_DATA_DIR) + "/plan_knee.json";
+
+// Seed k's noise, in units of the stand-in's spread: mean 0 over seeds 1..4.
+double seed_offset(std::int64_t seed) {
+  static const std::map<std::int64_t, double> offsets{{1, -1.0}, {2, 1.0}, {3, -0.5}, {4, 0.5}};
+  return offsets.at(seed);
+}
+
+// A known noisy system: thread time per event `truth(value)` plus the seed's offset x `spread`.
+// Counts the simulations asked for.
+struct NoisyStandIn {
+  std::string vary;
+  std::function<double(double)> truth;
+  double spread = 0.0;
+  int count = 0;
+  plan::Simulate simulate() {
+    return [this](const std::vector<std::vector<scenario::Override>>& sets) {
+      std::vector<points::PointResult> out;
+      for (const auto& set : sets) {
+        REQUIRE(set.size() == 2);
+        REQUIRE(set[0].path == vary);
+        REQUIRE(set[1].path == "seed");
+        const double v = std::stod(set[0].value);
+        const double t = truth(v) + spread * seed_offset(std::stoll(set[1].value));
+        points::PointResult r;
+        r.ok = true;
+        r.results = {{"events",
+                      {{"thread_time_per_event_s", t},
+                       {"throughput_per_s", 1.0 / t},
+                       {"per_job_throughput_per_s", 1.0 / t}}},
+                     {"analytic", {{"n_cpu", 1.0}, {"n_gpu", 1}}}};
+        out.push_back(r);
+        ++count;
+      }
+      return out;
+    };
+  }
+};
+
+// Whether the first `n` seeds' 95% interval of `value` straddles the threshold: a verdict that
+// sequential stopping must not take from them.
+bool open_after(const NoisyStandIn& s, double value, int n, double threshold) {
+  std::vector<double> v;
+  for (int k = 1; k <= n; ++k) v.push_back(s.truth(value) + s.spread * seed_offset(k));
+  const auto st = plan::statistics(v);
+  return st.mean - st.ci95 <= threshold && threshold <= st.mean + st.ci95;
+}
+
+// The same question answered both ways, with the report of each.
+struct BothWays {
+  plan::Report exhaustive, sequential;
+  int exhaustive_runs = 0, sequential_runs = 0;
+};
+BothWays both_ways(plan::Options o, NoisyStandIn s) {
+  BothWays b;
+  o.sequential = false;
+  b.exhaustive = plan::plan(kSequentialKnee, {}, o, s.simulate());
+  b.exhaustive_runs = s.count;
+  s.count = 0;
+  o.sequential = true;
+  o.min_replications = 2;
+  b.sequential = plan::plan(kSequentialKnee, {}, o, s.simulate());
+  b.sequential_runs = s.count;
+  return b;
+}
+
+void check_stopping(const plan::Report& r, const NoisyStandIn& s, int replications) {
+  for (const auto& p : r.points) {
+    INFO("value " << p.value);
+    REQUIRE(p.seeds.size() >= 2);
+    // Seeds are always the first ones, base_seed + 0.. (common random numbers).
+    for (std::size_t k = 0; k < p.seeds.size(); ++k)
+      CHECK(p.seeds[k] == r.base_seed + static_cast<std::int64_t>(k));
+    const bool early = static_cast<int>(p.seeds.size()) < replications;
+    CHECK(early == (p.stopped == "certain"));
+    if (early) CHECK(p.certain);
+    // A value whose first two seeds leave the verdict open gets every replication.
+    if (open_after(s, p.value, 2, *r.threshold))
+      CHECK(static_cast<int>(p.seeds.size()) == replications);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("sequential stopping: max-cpu gives the exhaustive answer with fewer simulations",
+          "[plan][sequential]") {
+  // 53 ms up to 40 jobs, then +1 ms a job; the seeds add -0.2, +0.2, -0.1, +0.1 ms. The threshold
+  // 53.265 ms: 40 meets, 41 misses. Two seeds give a 95% half-width of 12.706 x 0.283 / sqrt(2)
+  // = 2.54 ms: 40..42 stay open after two, the values far off are certain.
+  NoisyStandIn s{"workload.jobs",
+                 [](double jobs) { return 0.053 + 0.001 * std::max(0.0, jobs - 40.0); }, 0.0002};
+  plan::Options o;
+  o.question = plan::Question::MaxCpu;
+  o.slowdown_percent = 0.5;
+  o.replications = 4;
+  const auto b = both_ways(o, s);
+  REQUIRE(b.exhaustive.answer.value);
+  REQUIRE(b.sequential.answer.value);
+  CHECK(*b.exhaustive.answer.value == 40.0);
+  CHECK(*b.sequential.answer.value == *b.exhaustive.answer.value);
+  CHECK(b.sequential.answer.fail_value == b.exhaustive.answer.fail_value);
+  CHECK(b.sequential.answer.interval_low == b.exhaustive.answer.interval_low);
+  CHECK(b.sequential.answer.interval_high == b.exhaustive.answer.interval_high);
+  CHECK(b.exhaustive_runs == 4 * static_cast<int>(b.exhaustive.points.size()));
+  CHECK(b.sequential.simulations == b.sequential_runs);
+  CHECK(b.sequential_runs < b.exhaustive_runs);
+  for (const auto& p : b.exhaustive.points) CHECK(p.stopped == "max");
+  check_stopping(b.sequential, s, 4);
+  // The answer and its miss are near the threshold: every replication.
+  for (const auto& p : b.sequential.points)
+    if (p.value == 40.0 || p.value == 41.0) CHECK(p.seeds.size() == 4);
+  // The same values were searched, in the same order.
+  REQUIRE(b.sequential.points.size() == b.exhaustive.points.size());
+  for (std::size_t i = 0; i < b.sequential.points.size(); ++i) {
+    CHECK(b.sequential.points[i].value == b.exhaustive.points[i].value);
+    CHECK(b.sequential.points[i].ok == b.exhaustive.points[i].ok);
+  }
+  const auto j = plan::to_json(b.sequential);
+  CHECK(j["stopping"]["sequential"] == true);
+  CHECK(j["stopping"]["min_replications"] == 2);
+  CHECK(j["simulations"]["count"] == b.sequential_runs);
+  CHECK(j["simulations"]["simulated_s"].get<double>() == Approx(6.0 * b.sequential_runs));
+}
+
+TEST_CASE("sequential stopping: min-devices on a noisy stand-in, both directions of noise",
+          "[plan][sequential]") {
+  // Thread time falls with devices: 53 ms + 20 ms per device short of 8. At 0.5% the answer is
+  // 8 devices, 7 misses by 19.7 ms. Two seeds' 95% half-width is 12.7 x the spread: a spread of
+  // 1 ms decides 7 after two seeds, one of 5 ms leaves 5..7 open; 8 and above stay open (their
+  // mean sits 0.3 ms below the threshold) and get every seed either way.
+  for (const double spread : {0.001, 0.005}) {
+    INFO("spread " << spread);
+    NoisyStandIn s{"servers.0.count",
+                   [](double n) { return 0.053 + 0.020 * std::max(0.0, 8.0 - n); }, spread};
+    plan::Options o;
+    o.question = plan::Question::MinDevices;
+    o.slowdown_percent = 0.5;
+    o.replications = 3;
+    const auto b = both_ways(o, s);
+    REQUIRE(b.exhaustive.answer.value);
+    REQUIRE(b.sequential.answer.value);
+    CHECK(*b.sequential.answer.value == *b.exhaustive.answer.value);
+    CHECK(b.sequential.answer.interval_low == b.exhaustive.answer.interval_low);
+    CHECK(b.sequential.answer.interval_high == b.exhaustive.answer.interval_high);
+    CHECK(b.sequential_runs < b.exhaustive_runs);
+    check_stopping(b.sequential, s, 3);
+  }
+}
+
+TEST_CASE(
+    "sequential stopping: --min-replications equal to --replications is the exhaustive "
+    "search",
+    "[plan][sequential]") {
+  NoisyStandIn s{"workload.jobs",
+                 [](double jobs) { return 0.053 + 0.001 * std::max(0.0, jobs - 40.0); }, 0.0002};
+  plan::Options o;
+  o.question = plan::Question::MaxCpu;
+  o.slowdown_percent = 0.5;
+  o.replications = 3;
+  o.min_replications = 3;
+  const auto r = plan::plan(kSequentialKnee, {}, o, s.simulate());
+  CHECK(s.count == 3 * static_cast<int>(r.points.size()));
+  for (const auto& p : r.points) CHECK(p.stopped == "max");
+}
