@@ -34,6 +34,7 @@ struct PlanArgs {
   double gpu_hour = -1.0, core_hour = -1.0, gpu_watts = -1.0, core_watts = -1.0, kwh = -1.0;
   int replications = 3, workers = 0, probes = 0, min_replications = 2;
   bool exhaustive_replications = false;
+  double short_run = 0.0;
   bool json = false, analytic_only = false, quiet = false;
   // Robust answers (docs/plan.md, "Robust answers"): -1 / empty: not given.
   double confidence = -1.0, narrow = 2.0;
@@ -79,6 +80,10 @@ plan::Options options_of(const PlanArgs& a) {
   o.replications = a.replications;
   o.sequential = !a.exhaustive_replications;
   o.min_replications = a.min_replications;
+  if (!(a.short_run >= 0.0 && a.short_run < 1.0))
+    throw UsageError("--short-run: found " + util::formatted("%g", a.short_run) +
+                     ", expected a fraction of the measured span in [0, 1) (0: off)");
+  o.short_run = a.short_run;
   // Searched bandwidths keep 4 significant digits: a narrower bracket cannot be told apart, and
   // below 1e-16 the search's steps did not even move (it never ended). Above 1 its steps could
   // overflow to infinity.
@@ -413,6 +418,10 @@ void add_plan_command(CLI::App& app, Commands& out) {
   cmd->add_flag("--exhaustive-replications", args.exhaustive_replications,
                 "Every value gets all --replications at once (the search before sequential "
                 "stopping; docs/plan.md)");
+  cmd->add_option("--short-run", args.short_run,
+                  "Adaptive run length: first judge each value from runs of warm-up + this "
+                  "fraction of the measured span, full length only where they leave the verdict "
+                  "open (default 0: off)");
   cmd->add_option("--workers", args.workers,
                   "Simulations running at once, each in its own process (default: the cores)")
       ->check(whole_number(1, 4096));

@@ -236,6 +236,7 @@ nlohmann::json to_json(const Report& r) {
     q["round"] = p.order;
     q["seeds"] = p.seeds;
     q["stopped"] = p.stopped;
+    q["run_s"] = num(p.run_s);
     nlohmann::json values = nlohmann::json::array();
     for (double v : p.metric.values) values.push_back(num(v));
     q["metric"] = {
@@ -368,6 +369,14 @@ std::string to_text(const Report& r) {
        << (o.replications > 1 ? ".." + std::to_string(r.base_seed + o.replications - 1) : "");
   }
   os << "; " << detail::fmt(r.simulated_s, 9) << " s simulated)\n";
+  if (r.short_run_s > 0.0) {
+    int decided = 0;
+    for (const auto& q : r.points) decided += q.stopped == "short" ? 1 : 0;
+    os << "  short runs   " << r.short_simulations << " of " << detail::fmt(r.short_run_s, 6)
+       << " s; they decided " << decided << " of " << r.points.size() << " values\n";
+  } else if (o.short_run > 0.0) {
+    os << "  short runs   off: " << r.short_run_off << "\n";
+  }
   os << "\n  " << std::left << std::setw(14) << "value" << std::setw(8) << "round" << std::setw(26)
      << ("mean +- ci95") << (o.question == Question::Cost ? "" : "verdict") << "\n";
   std::vector<const Point*> sorted;

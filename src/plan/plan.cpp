@@ -74,6 +74,9 @@ scenario::Scenario prepare(Report& r, const std::string& scenario_path,
   r.scenario_name = base.name;
   r.base_seed = static_cast<std::int64_t>(base.seed);
   r.duration_s = base.duration;
+  const auto shortened = detail::short_run_of(o, base);
+  r.short_run_s = shortened.duration_s;
+  r.short_run_off = shortened.off;
   if (o.replications < 1) o.replications = 1;
   if (o.question == Question::MinBandwidth) {
     const auto link = detail::link_named(base, o.link);
@@ -412,19 +415,19 @@ class Simulations {
       if (!index_.count(v) && std::find(fresh.begin(), fresh.end(), v) == fresh.end())
         fresh.push_back(v);
     if (o.on_status && !fresh.empty()) o.on_status(status(fresh.size()));
+    // Adaptive run length: shortened runs first; the values they decide stop there.
+    std::vector<double> full = fresh;
+    if (r_.short_run_s > 0.0 && !fresh.empty()) full = run_short(fresh);
     // Sequential stopping: a value's replications stop once its verdict is certain.
     const auto decided = [this](double v, const std::vector<points::PointResult>& res) {
       return point(v, res, 0, res.size()).certain;
     };
-    const auto reps = fresh.empty() ? std::vector<detail::Replicated>{}
-                                    : detail::replicate(o, r_.base_seed, fresh, simulate_, decided);
-    for (std::size_t i = 0; i < fresh.size(); ++i) {
-      Point p = point(fresh[i], reps[i].results, 0, reps[i].results.size());
+    const auto reps = full.empty() ? std::vector<detail::Replicated>{}
+                                   : detail::replicate(o, r_.base_seed, full, simulate_, decided);
+    for (std::size_t i = 0; i < full.size(); ++i) {
+      Point p = point(full[i], reps[i].results, 0, reps[i].results.size());
       p.stopped = reps[i].stopped;
-      index_[p.value] = r_.points.size();
-      r_.points.push_back(std::move(p));
-      r_.simulations += static_cast<int>(reps[i].results.size());
-      r_.simulated_s += r_.duration_s * static_cast<double>(reps[i].results.size());
+      add(std::move(p), r_.duration_s);
     }
   }
   bool has(double v) const { return index_.count(v) > 0; }
@@ -477,6 +480,41 @@ class Simulations {
     s.values_expected =
         s.values_done + s.values_now + static_cast<int>(rounds) * std::max(1, o.probes) + 2;
     return s;
+  }
+
+  // A value's point into the report, its runs `run_s` simulated seconds each.
+  void add(Point p, double run_s) {
+    const auto n = static_cast<int>(p.seeds.size());
+    p.run_s = run_s;
+    index_[p.value] = r_.points.size();
+    r_.points.push_back(std::move(p));
+    r_.simulations += n;
+    r_.simulated_s += run_s * n;
+  }
+
+  // The shortened runs of `values` (min_replications each, together): the values they decide
+  // go into the report; returns the others, for full-length runs.
+  std::vector<double> run_short(const std::vector<double>& values) {
+    Options first = r_.options;
+    first.sequential = false;
+    first.replications = detail::first_replications(r_.options);
+    const auto never = [](double, const std::vector<points::PointResult>&) { return false; };
+    const auto reps = detail::replicate(first, r_.base_seed, values, simulate_, never,
+                                        {{"duration", detail::fmt(r_.short_run_s, 17)}});
+    std::vector<double> rest;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      Point p = point(values[i], reps[i].results, 0, reps[i].results.size());
+      r_.short_simulations += static_cast<int>(reps[i].results.size());
+      if (detail::short_decides(r_.options, p, threshold_)) {
+        p.stopped = "short";
+        add(std::move(p), r_.short_run_s);
+      } else {
+        rest.push_back(values[i]);
+        r_.simulations += static_cast<int>(reps[i].results.size());
+        r_.simulated_s += r_.short_run_s * static_cast<double>(reps[i].results.size());
+      }
+    }
+    return rest;
   }
 
   // The point of `value` from its replications' results, results[first .. first + n).

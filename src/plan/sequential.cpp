@@ -2,6 +2,9 @@
 #include "sequential.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include "questions.hpp"
 
 namespace sonicsim::plan::detail {
 
@@ -13,7 +16,8 @@ int first_replications(const Options& o) {
 
 std::vector<Replicated> replicate(const Options& o, std::int64_t base_seed,
                                   const std::vector<double>& values, const Simulate& simulate,
-                                  const Decided& decided) {
+                                  const Decided& decided,
+                                  const std::vector<scenario::Override>& extra) {
   const int most = std::max(1, o.replications);
   std::vector<Replicated> out(values.size());
   // Each round: `want[i]` more seeds for value i, all of the round's runs in one call.
@@ -25,6 +29,7 @@ std::vector<Replicated> replicate(const Options& o, std::int64_t base_seed,
       for (int k = 0; k < want[i]; ++k) {
         const auto seed = base_seed + static_cast<std::int64_t>(out[i].results.size()) + k;
         sets.push_back(point_overrides(o, values[i], seed));
+        sets.back().insert(sets.back().end(), extra.begin(), extra.end());
         owner.push_back(i);
       }
     if (sets.empty()) break;
@@ -42,6 +47,41 @@ std::vector<Replicated> replicate(const Options& o, std::int64_t base_seed,
     }
   }
   return out;
+}
+
+ShortRun short_run_of(const Options& o, const scenario::Scenario& base) {
+  ShortRun s;
+  if (!(o.short_run > 0.0)) {
+    s.off = "not asked";
+    return s;
+  }
+  if (o.question == Question::Cost) {
+    s.off = "cost has no threshold to judge a shorter run against";
+    return s;
+  }
+  for (const auto& w : base.workloads)
+    if (w.flow) {
+      s.off = "a job flow: its load changes over the run";
+      return s;
+    }
+  for (const auto& pool : base.servers)
+    if (pool.autoscaler) {
+      s.off = "an autoscaler: its devices change over the run";
+      return s;
+    }
+  if (!base.faults.empty()) {
+    s.off = "faults: the system changes over the run";
+    return s;
+  }
+  s.duration_s = base.warmup + o.short_run * (base.duration - base.warmup);
+  return s;
+}
+
+bool short_decides(const Options& o, const Point& p, double threshold) {
+  if (!p.certain || !std::isfinite(p.metric.mean)) return p.certain;
+  const double near_end =
+      p.ok == lower_is_better(o) ? p.metric.mean + p.metric.ci95 : p.metric.mean - p.metric.ci95;
+  return std::abs(near_end - threshold) >= o.short_margin * std::abs(threshold);
 }
 
 }  // namespace sonicsim::plan::detail

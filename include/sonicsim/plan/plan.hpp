@@ -83,6 +83,13 @@ struct Options {
   // every value gets all `replications` at once, the search before issue 39.
   bool sequential = true;
   int min_replications = 2;
+  // Adaptive run length (--short-run F, off by default): each value is first simulated with
+  // min_replications runs of warm-up + F x the measured span; a value whose verdict those
+  // shorter runs decide (certain, and short_margin x the threshold clear of it) stops there, the
+  // others are simulated at full length as above. Off for scenarios whose load changes over
+  // the run (job flows, autoscalers, faults).
+  double short_run = 0.0;
+  double short_margin = 0.05;
   // Values simulated together in each bisection round: more finish sooner when workers exceed
   // replications, at the price of more simulations. 1 is plain bisection.
   int probes = 1;
@@ -124,8 +131,10 @@ struct Point {
   bool certain = false;  // the whole confidence interval is on the same side of the threshold
   std::vector<std::int64_t> seeds;
   // Why its replications stopped: "certain" (its verdict sure before the maximum, sequential
-  // stopping), "max" (every replication the options allow).
+  // stopping), "max" (every replication the options allow), "short" (decided by the shortened
+  // runs of --short-run).
   std::string stopped = "max";
+  double run_s = 0.0;      // the simulated seconds of each of its runs
   nlohmann::json summary;  // means of a few results keys, for the report
 };
 
@@ -205,7 +214,12 @@ struct Report {
   int simulations = 0;
   double duration_s = 0.0;   // simulated seconds of one run (the scenario's duration)
   double simulated_s = 0.0;  // simulated seconds of every simulation together
-  nlohmann::json base;       // n_cpu, n_gpu, t_ideal... of the scenario as given
+  // --short-run: the shortened runs' duration (0: off, `short_run_off` says why) and how many
+  // of the simulations were shortened (those of values they decided and of those they did not).
+  double short_run_s = 0.0;
+  std::string short_run_off;
+  int short_simulations = 0;
+  nlohmann::json base;  // n_cpu, n_gpu, t_ideal... of the scenario as given
 };
 
 // Runs one simulation per override set (each in its own process): run_points, or a test's stand-in.

@@ -29,16 +29,26 @@ struct NoisyStandIn {
   std::string vary;
   std::function<double(double)> truth;
   double spread = 0.0;
-  int count = 0;
+  // A shortened run (a `duration` override): its metric is off by `short_bias` and twice as
+  // noisy, as a shorter measured span would be.
+  double short_bias = 0.0;
+  int count = 0, short_count = 0;
   plan::Simulate simulate() {
     return [this](const std::vector<std::vector<scenario::Override>>& sets) {
       std::vector<points::PointResult> out;
       for (const auto& set : sets) {
-        REQUIRE(set.size() == 2);
+        REQUIRE((set.size() == 2 || set.size() == 3));
         REQUIRE(set[0].path == vary);
         REQUIRE(set[1].path == "seed");
+        const bool shortened = set.size() == 3;
+        if (shortened) {
+          REQUIRE(set[2].path == "duration");
+          CHECK(std::stod(set[2].value) == Approx(1.0 + 0.25 * 5.0));  // warm-up 1 s + 25% of 5 s
+          ++short_count;
+        }
         const double v = std::stod(set[0].value);
-        const double t = truth(v) + spread * seed_offset(std::stoll(set[1].value));
+        const double t = truth(v) + (shortened ? short_bias : 0.0) +
+                         spread * seed_offset(std::stoll(set[1].value)) * (shortened ? 2.0 : 1.0);
         points::PointResult r;
         r.ok = true;
         r.results = {{"events",
@@ -178,4 +188,66 @@ TEST_CASE(
   const auto r = plan::plan(kSequentialKnee, {}, o, s.simulate());
   CHECK(s.count == 3 * static_cast<int>(r.points.size()));
   for (const auto& p : r.points) CHECK(p.stopped == "max");
+}
+
+TEST_CASE("adaptive run length: shortened runs decide the far values, the answer stays",
+          "[plan][sequential]") {
+  // As the max-cpu case above; shortened runs read 1 ms high and twice as noisy. They decide the
+  // values far from the threshold; 40 and 41 (the answer and its miss) and the values whose
+  // shortened verdict lies within 5% of the threshold go to full length.
+  NoisyStandIn s{"workload.jobs",
+                 [](double jobs) { return 0.053 + 0.001 * std::max(0.0, jobs - 40.0); }, 0.0002};
+  s.short_bias = 0.001;
+  plan::Options o;
+  o.question = plan::Question::MaxCpu;
+  o.slowdown_percent = 0.5;
+  o.replications = 3;
+  o.sequential = false;
+  const auto full = plan::plan(kSequentialKnee, {}, o, s.simulate());
+  REQUIRE(s.short_count == 0);
+  const int full_runs = s.count;
+  s.count = 0;
+  o.sequential = true;
+  o.short_run = 0.25;
+  const auto r = plan::plan(kSequentialKnee, {}, o, s.simulate());
+  REQUIRE(full.answer.value);
+  REQUIRE(r.answer.value);
+  CHECK(*r.answer.value == *full.answer.value);
+  CHECK(r.answer.fail_value == full.answer.fail_value);
+  CHECK(r.short_run_s == Approx(2.25));
+  CHECK(r.short_run_off.empty());
+  CHECK(r.short_simulations == s.short_count);
+  CHECK(s.short_count > 0);
+  CHECK(r.simulations == s.count);
+  CHECK(r.simulated_s < 6.0 * full_runs);
+  int decided = 0;
+  for (const auto& p : r.points) {
+    INFO("value " << p.value);
+    if (p.stopped == "short") {
+      ++decided;
+      CHECK(p.run_s == Approx(2.25));
+      // Decided only far off: 5% of the 53.265 ms threshold is 2.7 ms, 3 jobs at least.
+      CHECK(std::abs(s.truth(p.value) - *r.threshold) > 0.002);
+    } else {
+      CHECK(p.run_s == Approx(6.0));
+    }
+    if (p.value == 40.0 || p.value == 41.0) CHECK(p.stopped != "short");
+  }
+  CHECK(decided > 0);
+}
+
+TEST_CASE("adaptive run length is off where the load changes over the run", "[plan][sequential]") {
+  const std::string tier2 =
+      std::string(SONICSIM_SOURCE_DIR) + "/scenarios/gallery/cms-run2-tier2/tier2-run2.json";
+  plan::Options o;
+  o.question = plan::Question::MinDevices;
+  o.analytic_only = true;
+  o.short_run = 0.25;
+  const auto r = plan::plan(tier2, {}, o, {});
+  CHECK(r.short_run_s == 0.0);
+  CHECK(r.short_run_off.find("job flow") != std::string::npos);
+  const auto a = plan::plan(tier2, {{"workload.flow", "null"}, {"workload.jobs", "20"}}, o, {});
+  CHECK(a.short_run_off.find("autoscaler") != std::string::npos);
+  o.short_run = 0.0;
+  CHECK(plan::plan(kSequentialKnee, {}, o, {}).short_run_off == "not asked");
 }
