@@ -79,6 +79,7 @@ plan::Options options_of(const PlanArgs& a) {
   o.link = a.link;
   o.replications = a.replications;
   o.sequential = !a.exhaustive_replications;
+  o.interval_from_edge = !a.exhaustive_replications;
   o.min_replications = a.min_replications;
   if (!(a.short_run >= 0.0 && a.short_run < 1.0))
     throw UsageError("--short-run: found " + util::formatted("%g", a.short_run) +
@@ -416,8 +417,8 @@ void add_plan_command(CLI::App& app, Commands& out) {
                   "--replications, only while its 95% interval straddles the threshold (default 2)")
       ->check(whole_number(1, 1000));
   cmd->add_flag("--exhaustive-replications", args.exhaustive_replications,
-                "Every value gets all --replications at once (the search before sequential "
-                "stopping; docs/plan.md)");
+                "The search before issue 39: every value gets all --replications at once, and "
+                "the answer's interval is searched from the range's ends (docs/plan.md)");
   cmd->add_option("--short-run", args.short_run,
                   "Adaptive run length: first judge each value from runs of warm-up + this "
                   "fraction of the measured span, full length only where they leave the verdict "

@@ -228,7 +228,15 @@ nlohmann::json to_json(const Report& r) {
   j["stopping"] = {
       {"sequential", o.sequential},
       {"min_replications", o.sequential ? detail::first_replications(o) : o.replications},
-      {"max_replications", o.replications}};
+      {"max_replications", o.replications},
+      {"interval_from_edge", o.interval_from_edge},
+      {"short_run",
+       {{"fraction", o.short_run},
+        {"margin", o.short_margin},
+        {"run_s", r.short_run_s > 0.0 ? nlohmann::json(r.short_run_s) : nlohmann::json(nullptr)},
+        {"off",
+         r.short_run_off.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.short_run_off)},
+        {"simulations", r.short_simulations}}}};
   nlohmann::json points = nlohmann::json::array();
   for (const auto& p : r.points) {
     nlohmann::json q;

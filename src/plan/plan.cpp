@@ -609,12 +609,20 @@ void set_uncertainty(Report& r, Simulations& sims, const Domain& d, const Bounda
   Domain ok_side = d, fail_side = d;
   (ok_below ? ok_side.max : ok_side.min) = *b.ok;
   (ok_below ? fail_side.min : fail_side.max) = *b.fail;
-  sure_ok = find_boundary(ok_side, ok_below, sure_ok.value_or(ok_below ? d.min : d.max), *b.ok,
-                          certain(true))
-                .ok;
-  sure_fail = find_boundary(fail_side, !ok_below, sure_fail.value_or(ok_below ? d.max : d.min),
-                            *b.fail, certain(false))
-                  .ok;
+  // Without a certain value simulated yet, the range's end is simulated first: when even it is
+  // not certain, no value on that side is. When it is, the search starts at the bisection's
+  // edge and steps outward with growing steps (Options::interval_from_edge); before issue 39 it
+  // bisected from the end all the way back.
+  const auto nearest = [&](bool want_ok, std::optional<double> known, double end, double from,
+                           const Domain& side, bool below) -> std::optional<double> {
+    if (!known && r.options.interval_from_edge) {
+      if (!sims.certainly(want_ok, {end})[0]) return std::nullopt;
+      known = from;
+    }
+    return find_boundary(side, below, known.value_or(end), from, certain(want_ok)).ok;
+  };
+  sure_ok = nearest(true, sure_ok, ok_below ? d.min : d.max, *b.ok, ok_side, ok_below);
+  sure_fail = nearest(false, sure_fail, ok_below ? d.max : d.min, *b.fail, fail_side, !ok_below);
   const double step = r.geometric ? 0.0 : 1.0;
   if (ok_below) {
     r.answer.interval_low = sure_ok.value_or(d.min);

@@ -59,4 +59,25 @@ pass "--min-replications 3 of 3 simulates like --exhaustive-replications"
 run_status 2 "$SONICSIM" plan "$RR" "${ARGS[@]}" --min-replications 0 -o "$TMP/bad.json"
 assert_stderr_contains "--min-replications"
 assert_no_file "$TMP/bad.json"
+
+# Adaptive run length: shortened runs (a quarter of the measured span after the whole warm-up)
+# decide the values far from the threshold; the answer stays.
+run_ok "$SONICSIM" plan "$RR" "${ARGS[@]}" --short-run 0.25 -o "$TMP/short.json"
+assert_stdout_contains "short runs   "
+for key in answer.value answer.fail_value; do
+  [[ "$(json_get "$TMP/short.json" "$key")" == "$(json_get "$TMP/all.json" "$key")" ]] ||
+    fail "--short-run: $key differs from the exhaustive search"
+done
+[[ "$(json_get "$TMP/short.json" stopping.short_run.fraction)" == 0.25 ]] || fail "short: fraction"
+assert_json_paths "$TMP/short.json" stopping.short_run.run_s stopping.short_run.simulations \
+  points.0.run_s
+pass "--short-run 0.25: the same answer"
+# A job flow changes its load over the run: off, and said why.
+run_ok "$SONICSIM" plan tests/data/plan_flow.json min-devices --slowdown 0.5 --replications 1 \
+  --short-run 0.5 -o "$TMP/flow.json"
+[[ "$(json_get "$TMP/flow.json" stopping.short_run.simulations)" == 0 ]] || fail "flow: short runs"
+assert_stdout_contains "short runs   off: a job flow"
+run_status 2 "$SONICSIM" plan "$RR" "${ARGS[@]}" --short-run 1.5 -o "$TMP/bad.json"
+assert_stderr_contains "--short-run: found 1.5"
+assert_no_file "$TMP/bad.json"
 finish

@@ -90,6 +90,11 @@ struct Options {
   // the run (job flows, autoscalers, faults).
   double short_run = 0.0;
   double short_margin = 0.05;
+  // The answer's interval (nearest certain values, docs/plan.md "Uncertainty"): searched from the
+  // bisection's edge outward; false (with --exhaustive-replications): from the range's ends, the
+  // search before issue 39, which costs about log2 of the range in values on each side when the
+  // values near the edge are not certain.
+  bool interval_from_edge = true;
   // Values simulated together in each bisection round: more finish sooner when workers exceed
   // replications, at the price of more simulations. 1 is plain bisection.
   int probes = 1;

@@ -251,3 +251,53 @@ TEST_CASE("adaptive run length is off where the load changes over the run", "[pl
   o.short_run = 0.0;
   CHECK(plan::plan(kSequentialKnee, {}, o, {}).short_run_off == "not asked");
 }
+
+TEST_CASE("the answer's interval searched from the bisection's edge: the same ends, fewer values",
+          "[plan][sequential]") {
+  // 2 ms per device either side of 8 devices (8: 53 ms, the threshold 53.265 ms); seeds add -1,
+  // +1, -0.5 ms, a 95% half-width of 2.6 ms: 7 and 9 are uncertain, 6 and 10 certain. From the
+  // range's end (64) the old search bisects back over 56 values; from the edge it steps out.
+  NoisyStandIn s{"servers.0.count", [](double n) { return 0.053 + 0.002 * (8.0 - n); }, 0.001};
+  plan::Options o;
+  o.question = plan::Question::MinDevices;
+  o.slowdown_percent = 0.5;
+  o.replications = 3;
+  o.interval_from_edge = false;
+  const auto old = plan::plan(kSequentialKnee, {}, o, s.simulate());
+  const int old_runs = s.count;
+  s.count = 0;
+  o.interval_from_edge = true;
+  const auto r = plan::plan(kSequentialKnee, {}, o, s.simulate());
+  REQUIRE(old.answer.value);
+  REQUIRE(r.answer.value);
+  CHECK(*r.answer.value == 8.0);
+  CHECK(*old.answer.value == 8.0);
+  CHECK(r.answer.interval_low == old.answer.interval_low);
+  CHECK(r.answer.interval_high == old.answer.interval_high);
+  CHECK(r.answer.interval_low == 7.0);    // 6 certainly misses
+  CHECK(r.answer.interval_high == 10.0);  // 10 certainly meets, 9 does not
+  CHECK(s.count < old_runs);
+  CHECK(plan::to_json(r)["stopping"]["interval_from_edge"] == true);
+}
+
+TEST_CASE("the interval from the edge: a side with no certain value costs one value",
+          "[plan][sequential]") {
+  // Flat above 8 devices, 0.27 ms under the threshold: no value above is certain with a 2.6 ms
+  // half-width, which the range's end (simulated first) shows; nothing else is simulated there.
+  NoisyStandIn s{"servers.0.count", [](double n) { return 0.053 + 0.002 * std::max(0.0, 8.0 - n); },
+                 0.001};
+  plan::Options o;
+  o.question = plan::Question::MinDevices;
+  o.slowdown_percent = 0.5;
+  o.replications = 3;
+  o.interval_from_edge = false;
+  const auto old = plan::plan(kSequentialKnee, {}, o, s.simulate());
+  const int old_runs = s.count;
+  s.count = 0;
+  o.interval_from_edge = true;
+  const auto r = plan::plan(kSequentialKnee, {}, o, s.simulate());
+  CHECK(r.answer.interval_low == old.answer.interval_low);
+  CHECK(r.answer.interval_high == old.answer.interval_high);
+  CHECK(*r.answer.interval_high == r.range_max);
+  CHECK(s.count <= old_runs);
+}
