@@ -369,8 +369,7 @@ std::string to_text(const Report& r) {
     int early = 0;
     for (const auto& q : r.points) early += q.stopped == "certain" ? 1 : 0;
     os << first << ".." << o.replications << " replications, seeds " << r.base_seed << ".."
-       << r.base_seed + o.replications - 1 << "; " << early << " of " << r.points.size()
-       << " stopped early, their verdict certain";
+       << r.base_seed + o.replications - 1 << ", " << early << " stopped early";
   } else {
     os << o.replications << " replication" << (o.replications == 1 ? "" : "s") << ", seeds "
        << r.base_seed
