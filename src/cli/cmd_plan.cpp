@@ -32,7 +32,9 @@ struct PlanArgs {
   double slowdown = -1.0, min_per_job_throughput = -1.0, tolerance = 0.02;
   // -1: not given (the scenario's own, if any).
   double gpu_hour = -1.0, core_hour = -1.0, gpu_watts = -1.0, core_watts = -1.0, kwh = -1.0;
-  int replications = 3, workers = 0, probes = 0;
+  int replications = 3, workers = 0, probes = 0, min_replications = 2;
+  bool exhaustive_replications = false;
+  double short_run = 0.0;
   bool json = false, analytic_only = false, quiet = false;
   // Robust answers (docs/plan.md, "Robust answers"): -1 / empty: not given.
   double confidence = -1.0, narrow = 2.0;
@@ -76,6 +78,13 @@ plan::Options options_of(const PlanArgs& a) {
   o.vary = a.vary;
   o.link = a.link;
   o.replications = a.replications;
+  o.sequential = !a.exhaustive_replications;
+  o.interval_from_edge = !a.exhaustive_replications;
+  o.min_replications = a.min_replications;
+  if (!(a.short_run >= 0.0 && a.short_run < 1.0))
+    throw UsageError("--short-run: found " + util::formatted("%g", a.short_run) +
+                     ", expected a fraction of the measured span in [0, 1) (0: off)");
+  o.short_run = a.short_run;
   // Searched bandwidths keep 4 significant digits: a narrower bracket cannot be told apart, and
   // below 1e-16 the search's steps did not even move (it never ended). Above 1 its steps could
   // overflow to infinity.
@@ -403,6 +412,17 @@ void add_plan_command(CLI::App& app, Commands& out) {
   cmd->add_option("--replications", args.replications,
                   "Simulations per value, seeds SEED..SEED+R-1 (default 3)")
       ->check(whole_number(1, 1000));
+  cmd->add_option("--min-replications", args.min_replications,
+                  "Sequential stopping: seeds every value gets first; more, one at a time up to "
+                  "--replications, only while its 95% interval straddles the threshold (default 2)")
+      ->check(whole_number(1, 1000));
+  cmd->add_flag("--exhaustive-replications", args.exhaustive_replications,
+                "The search before issue 39: every value gets all --replications at once, and "
+                "the answer's interval is searched from the range's ends (docs/plan.md)");
+  cmd->add_option("--short-run", args.short_run,
+                  "Adaptive run length: first judge each value from runs of warm-up + this "
+                  "fraction of the measured span, full length only where they leave the verdict "
+                  "open (default 0: off)");
   cmd->add_option("--workers", args.workers,
                   "Simulations running at once, each in its own process (default: the cores)")
       ->check(whole_number(1, 4096));

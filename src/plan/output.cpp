@@ -10,6 +10,7 @@
 #include <sonicsim/util/format.hpp>
 
 #include "questions.hpp"
+#include "sequential.hpp"
 
 namespace sonicsim::plan {
 
@@ -220,13 +221,30 @@ nlohmann::json to_json(const Report& r) {
                    {"core_watts", flag(o.prices.core_watts)},
                    {"kwh", flag(o.prices.kwh)}};
 
-  j["simulations"] = {{"count", r.simulations}, {"points", r.points.size()}};
+  j["simulations"] = {{"count", r.simulations},
+                      {"points", r.points.size()},
+                      {"simulated_s", num(r.simulated_s)},
+                      {"run_s", num(r.duration_s)}};
+  j["stopping"] = {
+      {"sequential", o.sequential},
+      {"min_replications", o.sequential ? detail::first_replications(o) : o.replications},
+      {"max_replications", o.replications},
+      {"interval_from_edge", o.interval_from_edge},
+      {"short_run",
+       {{"fraction", o.short_run},
+        {"margin", o.short_margin},
+        {"run_s", r.short_run_s > 0.0 ? nlohmann::json(r.short_run_s) : nlohmann::json(nullptr)},
+        {"off",
+         r.short_run_off.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.short_run_off)},
+        {"simulations", r.short_simulations}}}};
   nlohmann::json points = nlohmann::json::array();
   for (const auto& p : r.points) {
     nlohmann::json q;
     q["value"] = val(r, p.value);
     q["round"] = p.order;
     q["seeds"] = p.seeds;
+    q["stopped"] = p.stopped;
+    q["run_s"] = num(p.run_s);
     nlohmann::json values = nlohmann::json::array();
     for (double v : p.metric.values) values.push_back(num(v));
     q["metric"] = {
@@ -345,11 +363,27 @@ std::string to_text(const Report& r) {
     else if (r.geometric && r.answer.fail_value)
       os << "  resolution   " << show(r, *r.answer.fail_value) << " misses the constraint\n";
   }
-  os << "  simulations  " << r.simulations << " (" << r.points.size() << " values x "
-     << o.replications << " replication" << (o.replications == 1 ? "" : "s") << ", seeds "
-     << r.base_seed
-     << (o.replications > 1 ? ".." + std::to_string(r.base_seed + o.replications - 1) : "")
-     << ")\n";
+  os << "  simulations  " << r.simulations << " (" << r.points.size() << " values x ";
+  const int first = o.sequential ? detail::first_replications(o) : o.replications;
+  if (first < o.replications) {
+    int early = 0;
+    for (const auto& q : r.points) early += q.stopped == "certain" ? 1 : 0;
+    os << first << ".." << o.replications << " replications, seeds " << r.base_seed << ".."
+       << r.base_seed + o.replications - 1 << ", " << early << " stopped early";
+  } else {
+    os << o.replications << " replication" << (o.replications == 1 ? "" : "s") << ", seeds "
+       << r.base_seed
+       << (o.replications > 1 ? ".." + std::to_string(r.base_seed + o.replications - 1) : "");
+  }
+  os << "; " << detail::fmt(r.simulated_s, 9) << " s simulated)\n";
+  if (r.short_run_s > 0.0) {
+    int decided = 0;
+    for (const auto& q : r.points) decided += q.stopped == "short" ? 1 : 0;
+    os << "  short runs   " << r.short_simulations << " of " << detail::fmt(r.short_run_s, 6)
+       << " s; they decided " << decided << " of " << r.points.size() << " values\n";
+  } else if (o.short_run > 0.0) {
+    os << "  short runs   off: " << r.short_run_off << "\n";
+  }
   os << "\n  " << std::left << std::setw(14) << "value" << std::setw(8) << "round" << std::setw(26)
      << ("mean +- ci95") << (o.question == Question::Cost ? "" : "verdict") << "\n";
   std::vector<const Point*> sorted;

@@ -17,6 +17,7 @@
 #include <sonicsim/util/numbers.hpp>
 
 #include "questions.hpp"
+#include "sequential.hpp"
 #include "workload_flow.hpp"
 #include "workloads.hpp"
 
@@ -72,6 +73,10 @@ scenario::Scenario prepare(Report& r, const std::string& scenario_path,
   auto base = scenario::load_file(scenario_path, common);
   r.scenario_name = base.name;
   r.base_seed = static_cast<std::int64_t>(base.seed);
+  r.duration_s = base.duration;
+  const auto shortened = detail::short_run_of(o, base);
+  r.short_run_s = shortened.duration_s;
+  r.short_run_off = shortened.off;
   if (o.replications < 1) o.replications = 1;
   if (o.question == Question::MinBandwidth) {
     const auto link = detail::link_named(base, o.link);
@@ -410,16 +415,19 @@ class Simulations {
       if (!index_.count(v) && std::find(fresh.begin(), fresh.end(), v) == fresh.end())
         fresh.push_back(v);
     if (o.on_status && !fresh.empty()) o.on_status(status(fresh.size()));
-    std::vector<std::vector<scenario::Override>> sets;
-    for (double v : fresh)
-      for (int k = 0; k < o.replications; ++k)
-        sets.push_back(point_overrides(o, v, r_.base_seed + k));
-    const auto results = sets.empty() ? std::vector<points::PointResult>{} : simulate_(sets);
-    for (std::size_t i = 0; i < fresh.size(); ++i) {
-      Point p = point(fresh[i], results, i * static_cast<std::size_t>(o.replications));
-      index_[p.value] = r_.points.size();
-      r_.points.push_back(std::move(p));
-      r_.simulations += o.replications;
+    // Adaptive run length: shortened runs first; the values they decide stop there.
+    std::vector<double> full = fresh;
+    if (r_.short_run_s > 0.0 && !fresh.empty()) full = run_short(fresh);
+    // Sequential stopping: a value's replications stop once its verdict is certain.
+    const auto decided = [this](double v, const std::vector<points::PointResult>& res) {
+      return point(v, res, 0, res.size()).certain;
+    };
+    const auto reps = full.empty() ? std::vector<detail::Replicated>{}
+                                   : detail::replicate(o, r_.base_seed, full, simulate_, decided);
+    for (std::size_t i = 0; i < full.size(); ++i) {
+      Point p = point(full[i], reps[i].results, 0, reps[i].results.size());
+      p.stopped = reps[i].stopped;
+      add(std::move(p), r_.duration_s);
     }
   }
   bool has(double v) const { return index_.count(v) > 0; }
@@ -474,20 +482,57 @@ class Simulations {
     return s;
   }
 
-  // The point of `value` from its replications' results, results[first...].
-  Point point(double value, const std::vector<points::PointResult>& results, std::size_t first) {
+  // A value's point into the report, its runs `run_s` simulated seconds each.
+  void add(Point p, double run_s) {
+    const auto n = static_cast<int>(p.seeds.size());
+    p.run_s = run_s;
+    index_[p.value] = r_.points.size();
+    r_.points.push_back(std::move(p));
+    r_.simulations += n;
+    r_.simulated_s += run_s * n;
+  }
+
+  // The shortened runs of `values` (min_replications each, together): the values they decide
+  // go into the report; returns the others, for full-length runs.
+  std::vector<double> run_short(const std::vector<double>& values) {
+    Options first = r_.options;
+    first.sequential = false;
+    first.replications = detail::first_replications(r_.options);
+    const auto never = [](double, const std::vector<points::PointResult>&) { return false; };
+    const auto reps = detail::replicate(first, r_.base_seed, values, simulate_, never,
+                                        {{"duration", detail::fmt(r_.short_run_s, 17)}});
+    std::vector<double> rest;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      Point p = point(values[i], reps[i].results, 0, reps[i].results.size());
+      r_.short_simulations += static_cast<int>(reps[i].results.size());
+      if (detail::short_decides(r_.options, p, threshold_)) {
+        p.stopped = "short";
+        add(std::move(p), r_.short_run_s);
+      } else {
+        rest.push_back(values[i]);
+        r_.simulations += static_cast<int>(reps[i].results.size());
+        r_.simulated_s += r_.short_run_s * static_cast<double>(reps[i].results.size());
+      }
+    }
+    return rest;
+  }
+
+  // The point of `value` from its replications' results, results[first .. first + n).
+  Point point(double value, const std::vector<points::PointResult>& results, std::size_t first,
+              std::size_t n) const {
     const Options& o = r_.options;
     Point p;
     p.value = value;
     p.order = round_;
     std::vector<double> metric;
     std::map<std::string, std::vector<double>> figures;
-    for (int k = 0; k < o.replications; ++k) {
-      const auto& res = results.at(first + static_cast<std::size_t>(k));
-      p.seeds.push_back(r_.base_seed + k);
+    for (std::size_t k = 0; k < n; ++k) {
+      const auto& res = results.at(first + k);
+      p.seeds.push_back(r_.base_seed + static_cast<std::int64_t>(k));
       if (!res.ok) {
         const std::string what = o.vary + "=" + format_value(o, p.value) + ", seed " +
-                                 std::to_string(r_.base_seed + k) + ": " + res.error;
+                                 std::to_string(r_.base_seed + static_cast<std::int64_t>(k)) +
+                                 ": " + res.error;
         if (res.input_error) throw scenario::InputError(r_.scenario_file, {{o.vary, what}});
         throw std::runtime_error("a simulation failed at " + what);
       }
@@ -564,12 +609,20 @@ void set_uncertainty(Report& r, Simulations& sims, const Domain& d, const Bounda
   Domain ok_side = d, fail_side = d;
   (ok_below ? ok_side.max : ok_side.min) = *b.ok;
   (ok_below ? fail_side.min : fail_side.max) = *b.fail;
-  sure_ok = find_boundary(ok_side, ok_below, sure_ok.value_or(ok_below ? d.min : d.max), *b.ok,
-                          certain(true))
-                .ok;
-  sure_fail = find_boundary(fail_side, !ok_below, sure_fail.value_or(ok_below ? d.max : d.min),
-                            *b.fail, certain(false))
-                  .ok;
+  // Without a certain value simulated yet, the range's end is simulated first: when even it is
+  // not certain, no value on that side is. When it is, the search starts at the bisection's
+  // edge and steps outward with growing steps (Options::interval_from_edge); before issue 39 it
+  // bisected from the end all the way back.
+  const auto nearest = [&](bool want_ok, std::optional<double> known, double end, double from,
+                           const Domain& side, bool below) -> std::optional<double> {
+    if (!known && r.options.interval_from_edge) {
+      if (!sims.certainly(want_ok, {end})[0]) return std::nullopt;
+      known = from;
+    }
+    return find_boundary(side, below, known.value_or(end), from, certain(want_ok)).ok;
+  };
+  sure_ok = nearest(true, sure_ok, ok_below ? d.min : d.max, *b.ok, ok_side, ok_below);
+  sure_fail = nearest(false, sure_fail, ok_below ? d.max : d.min, *b.fail, fail_side, !ok_below);
   const double step = r.geometric ? 0.0 : 1.0;
   if (ok_below) {
     r.answer.interval_low = sure_ok.value_or(d.min);

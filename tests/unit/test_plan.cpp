@@ -357,6 +357,7 @@ TEST_CASE("replications give each verdict a confidence interval and the answer i
   o.question = plan::Question::MaxCpu;
   o.slowdown_percent = 0.5;  // threshold 53.265 ms: 42 jobs (53.2 ms) meet it, 43 do not
   o.replications = 3;
+  o.sequential = false;  // every value all three seeds: the exhaustive search this test checks
   const auto r = plan::plan(kKnee, {}, o, fake);
   REQUIRE(r.answer.value);
   CHECK(*r.answer.value == 42.0);

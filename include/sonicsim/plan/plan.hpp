@@ -77,6 +77,24 @@ struct Options {
   bool range_is_rate = false;                  // --range was given with a rate's unit (`100/s`)
   double tolerance = 0.02;  // geometric bisection stops when hi/lo <= 1 + tolerance, see below
   int replications = 3;
+  // Sequential stopping (docs/plan.md, "Searches that simulate less"): each value is simulated
+  // with min_replications seeds first, then one more at a time while its verdict is open (its 95%
+  // interval straddles the threshold), up to `replications`. false (--exhaustive-replications):
+  // every value gets all `replications` at once, the search before issue 39.
+  bool sequential = true;
+  int min_replications = 2;
+  // Adaptive run length (--short-run F, off by default): each value is first simulated with
+  // min_replications runs of warm-up + F x the measured span; a value whose verdict those
+  // shorter runs decide (certain, and short_margin x the threshold clear of it) stops there, the
+  // others are simulated at full length as above. Off for scenarios whose load changes over
+  // the run (job flows, autoscalers, faults).
+  double short_run = 0.0;
+  double short_margin = 0.05;
+  // The answer's interval (nearest certain values, docs/plan.md "Uncertainty"): searched from the
+  // bisection's edge outward; false (with --exhaustive-replications): from the range's ends, the
+  // search before issue 39, which costs about log2 of the range in values on each side when the
+  // values near the edge are not certain.
+  bool interval_from_edge = true;
   // Values simulated together in each bisection round: more finish sooner when workers exceed
   // replications, at the price of more simulations. 1 is plain bisection.
   int probes = 1;
@@ -117,6 +135,11 @@ struct Point {
   bool ok = false;       // the mean meets the constraint (cost: unused)
   bool certain = false;  // the whole confidence interval is on the same side of the threshold
   std::vector<std::int64_t> seeds;
+  // Why its replications stopped: "certain" (its verdict sure before the maximum, sequential
+  // stopping), "max" (every replication the options allow), "short" (decided by the shortened
+  // runs of --short-run).
+  std::string stopped = "max";
+  double run_s = 0.0;      // the simulated seconds of each of its runs
   nlohmann::json summary;  // means of a few results keys, for the report
 };
 
@@ -194,6 +217,13 @@ struct Report {
   Answer answer;
   std::vector<Point> points;  // in the order simulated
   int simulations = 0;
+  double duration_s = 0.0;   // simulated seconds of one run (the scenario's duration)
+  double simulated_s = 0.0;  // simulated seconds of every simulation together
+  // --short-run: the shortened runs' duration (0: off, `short_run_off` says why) and how many
+  // of the simulations were shortened (those of values they decided and of those they did not).
+  double short_run_s = 0.0;
+  std::string short_run_off;
+  int short_simulations = 0;
   nlohmann::json base;  // n_cpu, n_gpu, t_ideal... of the scenario as given
 };
 
