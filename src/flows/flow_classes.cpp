@@ -281,6 +281,8 @@ void MaxMinFlows::build_class(std::uint32_t component, double now) {
       for (std::uint32_t c : f.route) load_[c] += f.rate;
       continue;
     }
+    // The bytes of its rate so far (a rate the solve left as it was is not logged yet).
+    if (f.logged_rate > 0.0 && now > f.rate_since) log_delivery(f, now, false);
     ++k.members;
     k.usage += f.inverse_weight;
     f.in_class = true;

@@ -75,6 +75,7 @@ ClassOutcome drive_classes(const ClassCase& cs, bool classes, bool grid = false)
   const auto account = [&]() {
     for (const auto& d : log) {
       out.bytes[d.token] += d.bytes;
+      if (std::getenv("F39") && d.token == 43) fprintf(stderr, "%d %g %g %g\n", int(classes), d.from, d.to, d.bytes);
       for (std::uint32_t c : of_token[d.token]->route)
         bin_delivery(out.binned[c], d.from, d.to, d.bytes);
     }
@@ -199,6 +200,7 @@ void compare_class_outcomes(const ClassCase& cs, const ClassOutcome& ref, const 
     INFO("token " << token);
     const double r = ref.bytes.count(token) ? ref.bytes.at(token) : 0.0;
     const double c = cls.bytes.count(token) ? cls.bytes.at(token) : 0.0;
+    INFO("class " << c << " ref " << r << " bytes " << cs.joins[token].bytes << " finished " << cls.finished.count(token) << ref.finished.count(token));
     CHECK(class_close(c, r, 1e-9));
     // Every request accounted for: a finished transfer delivered all its bytes, one under
     // way no more than it has.
@@ -225,7 +227,7 @@ TEST_CASE(
     "random topologies",
     "[flows][classes]") {
   std::int64_t absorbed = 0, solves_ref = 0, solves_cls = 0;
-  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+  for (std::uint64_t seed = 1; seed <= (std::getenv("F39") ? 1 : 60); ++seed) {
     INFO("seed " << seed);
     std::mt19937_64 rng(seed);
     const ClassCase cs = random_class_case(rng);
