@@ -11,6 +11,7 @@
 #   latency-bound-100k=5min, bandwidth-bound-10k=150s (each includes its 2 min warm-up)
 #   BENCH_ROUNDS=5        runs of each binary per scenario (the median is printed)
 #   BENCH_CPU=1           the core both run on (taskset); empty: not pinned
+#   BENCH_ARGS='--set warmup="3s"'   extra `sonicsim run` arguments for both
 # Results: out/bench-compare/<scenario>-<A|B>-<round>.json
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$SONICSIM_ROOT"
@@ -41,8 +42,8 @@ printf '%-24s %14s %14s %8s   %s\n' scenario "A req/wall-s" "B req/wall-s" "B vs
 for spec in "${specs[@]}"; do
   file="${spec%%=*}"
   [[ -f "$file" ]] || die "$file: no such scenario"
-  args=()
-  [[ "$spec" == *=* ]] && args=(--set "duration=${spec#*=}")
+  read -ra args <<<"${BENCH_ARGS:-}"
+  [[ "$spec" == *=* ]] && args+=(--set "duration=${spec#*=}")
   name="$(basename "$file" .json)"
   ra=() rb=()
   for ((i = 1; i <= ROUNDS; i++)); do

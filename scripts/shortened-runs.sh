@@ -5,6 +5,7 @@
 declare -A SHORT=(
   [bench/bandwidth-bound-100k]="--set duration=5s --set warmup=1s"
   [bench/bandwidth-bound-10k]="--set duration=10s --set warmup=1s"
+  [bench/bandwidth-saturated-10k]="--set duration=10s --set warmup=1s"
   [bench/latency-bound-100k]="--set duration=10s --set warmup=1s"
   [bench/latency-bound-10k]="--set duration=30s --set warmup=3s"
   [bench/latency-bound-1m]="--set duration=1s --set warmup=0.2s"

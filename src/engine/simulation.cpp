@@ -285,6 +285,16 @@ void Simulation::on_delivered(std::uint32_t token, double from, double to, doubl
   impl_->parts.network.delivered(token, from, to, bytes);
 }
 
+// The links' windows (after the warm-up) and, when sampled, the time series' intervals.
+std::vector<std::pair<double, double>> Simulation::delivery_grids() const {
+  const Context& ctx = impl_->parts.ctx;
+  std::vector<std::pair<double, double>> grids;
+  if (!ctx.metrics.links.empty())
+    grids.emplace_back(ctx.warmup_s, ctx.metrics.links.front().window);
+  if (ctx.sc.timeseries_interval > 0.0) grids.emplace_back(0.0, ctx.sc.timeseries_interval);
+  return grids;
+}
+
 void Simulation::on_transfer_done(std::uint32_t token, double now) {
   // Not before the core's clock, which may have passed the double's instant by a few ns.
   const Context& ctx = impl_->parts.ctx;

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <queue>
+#include <string_view>
 #include <vector>
 
 namespace sonicsim::flows {
@@ -61,7 +63,7 @@ struct FluidNetwork::Impl {
       : sink(arrivals),
         core(events),
         topology(s),
-        flows(capacities(topology), topology.components()),
+        flows(capacities(topology), topology.components(), class_solver()),
         finish(topology.components(), kInf),
         is_changed(topology.components(), 0),
         must_solve(topology.components(), 0) {
@@ -73,13 +75,19 @@ struct FluidNetwork::Impl {
       }
     std::stable_sort(steps.begin(), steps.end(),
                      [](const Step& a, const Step& b) { return a.time < b.time; });
-    flows.set_delivery_log(&delivered);
+    flows.set_delivery_log(&delivered, sink.delivery_grids());
   }
 
   // The bytes that passed, before the transfers they complete are reported done.
   void report_delivered() {
     for (const auto& d : delivered) sink.on_delivered(d.token, d.from, d.to, d.bytes);
     delivered.clear();
+  }
+
+  // SONICSIM_FLOW_SOLVER=flows runs the per-flow reference solver (docs/model.md), to compare.
+  static bool class_solver() {
+    const char* v = std::getenv("SONICSIM_FLOW_SOLVER");
+    return v == nullptr || std::string_view(v) != "flows";
   }
 
   static std::vector<double> capacities(const Topology& t) {

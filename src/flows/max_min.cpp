@@ -6,10 +6,17 @@
 
 namespace sonicsim::flows {
 
-MaxMinFlows::MaxMinFlows(std::vector<double> capacity, std::size_t components)
+MaxMinFlows::MaxMinFlows(std::vector<double> capacity, std::size_t components, bool classes)
     : capacity_(std::move(capacity)),
+      classes_(classes),
       crossing_(capacity_.size(), 0),
       load_(capacity_.size(), 0.0),
+      component_of_(capacity_.size(), 0),
+      agg_count_(capacity_.size(), 0),
+      binds_(capacity_.size(), 0),
+      version_(capacity_.size(), 0),
+      agg_(capacity_.size(), 0.0),
+      level_(capacity_.size(), 0.0),
       components_(components),
       count_(capacity_.size(), 0),
       begin_(capacity_.size(), 0),
@@ -53,26 +60,39 @@ bool MaxMinFlows::add(std::uint32_t component, const std::vector<std::uint32_t>&
   f.logged_rate = 0.0;
   f.finish = kInf;
   f.token = token;
+  f.in_class = false;
+  f.fixed_by = f.bound_by = route.empty() ? 0 : route.front();
   f.position = static_cast<std::uint32_t>(k.active.size());
   ++f.generation;
   k.active.push_back(slot);
 
   // Quiet when a link of its own bounds it and every link it shares has that much spare.
   double own = kInf;
+  std::uint32_t own_by = f.fixed_by;
   bool quiet = !solve_pending;
+  for (std::uint32_t c : route) component_of_[c] = component;
   if (quiet) {
     for (std::uint32_t c : route)
-      if (crossing_[c] == 0) own = std::min(own, capacity_[c]);
+      if (crossing_[c] == 0 && capacity_[c] < own) {
+        own = capacity_[c];
+        own_by = c;
+      }
     quiet = own < kInf;
     for (std::uint32_t c : route)
       if (quiet && crossing_[c] > 0 && !spare(c, own)) quiet = false;
   }
   for (std::uint32_t c : route) ++crossing_[c];
-  if (!quiet) return false;
+  if (!quiet) return !solve_pending && join_class(component, slot, now);
   ++counters_.quiet_changes;
   f.rate = own;
   f.logged_rate = own;
-  for (std::uint32_t c : route) load_[c] += own;
+  f.fixed_by = own_by;
+  ++binds_[own_by];
+  for (std::uint32_t c : route) {
+    load_[c] += own;
+    ++version_[c];
+    if (k.cls.live && agg_count_[c] > 0) push_headroom(k.cls, c);
+  }
   f.finish = own > 0.0 ? now + bytes / own : kInf;
   schedule(k, slot);
   return true;
@@ -94,7 +114,12 @@ bool MaxMinFlows::take_finished(std::uint32_t component, double t,
     bool alone = true;
     for (std::uint32_t c : f.route)
       if (crossing_[c] >= 2 && !spare(c, 0.0)) alone = false;
-    for (std::uint32_t c : f.route) load_[c] = --crossing_[c] == 0 ? 0.0 : load_[c] - f.rate;
+    for (std::uint32_t c : f.route) {
+      load_[c] = --crossing_[c] == 0 ? 0.0 : load_[c] - f.rate;
+      ++version_[c];
+      if (k.cls.live && agg_count_[c] > 0) push_headroom(k.cls, c);
+    }
+    if (binds_[f.fixed_by] > 0) --binds_[f.fixed_by];
     if (alone) ++counters_.quiet_changes;
     quiet = quiet && alone;
     ++f.generation;
@@ -103,7 +128,7 @@ bool MaxMinFlows::take_finished(std::uint32_t component, double t,
     k.active.pop_back();
     free_.push_back(d.slot);
   }
-  return quiet;
+  return take_class_finished(k, t, tokens) && quiet;
 }
 
 void MaxMinFlows::log_delivery(Flow& f, double now, bool finished) {
@@ -122,7 +147,11 @@ void MaxMinFlows::flush(double now) {
   for (Component& k : components_)
     for (std::uint32_t slot : k.active) {
       Flow& f = flows_[slot];
-      if (f.logged_rate > 0.0 && now > f.rate_since) log_delivery(f, now, false);
+      if (f.in_class) {
+        log_class(f, k.cls, now, false);
+      } else if (f.logged_rate > 0.0 && now > f.rate_since) {
+        log_delivery(f, now, false);
+      }
     }
 }
 
@@ -132,7 +161,7 @@ double MaxMinFlows::next_finish(std::uint32_t component) {
     std::pop_heap(k.due.begin(), k.due.end(), std::greater<>());
     k.due.pop_back();
   }
-  return k.due.empty() ? kInf : k.due.front().finish;
+  return std::min(k.due.empty() ? kInf : k.due.front().finish, class_next_finish(k.cls));
 }
 
 // Progressive filling, as SimGrid's lmm solver does it: the constraint whose level (what is left
@@ -144,6 +173,7 @@ double MaxMinFlows::next_finish(std::uint32_t component) {
 void MaxMinFlows::solve(std::uint32_t component, double now) {
   Component& k = components_[component];
   const std::vector<std::uint32_t>& active = k.active;
+  dissolve_class(k, now);
   for (std::uint32_t slot : active) {
     Flow& f = flows_[slot];
     if (f.rate > 0.0 && now > f.since)
@@ -176,7 +206,10 @@ void MaxMinFlows::solve(std::uint32_t component, double now) {
     f.bound = kInf;
     for (std::uint32_t c : f.route) {
       if (count_[c] < 2) {
-        f.bound = std::min(f.bound, capacity_[c]);
+        if (capacity_[c] < f.bound) {
+          f.bound = capacity_[c];
+          f.bound_by = c;
+        }
       } else {
         members_[filled_[c]++] = slot;
         usage_[c] += f.inverse_weight;
@@ -190,9 +223,10 @@ void MaxMinFlows::solve(std::uint32_t component, double now) {
     if (count_[c] >= 2) heap_.push_back({std::max(0.0, left_[c]) / usage_[c], c});
   std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
 
-  const auto fix = [&](Flow& f, double rate) {
+  const auto fix = [&](Flow& f, double rate, std::uint32_t by) {
     f.fixed_at = solve_id_;
     f.rate = rate;
+    f.fixed_by = by;
     for (std::uint32_t c : f.route) {
       if (count_[c] < 2) continue;
       left_[c] -= rate;
@@ -227,16 +261,17 @@ void MaxMinFlows::solve(std::uint32_t component, double now) {
     const bool capped_first = next_capped < capped_.size() && capped_[next_capped].first <= lambda;
     if (capped_first) {
       Flow& f = flows_[capped_[next_capped++].second];
-      fix(f, f.bound);
+      fix(f, f.bound, f.bound_by);
       continue;
     }
     if (heap_.empty()) break;
     const std::uint32_t c = heap_.front().constraint;
     std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
     heap_.pop_back();
+    level_[c] = lambda;
     for (std::uint32_t i = begin_[c]; i < begin_[c] + count_[c]; ++i) {
       Flow& f = flows_[members_[i]];
-      if (f.fixed_at != solve_id_) fix(f, lambda * f.inverse_weight);
+      if (f.fixed_at != solve_id_) fix(f, lambda * f.inverse_weight, c);
     }
   }
   for (std::uint32_t c : touched_) {
@@ -256,6 +291,7 @@ void MaxMinFlows::solve(std::uint32_t component, double now) {
     if (f.finish < kInf) k.due.push_back({f.finish, slot, f.generation});
   }
   std::make_heap(k.due.begin(), k.due.end(), std::greater<>());
+  if (classes_) build_class(component, now);
 }
 
 }  // namespace sonicsim::flows

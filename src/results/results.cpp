@@ -406,6 +406,9 @@ ojson perf_json(const runner::RunOutput& run) {
     flows[k::perf::solves] = f->solves;
     flows[k::perf::flow_visits] = f->flow_visits;
     flows[k::perf::link_visits] = f->link_visits;
+    flows[k::perf::class_changes] = f->class_changes;
+    flows[k::perf::class_builds] = f->class_builds;
+    flows[k::perf::flows_moved] = f->flows_moved;
     perf[k::perf::flow_solver] = flows;
   }
   return perf;

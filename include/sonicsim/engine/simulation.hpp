@@ -52,6 +52,7 @@ class Simulation final : public TransferSink, public EventCore {
 
   void on_transfer_done(std::uint32_t token, double now) override;
   void on_delivered(std::uint32_t token, double from, double to, double bytes) override;
+  std::vector<std::pair<double, double>> delivery_grids() const override;
 
  private:
   struct Impl;

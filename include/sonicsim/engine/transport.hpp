@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace sonicsim::engine {
 
@@ -18,6 +20,10 @@ class TransferSink {
   // before its on_transfer_done; links count what they carried from these).
   virtual void on_delivered(std::uint32_t /*token*/, double /*from*/, double /*to*/,
                             double /*bytes*/) {}
+  // The windows links count bytes in, as (origin, length) grids: a transport may report a
+  // transfer's bytes over any span within one window of every grid and the counts stay exact.
+  // Empty: report them at every change of rate.
+  virtual std::vector<std::pair<double, double>> delivery_grids() const { return {}; }
 };
 
 // Whatever owns the events: the platform wakes it at its next event time and lets it process

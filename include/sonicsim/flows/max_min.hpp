@@ -16,9 +16,21 @@
 // Flows are kept by component: a set of link directions that no flow of another component
 // crosses (the topology knows them: with one site, requests and responses never meet). A
 // change in one component leaves the others as they are.
+//
+// At a saturated link (an uplink most flows share) every join and leave moves everyone there.
+// The class solver (flow_classes.cpp, the default) keeps the flows that a solve fixed at the
+// component's most shared bottleneck as one class: their rates are the class level times their
+// inverse weights, their progress a virtual clock V (the integral of the level), their finishes
+// tags in V that a level change leaves as they are. A join or leave there that provably keeps
+// the max-min structure (every other flow keeps its rate, no link of the class's flows is over
+// its bandwidth or binds anyone else, no other flow at the bottleneck rises above the level)
+// costs O(route + log n): the level is solved again from the class's aggregates. Anything else
+// solves the component flow by flow, as the reference solver (`classes = false`) always does,
+// and builds the class again.
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include <sonicsim/util/numbers.hpp>
@@ -27,7 +39,9 @@ namespace sonicsim::flows {
 
 class MaxMinFlows {
  public:
-  MaxMinFlows(std::vector<double> capacity, std::size_t components);
+  // `classes`: the class solver (above); false: the per-flow reference, solved at every change
+  // that moves others.
+  MaxMinFlows(std::vector<double> capacity, std::size_t components, bool classes = true);
 
   // Takes effect at the component's next solve(); 0 holds every flow that crosses it.
   void set_capacity(std::uint32_t constraint, double bytes_per_s);
@@ -57,7 +71,14 @@ class MaxMinFlows {
     std::uint32_t token;
     double from, to, bytes;
   };
-  void set_delivery_log(std::vector<Delivery>* log) { log_ = log; }
+  // `grids` ((origin, length) of the windows the log's reader counts bytes in): the class solver
+  // then logs a flow's bytes once per window it spans rather than once per level it ran at,
+  // exact per window. Empty: once per level.
+  void set_delivery_log(std::vector<Delivery>* log,
+                        std::vector<std::pair<double, double>> grids = {}) {
+    log_ = log;
+    grids_ = std::move(grids);
+  }
   // The end of the run: every flow's bytes through `now`, logged.
   void flush(double now);
 
@@ -65,6 +86,9 @@ class MaxMinFlows {
   // visited (the benchmark's counts per flow event).
   struct Counters {
     std::int64_t quiet_changes = 0, solves = 0, flow_visits = 0, link_visits = 0;
+    // The class solver: joins and leaves its class level absorbed (no solve), classes built
+    // after a solve, and flows moved into or out of a class.
+    std::int64_t class_changes = 0, class_builds = 0, flows_moved = 0;
   };
   const Counters& counters() const { return counters_; }
 
@@ -84,6 +108,13 @@ class MaxMinFlows {
     std::uint64_t fixed_at = 0;    // the solve that fixed its rate
     // Of one solve: the narrowest link direction this flow has to itself.
     double bound = kInf;
+    // The constraint that fixed its rate (its own narrowest link when that bound it).
+    std::uint32_t fixed_by = 0, bound_by = 0;
+    // In its component's class: its finish tag in the class's V, and where it joined (time, V,
+    // and the first level change after it in the class's history).
+    bool in_class = false;
+    double tag = 0.0, class_t0 = 0.0, class_v0 = 0.0;
+    std::uint32_t class_k0 = 0;
   };
   struct Due {
     double finish;
@@ -92,9 +123,33 @@ class MaxMinFlows {
       return finish > o.finish || (finish == o.finish && slot > o.slot);
     }
   };
+  // (key, slot or constraint, generation or version): the class's lazy heaps.
+  struct Keyed {
+    double key;
+    std::uint32_t id, generation;
+    bool operator>(const Keyed& o) const { return key > o.key || (key == o.key && id > o.id); }
+  };
+  // The flows a solve fixed at `constraint`, sharing its level (flow_classes.cpp).
+  struct FlowClass {
+    bool live = false;
+    std::uint32_t constraint = 0, members = 0;
+    double level = 0.0, usage = 0.0;  // usage: the members' summed inverse weights
+    double v = 0.0, since = 0.0;      // V at `since`, the last level change
+    std::vector<Keyed> tags;          // min-heap of the members' finish tags
+    // Max-heap (keys negated) of the levels of the other flows crossing `constraint`.
+    std::vector<Keyed> others;
+    // Min-heap of each other link's headroom: the level at which it would be full.
+    std::vector<Keyed> headroom;
+    // (time, V, level from then) at each level change, from the piece the oldest member joined.
+    struct Piece {
+      double t, v, level;
+    };
+    std::vector<Piece> history;
+  };
   struct Component {
     std::vector<std::uint32_t> active;  // slots in the data phase
     std::vector<Due> due;               // min-heap by finish; stale entries skipped
+    FlowClass cls;
   };
   void schedule(Component& k, std::uint32_t slot);
   // Logs f's bytes from its rate's start to `now` (all that is left when it finishes).
@@ -102,13 +157,49 @@ class MaxMinFlows {
   // Whether `c` has bandwidth spare beyond `more` (within rounding: a saturated link never
   // counts as spare).
   bool spare(std::uint32_t c, double more) const {
-    return capacity_[c] - load_[c] - more > 1e-9 * capacity_[c];
+    return capacity_[c] - load(c) - more > 1e-9 * capacity_[c];
+  }
+  // A constraint's load: the flows outside the class, and the class's at its level.
+  double load(std::uint32_t c) const {
+    const FlowClass& k = components_[component_of_[c]].cls;
+    return agg_count_[c] == 0 ? load_[c] : load_[c] + k.level * agg_[c];
   }
 
+  // The class solver (flow_classes.cpp).
+  // The class's V at `now`.
+  static double clock(const FlowClass& k, double now) {
+    return k.v + k.level * std::max(0.0, now - k.since);
+  }
+  void set_level(FlowClass& k, double now, double level);
+  // Joins `slot` (already in `active`) to the class when that provably keeps every other rate.
+  bool join_class(std::uint32_t component, std::uint32_t slot, double now);
+  // The class's flows finished by `t`; false when a leave needs a solve.
+  bool take_class_finished(Component& k, double t, std::vector<std::uint32_t>& tokens);
+  double class_next_finish(FlowClass& k);
+  void push_headroom(FlowClass& k, std::uint32_t c);
+  // Logs a class member's bytes from its join (or last log) to `now`, piece by piece of level.
+  void log_class(Flow& f, const FlowClass& k, double now, bool finished);
+  // The class's V at `t` (a time since the oldest member's join), from its history.
+  static double clock_at(const FlowClass& k, double t);
+  // The first window boundary of grids_ after `t`, +inf when none.
+  double next_boundary(double t) const;
+  // Before a solve: every member's remaining bytes and rate as of `now`, the class dissolved.
+  void dissolve_class(Component& k, double now);
+  // After a solve: the flows fixed at the most shared bottleneck become the class.
+  void build_class(std::uint32_t component, double now);
+  void leave_class_links(const Flow& f);
+
   std::vector<double> capacity_;
-  // Per constraint, between changes: the flows that cross it and the sum of their rates.
+  bool classes_ = true;
+  // Per constraint, between changes: the flows that cross it and the sum of their rates (of the
+  // flows outside the class).
   std::vector<std::uint32_t> crossing_;
   std::vector<double> load_;
+  // Per constraint: its component, the class members crossing it and their summed inverse
+  // weights, the flows outside the class it binds (their `fixed_by`), the solve's level there,
+  // and a version (the headroom heap's entries go stale).
+  std::vector<std::uint32_t> component_of_, agg_count_, binds_, version_;
+  std::vector<double> agg_, level_;
   std::vector<Flow> flows_;          // slots, reused
   std::vector<std::uint32_t> free_;  // free slots
   std::vector<Component> components_;
@@ -133,6 +224,7 @@ class MaxMinFlows {
   std::uint64_t solve_id_ = 0;
   Counters counters_;
   std::vector<Delivery>* log_ = nullptr;
+  std::vector<std::pair<double, double>> grids_;
 };
 
 }  // namespace sonicsim::flows

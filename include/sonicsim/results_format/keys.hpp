@@ -589,6 +589,9 @@ inline constexpr char quiet_changes[] = "quiet_changes";
 inline constexpr char solves[] = "solves";
 inline constexpr char flow_visits[] = "flow_visits";
 inline constexpr char link_visits[] = "link_visits";
+inline constexpr char class_changes[] = "class_changes";
+inline constexpr char class_builds[] = "class_builds";
+inline constexpr char flows_moved[] = "flows_moved";
 }  // namespace perf
 
 }  // namespace sonicsim::results::keys
