@@ -1,11 +1,13 @@
 #include <sonicsim/flows/fluid_network.hpp>
 #include <sonicsim/flows/topology.hpp>
+#include <sonicsim/util/errors.hpp>
 #include <sonicsim/util/numbers.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <queue>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -84,10 +86,18 @@ struct FluidNetwork::Impl {
     delivered.clear();
   }
 
-  // SONICSIM_FLOW_SOLVER=flows runs the per-flow reference solver (docs/model.md), to compare.
+  // SONICSIM_FLOW_SOLVER=flows runs the per-flow reference solver (docs/model.md), to compare;
+  // unset, empty or "classes" the class solver. Anything else is refused (exit 2), so that a
+  // misspelt comparison never silently compares the class solver with itself.
   static bool class_solver() {
     const char* v = std::getenv("SONICSIM_FLOW_SOLVER");
-    return v == nullptr || std::string_view(v) != "flows";
+    const std::string_view value = v == nullptr ? "" : v;
+    if (value.empty() || value == "classes") return true;
+    if (value == "flows") return false;
+    throw InputError("SONICSIM_FLOW_SOLVER",
+                     {{"", "found \"" + std::string(value) +
+                               "\", expected \"classes\" (the default) or \"flows\" (the "
+                               "per-flow reference solver)"}});
   }
 
   static std::vector<double> capacities(const Topology& t) {

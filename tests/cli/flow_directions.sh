@@ -32,4 +32,11 @@ pass "auto (one direction) agrees with flows both ways, and both see the content
 run_ok "$SONICSIM" run scenarios/examples/bandwidth-bound-uplink.json \
   --set network.site_uplink.bandwidth=1e9 -o "$TMP/light.json"
 assert_json "$TMP/light.json"
+# The class solver's reference is chosen from the environment; a misspelt choice is refused, so
+# that a comparison never silently runs the class solver twice (src/flows/fluid_network.cpp).
+RESULTS="$TMP/solver-bogus.json"
+SONICSIM_FLOW_SOLVER=bogus refused 'SONICSIM_FLOW_SOLVER: found "bogus", expected "classes"' \
+  "$SONICSIM" run scenarios/bench/bandwidth-saturated-10k.json \
+  --set duration=2s --set warmup=1s -q -o "$RESULTS"
+unset RESULTS
 finish
