@@ -66,6 +66,31 @@ struct NoisyStandIn {
   }
 };
 
+// The same min-devices question (R = 3, warm start at 8 and 7) with the answer's interval
+// searched back from the range's ends (`old`) and from the bisection's edge (`edge`), and the
+// simulations each took.
+struct EdgeComparison {
+  plan::Report old, edge;
+  int old_runs = 0, edge_runs = 0;
+};
+EdgeComparison compare_interval_searches(NoisyStandIn& s) {
+  plan::Options o;
+  o.question = plan::Question::MinDevices;
+  o.slowdown_percent = 0.5;
+  o.replications = 3;
+  o.warm_start = std::make_pair(8.0, 7.0);
+  EdgeComparison c;
+  o.interval_from_edge = false;
+  s.count = 0;
+  c.old = plan::plan(kSequentialKnee, {}, o, s.simulate());
+  c.old_runs = s.count;
+  o.interval_from_edge = true;
+  s.count = 0;
+  c.edge = plan::plan(kSequentialKnee, {}, o, s.simulate());
+  c.edge_runs = s.count;
+  return c;
+}
+
 // Whether the first `n` seeds' 95% interval of `value` straddles the threshold: a verdict that
 // sequential stopping must not take from them.
 bool open_after(const NoisyStandIn& s, double value, int n, double threshold) {
@@ -270,17 +295,9 @@ TEST_CASE("the answer's interval searched from the bisection's edge: the same en
   // bisects back; from the edge it steps out.
   NoisyStandIn s{"servers.0.count",
                  [](double n) { return std::max(0.010, 0.053 + 0.002 * (8.0 - n)); }, 0.001};
-  plan::Options o;
-  o.question = plan::Question::MinDevices;
-  o.slowdown_percent = 0.5;
-  o.replications = 3;
-  o.warm_start = std::make_pair(8.0, 7.0);
-  o.interval_from_edge = false;
-  const auto old = plan::plan(kSequentialKnee, {}, o, s.simulate());
-  const int old_runs = s.count;
-  s.count = 0;
-  o.interval_from_edge = true;
-  const auto r = plan::plan(kSequentialKnee, {}, o, s.simulate());
+  const EdgeComparison c = compare_interval_searches(s);
+  const plan::Report& old = c.old;
+  const plan::Report& r = c.edge;
   REQUIRE(old.answer.value);
   REQUIRE(r.answer.value);
   CHECK(*r.answer.value == 8.0);
@@ -289,7 +306,7 @@ TEST_CASE("the answer's interval searched from the bisection's edge: the same en
   CHECK(r.answer.interval_high == old.answer.interval_high);
   CHECK(r.answer.interval_low == 7.0);    // 6 certainly misses
   CHECK(r.answer.interval_high == 10.0);  // 10 certainly meets, 9 does not
-  CHECK(s.count < old_runs);
+  CHECK(c.edge_runs < c.old_runs);
   CHECK(plan::to_json(r)["stopping"]["interval_from_edge"] == true);
 }
 
@@ -299,21 +316,11 @@ TEST_CASE("the interval from the edge: a side with no certain value costs one va
   // half-width, which the range's end (simulated first) shows; nothing else is simulated there.
   NoisyStandIn s{"servers.0.count", [](double n) { return 0.053 + 0.002 * std::max(0.0, 8.0 - n); },
                  0.001};
-  plan::Options o;
-  o.question = plan::Question::MinDevices;
-  o.slowdown_percent = 0.5;
-  o.replications = 3;
-  o.warm_start = std::make_pair(8.0, 7.0);
-  o.interval_from_edge = false;
-  const auto old = plan::plan(kSequentialKnee, {}, o, s.simulate());
-  const int old_runs = s.count;
-  s.count = 0;
-  o.interval_from_edge = true;
-  const auto r = plan::plan(kSequentialKnee, {}, o, s.simulate());
-  CHECK(r.answer.interval_low == old.answer.interval_low);
-  CHECK(r.answer.interval_high == old.answer.interval_high);
-  CHECK(*r.answer.interval_high == r.range_max);
-  CHECK(s.count <= old_runs);
+  const EdgeComparison c = compare_interval_searches(s);
+  CHECK(c.edge.answer.interval_low == c.old.answer.interval_low);
+  CHECK(c.edge.answer.interval_high == c.old.answer.interval_high);
+  CHECK(*c.edge.answer.interval_high == c.edge.range_max);
+  CHECK(c.edge_runs <= c.old_runs);
 }
 
 TEST_CASE("adaptive run length pays where the search visits values far from the threshold",
