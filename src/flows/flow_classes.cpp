@@ -98,8 +98,7 @@ bool MaxMinFlows::join_class(std::uint32_t component, std::uint32_t slot, double
   for (std::uint32_t c : f.route) {
     ++agg_count_[c];
     agg_[c] += iw;
-    ++version_[c];
-    push_headroom(k, c);
+    load_changed(k, c);
   }
   ++counters_.class_changes;
   return true;

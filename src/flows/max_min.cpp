@@ -90,8 +90,7 @@ bool MaxMinFlows::add(std::uint32_t component, const std::vector<std::uint32_t>&
   ++binds_[own_by];
   for (std::uint32_t c : route) {
     load_[c] += own;
-    ++version_[c];
-    if (k.cls.live && agg_count_[c] > 0) push_headroom(k.cls, c);
+    load_changed(k.cls, c);
   }
   f.finish = own > 0.0 ? now + bytes / own : kInf;
   schedule(k, slot);
@@ -116,8 +115,7 @@ bool MaxMinFlows::take_finished(std::uint32_t component, double t,
       if (crossing_[c] >= 2 && !spare(c, 0.0)) alone = false;
     for (std::uint32_t c : f.route) {
       load_[c] = --crossing_[c] == 0 ? 0.0 : load_[c] - f.rate;
-      ++version_[c];
-      if (k.cls.live && agg_count_[c] > 0) push_headroom(k.cls, c);
+      load_changed(k.cls, c);
     }
     if (binds_[f.fixed_by] > 0) --binds_[f.fixed_by];
     if (alone) ++counters_.quiet_changes;

@@ -227,7 +227,7 @@ nlohmann::json to_json(const Report& r) {
                       {"run_s", num(r.duration_s)}};
   j["stopping"] = {
       {"sequential", o.sequential},
-      {"min_replications", o.sequential ? detail::first_replications(o) : o.replications},
+      {"min_replications", detail::first_replications(o)},
       {"max_replications", o.replications},
       {"interval_from_edge", o.interval_from_edge},
       {"short_run",
@@ -364,7 +364,7 @@ std::string to_text(const Report& r) {
       os << "  resolution   " << show(r, *r.answer.fail_value) << " misses the constraint\n";
   }
   os << "  simulations  " << r.simulations << " (" << r.points.size() << " values x ";
-  const int first = o.sequential ? detail::first_replications(o) : o.replications;
+  const int first = detail::first_replications(o);
   if (first < o.replications) {
     int early = 0;
     for (const auto& q : r.points) early += q.stopped == "certain" ? 1 : 0;

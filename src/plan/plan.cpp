@@ -420,12 +420,12 @@ class Simulations {
     if (r_.short_run_s > 0.0 && !fresh.empty()) full = run_short(fresh);
     // Sequential stopping: a value's replications stop once its verdict is certain.
     const auto decided = [this](double v, const std::vector<points::PointResult>& res) {
-      return point(v, res, 0, res.size()).certain;
+      return point(v, res).certain;
     };
     const auto reps = full.empty() ? std::vector<detail::Replicated>{}
                                    : detail::replicate(o, r_.base_seed, full, simulate_, decided);
     for (std::size_t i = 0; i < full.size(); ++i) {
-      Point p = point(full[i], reps[i].results, 0, reps[i].results.size());
+      Point p = point(full[i], reps[i].results);
       p.stopped = reps[i].stopped;
       add(std::move(p), r_.duration_s);
     }
@@ -484,12 +484,15 @@ class Simulations {
 
   // A value's point into the report, its runs `run_s` simulated seconds each.
   void add(Point p, double run_s) {
-    const auto n = static_cast<int>(p.seeds.size());
+    charge(p.seeds.size(), run_s);
     p.run_s = run_s;
     index_[p.value] = r_.points.size();
     r_.points.push_back(std::move(p));
-    r_.simulations += n;
-    r_.simulated_s += run_s * n;
+  }
+  // `runs` simulations of `run_s` simulated seconds each, into the report's totals.
+  void charge(std::size_t runs, double run_s) {
+    r_.simulations += static_cast<int>(runs);
+    r_.simulated_s += run_s * static_cast<double>(runs);
   }
 
   // The shortened runs of `values` (min_replications each, together): the values they decide
@@ -503,31 +506,29 @@ class Simulations {
                                         {{"duration", detail::fmt(r_.short_run_s, 17)}});
     std::vector<double> rest;
     for (std::size_t i = 0; i < values.size(); ++i) {
-      Point p = point(values[i], reps[i].results, 0, reps[i].results.size());
+      Point p = point(values[i], reps[i].results);
       r_.short_simulations += static_cast<int>(reps[i].results.size());
       if (detail::short_decides(r_.options, p, threshold_)) {
         p.stopped = "short";
         add(std::move(p), r_.short_run_s);
       } else {
         rest.push_back(values[i]);
-        r_.simulations += static_cast<int>(reps[i].results.size());
-        r_.simulated_s += r_.short_run_s * static_cast<double>(reps[i].results.size());
+        charge(reps[i].results.size(), r_.short_run_s);
       }
     }
     return rest;
   }
 
-  // The point of `value` from its replications' results, results[first .. first + n).
-  Point point(double value, const std::vector<points::PointResult>& results, std::size_t first,
-              std::size_t n) const {
+  // The point of `value` from its replications' results, seeds base_seed on.
+  Point point(double value, const std::vector<points::PointResult>& results) const {
     const Options& o = r_.options;
     Point p;
     p.value = value;
     p.order = round_;
     std::vector<double> metric;
     std::map<std::string, std::vector<double>> figures;
-    for (std::size_t k = 0; k < n; ++k) {
-      const auto& res = results.at(first + k);
+    for (std::size_t k = 0; k < results.size(); ++k) {
+      const auto& res = results[k];
       p.seeds.push_back(r_.base_seed + static_cast<std::int64_t>(k));
       if (!res.ok) {
         const std::string what = o.vary + "=" + format_value(o, p.value) + ", seed " +

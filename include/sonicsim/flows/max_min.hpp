@@ -177,6 +177,12 @@ class MaxMinFlows {
   bool take_class_finished(Component& k, double t, std::vector<std::uint32_t>& tokens);
   double class_next_finish(FlowClass& k);
   void push_headroom(FlowClass& k, std::uint32_t c);
+  // `c`'s load or the class's share of it changed: older headroom entries of `c` go stale, and
+  // a live class gets the new one.
+  void load_changed(FlowClass& k, std::uint32_t c) {
+    ++version_[c];
+    if (k.live) push_headroom(k, c);
+  }
   // Logs a class member's bytes from its join (or last log) to `now`, piece by piece of level.
   void log_class(Flow& f, const FlowClass& k, double now, bool finished);
   // The class's V at `t` (a time since the oldest member's join), from its history.

@@ -66,6 +66,12 @@ struct NoisyStandIn {
   }
 };
 
+// Both ends of the answer's interval as the reference search found them.
+void check_same_interval(const plan::Answer& got, const plan::Answer& want) {
+  CHECK(got.interval_low == want.interval_low);
+  CHECK(got.interval_high == want.interval_high);
+}
+
 // The same min-devices question (R = 3, warm start at 8 and 7) with the answer's interval
 // searched back from the range's ends (`old`) and from the bisection's edge (`edge`), and the
 // simulations each took.
@@ -155,8 +161,7 @@ TEST_CASE("sequential stopping: max-cpu gives the exhaustive answer with fewer s
   CHECK(*b.exhaustive.answer.value == 40.0);
   CHECK(*b.sequential.answer.value == *b.exhaustive.answer.value);
   CHECK(b.sequential.answer.fail_value == b.exhaustive.answer.fail_value);
-  CHECK(b.sequential.answer.interval_low == b.exhaustive.answer.interval_low);
-  CHECK(b.sequential.answer.interval_high == b.exhaustive.answer.interval_high);
+  check_same_interval(b.sequential.answer, b.exhaustive.answer);
   CHECK(b.exhaustive_runs == 4 * static_cast<int>(b.exhaustive.points.size()));
   CHECK(b.sequential.simulations == b.sequential_runs);
   CHECK(b.sequential_runs < b.exhaustive_runs);
@@ -199,8 +204,7 @@ TEST_CASE("sequential stopping: min-devices on a noisy stand-in, both directions
     REQUIRE(b.exhaustive.answer.value);
     REQUIRE(b.sequential.answer.value);
     CHECK(*b.sequential.answer.value == *b.exhaustive.answer.value);
-    CHECK(b.sequential.answer.interval_low == b.exhaustive.answer.interval_low);
-    CHECK(b.sequential.answer.interval_high == b.exhaustive.answer.interval_high);
+    check_same_interval(b.sequential.answer, b.exhaustive.answer);
     CHECK(b.sequential_runs < b.exhaustive_runs);
     check_stopping(b.sequential, s, 3);
   }
@@ -302,8 +306,7 @@ TEST_CASE("the answer's interval searched from the bisection's edge: the same en
   REQUIRE(r.answer.value);
   CHECK(*r.answer.value == 8.0);
   CHECK(*old.answer.value == 8.0);
-  CHECK(r.answer.interval_low == old.answer.interval_low);
-  CHECK(r.answer.interval_high == old.answer.interval_high);
+  check_same_interval(r.answer, old.answer);
   CHECK(r.answer.interval_low == 7.0);    // 6 certainly misses
   CHECK(r.answer.interval_high == 10.0);  // 10 certainly meets, 9 does not
   CHECK(c.edge_runs < c.old_runs);
@@ -317,8 +320,7 @@ TEST_CASE("the interval from the edge: a side with no certain value costs one va
   NoisyStandIn s{"servers.0.count", [](double n) { return 0.053 + 0.002 * std::max(0.0, 8.0 - n); },
                  0.001};
   const EdgeComparison c = compare_interval_searches(s);
-  CHECK(c.edge.answer.interval_low == c.old.answer.interval_low);
-  CHECK(c.edge.answer.interval_high == c.old.answer.interval_high);
+  check_same_interval(c.edge.answer, c.old.answer);
   CHECK(*c.edge.answer.interval_high == c.edge.range_max);
   CHECK(c.edge_runs <= c.old_runs);
 }
@@ -344,8 +346,7 @@ TEST_CASE("adaptive run length pays where the search visits values far from the 
   CHECK(*plain.answer.value == 8.0);
   CHECK(*r.answer.value == 8.0);
   CHECK(r.answer.fail_value == plain.answer.fail_value);
-  CHECK(r.answer.interval_low == plain.answer.interval_low);
-  CHECK(r.answer.interval_high == plain.answer.interval_high);
+  check_same_interval(r.answer, plain.answer);
   CHECK(r.simulated_s < plain.simulated_s);
   for (const auto& p : r.points)
     if (p.value == 8.0) CHECK(p.stopped != "short");
