@@ -171,6 +171,7 @@ nlohmann::json to_json(const Report& r) {
                  {"job_lifetime_s", num(r.flow->job_lifetime_s)},
                  {"mean_running_jobs", num(r.flow->mean_running_jobs)},
                  {"mean_running_threads", num(r.flow->mean_running_threads)}};
+  if (!r.autoscaler.empty()) j["autoscaler"] = r.autoscaler;
   if (r.mix) {
     nlohmann::json terms = nlohmann::json::array();
     for (const auto& t : r.mix->terms)
@@ -301,6 +302,9 @@ std::string to_text(const Report& r) {
          << r.base.value("n_cpu_nominal", std::int64_t{0}) << ")\n";
   }
   if (r.mix) os << describe_mix(r);
+  if (!r.autoscaler.empty())
+    os << "  autoscaler   " << r.autoscaler
+       << " scales the pool between its min_replicas and the count searched, its ceiling\n";
   os << "  analytic     formula " << show_opt(r.formula_answer) << ", MVA "
      << show_opt(r.mva_answer);
   if (r.answer.status != "analytic_only")

@@ -16,6 +16,7 @@
 #include <sonicsim/util/format.hpp>
 #include <sonicsim/util/numbers.hpp>
 
+#include "autoscaled_pool.hpp"
 #include "questions.hpp"
 #include "sequential.hpp"
 #include "workload_flow.hpp"
@@ -681,6 +682,12 @@ void find_limit(Report& r, Simulations& sims, const Domain& d, double g_lo, doub
                " to do: the simulation binds where they do not (the points' summaries say "
                "where: device utilization, p99 latency; --json), or the answer lies above the "
                "range (raise the high end with --range LO:HI)";
+    if (!r.autoscaler.empty())
+      advice += "; the pool's autoscaler (" + r.autoscaler +
+                ") decides how many of those devices run, and may not scale up far or fast "
+                "enough in this run (its threshold, polling_interval, window and scale_up): plan "
+                "the fixed pool with --set " +
+                r.autoscaler + "=null to tell the two apart";
     throw scenario::InputError(
         r.scenario_file,
         {{o.vary, "the constraint (" + detail::describe_constraint(r) +
@@ -723,6 +730,7 @@ Report plan(const std::string& scenario_path, const std::vector<scenario::Overri
   const auto base = prepare(r, scenario_path, common, std::move(options));
   const double base_value = base_value_of(r, base);
   check_flow(r, base);
+  detail::check_autoscaled_count(r, base);
   const double threshold = set_threshold(r, base, base_value);
   r.formula_answer = analytic_answer(r, base_value, threshold, false);
   r.mva_answer = analytic_answer(r, base_value, threshold, true);

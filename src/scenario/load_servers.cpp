@@ -188,8 +188,14 @@ std::optional<Autoscaler> Loader::autoscaler(const json& v, const std::string& p
 
   // Replicas: min <= initial <= max <= count. Each is checked on its own first.
   const std::string count_text = count ? std::to_string(*count) : std::string();
-  const auto replicas = [&](const char* key, std::int64_t lo) -> std::optional<int> {
+  // null is the default, as if the key were absent: `--set ...max_replicas=null` lets the
+  // ceiling follow the pool's count again (what `plan min-devices` needs to vary it).
+  const auto present = [&](const char* key) -> const json* {
     const json* x = get(v, key);
+    return x && !x->is_null() ? x : nullptr;
+  };
+  const auto replicas = [&](const char* key, std::int64_t lo) -> std::optional<int> {
+    const json* x = present(key);
     if (!x) return std::nullopt;
     const std::string rpath = key_path(path, key);
     auto n = integer(*x, rpath, lo, Limits::max_devices, "replicas");
@@ -202,9 +208,9 @@ std::optional<Autoscaler> Loader::autoscaler(const json& v, const std::string& p
     }
     return static_cast<int>(*n);
   };
-  const json* min_x = get(v, "min_replicas");
-  const json* max_x = get(v, "max_replicas");
-  const json* initial_x = get(v, "initial_replicas");
+  const json* min_x = present("min_replicas");
+  const json* max_x = present("max_replicas");
+  const json* initial_x = present("initial_replicas");
   const auto min_r = replicas("min_replicas", 0);
   const auto max_r = replicas("max_replicas", 1);
   const auto initial_r = replicas("initial_replicas", 0);

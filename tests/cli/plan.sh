@@ -95,10 +95,30 @@ run_status 2 "$SONICSIM" plan "$TIER2" min-devices --set workload.jobs=2000 -o "
 assert_stderr_contains "starts at most 150 jobs in the 30.0 min run"
 assert_stderr_contains "1850 never start"
 assert_no_file "$TMP/bad.json"
-run_ok "$SONICSIM" plan "$TIER2" min-devices --analytic-only --json
+run_ok "$SONICSIM" plan "$TIER2" min-devices --set servers.0.autoscaler.max_replicas=null \
+  --analytic-only --json
 running="$(json_get "$OUT" flow.mean_running_threads)"
 float_cmp "$running" "<" 300 || fail "tier2: $running threads running on average"
 pass "a flow that never starts the jobs asked about is refused; 150 jobs run $running threads"
+
+# An autoscaled pool (docs/plan.md, "Autoscaled pools"). The Tier-2 pool's max_replicas (10) caps
+# what runs whatever servers.0.count is, so min-devices refuses it and names both ways out.
+run_status 2 "$SONICSIM" plan "$TIER2" min-devices --analytic-only -o "$TMP/bad.json"
+assert_stderr_contains "servers.0.autoscaler.max_replicas: found 10, set by the scenario"
+assert_stderr_contains "--set servers.0.autoscaler.max_replicas=null"
+assert_stderr_contains "--set servers.0.autoscaler=null"
+assert_no_file "$TMP/bad.json"
+# Without it the ceiling follows the count, and no count below min_replicas is a valid pool: the
+# fixed pool needs 4 devices (above), but 5 always up already meet the constraint.
+AUTO='{"metric": "queue_time", "threshold": "5ms", "min_replicas": 5}'
+run_ok "$SONICSIM" plan "$KNEE" min-devices --set workload.jobs=200 --slowdown 0.5 \
+  --set servers.0.count=8 --set "servers.0.autoscaler=$AUTO" --replications 1 -o "$TMP/auto.json"
+assert_stdout_contains "autoscaler   servers.0.autoscaler scales the pool"
+[[ "$(json_get "$TMP/auto.json" answer.status)" == at_range_min ]] || fail "autoscaled: status"
+[[ "$(json_get "$TMP/auto.json" answer.value)" == 5 ]] || fail "autoscaled: expected 5"
+[[ "$(json_get "$TMP/auto.json" range.0)" == 5 ]] || fail "autoscaled: range from min_replicas"
+[[ "$(json_get "$TMP/auto.json" autoscaler)" == servers.0.autoscaler ]] || fail "autoscaled: key"
+pass "an autoscaled pool: a fixed max_replicas refused, the search starts at min_replicas"
 
 # Every analytic none explained: default.json at 8,000 threads overloads its 100 Gbps uplink,
 # which no number of T4s changes.
@@ -149,4 +169,10 @@ bad "still holds at the top of the range" "$KNEE" max-cpu --range 1:20 --replica
 bad "starts at most 30 jobs" "$FLOW" max-cpu --range 1:64
 bad "jobs above 30 never start" "$FLOW" max-cpu --replications 1
 bad "pool gpu past its knee" "$KNEE" min-bandwidth --set workload.jobs=200 --replications 1
+bad "below the autoscaler's min_replicas 5" "$KNEE" min-devices --set workload.jobs=200 \
+  --set servers.0.count=8 --set "servers.0.autoscaler=$AUTO" --range 2:8
+# One that never scales up in time: the refusal names the autoscaler as a suspect.
+bad "the pool's autoscaler (servers.0.autoscaler) decides" "$KNEE" min-devices \
+  --set workload.jobs=200 --slowdown 0.5 --set servers.0.count=8 --replications 1 \
+  --set 'servers.0.autoscaler={"metric": "queue_time", "threshold": "5ms"}'
 finish

@@ -213,7 +213,10 @@ struct Report {
   std::optional<NoAnswer> formula_none, mva_none;    // why one of them is missing
   std::optional<FlowLoad> flow;                      // the workload's job flow, estimated
   std::optional<MixLoad> mix;                        // open loop or several workloads
-  double bracket_low = 0.0, bracket_high = 0.0;      // first two values simulated
+  // The varied pool's autoscaler ("servers.0.autoscaler"): it scales between its min_replicas and
+  // the count searched (detail::check_autoscaled_count). Empty for a fixed pool.
+  std::string autoscaler;
+  double bracket_low = 0.0, bracket_high = 0.0;  // first two values simulated
   Answer answer;
   std::vector<Point> points;  // in the order simulated
   int simulations = 0;

@@ -87,6 +87,23 @@ TEST_CASE("autoscaler: defaults with only a threshold", "[loader]") {
   CHECK_FALSE(s.servers[1].autoscaler);
 }
 
+// plan min-devices relies on it: `--set servers.0.autoscaler.max_replicas=null` lets the
+// ceiling follow the count it varies (docs/plan.md, "Autoscaled pools").
+TEST_CASE("autoscaler: null replica keys are their defaults", "[loader]") {
+  json d = ops_base();
+  d["servers"][0]["count"] = 6;
+  d["servers"][0]["autoscaler"] = {{"threshold", "20ms"},
+                                   {"min_replicas", nullptr},
+                                   {"max_replicas", nullptr},
+                                   {"initial_replicas", nullptr}};
+  const Autoscaler a = *ops_load(d).servers[0].autoscaler;
+  CHECK(a.min_replicas == 1);
+  CHECK(a.max_replicas == 6);
+  CHECK(a.initial_replicas == 1);
+  d["servers"][0]["autoscaler"]["min_replicas"] = 7;  // still checked against the count
+  CHECK_THROWS_WITH(ops_load(d), Catch::Contains("min_replicas") && Catch::Contains("at most"));
+}
+
 TEST_CASE("autoscaler: every key given", "[loader]") {
   json d = ops_base();
   d["servers"][0]["count"] = 10;
