@@ -499,7 +499,8 @@ void add_caveats(Prediction& pr, const scenario::Scenario& sc,
     if (l.utilization > 0.5)
       pr.notes.push_back(l.name + " carries " + util::percent(l.utilization, "%.4g") +
                          " of its bandwidth at the predicted throughput: the formulas and MVA "
-                         "ignore bandwidth sharing, simulate to see its effect");
+                         "ignore bandwidth sharing (mva_batched has the links as stations), "
+                         "simulate to see its effect");
   for (const ModelTerm& m : pr.models)
     if (!m.served)
       pr.notes.push_back("no pool hosts `" + m.name +
@@ -515,7 +516,7 @@ void add_caveats(Prediction& pr, const scenario::Scenario& sc,
       pr.notes.push_back(
           "dynamic batching is not in the formulas or MVA (each request costs its own "
           "execution): they are conservative; t_gpu_full_batch_s is the capacity bound at full "
-          "batches");
+          "batches, and mva_batched (approximate) forms the batches the queues allow");
       break;
     }
   if (pools_in_use > 1)

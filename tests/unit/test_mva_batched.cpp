@@ -25,7 +25,7 @@ namespace {
 
 // One model on `gpus` T4s whose executions cost 2 ms + 0.5 ms per item, batching up to 32 items
 // when `batching`; `threads` threads each send one 4-item request per 100 ms event.
-json batched(int threads, int gpus, bool batching) {
+json batched_doc(int threads, int gpus, bool batching) {
   json doc = test::deterministic(threads, gpus, 0.1, 0.1, 0.01);
   doc["workload"]["requests"][0]["items"] = 4;
   doc["models"]["m"]["service_time"] = {{"batch", {1, 8, 32, 64}},
@@ -36,7 +36,7 @@ json batched(int threads, int gpus, bool batching) {
   return doc;
 }
 
-Prediction predicted(const json& doc) {
+Prediction predicted_from(const json& doc) {
   return predict(test::scenario_of(doc));
 }
 
@@ -73,7 +73,7 @@ TEST_CASE("batched MVA without batching or links is exact MVA", "[mva_batched]")
   }
   // A scenario: unbatched, no network, from light load to far past the knee.
   for (const int threads : {1, 20, 200, 2000}) {
-    const Prediction pr = predicted(batched(threads, 2, false));
+    const Prediction pr = predicted_from(batched_doc(threads, 2, false));
     REQUIRE(pr.mva);
     REQUIRE(pr.mva_batched);
     INFO("threads " << threads);
@@ -87,13 +87,13 @@ TEST_CASE("batched MVA without batching or links is exact MVA", "[mva_batched]")
 
 TEST_CASE("batched MVA forms no batch alone and the full batch when saturated", "[mva_batched]") {
   // One thread never finds another request: its batch is its own 4 items, as MVA.
-  const Prediction alone = predicted(batched(1, 2, true));
+  const Prediction alone = predicted_from(batched_doc(1, 2, true));
   CHECK(alone.mva_batched->mean_batch_items[0] == Approx(4.0));
   CHECK(alone.mva_batched->throughput_per_s == Approx(alone.mva->throughput_per_s));
 
   // Far past the knee every execution is a full batch of 32: the pool carries what
   // demand_per_device_full_batch_s allows, above MVA's single-request limit.
-  const Prediction full = predicted(batched(20000, 2, true));
+  const Prediction full = predicted_from(batched_doc(20000, 2, true));
   const auto& pool = full.pools[0];
   REQUIRE(pool.demand_per_device_full_batch_s);
   const double bound = pool.count / *pool.demand_per_device_full_batch_s;
@@ -107,7 +107,7 @@ TEST_CASE("batched MVA forms no batch alone and the full batch when saturated", 
 TEST_CASE("batched MVA's throughput grows with devices and with bandwidth", "[mva_batched]") {
   double last = 0.0;
   for (int gpus = 1; gpus <= 16; ++gpus) {
-    const double x = predicted(batched(3000, gpus, true)).mva_batched->throughput_per_s;
+    const double x = predicted_from(batched_doc(3000, gpus, true)).mva_batched->throughput_per_s;
     INFO("gpus " << gpus);
     CHECK(x >= last);
     last = x;
@@ -115,7 +115,7 @@ TEST_CASE("batched MVA's throughput grows with devices and with bandwidth", "[mv
   last = 0.0;
   for (const char* bw : {"1Gbps", "2Gbps", "4Gbps", "8Gbps", "16Gbps", "64Gbps"}) {
     const double x =
-        predicted(test::one_megabyte_per_event(400, bw, 60.0)).mva_batched->throughput_per_s;
+        predicted_from(test::one_megabyte_per_event(400, bw, 60.0)).mva_batched->throughput_per_s;
     INFO("uplink " << bw);
     CHECK(x > last);
     last = x;
@@ -124,7 +124,7 @@ TEST_CASE("batched MVA's throughput grows with devices and with bandwidth", "[mv
 
 TEST_CASE("a narrow link binds batched MVA where MVA ignores it", "[mva_batched]") {
   // 1 MB per event over a 1 Gbps uplink: at most 125 events/s, far below the device's 1,000.
-  const Prediction pr = predicted(test::one_megabyte_per_event(400, "1Gbps", 60.0));
+  const Prediction pr = predicted_from(test::one_megabyte_per_event(400, "1Gbps", 60.0));
   double uplink_cap = 0.0;
   std::size_t uplink = 0;
   for (std::size_t l = 0; l < pr.links.size(); ++l)
@@ -138,6 +138,6 @@ TEST_CASE("a narrow link binds batched MVA where MVA ignores it", "[mva_batched]
   CHECK(pr.mva_batched->throughput_per_s == Approx(uplink_cap).epsilon(0.02));
   CHECK(pr.mva_batched->link_utilization[uplink] == Approx(1.0).epsilon(0.02));
   // Light load: the links' stations give back what t_latency already holds.
-  const Prediction light = predicted(test::one_megabyte_per_event(1, "1Gbps", 60.0));
+  const Prediction light = predicted_from(test::one_megabyte_per_event(1, "1Gbps", 60.0));
   CHECK(light.mva_batched->throughput_per_s == Approx(light.mva->throughput_per_s).epsilon(1e-9));
 }
