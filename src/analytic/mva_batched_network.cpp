@@ -75,10 +75,12 @@ void add_mva_batched(Prediction& pr, const scenario::Scenario& sc) {
   }
   const std::size_t devices = net.stations.size();
 
-  // Each link carrying requests, its stations and the link of pr.links they belong to.
+  // Each link carrying requests, its stations and the link of pr.links they belong to. With
+  // flow_model analytic the simulation itself sends every transfer as if alone: no station.
   const double event_bytes = pr.bytes_in_per_event + pr.bytes_out_per_event;
+  const bool shares = sc.network.flow_model != scenario::FlowModel::Analytic;
   std::vector<std::size_t> link_of;
-  for (std::size_t l = 0; l < pr.links.size(); ++l) {
+  for (std::size_t l = 0; shares && l < pr.links.size(); ++l) {
     const LinkTerm& link = pr.links[l];
     if (!(link.bandwidth_Bps > 0.0) || std::isinf(link.bandwidth_Bps)) continue;
     if (link.link_class == scenario::LinkClass::ServerNic) {
@@ -124,10 +126,11 @@ void add_mva_batched(Prediction& pr, const scenario::Scenario& sc) {
     m.device_utilization[pool_of[i]] = s.utilization[i];
     m.mean_batch_items[pool_of[i]] = s.mean_batch_items[i];
   }
-  m.link_utilization.assign(pr.links.size(), 0.0);
+  // NaN: a link without a station (no bandwidth, no traffic, flow_model analytic), not listed.
+  m.link_utilization.assign(pr.links.size(), std::nan(""));
   for (std::size_t i = devices; i < net.stations.size(); ++i) {
     double& u = m.link_utilization[link_of[i - devices]];
-    u = std::max(u, s.utilization[i]);
+    u = std::isnan(u) ? s.utilization[i] : std::max(u, s.utilization[i]);
   }
   pr.mva_batched = std::move(m);
 }

@@ -109,7 +109,7 @@ json mva_batched_block(const Prediction& pr, const BatchedMvaTerm& m) {
     batch.figure(pr.pools[i].name.c_str(), m.mean_batch_items[i]);
   }
   for (std::size_t l = 0; l < pr.links.size(); ++l)
-    if (pr.links[l].bandwidth_Bps > 0.0 && std::isfinite(pr.links[l].bandwidth_Bps))
+    if (!std::isnan(m.link_utilization[l]))
       links.figure(pr.links[l].name.c_str(), m.link_utilization[l]);
   return Writer()
       .figure(k::mva_batched::throughput_per_s, m.throughput_per_s)

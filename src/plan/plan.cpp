@@ -655,12 +655,15 @@ void find_limit(Report& r, Simulations& sims, const Domain& d, double g_lo, doub
   double fail_guess = ok_below ? (r.geometric ? g_hi * (1.0 + 2.0 * o.tolerance) : g_hi + 1.0)
                                : (r.geometric ? g_lo / (1.0 + 2.0 * o.tolerance) : g_lo - 1.0);
   // MVA with batching and links is the closest guess: the first round is it and its neighbour
-  // on the failing side. Far off, the bracket only grows from there, to the same boundary.
-  if (r.mva_batched_answer) {
+  // on the failing side. Far off, the bracket only grows from there, to the same boundary
+  // (integers: the bisection ends on adjacent values whatever the start; a bandwidth's ends
+  // depend on the start within the tolerance, so it keeps the old bracket and its answer). When
+  // it agrees with MVA (nothing batches, no link binds) it adds nothing, and the bracket that
+  // also holds the formula (exact on deterministic servers, where MVA is not) stays.
+  if (r.mva_batched_answer && r.mva_batched_answer != r.mva_answer && !r.geometric) {
     const double g = d.clamp(*r.mva_batched_answer);
     ok_guess = g;
-    fail_guess = ok_below ? (r.geometric ? g * (1.0 + 2.0 * o.tolerance) : g + 1.0)
-                          : (r.geometric ? g / (1.0 + 2.0 * o.tolerance) : g - 1.0);
+    fail_guess = ok_below ? g + 1.0 : g - 1.0;
   }
   if (o.warm_start) {
     ok_guess = d.clamp(o.warm_start->first);
