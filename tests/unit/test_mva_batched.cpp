@@ -9,6 +9,7 @@
 #include <sonicsim/analytic/analytic.hpp>
 #include <sonicsim/analytic/mva.hpp>
 #include <sonicsim/analytic/mva_batched.hpp>
+#include <sonicsim/results_format/keys.hpp>
 
 #include "support.hpp"
 
@@ -91,17 +92,18 @@ TEST_CASE("batched MVA forms no batch alone and the full batch when saturated", 
   CHECK(alone.mva_batched->mean_batch_items[0] == Approx(4.0));
   CHECK(alone.mva_batched->throughput_per_s == Approx(alone.mva->throughput_per_s));
 
-  // Far past the knee every execution is a full batch of 32: the pool carries what
-  // demand_per_device_full_batch_s allows, above MVA's single-request limit.
+  // Far past the knee every execution is a full batch of 32: each device carries what
+  // demand_per_device_full_batch_s allows (4 items at 18/32 ms against 4 ms alone), above MVA's
+  // single-request limit.
   const Prediction full = predicted_from(batched_doc(20000, 2, true));
   const auto& pool = full.pools[0];
   REQUIRE(pool.demand_per_device_full_batch_s);
-  const double bound = pool.count / *pool.demand_per_device_full_batch_s;
+  const double bound = 1.0 / *pool.demand_per_device_full_batch_s;
   CHECK(full.mva_batched->throughput_per_s <= bound * (1.0 + 1e-9));
   CHECK(full.mva_batched->throughput_per_s == Approx(bound).epsilon(0.01));
   CHECK(full.mva_batched->mean_batch_items[0] == Approx(32.0).epsilon(0.01));
-  CHECK(full.mva->throughput_per_s == Approx(pool.count / pool.demand_per_device_s));
-  CHECK(full.mva_batched->throughput_per_s > 3.0 * full.mva->throughput_per_s);
+  CHECK(full.mva->throughput_per_s == Approx(1.0 / pool.demand_per_device_s).epsilon(0.01));
+  CHECK(full.mva_batched->throughput_per_s > 1.5 * full.mva->throughput_per_s);
 }
 
 TEST_CASE("batched MVA's throughput grows with devices and with bandwidth", "[mva_batched]") {
@@ -113,7 +115,8 @@ TEST_CASE("batched MVA's throughput grows with devices and with bandwidth", "[mv
     last = x;
   }
   last = 0.0;
-  for (const char* bw : {"1Gbps", "2Gbps", "4Gbps", "8Gbps", "16Gbps", "64Gbps"}) {
+  // 1 MB per event: the uplink binds below 800 Mbps (the device's 100 events/s).
+  for (const char* bw : {"50Mbps", "100Mbps", "200Mbps", "400Mbps", "600Mbps"}) {
     const double x =
         predicted_from(test::one_megabyte_per_event(400, bw, 60.0)).mva_batched->throughput_per_s;
     INFO("uplink " << bw);
@@ -123,8 +126,8 @@ TEST_CASE("batched MVA's throughput grows with devices and with bandwidth", "[mv
 }
 
 TEST_CASE("a narrow link binds batched MVA where MVA ignores it", "[mva_batched]") {
-  // 1 MB per event over a 1 Gbps uplink: at most 125 events/s, far below the device's 1,000.
-  const Prediction pr = predicted_from(test::one_megabyte_per_event(400, "1Gbps", 60.0));
+  // 1 MB per event over a 200 Mbps uplink: at most 25 events/s, a quarter of the device's 100.
+  const Prediction pr = predicted_from(test::one_megabyte_per_event(400, "200Mbps", 60.0));
   double uplink_cap = 0.0;
   std::size_t uplink = 0;
   for (std::size_t l = 0; l < pr.links.size(); ++l)
@@ -138,6 +141,26 @@ TEST_CASE("a narrow link binds batched MVA where MVA ignores it", "[mva_batched]
   CHECK(pr.mva_batched->throughput_per_s == Approx(uplink_cap).epsilon(0.02));
   CHECK(pr.mva_batched->link_utilization[uplink] == Approx(1.0).epsilon(0.02));
   // Light load: the links' stations give back what t_latency already holds.
-  const Prediction light = predicted_from(test::one_megabyte_per_event(1, "1Gbps", 60.0));
+  const Prediction light = predicted_from(test::one_megabyte_per_event(1, "200Mbps", 60.0));
   CHECK(light.mva_batched->throughput_per_s == Approx(light.mva->throughput_per_s).epsilon(1e-9));
+}
+
+TEST_CASE("analytic.mva_batched lists the pools and the links with a station", "[mva_batched]") {
+  namespace k = sonicsim::results::keys;
+  json doc = test::one_megabyte_per_event(40, "1Gbps", 60.0);
+  json a = sonicsim::analytic::to_json(predicted_from(doc));
+  const json& b = a.at(k::analytic::mva_batched);
+  CHECK(b.at(k::mva_batched::throughput_per_s).get<double>() > 0.0);
+  CHECK(b.at(k::mva_batched::device_utilization).contains("gpu"));
+  CHECK(b.at(k::mva_batched::mean_batch_items).contains("gpu"));
+  CHECK(b.at(k::mva_batched::link_utilization).contains("site_uplink"));
+  // flow_model analytic: the simulation shares no bandwidth, so neither does the model.
+  doc["network"]["flow_model"] = "analytic";
+  const Prediction alone = predicted_from(doc);
+  a = sonicsim::analytic::to_json(alone);
+  CHECK(a.at(k::analytic::mva_batched).at(k::mva_batched::link_utilization).empty());
+  CHECK(alone.mva_batched->throughput_per_s == Approx(alone.mva->throughput_per_s).epsilon(1e-12));
+  // Async mode has no MVA of either kind.
+  doc["workload"]["mode"] = "async";
+  CHECK(sonicsim::analytic::to_json(predicted_from(doc)).at(k::analytic::mva_batched).is_null());
 }
