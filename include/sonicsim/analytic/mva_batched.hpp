@@ -55,7 +55,8 @@ struct BatchedSolution {
 BatchedSolution solve_mva_batched(const BatchedNetwork& network, std::int64_t customers);
 
 // The Prediction's view (analytic.mva_batched): per pool (indexed like Prediction::pools) and per
-// link (indexed like Prediction::links; a server NIC: the busiest server's).
+// link (indexed like Prediction::links; a server NIC: the busiest server's; NaN for a link
+// without a station: no bandwidth or traffic, or network.flow_model analytic).
 struct BatchedMvaTerm {
   double think_time_s = 0.0;  // Z less the links' unloaded transfer, which their stations charge
   double throughput_per_s = 0.0;

@@ -212,8 +212,8 @@ struct Report {
   std::optional<double> formula_answer, mva_answer;  // the analytic searches over the same range
   std::optional<NoAnswer> formula_none, mva_none;    // why one of them is missing
   // MVA with dynamic batching and link stations (analytic/mva_batched.hpp): the first round's
-  // guess when it exists; the formula and MVA still set the range. Per-job throughput and the
-  // thread time per event only.
+  // guess for max-cpu and min-devices where it differs from MVA's; the formula and MVA still set
+  // the range. Per-job throughput and the thread time per event only.
   std::optional<double> mva_batched_answer;
   std::optional<FlowLoad> flow;                  // the workload's job flow, estimated
   std::optional<MixLoad> mix;                    // open loop or several workloads

@@ -507,7 +507,8 @@ inline constexpr char bounds[] = "bounds";
 }  // namespace mva
 
 // analytic.mva_batched: MVA with dynamic batching and the links as stations (sync mode). The
-// per-pool maps hold pools in use; link_utilization the links with a bandwidth.
+// per-pool maps hold pools in use; link_utilization the links with a station (a bandwidth and
+// traffic, and network.flow_model not analytic).
 namespace mva_batched {
 inline constexpr char throughput_per_s[] = "throughput_per_s";
 inline constexpr char time_per_event_s[] = "time_per_event_s";
