@@ -21,6 +21,9 @@ void add_host_notes(Prediction& pr, const scenario::Scenario& sc);
 // nodes.cpp: with worker nodes, the formula at the occupancy offloading leaves (pr.node).
 void add_node_term(Prediction& pr, const scenario::Workload& w);
 
+// mva_batched_network.cpp: MVA with dynamic batching and link stations (pr.mva_batched).
+void add_mva_batched(Prediction& pr, const scenario::Scenario& sc);
+
 // A figure in the notes: four significant digits.
 std::string note_number(double x) {
   std::ostringstream s;
@@ -496,7 +499,8 @@ void add_caveats(Prediction& pr, const scenario::Scenario& sc,
     if (l.utilization > 0.5)
       pr.notes.push_back(l.name + " carries " + util::percent(l.utilization, "%.4g") +
                          " of its bandwidth at the predicted throughput: the formulas and MVA "
-                         "ignore bandwidth sharing, simulate to see its effect");
+                         "ignore bandwidth sharing (mva_batched has the links as stations), "
+                         "simulate to see its effect");
   for (const ModelTerm& m : pr.models)
     if (!m.served)
       pr.notes.push_back("no pool hosts `" + m.name +
@@ -512,7 +516,7 @@ void add_caveats(Prediction& pr, const scenario::Scenario& sc,
       pr.notes.push_back(
           "dynamic batching is not in the formulas or MVA (each request costs its own "
           "execution): they are conservative; t_gpu_full_batch_s is the capacity bound at full "
-          "batches");
+          "batches, and mva_batched (approximate) forms the batches the queues allow");
       break;
     }
   if (pools_in_use > 1)
@@ -659,7 +663,10 @@ Prediction predict(const scenario::Scenario& sc) {
   if (w.open_loop()) apply_open_loop(pr, w.arrivals->rate);
   apply_link_loads(pr, w, totals.server_bytes, n_cpu);
   if (!sc.sites.empty()) add_site_links(pr, sc);
-  if (pr.mode == scenario::Mode::Sync && !w.open_loop()) add_mva(pr, totals.model_slot);
+  if (pr.mode == scenario::Mode::Sync && !w.open_loop()) {
+    add_mva(pr, totals.model_slot);
+    add_mva_batched(pr, sc);
+  }
   add_caveats(pr, sc, totals.mixed_devices, binding.pools_in_use);
   add_host_notes(pr, sc);
   add_device_kind_notes(pr, sc);

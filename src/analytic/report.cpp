@@ -98,6 +98,29 @@ json mva_block(const Prediction& pr, const MvaTerm& m) {
       .take();
 }
 
+// analytic.mva_batched.
+json mva_batched_block(const Prediction& pr, const BatchedMvaTerm& m) {
+  namespace k = results::keys;
+  using results::Writer;
+  Writer util, batch, links;
+  for (std::size_t i = 0; i < pr.pools.size(); ++i) {
+    if (!pr.pools[i].in_use) continue;
+    util.figure(pr.pools[i].name.c_str(), m.device_utilization[i]);
+    batch.figure(pr.pools[i].name.c_str(), m.mean_batch_items[i]);
+  }
+  for (std::size_t l = 0; l < pr.links.size(); ++l)
+    if (!std::isnan(m.link_utilization[l]))
+      links.figure(pr.links[l].name.c_str(), m.link_utilization[l]);
+  return Writer()
+      .figure(k::mva_batched::throughput_per_s, m.throughput_per_s)
+      .figure(k::mva_batched::time_per_event_s, m.time_per_event_s)
+      .figure(k::mva_batched::think_time_s, m.think_time_s)
+      .put(k::mva_batched::device_utilization, util.take())
+      .put(k::mva_batched::mean_batch_items, batch.take())
+      .put(k::mva_batched::link_utilization, links.take())
+      .take();
+}
+
 }  // namespace
 
 json to_json(const Prediction& pr, const std::optional<FormedBatches>& formed) {
@@ -183,6 +206,8 @@ json to_json(const Prediction& pr, const std::optional<FormedBatches>& formed) {
   } else {
     j.put(k::analytic::mva, mva_block(pr, *pr.mva));
   }
+  j.put(k::analytic::mva_batched,
+        pr.mva_batched ? mva_batched_block(pr, *pr.mva_batched) : json(nullptr));
   if (pr.arrival_rate_per_s)
     j.put(k::analytic::arrivals,
           Writer()
@@ -330,6 +355,22 @@ std::string to_text(const Prediction& pr) {
       for (const ModelTerm& model : pr.models)
         if (model.mva_request_latency_s)
           rows.push_back({model.name, show_time(model.mva_request_latency_s)});
+      out << '\n' << table(rows, "  ");
+    }
+  }
+
+  if (pr.mva_batched) {
+    const BatchedMvaTerm& m = *pr.mva_batched;
+    out << "\nMVA with dynamic batching and link stations (approximate)\n";
+    out << table({{"throughput", general(m.throughput_per_s) + " /s", ""},
+                  {"time/event", show_time(m.time_per_event_s), "per thread"}},
+                 "  ", "lrl");
+    if (has_gpu) {
+      std::vector<std::vector<std::string>> rows = {{"pool", "utilization", "batch (items)"}};
+      for (std::size_t k = 0; k < pr.pools.size(); ++k)
+        if (pr.pools[k].in_use)
+          rows.push_back({pr.pools[k].name, util::percent(m.device_utilization[k]),
+                          general(m.mean_batch_items[k])});
       out << '\n' << table(rows, "  ");
     }
   }

@@ -191,6 +191,7 @@ nlohmann::json to_json(const Report& r) {
   j["analytic"] = {
       {"formula", val(r, r.formula_answer)},
       {"mva", val(r, r.mva_answer)},
+      {"mva_batched", val(r, r.mva_batched_answer)},
       {"none", {{"formula", none_json(r, r.formula_none)}, {"mva", none_json(r, r.mva_none)}}},
       {"first_bracket", {val(r, r.bracket_low), val(r, r.bracket_high)}}};
 
@@ -307,6 +308,7 @@ std::string to_text(const Report& r) {
        << " scales the pool between its min_replicas and the count searched, its ceiling\n";
   os << "  analytic     formula " << show_opt(r.formula_answer) << ", MVA "
      << show_opt(r.mva_answer);
+  if (r.mva_batched_answer) os << ", MVA with batching " << show_opt(r.mva_batched_answer);
   if (r.answer.status != "analytic_only")
     os << "; simulated range " << show(r, r.range_min) << " .. " << show(r, r.range_max);
   os << "\n";
@@ -319,7 +321,9 @@ std::string to_text(const Report& r) {
   const Point* p = point_at(r, r.answer.value);
   if (r.answer.status == "analytic_only") {
     os << "  answer       not simulated (--analytic-only): formula " << show_opt(r.formula_answer)
-       << ", MVA " << show_opt(r.mva_answer) << "\n";
+       << ", MVA " << show_opt(r.mva_answer);
+    if (r.mva_batched_answer) os << ", MVA with batching " << show_opt(r.mva_batched_answer);
+    os << "\n";
     return os.str();
   }
   if (r.answer.status == "unsatisfiable") {

@@ -307,6 +307,12 @@ Domain analytic_domain(const Report& r) {
   return wide;
 }
 
+// The analytic models plan asks, and what one of them says at a value.
+enum class AnalyticModel { formula, mva, mva_batched };
+std::optional<double> said(const AnalyticPoint& a, AnalyticModel m) {
+  return m == AnalyticModel::formula ? a.formula : m == AnalyticModel::mva ? a.mva : a.mva_batched;
+}
+
 // Whether the formula (use_mva: MVA) has a view of the metric at all.
 bool has_view(const Report& r, double base_value, bool use_mva) {
   try {
@@ -317,17 +323,16 @@ bool has_view(const Report& r, double base_value, bool use_mva) {
   }
 }
 
-// The formula's (use_mva: MVA's) answer, searched over a domain far wider than any site;
-// nullopt when that model has no view of the metric.
+// A model's answer, searched over a domain far wider than any site; nullopt when that model
+// has no view of the metric.
 std::optional<double> analytic_answer(const Report& r, double base_value, double threshold,
-                                      bool use_mva) {
+                                      AnalyticModel model) {
   const Options& o = r.options;
   const Domain wide = analytic_domain(r);
   const bool ok_below = o.question == Question::MaxCpu;
   const auto value_at = [&](double v) -> std::optional<double> {
     try {
-      const auto a = detail::predict_at(r.scenario_file, r.common, o, v);
-      return use_mva ? a.mva : a.formula;
+      return said(detail::predict_at(r.scenario_file, r.common, o, v), model);
     } catch (const scenario::InputError&) {
       return kInf * (lower_is_better(o) ? 1.0 : -1.0);  // a value the scenario refuses
     }
@@ -368,6 +373,9 @@ void explain_none(Report& r, double base_value) {
       none = detail::why_none(r, best, use_mva, has_view(r, base_value, use_mva));
     }
   }
+  if (r.mva_batched_answer && cap && r.options.question == Question::MaxCpu &&
+      *r.mva_batched_answer >= *cap)
+    r.mva_batched_answer.reset();
 }
 
 // The range the simulations search: --range, else around the analytic guesses [g_lo, g_hi].
@@ -647,6 +655,17 @@ void find_limit(Report& r, Simulations& sims, const Domain& d, double g_lo, doub
   double ok_guess = none && ok_below ? d.min : ok_below ? g_lo : g_hi;
   double fail_guess = ok_below ? (r.geometric ? g_hi * (1.0 + 2.0 * o.tolerance) : g_hi + 1.0)
                                : (r.geometric ? g_lo / (1.0 + 2.0 * o.tolerance) : g_lo - 1.0);
+  // MVA with batching and links is the closest guess: the first round is it and its neighbour
+  // on the failing side. Far off, the bracket only grows from there, to the same boundary
+  // (integers: the bisection ends on adjacent values whatever the start; a bandwidth's ends
+  // depend on the start within the tolerance, so it keeps the old bracket and its answer). When
+  // it agrees with MVA (nothing batches, no link binds) it adds nothing, and the bracket that
+  // also holds the formula (exact on deterministic servers, where MVA is not) stays.
+  if (r.mva_batched_answer && r.mva_batched_answer != r.mva_answer && !r.geometric) {
+    const double g = d.clamp(*r.mva_batched_answer);
+    ok_guess = g;
+    fail_guess = ok_below ? g + 1.0 : g - 1.0;
+  }
   if (o.warm_start) {
     ok_guess = d.clamp(o.warm_start->first);
     fail_guess = d.clamp(o.warm_start->second);
@@ -732,8 +751,11 @@ Report plan(const std::string& scenario_path, const std::vector<scenario::Overri
   check_flow(r, base);
   detail::check_autoscaled_count(r, base);
   const double threshold = set_threshold(r, base, base_value);
-  r.formula_answer = analytic_answer(r, base_value, threshold, false);
-  r.mva_answer = analytic_answer(r, base_value, threshold, true);
+  r.formula_answer = analytic_answer(r, base_value, threshold, AnalyticModel::formula);
+  r.mva_answer = analytic_answer(r, base_value, threshold, AnalyticModel::mva);
+  // Cost keeps the pattern search between the formula and MVA: no price at batched MVA yet.
+  if (r.options.question != Question::Cost)
+    r.mva_batched_answer = analytic_answer(r, base_value, threshold, AnalyticModel::mva_batched);
   explain_none(r, base_value);
   if (r.options.analytic_only) {
     r.answer.status = "analytic_only";

@@ -258,6 +258,7 @@ AnalyticPoint predict_at(const std::string& path, const std::vector<scenario::Ov
     case Constraint::PerJobThroughput:
       a.formula = p.throughput_per_s / jobs;
       if (x_mva) a.mva = *x_mva / jobs;
+      if (p.mva_batched) a.mva_batched = p.mva_batched->throughput_per_s / jobs;
       break;
     case Constraint::P99Latency: {
       // MVA gives the mean latency only: a lower bound on the p99, so its answer is optimistic.
@@ -274,6 +275,8 @@ AnalyticPoint predict_at(const std::string& path, const std::vector<scenario::Ov
     default:
       a.formula = overloaded ? kInf : p.t_sonic_s;
       if (p.mva) a.mva = overloaded ? kInf : p.mva->time_per_event_s;
+      // Its link stations carry the bandwidth: no cut-off at a full link.
+      if (p.mva_batched) a.mva_batched = p.mva_batched->time_per_event_s;
       break;
   }
   return a;

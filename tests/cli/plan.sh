@@ -14,6 +14,7 @@ assert_stdout_contains "answer       workload.jobs = 53"
 assert_stdout_contains "simulations  "
 assert_json_paths "$TMP/max.json" question vary constraint.metric constraint.threshold \
   constraint.reference_s replications seeds range base.t_ideal_s analytic.formula analytic.mva \
+  analytic.mva_batched \
   analytic.first_bracket answer.status answer.value answer.interval answer.fail_value \
   answer.metric.mean answer.metric.ci95 answer.n_cpu_per_gpu simulations.count simulations.points \
   points.0.value points.0.seeds points.0.metric.mean points.0.metric.ci95 points.0.ok \

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <sonicsim/analytic/mva.hpp>
+#include <sonicsim/analytic/mva_batched.hpp>
 #include <sonicsim/scenario/scenario.hpp>
 
 namespace sonicsim::analytic {
@@ -163,9 +164,11 @@ struct Prediction {
   std::vector<PoolTerm> pools;        // like Scenario::servers
   std::vector<LinkTerm> links;        // the links present, in path order
   std::optional<MvaTerm> mva;         // sync mode only
-  std::vector<SiteTerm> sites;        // several sites only (t_latency_s is their threads' mean)
-  std::optional<NodeTerm> node;       // with `workload.node`, sync closed loops
-  std::vector<std::string> notes;     // caveats for this scenario (async, batching, network...)
+  // MVA with dynamic batching and the links as stations (mva_batched.hpp): sync closed loops.
+  std::optional<BatchedMvaTerm> mva_batched;
+  std::vector<SiteTerm> sites;     // several sites only (t_latency_s is their threads' mean)
+  std::optional<NodeTerm> node;    // with `workload.node`, sync closed loops
+  std::vector<std::string> notes;  // caveats for this scenario (async, batching, network...)
 };
 
 // E[max(1, round(X))] for empirical and constant items; max(1, round(E[X])) otherwise.

@@ -143,9 +143,9 @@ struct Point {
   nlohmann::json summary;  // means of a few results keys, for the report
 };
 
-// What the formula and MVA say at one value.
+// What the formula, MVA and MVA with batching and links say at one value.
 struct AnalyticPoint {
-  std::optional<double> formula, mva;
+  std::optional<double> formula, mva, mva_batched;
 };
 
 // A job flow's load as plan brackets it (docs/plan.md, "Job flows"): its jobs start and leave,
@@ -211,8 +211,12 @@ struct Report {
   bool geometric = false;
   std::optional<double> formula_answer, mva_answer;  // the analytic searches over the same range
   std::optional<NoAnswer> formula_none, mva_none;    // why one of them is missing
-  std::optional<FlowLoad> flow;                      // the workload's job flow, estimated
-  std::optional<MixLoad> mix;                        // open loop or several workloads
+  // MVA with dynamic batching and link stations (analytic/mva_batched.hpp): the first round's
+  // guess for max-cpu and min-devices where it differs from MVA's; the formula and MVA still set
+  // the range. Per-job throughput and the thread time per event only.
+  std::optional<double> mva_batched_answer;
+  std::optional<FlowLoad> flow;  // the workload's job flow, estimated
+  std::optional<MixLoad> mix;    // open loop or several workloads
   // The varied pool's autoscaler ("servers.0.autoscaler"): it scales between its min_replicas and
   // the count searched (detail::check_autoscaled_count). Empty for a fixed pool.
   std::string autoscaler;

@@ -395,12 +395,13 @@ inline constexpr char saturation_n_cpu_per_gpu[] = "saturation_n_cpu_per_gpu";
 inline constexpr char throughput_per_s[] = "throughput_per_s";
 inline constexpr char binding_pool[] = "binding_pool";  // null when no pool binds
 inline constexpr char network[] = "network";
-inline constexpr char per_model[] = "per_model";  // by model name
-inline constexpr char per_pool[] = "per_pool";    // one element per pool
-inline constexpr char mva[] = "mva";              // null in async mode
-inline constexpr char arrivals[] = "arrivals";    // open loop only
-inline constexpr char sites[] = "sites";          // several sites only
-inline constexpr char node[] = "node";            // with workload.node, sync closed loops
+inline constexpr char per_model[] = "per_model";      // by model name
+inline constexpr char per_pool[] = "per_pool";        // one element per pool
+inline constexpr char mva[] = "mva";                  // null in async mode
+inline constexpr char mva_batched[] = "mva_batched";  // null where mva is
+inline constexpr char arrivals[] = "arrivals";        // open loop only
+inline constexpr char sites[] = "sites";              // several sites only
+inline constexpr char node[] = "node";                // with workload.node, sync closed loops
 inline constexpr char notes[] = "notes";
 // A run of a closed loop with dynamic batching only (not `sonicsim analytic`).
 inline constexpr char formed_batches[] = "formed_batches";
@@ -504,6 +505,18 @@ inline constexpr char device_residence_s[] = "device_residence_s";    // by pool
 inline constexpr char request_latency_s[] = "request_latency_s";      // by model name
 inline constexpr char bounds[] = "bounds";
 }  // namespace mva
+
+// analytic.mva_batched: MVA with dynamic batching and the links as stations (sync mode). The
+// per-pool maps hold pools in use; link_utilization the links with a station (a bandwidth and
+// traffic, and network.flow_model not analytic).
+namespace mva_batched {
+inline constexpr char throughput_per_s[] = "throughput_per_s";
+inline constexpr char time_per_event_s[] = "time_per_event_s";
+inline constexpr char think_time_s[] = "think_time_s";
+inline constexpr char device_utilization[] = "device_utilization";  // by pool name
+inline constexpr char mean_batch_items[] = "mean_batch_items";      // by pool name
+inline constexpr char link_utilization[] = "link_utilization";      // by link name
+}  // namespace mva_batched
 
 // analytic.mva.bounds: balanced-job and asymptotic bounds on the throughput.
 namespace mva_bounds {
