@@ -14,16 +14,22 @@ constexpr double kBatcherTimeEps = 1e-9;
 
 Batcher::Batcher(BatcherConfig config, int instances)
     : config_(std::move(config)), instances_(instances), free_instances_(instances) {
-  if (config_.levels.empty())
-    levels_.push_back(
-        {{config_.max_queue_size, config_.default_timeout, config_.delay_timed_out}, {}, {}});
-  for (const LevelPolicy& p : config_.levels) levels_.push_back({p, {}, {}});
-  for (const Level& l : levels_) timeouts_ = timeouts_ || l.policy.default_timeout > 0.0;
-  segments_.reserve(2 * levels_.size());
+  if (config_.levels.empty()) {
+    first_level_.policy = {config_.max_queue_size, config_.default_timeout,
+                           config_.delay_timed_out};
+  } else {
+    first_level_.policy = config_.levels.front();
+    for (std::size_t i = 1; i < config_.levels.size(); ++i)
+      more_levels_.push_back({config_.levels[i], {}, {}});
+  }
+  for (std::size_t i = 0; i < levels(); ++i)
+    timeouts_ = timeouts_ || level_at(i).policy.default_timeout > 0.0;
+  segments_.reserve(2 * levels());
 }
 
 void Batcher::apply_timeouts(Time now) {
-  for (Level& l : levels_) {
+  for (std::size_t i = 0; i < levels(); ++i) {
+    Level& l = level_at(i);
     const LevelPolicy& p = l.policy;
     if (p.default_timeout <= 0.0) continue;
     while (!l.queue.empty() &&
@@ -49,7 +55,8 @@ int Batcher::form(Time now, std::vector<Queued>& batch, Time& wake_at) {
   // Triton's queue reads level by level, each as its requests in time, then its delayed ones:
   // the non-empty parts in that order.
   segments_.clear();
-  for (Level& l : levels_) {
+  for (std::size_t i = 0; i < levels(); ++i) {
+    Level& l = level_at(i);
     if (!l.queue.empty()) segments_.push_back(&l.queue);
     if (!l.delayed.empty()) segments_.push_back(&l.delayed);
   }
@@ -64,6 +71,10 @@ int Batcher::form(Time now, std::vector<Queued>& batch, Time& wake_at) {
     int total = 0, preferred_items = 0;
     bool full = false;
     Time oldest = Time::never();
+    // The items taken only grow (a request has at least one), so the preferred sizes (ascending)
+    // are passed once, not searched at every request.
+    const int* preferred = config_.preferred.data();
+    const int* const preferred_end = preferred + config_.preferred.size();
     for (const auto* d : segments_) {
       oldest = std::min(oldest, d->front().enqueued);
       for (auto it = d->begin(); !full && it != d->end(); ++it) {
@@ -73,7 +84,8 @@ int Batcher::form(Time now, std::vector<Queued>& batch, Time& wake_at) {
         }
         total += it->items;
         ++count;
-        if (std::binary_search(config_.preferred.begin(), config_.preferred.end(), total)) {
+        while (preferred != preferred_end && *preferred < total) ++preferred;
+        if (preferred != preferred_end && *preferred == total) {
           preferred_count = count;
           preferred_items = total;
         }
@@ -95,9 +107,8 @@ int Batcher::form(Time now, std::vector<Queued>& batch, Time& wake_at) {
   for (auto* d : segments_) {
     if (left == 0) break;
     const std::size_t n = std::min(left, d->size());
-    const auto end = d->begin() + static_cast<std::ptrdiff_t>(n);
-    batch.insert(batch.end(), d->begin(), end);
-    d->erase(d->begin(), end);
+    batch.insert(batch.end(), d->begin(), d->begin() + n);
+    d->drop_front(n);
     left -= n;
   }
   queued_ -= take;

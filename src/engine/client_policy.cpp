@@ -32,7 +32,7 @@ void Clients::issue_request(std::uint32_t t, std::uint32_t slot, const Step& st)
   rq.orphan = false;
   rq.live = true;
   rq.routed = false;
-  rq.items = round_items(requests.kinds[st.kind].spec->items.sample(threads_[t].rng));
+  rq.items = round_items(requests.kinds[st.kind].items.sample(threads_[t].rng));
   rq.trace = parts_.sampling.trace(st.model, t, rq.items);
   parts_.accounting.issued(tally_of(t), 1);
   if (several_per_event_) module_request_sent(t, slot, st.kind);

@@ -20,6 +20,7 @@ void Clients::build() {
     const auto& w = sc.workloads[i];
     Tenant& tn = tenants_[i];
     tn.w = &w;
+    tn.cpu_time = scenario::PreparedDistribution(w.cpu_time_per_event);
     tn.tally = parts_.accounting.workload(i);
     tn.async = w.mode == scenario::Mode::Async;
     tn.flow = w.flow.has_value();
@@ -45,7 +46,8 @@ void Clients::build() {
             {static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(k - tn.kind_base), {}});
       const int model = sc.model_index(r.model);
       const bool served = sc.devices_hosting(r.model, i) > 0;
-      ctx_.requests.kinds.push_back({static_cast<std::uint32_t>(model), served, &r});
+      ctx_.requests.kinds.push_back(
+          {static_cast<std::uint32_t>(model), served, &r, scenario::PreparedDistribution(r.items)});
       if (served) {
         tn.several_per_event = tn.several_per_event || (r.per_event > 1 && !w.open_loop());
         tn.p_served += r.offload_fraction;
@@ -392,7 +394,7 @@ void Clients::start_event(std::uint32_t t, std::uint32_t slot) {
   const Tenant& tn = tenant_of(t);
   if (tn.flow && !take_event(t)) return;
   Thread& th = threads_[t];
-  const double t_cpu = tn.w->cpu_time_per_event.sample(th.rng);
+  const double t_cpu = tn.cpu_time.sample(th.rng);
   // Fallback requests are issued and served on the CPU.
   parts_.accounting.issued(tally_of(t), tn.fallback_per_event);
   live_fallbacks_ += tn.fallback_per_event;

@@ -120,7 +120,8 @@ class Clients {
   // ones starting at the bases, in scenario order.
   struct Tenant {
     const scenario::Workload* w = nullptr;
-    std::vector<Step> steps;  // served requests of one event, expanded by per_event
+    scenario::PreparedDistribution cpu_time;  // w->cpu_time_per_event, drawn once per event
+    std::vector<Step> steps;                  // served requests of one event, expanded by per_event
     std::uint64_t fallback_per_event = 0;
     double p_served = 0.0, p_unserved = 0.0;
     bool async = false, flow = false;

@@ -40,6 +40,13 @@ void NetworkPath::build(std::size_t devices) {
   int servers = 0;  // one NIC per Triton server: a host's devices share it
   for (const auto& pool : sc.servers) servers += pool.servers();
   add(LinkClass::ServerNic, servers);
+  for (int s : link_slot_)
+    if (s >= 0) path_slots_[path_links_++] = s;
+  if (path_links_ > 0) {
+    const RunMetrics::Link& first = metrics.links[path_slots_[0]];
+    window_ = first.window;
+    windows_ = first.window_bytes[0].size();
+  }
   for (int dir = 0; dir < 2; ++dir) {
     if (net.client_nic) client_nic_bytes_[dir].assign(sc.client_nodes(), 0.0);
     if (net.server_nic) server_nic_bytes_[dir].assign(devices, 0.0);
@@ -95,12 +102,19 @@ void NetworkPath::carry_on(int slot, int direction, double from, double to, doub
                       std::max(from, ctx_.warmup_s), std::min(to, ctx_.end_s), counted);
 }
 
+// offer_on and carry_on for every link of the path at once: the window a message is offered
+// in, and the shares of the windows its bytes pass in, are the same for all of them.
 inline void NetworkPath::offer(Direction d, double bytes) {
   if (bytes <= 0.0 || ctx_.now < ctx_.warmup) return;
   const int dir = d == Direction::ToServer ? 0 : 1;
   const double since = ctx_.now - ctx_.warmup;
-  for (int s : link_slot_)
-    if (s >= 0) offer_on(s, dir, bytes, since);
+  const auto w = static_cast<std::size_t>(since / window_);
+  auto& links = ctx_.metrics.links;
+  for (int i = 0; i < path_links_; ++i) {
+    RunMetrics::Link& l = links[path_slots_[i]];
+    l.offered[dir] += bytes;
+    if (w < windows_) l.offered_window_bytes[dir][w] += bytes;
+  }
 }
 
 void NetworkPath::carry(std::uint32_t node, std::uint32_t device, Direction d, double from,
@@ -108,9 +122,18 @@ void NetworkPath::carry(std::uint32_t node, std::uint32_t device, Direction d, d
   if (bytes <= 0.0) return;
   const int dir = d == Direction::ToServer ? 0 : 1;
   const double counted = bytes * share_within(from, to, ctx_.warmup_s, ctx_.end_s);
-  for (int s : link_slot_)
-    if (s >= 0) carry_on(s, dir, from, to, bytes, counted);
+  if (parts_.sampling.on())
+    for (int i = 0; i < path_links_; ++i)
+      parts_.sampling.bytes_carried(static_cast<std::size_t>(path_slots_[i]), dir, from, to, bytes);
   if (counted <= 0.0) return;
+  auto& links = ctx_.metrics.links;
+  for (int i = 0; i < path_links_; ++i) links[path_slots_[i]].bytes[dir] += counted;
+  // Bytes per window are statistics: seconds as doubles are precise enough for them.
+  for_each_window_share(windows_, ctx_.warmup_s, window_, std::max(from, ctx_.warmup_s),
+                        std::min(to, ctx_.end_s), counted, [&](std::size_t k, double share) {
+                          for (int i = 0; i < path_links_; ++i)
+                            links[path_slots_[i]].window_bytes[dir][k] += share;
+                        });
   if (!client_nic_bytes_[dir].empty()) client_nic_bytes_[dir][node] += counted;
   if (!server_nic_bytes_[dir].empty()) server_nic_bytes_[dir][device] += counted;
 }

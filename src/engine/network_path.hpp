@@ -110,6 +110,13 @@ class NetworkPath {
   std::vector<std::pair<double, double>> bandwidth_steps_;
   // index_of(link class) -> index in RunMetrics::links, -1 if absent
   std::array<int, scenario::kLinkClasses.size()> link_slot_ = {-1, -1, -1, -1};
+  // The same slots without the absent ones, and the windows they all count bytes in (add_link
+  // gives every link of a run the same): a transfer's share of each window is worked out once
+  // for the whole path.
+  std::array<int, scenario::kLinkClasses.size()> path_slots_ = {};
+  int path_links_ = 0;
+  double window_ = 1.0;
+  std::size_t windows_ = 0;
   std::vector<double> client_nic_bytes_[2], server_nic_bytes_[2];  // per link and direction
   std::vector<scenario::Distribution> overhead_spreads_;           // per model, mean 1
   // Several sites: routes [from * sites + to]; the NIC classes' slots per site (-1: absent).

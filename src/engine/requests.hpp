@@ -20,6 +20,7 @@ struct RequestKind {
   std::uint32_t model;
   bool served;
   const scenario::RequestSpec* spec;
+  scenario::PreparedDistribution items;  // spec->items, drawn once per request
 };
 
 // Why a try failed.

@@ -38,6 +38,8 @@ class Sampling {
   // EventKind::Sample: the window ends now.
   void on_sample();
 
+  // Whether a time series is kept: without one, the hooks below do nothing.
+  bool on() const { return on_; }
   // Hooks for the windows; cheap when there is no time series.
   void event_completed(std::size_t workload) {
     ++window_events_;

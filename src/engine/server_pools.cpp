@@ -110,6 +110,7 @@ void ServerPools::add_batcher(Device& dev, std::uint32_t d, int mi, int devices)
   batchers_.push_back(
       {Batcher(cfg, instances_on(dev.pool, static_cast<std::uint32_t>(mi)) * devices),
        static_cast<std::uint32_t>(mi), d, Time::never()});
+  device_of_batcher_.push_back(d);
   // A device inside a client node serves that node alone (attached_devices.cpp).
   if (!ctx_.sc.servers[dev.pool].attached) hosts_[mi].push_back(d);
 }

@@ -149,6 +149,18 @@ class ServerPools {
     prefetch_device(d);
     prefetch_batcher(bi);
   }
+  // A batcher's wake usually starts an execution on its device; an execution's end gives its
+  // instance back to the batcher of the device's first model (with one model, the one it ran)
+  // and forms the next batch there. Both found from small arrays, without another miss.
+  void prefetch_wake(std::uint32_t bi) const {
+    prefetch_batcher(bi);
+    prefetch_device(device_of_batcher_[bi]);
+  }
+  void prefetch_execution_end(std::uint32_t d) const {
+    prefetch_device(d);
+    const std::uint32_t bi = batcher_table_[static_cast<std::size_t>(d) * models_];
+    if (bi != kNone) prefetch_batcher(bi);
+  }
 
   // Request r's message has reached its server.
   void arrive(std::uint32_t r);
@@ -227,6 +239,7 @@ class ServerPools {
   std::vector<std::uint32_t> batcher_table_;  // [device * models_ + model]: batcher_of_model
   std::size_t models_ = 0;
   std::vector<BatcherState> batchers_;
+  std::vector<std::uint32_t> device_of_batcher_;  // BatcherState::device, for prefetch_wake
   bool load_on_demand_ = false;  // some pool has explicit model control (model_memory.hpp)
   std::vector<std::vector<std::uint32_t>> hosts_;     // devices per model
   std::vector<std::vector<std::uint32_t>> up_hosts_;  // those up, per model

@@ -137,10 +137,10 @@ inline void Simulation::Impl::prefetch(const Event& next) {
       break;
     }
     case EventKind::BatcherWake:
-      parts.servers.prefetch_batcher(next.id);
+      parts.servers.prefetch_wake(next.id);
       break;
     case EventKind::ExecutionDone:
-      parts.servers.prefetch_device(next.id);
+      parts.servers.prefetch_execution_end(next.id);
       break;
     default:
       break;

@@ -201,4 +201,37 @@ double Distribution::sample(Rng& rng) const {
   return mean;
 }
 
+PreparedDistribution::PreparedDistribution(const Distribution& d)
+    : d_(&d), kind_(d.kind), mean_(d.mean) {
+  if (d.kind == Distribution::Kind::Lognormal && d.cv > 0.0) {
+    const double sigma2 = std::log1p(d.cv * d.cv);
+    mu_ = std::log(d.mean) - 0.5 * sigma2;
+    sigma_ = std::sqrt(sigma2);
+  }
+  weighted_ = d.kind == Distribution::Kind::Empirical && !d.values.empty() &&
+              d.weights.size() == d.values.size();
+  if (weighted_) total_weight_ = empirical_total_weight(d);
+}
+
+// Distribution::sample's arithmetic in its order, with the per-draw constants taken from above.
+double PreparedDistribution::sample(Rng& rng) const {
+  if (kind_ == Distribution::Kind::Constant) return mean_;
+  if (kind_ == Distribution::Kind::Lognormal && sigma_ > 0.0)
+    return std::exp(mu_ + sigma_ * rng.normal());
+  if (weighted_) {
+    const auto& values = d_->values;
+    const auto& weights = d_->weights;
+    const double target = rng.uniform01() * total_weight_;
+    double cumulative = 0.0;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      cumulative += weights[i];
+      if (target < cumulative) return values[i];
+    }
+    for (std::size_t i = values.size(); i-- > 0;)
+      if (weights[i] > 0.0) return values[i];
+    return values.back();
+  }
+  return d_->sample(rng);
+}
+
 }  // namespace sonicsim::scenario

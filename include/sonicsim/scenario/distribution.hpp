@@ -36,6 +36,25 @@ struct Distribution {
   bool operator==(const Distribution&) const = default;
 };
 
+// A distribution with what sample() derives from it on every draw worked out once (a
+// lognormal's mu and sigma, an empirical one's total weight): the same numbers from the same
+// stream, for the hot paths that draw once per event or request. Points into `d`, which must
+// outlive it.
+class PreparedDistribution {
+ public:
+  PreparedDistribution() = default;
+  explicit PreparedDistribution(const Distribution& d);
+  double sample(Rng& rng) const;
+
+ private:
+  const Distribution* d_ = nullptr;
+  Distribution::Kind kind_ = Distribution::Kind::Constant;
+  double mean_ = 0.0;
+  double mu_ = 0.0, sigma_ = 0.0;  // lognormal with cv > 0
+  double total_weight_ = 0.0;      // empirical with weights
+  bool weighted_ = false;
+};
+
 const char* to_string(Distribution::Kind kind);
 
 }  // namespace sonicsim::scenario
