@@ -31,6 +31,19 @@ double empirical_total_weight(const Distribution& d) {
   return total;
 }
 
+// The value whose cumulative weight first passes `target` (in [0, total weight)).
+double weighted_pick(const Distribution& d, double target) {
+  double cumulative = 0.0;
+  for (std::size_t i = 0; i < d.values.size(); ++i) {
+    cumulative += d.weights[i];
+    if (target < cumulative) return d.values[i];
+  }
+  // Rounding can leave target a hair above the sum: the last value with weight takes it.
+  for (std::size_t i = d.values.size(); i-- > 0;)
+    if (d.weights[i] > 0.0) return d.values[i];
+  return d.values.back();
+}
+
 // Weighted sum of f(value); uniform weights when none are given.
 template <class F>
 double empirical_moment(const Distribution& d, F f) {
@@ -186,16 +199,7 @@ double Distribution::sample(Rng& rng) const {
     case Kind::Empirical: {
       if (values.empty()) return 0.0;
       if (weights.size() != values.size()) return values[rng.below(values.size())];
-      const double target = rng.uniform01() * empirical_total_weight(*this);
-      double cumulative = 0.0;
-      for (std::size_t i = 0; i < values.size(); ++i) {
-        cumulative += weights[i];
-        if (target < cumulative) return values[i];
-      }
-      // Rounding can leave target a hair above the sum: the last value with weight takes it.
-      for (std::size_t i = values.size(); i-- > 0;)
-        if (weights[i] > 0.0) return values[i];
-      return values.back();
+      return weighted_pick(*this, rng.uniform01() * empirical_total_weight(*this));
     }
   }
   return mean;
@@ -219,17 +223,7 @@ double PreparedDistribution::sample(Rng& rng) const {
   if (kind_ == Distribution::Kind::Lognormal && sigma_ > 0.0)
     return std::exp(mu_ + sigma_ * rng.normal());
   if (weighted_) {
-    const auto& values = d_->values;
-    const auto& weights = d_->weights;
-    const double target = rng.uniform01() * total_weight_;
-    double cumulative = 0.0;
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      cumulative += weights[i];
-      if (target < cumulative) return values[i];
-    }
-    for (std::size_t i = values.size(); i-- > 0;)
-      if (weights[i] > 0.0) return values[i];
-    return values.back();
+    return weighted_pick(*d_, rng.uniform01() * total_weight_);
   }
   return d_->sample(rng);
 }
