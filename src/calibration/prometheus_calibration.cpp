@@ -257,6 +257,14 @@ PrometheusCalibration calibrate_prometheus(const PrometheusCalibrationInput& in)
     points.push_back({bin.items / bin.executions, bin.seconds / bin.executions});
     point_bins.push_back(&bin);
   }
+  if (points.empty()) {  // --min-windows 0 lets a span without one usable window through
+    std::snprintf(buf, sizeof buf,
+                  "found none of %zu windows with at least %g executions and measured compute "
+                  "times, expected windows at two batch sizes or more to fit a curve: import a "
+                  "longer span, or lower --min-executions",
+                  out.windows_total, in.min_executions);
+    throw InputError(in.measurements_path, {Problem{f.path, buf}});
+  }
   if (points.size() < 2) {
     std::snprintf(buf, sizeof buf,
                   "found every usable window at one batch size (%.3g), expected at least two "
