@@ -98,12 +98,6 @@ ClientBacklog client_backlog(const scenario::Workload& w, const std::string& mod
   return b;
 }
 
-// Busy time one request of `items` costs when it shares a batch of `batch` items.
-double batched_request_time(const scenario::ServiceCurve& curve, double items, double batch) {
-  const double b = std::max(batch, items);  // a request larger than the batch runs alone
-  return items * curve.at(b) / b;
-}
-
 std::string number(double x) {
   return note_number(x);
 }
@@ -541,6 +535,11 @@ double expected_items(const scenario::Distribution& items) {
     if (total > 0.0) return sum / total;
   }
   return rounded_items(items.expected());
+}
+
+double batched_request_time(const scenario::ServiceCurve& curve, double items, double batch) {
+  const double b = std::max(batch, items);  // a request larger than the batch runs alone
+  return items * curve.at(b) / b;
 }
 
 double full_batch_items(const scenario::Scenario& sc, const std::string& name) {

@@ -37,9 +37,7 @@ BatchedStationGroup pool_station(const Prediction& pr, const scenario::Scenario&
     const double items = t.mean_items;
     const bool batches = k.limit > 0.0;
     k.busy_s = [&sc, &pool, model, curve, alone, items, batches](double b) {
-      // analytic.cpp's batched_request_time: the items' share of the batch's execution.
-      const double time =
-          batches ? items * curve->at(std::max(b, items)) / std::max(b, items) : alone;
+      const double time = batches ? batched_request_time(*curve, items, b) : alone;
       return device_busy_time(sc, pool, *model, items, time);
     };
     s.kinds.push_back(std::move(k));

@@ -183,6 +183,10 @@ Prediction predict(const scenario::Scenario& scenario);
 // devices hosting it. 0 without dynamic batching.
 double full_batch_items(const scenario::Scenario& scenario, const std::string& model);
 
+// Busy time one request of `items` costs when it shares a batch of `batch` items: its share of
+// the batch's execution on `curve` (a request larger than the batch runs alone).
+double batched_request_time(const scenario::ServiceCurve& curve, double items, double batch);
+
 // Section 2's formula with t_GPU taken as given and every other input the prediction's.
 struct FormulaPoint {
   double t_gpu_s = 0.0;
