@@ -14,6 +14,7 @@
 #include <limits>
 #include <vector>
 
+#include <sonicsim/util/large_array.hpp>
 #include <sonicsim/util/rng.hpp>
 
 #include "accounting.hpp"
@@ -266,11 +267,11 @@ class Clients {
   Uses parts_;
   bool open_ = false;
   std::vector<Tenant> tenants_;
-  bool by_site_ = false;  // several sites: counts per workload and site (tally_of)
-  std::vector<Thread> threads_;
-  std::vector<Slot> slots_;  // see slot_of
+  bool by_site_ = false;         // several sites: counts per workload and site (tally_of)
+  LargeVector<Thread> threads_;  // huge pages: read at random (large_array.hpp)
+  LargeVector<Slot> slots_;      // see slot_of
   std::vector<AsyncCpu> cpus_;
-  std::vector<Job> jobs_;
+  LargeVector<Job> jobs_;
   std::uint64_t running_jobs_ = 0;
   std::uint64_t live_fallbacks_ = 0;
   FreeList<Arrival> arrivals_;

@@ -102,19 +102,18 @@ void NetworkPath::carry_on(int slot, int direction, double from, double to, doub
                       std::max(from, ctx_.warmup_s), std::min(to, ctx_.end_s), counted);
 }
 
-// offer_on and carry_on for every link of the path at once: the window a message is offered
-// in, and the shares of the windows its bytes pass in, are the same for all of them.
+// offer_on and carry_on for the whole one-site path at once. Every message crosses every link of
+// the path, so each link's counts are the same sums of the same terms in the same order: they
+// are kept on the path's first link alone and copied to the others when the run ends
+// (finish), one add per message instead of one per link.
 inline void NetworkPath::offer(Direction d, double bytes) {
-  if (bytes <= 0.0 || ctx_.now < ctx_.warmup) return;
+  if (bytes <= 0.0 || ctx_.now < ctx_.warmup || path_links_ == 0) return;
   const int dir = d == Direction::ToServer ? 0 : 1;
   const double since = ctx_.now - ctx_.warmup;
   const auto w = static_cast<std::size_t>(since / window_);
-  auto& links = ctx_.metrics.links;
-  for (int i = 0; i < path_links_; ++i) {
-    RunMetrics::Link& l = links[path_slots_[i]];
-    l.offered[dir] += bytes;
-    if (w < windows_) l.offered_window_bytes[dir][w] += bytes;
-  }
+  RunMetrics::Link& l = ctx_.metrics.links[path_slots_[0]];
+  l.offered[dir] += bytes;
+  if (w < windows_) l.offered_window_bytes[dir][w] += bytes;
 }
 
 void NetworkPath::carry(std::uint32_t node, std::uint32_t device, Direction d, double from,
@@ -126,14 +125,15 @@ void NetworkPath::carry(std::uint32_t node, std::uint32_t device, Direction d, d
     for (int i = 0; i < path_links_; ++i)
       parts_.sampling.bytes_carried(static_cast<std::size_t>(path_slots_[i]), dir, from, to, bytes);
   if (counted <= 0.0) return;
-  auto& links = ctx_.metrics.links;
-  for (int i = 0; i < path_links_; ++i) links[path_slots_[i]].bytes[dir] += counted;
-  // Bytes per window are statistics: seconds as doubles are precise enough for them.
-  for_each_window_share(windows_, ctx_.warmup_s, window_, std::max(from, ctx_.warmup_s),
-                        std::min(to, ctx_.end_s), counted, [&](std::size_t k, double share) {
-                          for (int i = 0; i < path_links_; ++i)
-                            links[path_slots_[i]].window_bytes[dir][k] += share;
-                        });
+  if (path_links_ > 0) {  // the path's counts, on its first link (see offer)
+    RunMetrics::Link& first = ctx_.metrics.links[path_slots_[0]];
+    first.bytes[dir] += counted;
+    // Bytes per window are statistics: seconds as doubles are precise enough for them.
+    std::vector<double>& windows = first.window_bytes[dir];
+    for_each_window_share(windows_, ctx_.warmup_s, window_, std::max(from, ctx_.warmup_s),
+                          std::min(to, ctx_.end_s), counted,
+                          [&windows](std::size_t k, double share) { windows[k] += share; });
+  }
   if (!client_nic_bytes_[dir].empty()) client_nic_bytes_[dir][node] += counted;
   if (!server_nic_bytes_[dir].empty()) server_nic_bytes_[dir][device] += counted;
 }
@@ -222,7 +222,18 @@ double NetworkPath::refusal_round_trip(std::uint32_t thread) const {
 void NetworkPath::finish() {
   if (several_) return finish_sites();
   auto& metrics = ctx_.metrics;
-  auto busiest = [](const std::vector<double>(&v)[2]) {
+  // The path's counts, kept on its first link (offer, carry), are every one of its links'.
+  for (int i = 1; i < path_links_; ++i) {
+    const RunMetrics::Link& first = metrics.links[path_slots_[0]];
+    RunMetrics::Link& l = metrics.links[path_slots_[i]];
+    for (int dir = 0; dir < 2; ++dir) {
+      l.bytes[dir] = first.bytes[dir];
+      l.offered[dir] = first.offered[dir];
+      l.window_bytes[dir] = first.window_bytes[dir];
+      l.offered_window_bytes[dir] = first.offered_window_bytes[dir];
+    }
+  }
+  auto busiest = [](const LargeVector<double>(&v)[2]) {
     double most = 0.0;
     for (const auto& dir : v)
       if (!dir.empty()) most = std::max(most, *std::max_element(dir.begin(), dir.end()));

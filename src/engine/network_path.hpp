@@ -14,6 +14,7 @@
 #include <sonicsim/engine/run_metrics.hpp>
 #include <sonicsim/engine/transport.hpp>
 #include <sonicsim/scenario/scenario.hpp>
+#include <sonicsim/util/large_array.hpp>
 #include <sonicsim/util/numbers.hpp>
 
 namespace sonicsim::engine {
@@ -117,7 +118,7 @@ class NetworkPath {
   int path_links_ = 0;
   double window_ = 1.0;
   std::size_t windows_ = 0;
-  std::vector<double> client_nic_bytes_[2], server_nic_bytes_[2];  // per link and direction
+  LargeVector<double> client_nic_bytes_[2], server_nic_bytes_[2];  // per link and direction
   std::vector<scenario::Distribution> overhead_spreads_;           // per model, mean 1
   // Several sites: routes [from * sites + to]; the NIC classes' slots per site (-1: absent).
   bool several_ = false;

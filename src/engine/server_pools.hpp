@@ -13,6 +13,7 @@
 
 #include <sonicsim/engine/batcher.hpp>
 #include <sonicsim/metrics/histogram.hpp>
+#include <sonicsim/util/large_array.hpp>
 #include <sonicsim/util/numbers.hpp>
 #include <sonicsim/util/rng.hpp>
 
@@ -234,11 +235,11 @@ class ServerPools {
 
   Context& ctx_;
   Uses parts_;
-  std::vector<Device> devices_;
+  LargeVector<Device> devices_;               // huge pages: read at random (large_array.hpp)
   std::vector<std::uint32_t> pool_of_;        // per device
   std::vector<std::uint32_t> batcher_table_;  // [device * models_ + model]: batcher_of_model
   std::size_t models_ = 0;
-  std::vector<BatcherState> batchers_;
+  LargeVector<BatcherState> batchers_;
   std::vector<std::uint32_t> device_of_batcher_;  // BatcherState::device, for prefetch_wake
   bool load_on_demand_ = false;  // some pool has explicit model control (model_memory.hpp)
   std::vector<std::vector<std::uint32_t>> hosts_;     // devices per model

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <sonicsim/util/large_array.hpp>
+
 namespace sonicsim::engine {
 
 // Records reused through a free list: once the run is warm, the hot path allocates nothing.
@@ -28,7 +30,7 @@ class FreeList {
   void release(std::uint32_t i) { free_.push_back(i); }
 
  private:
-  std::vector<T> records_;
+  LargeVector<T> records_;  // a million queued events at the whole grid's scale
   std::vector<std::uint32_t> free_;
 };
 
