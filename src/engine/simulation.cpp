@@ -65,8 +65,8 @@ struct Simulation::Impl {
     Context& ctx = parts.ctx;
     if (stall) return;
     ctx.limit = std::min(until, ctx.end);
-    while (!ctx.queue.empty() && ctx.queue.top_time() <= ctx.limit) {
-      const Event e = ctx.queue.pop();
+    Event e, next;
+    while (ctx.queue.pop_through(ctx.limit, e)) {
       // The safety net, one compare per event while time advances.
       if (e.time < tick_end) {
         if (++same_tick >= stall_limit && stalled(e)) return;
@@ -74,7 +74,7 @@ struct Simulation::Impl {
         tick_end = e.time + Limits::clock_tick_s;
         same_tick = 0;
       }
-      if (!ctx.queue.empty()) prefetch(ctx.queue.peek());
+      if (ctx.queue.peek(next)) prefetch(next);
       handle(e);
       if ((++events & (kWatchEvents - 1)) == 0 && watch) watch(e.time.seconds(), events);
     }

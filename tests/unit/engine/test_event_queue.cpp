@@ -112,6 +112,35 @@ TEST_CASE("bucket queue: large buckets (radix-sorted) pop in (time, payload) ord
   }
 }
 
+TEST_CASE("bucket queue: buckets of a few events (insertion-sorted) pop in (time, payload) order",
+          "[event-queue]") {
+  // One chunk of up to a few dozen events is sorted by insertion and read in order (take_few):
+  // each bucket here holds 1 to 40 events, pushed in descending order, with equal times that
+  // their payloads order, and an event pushed into the bucket being read merges with it.
+  BucketQueue q(1e-6);  // 1,000 ns a bucket
+  std::multiset<Key> ref;
+  std::mt19937_64 rng(7);
+  for (std::int64_t bucket = 1; bucket <= 40; ++bucket)
+    for (std::int64_t i = bucket; i > 0; --i) {
+      const std::int64_t t = bucket * 1000 + (i % 3 == 0 ? 500 : i * 10);  // a tie every third
+      const std::uint64_t p = rng() % 5;
+      q.push({t, p});
+      ref.insert({t, p});
+    }
+  std::int64_t now = 0;
+  while (!ref.empty()) {
+    const EventHeap::Entry got = q.pop();
+    REQUIRE(Key{got.time, got.payload} == *ref.begin());
+    ref.erase(ref.begin());
+    now = got.time;
+    if (got.payload == 0 && now % 1000 < 400) {  // into the current bucket, after `now`
+      q.push({now + 50, 9});
+      ref.insert({now + 50, 9});
+    }
+  }
+  CHECK(q.empty());
+}
+
 TEST_CASE("bucket queue: events earlier than its current bucket still pop first", "[event-queue]") {
   // A push makes the next bucket current (here the one of t = 5); an event pushed afterwards
   // for t = 1 belongs before it.
