@@ -3,7 +3,7 @@
 // them missed the processor's page-translation cache as well as its data cache, and the page
 // walk cost as much as the miss. Backed by transparent huge pages (2 MB) where the kernel offers
 // them, one translation covers 32,768 thread records instead of 64. Measured (issue 39):
-// latency-bound-1m +13% with every large allocation on huge pages (docs/performance.md).
+// most of latency-bound-1m's +14.6% (docs/performance.md, "Huge pages").
 //
 // Only allocations of at least kLargeArrayBytes take this path; smaller ones are the standard
 // allocator's, so a small run's memory is what it was. The pages' size changes neither the
