@@ -2,6 +2,7 @@
 // (large_array.hpp, issue 39): the storage changes, the contents never do.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>

@@ -108,10 +108,10 @@ class EventQueue {
       near_.push({time.ns(), payload});
   }
   bool empty() const { return near_.empty() && far_.empty(); }
-  Time top_time() const { return Time::from_ns(far_first() ? far_.top().time : near_.top().time); }
-  Event pop() { return decode(far_first() ? far_.pop() : near_.pop()); }
-  // The event pop() gives next (not empty).
-  Event peek() const { return decode(far_first() ? far_.top() : near_.top()); }
+  // Not empty: the earliest event's time, that event, and the event pop() gives next.
+  Time top_time() const { return Time::from_ns(first_ring(*this)->top().time); }
+  Event pop() { return decode(first_ring(*this)->pop()); }
+  Event peek() const { return decode(first_ring(*this)->top()); }
   // The engine's loop in two calls an event, each comparing the two rings' heads once: the next
   // event, if it is due at or before `limit`, into `out` (false: none is); then the one after it
   // (false: the queue is empty).
@@ -133,10 +133,6 @@ class EventQueue {
     return {Time::from_ns(e.time), static_cast<std::uint32_t>(e.payload),
             static_cast<std::uint32_t>(e.payload >> 32) & kStampMask,
             static_cast<EventKind>(e.payload >> kKindShift)};
-  }
-  bool far_first() const {
-    if (far_.empty()) return false;
-    return near_.empty() || EventHeap::before(far_.top(), near_.top());
   }
   // The ring whose head is the earliest event, nullptr when both are empty (const or not).
   template <class Self>
